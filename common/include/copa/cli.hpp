@@ -1,0 +1,55 @@
+// The options every copa app shares (DESIGN.md, "Conventions") on a CLI11 app, config files
+// through --config, and the exit-code rules: --help 0, any parse error 2 with the message.
+#pragma once
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "copa/backend.hpp"
+
+namespace copa {
+
+struct CommonOptions {
+  std::string backend;     // serial|openmp|cuda|hip|all; default: default_backend()
+  std::string variant;     // "" = the app's default for the backend
+  bool list = false;
+  int reps = 5;
+  int warmup = 1;
+  std::string json;
+  int threads = 0;         // 0 = OpenMP's default
+  int device = -1;         // -1 = MPI local rank modulo the device count, else 0
+  std::string config;
+  std::string size = "small";
+  std::string ceilings;    // copa-ceilings/1 file
+  bool quiet = false;
+};
+
+void add_common_options(CLI::App& app, CommonOptions& options);
+
+// Parses; returns -1 to go on, or the exit code to return (0 after --help, 2 on bad input).
+int parse_command_line(CLI::App& app, int argc, char** argv);
+
+// The backends a run asks for, checked against the build ("all" = every built backend).
+// Throws InputError (exit 2) naming --backend when one is unknown or not built.
+std::vector<Backend> requested_backends(const CommonOptions& options);
+
+// Checks a variant name against the list a backend offers; throws InputError naming --variant.
+void check_variant(const std::string& variant, const std::vector<std::string>& offered, Backend b);
+
+// Sets the OpenMP thread count (--threads) and returns the count in effect.
+int apply_threads(int threads);
+
+// Picks and sets the GPU (--device, or MPI local rank), returns the ordinal; throws
+// RuntimeError (exit 3) when a GPU backend is asked for and no device is present.
+int select_device(int requested);
+
+// Prints the backends built and the variants of each (--list).
+void print_list(std::ostream& os, const std::string& app,
+                const std::map<Backend, std::vector<std::string>>& variants);
+
+std::string command_line(int argc, char** argv);
+
+}  // namespace copa

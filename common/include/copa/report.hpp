@@ -1,0 +1,96 @@
+// One run's result: the copa-result/1 JSON document of DESIGN.md, the human table and the
+// verification verdict line.
+#pragma once
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "copa/backend.hpp"
+#include "copa/roofline.hpp"
+#include "copa/stats.hpp"
+#include "copa/timing.hpp"
+
+namespace copa {
+
+struct Verification {
+  std::string reference;  // e.g. "Mie series", "serial oracle"
+  std::string metric;     // e.g. "rms_db_error"
+  double value = 0;
+  double tolerance = 0;
+  bool passed = false;
+};
+// "VERIFICATION PASSED: <metric> = <value> (tolerance <tol>, reference <name>)"
+std::string verdict_line(const Verification& v);
+
+struct Fom {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
+struct KernelRow {
+  std::string name;
+  std::size_t calls = 0;  // calls whose times are in `time` (the samples)
+  Stats time;             // seconds per call
+  KernelCost cost;        // per call
+  std::vector<double> samples;  // seconds, in the order measured (may be empty)
+};
+
+class Report {
+ public:
+  Report(std::string app, std::string version);
+
+  // run section
+  void set_backend(Backend b) { backend_ = b; }
+  void set_variant(std::string v) { variant_ = std::move(v); }
+  void set_threads(int t) { threads_ = t; }
+  void set_command_line(std::string c) { command_line_ = std::move(c); }
+  void set_device(int d) { device_ = d; }
+  void set_variants_built(nlohmann::json v) { variants_built_ = std::move(v); }
+  nlohmann::json& problem() { return problem_; }
+
+  void add_kernel(KernelRow row) { kernels_.push_back(std::move(row)); }
+  void add_kernel(const std::string& name, const Stats& time, const KernelCost& cost);
+  // The row of a profiled region: its samples and statistics (region name = kernel name).
+  void add_kernel(const Profile& profile, const std::string& name, const KernelCost& cost);
+  const std::vector<KernelRow>& kernels() const { return kernels_; }
+  void set_ceilings(std::optional<Ceilings> c) { ceilings_ = std::move(c); }
+  const std::optional<Ceilings>& ceilings() const { return ceilings_; }
+
+  void set_fom(Fom f) { fom_ = std::move(f); }
+  void set_verification(Verification v) { verification_ = std::move(v); }
+  const std::optional<Verification>& verification() const { return verification_; }
+  // Extra top-level objects of an app (for example laghos-like's "solution").
+  nlohmann::json& extra() { return extra_; }
+
+  // Device and host peak bytes; by default taken from the pools when the document is built.
+  void set_memory(std::size_t device_peak, std::size_t host_peak);
+
+  nlohmann::json to_json() const;
+  void write_json(const std::string& path) const;
+  // Kernel table, FOM and verdict line.
+  void print(std::ostream& os) const;
+
+ private:
+  std::string app_, version_;
+  Backend backend_ = Backend::serial;
+  std::string variant_ = "default";
+  int threads_ = 1, device_ = -1;
+  std::string command_line_;
+  nlohmann::json problem_ = nlohmann::json::object();
+  nlohmann::json variants_built_ = nlohmann::json::object();
+  nlohmann::json extra_ = nlohmann::json::object();
+  std::vector<KernelRow> kernels_;
+  std::optional<Ceilings> ceilings_;
+  std::optional<Fom> fom_;
+  std::optional<Verification> verification_;
+  std::optional<std::pair<std::size_t, std::size_t>> memory_;
+};
+
+// With several backends in one run (--backend all), FILE.json becomes FILE.<backend>.json.
+std::string json_path_for(const std::string& path, Backend backend, bool several_backends);
+
+}  // namespace copa

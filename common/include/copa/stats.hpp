@@ -1,0 +1,17 @@
+// Order statistics of repeated timings (DESIGN.md: report medians, with min and max).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace copa {
+
+struct Stats {
+  std::size_t count = 0;
+  double min = 0, median = 0, max = 0, mean = 0, total = 0;
+  double mad = 0;  // median absolute deviation from the median: the noise scale the compare report uses
+};
+
+// The median of an even count is the mean of the two middle samples.
+Stats summarize(std::vector<double> samples);
+
+}  // namespace copa

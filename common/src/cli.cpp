@@ -1,0 +1,115 @@
+#include "copa/cli.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "copa/errors.hpp"
+#include "copa/mpi.hpp"
+#if defined(COPA_HAVE_OPENMP)
+#include <omp.h>
+#endif
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/gpu.hpp"
+#endif
+
+namespace copa {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  if (o.backend.empty()) o.backend = to_string(default_backend());
+  std::string built;
+  for (Backend b : built_backends()) built += (built.empty() ? "" : "|") + to_string(b);
+  app.add_option("--backend", o.backend,
+                 "Programming model: " + built + "|all (all = every backend built, each checked against serial)")
+      ->capture_default_str();
+  app.add_option("--variant", o.variant, "Kernel strategy of the backend (see --list); default: the backend's best");
+  app.add_flag("--list", o.list, "List the backends and variants built, then exit");
+  app.add_option("--reps", o.reps, "Timed repetitions (medians are reported)")->check(CLI::Range(1, 1000000))->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed warm-up repetitions")->check(CLI::Range(0, 1000000))->capture_default_str();
+  app.add_option("--json", o.json, "Write the copa-result/1 JSON document to FILE (FILE.<backend>.json with --backend all)");
+  app.add_option("--threads", o.threads, "OpenMP threads (0 = OpenMP's default)")->check(CLI::Range(0, 4096))->capture_default_str();
+  app.add_option("--device", o.device, "GPU ordinal (-1 = MPI local rank modulo the device count)")
+      ->check(CLI::Range(-1, 1024))->capture_default_str();
+  app.add_option("--size", o.size, "Problem size preset")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
+  app.add_option("--ceilings", o.ceilings, "copa-ceilings/1 JSON (from copa-probe) for the roofline fractions")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--quiet", o.quiet, "Print only the result table and the verdict");
+  app.set_config("--config", "", "Read options from a TOML/INI file (command-line options override it)");
+}
+
+int parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "Run with --help for the options.\n";
+    return exit_bad_input;
+  }
+  return -1;
+}
+
+std::vector<Backend> requested_backends(const CommonOptions& o) {
+  if (o.backend == "all") return built_backends();
+  const auto b = parse_backend(o.backend);
+  std::string built;
+  for (Backend x : built_backends()) built += (built.empty() ? "" : ", ") + to_string(x);
+  if (!b) throw InputError("--backend: unknown backend '" + o.backend + "' (built: " + built + ", all)");
+  if (!is_built(*b))
+    throw InputError("--backend: backend '" + o.backend + "' is not built in this executable (built: " + built +
+                     "); configure with the matching preset");
+  return {*b};
+}
+
+void check_variant(const std::string& variant, const std::vector<std::string>& offered, Backend b) {
+  if (variant.empty() || std::find(offered.begin(), offered.end(), variant) != offered.end()) return;
+  std::string list;
+  for (const auto& v : offered) list += (list.empty() ? "" : ", ") + v;
+  throw InputError("--variant: '" + variant + "' is not a variant of backend " + to_string(b) + " (offered: " + list + ")");
+}
+
+int apply_threads([[maybe_unused]] int threads) {
+#if defined(COPA_HAVE_OPENMP)
+  if (threads > 0) omp_set_num_threads(threads);
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+int select_device([[maybe_unused]] int requested) {
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  const int count = gpu::device_count();
+  if (count == 0) throw RuntimeError("a GPU backend was requested but no GPU device is present");
+  const int device = requested >= 0 ? requested : mpi::local_rank() % count;
+  if (device >= count)
+    throw InputError("--device: ordinal " + std::to_string(device) + " out of range (" + std::to_string(count) +
+                     " devices)");
+  gpu::set_device(device);
+  return device;
+#else
+  throw RuntimeError("a GPU backend was requested but this build has none");
+#endif
+}
+
+void print_list(std::ostream& os, const std::string& app, const std::map<Backend, std::vector<std::string>>& variants) {
+  os << app << ": backends and variants built\n";
+  for (Backend b : built_backends()) {
+    os << "  " << to_string(b) << ":";
+    auto it = variants.find(b);
+    if (it != variants.end())
+      for (const auto& v : it->second) os << " " << v;
+    os << "\n";
+  }
+}
+
+std::string command_line(int argc, char** argv) {
+  std::ostringstream os;
+  for (int i = 0; i < argc; ++i) os << (i ? " " : "") << argv[i];
+  return os.str();
+}
+
+}  // namespace copa

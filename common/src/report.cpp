@@ -1,0 +1,156 @@
+#include "copa/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "copa/errors.hpp"
+#include "copa/machine.hpp"
+#include "copa/memory.hpp"
+#include "copa/mpi.hpp"
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/device_memory.hpp"
+#endif
+
+namespace copa {
+
+namespace {
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Samples kept in the document for the compare report's noise estimate (beyond this, stats suffice).
+constexpr std::size_t max_samples_in_json = 1000;
+
+}  // namespace
+
+std::string verdict_line(const Verification& v) {
+  std::ostringstream os;
+  os << "VERIFICATION " << (v.passed ? "PASSED" : "FAILED") << ": " << v.metric << " = "
+     << format_number(v.value) << " (tolerance " << format_number(v.tolerance) << ", reference "
+     << v.reference << ")";
+  return os.str();
+}
+
+Report::Report(std::string app, std::string version) : app_(std::move(app)), version_(std::move(version)) {}
+
+void Report::add_kernel(const std::string& name, const Stats& time, const KernelCost& cost) {
+  kernels_.push_back({name, time.count, time, cost, {}});
+}
+
+void Report::add_kernel(const Profile& profile, const std::string& name, const KernelCost& cost) {
+  const auto& samples = profile.samples(name);
+  kernels_.push_back({name, samples.size(), summarize(samples), cost, samples});
+}
+
+void Report::set_memory(std::size_t device_peak, std::size_t host_peak) { memory_ = {device_peak, host_peak}; }
+
+nlohmann::json Report::to_json() const {
+  nlohmann::json doc;
+  doc["schema"] = "copa-result/1";
+  doc["app"] = app_;
+  doc["version"] = version_;
+  doc["git_sha"] = git_sha();
+  doc["build"] = build_info();
+  doc["machine"] = machine_info(backend_, device_);
+  doc["machine"]["ceilings"] = ceilings_ ? copa::to_json(*ceilings_) : nlohmann::json(nullptr);
+  doc["run"] = {{"backend", to_string(backend_)},
+                {"variant", variant_},
+                {"variants_built", variants_built_},
+                {"problem", problem_},
+                {"mpi_ranks", mpi::size()},
+                {"threads", threads_},
+                {"device", device_},
+                {"command_line", command_line_},
+                {"date", iso_date_now()}};
+  nlohmann::json ks = nlohmann::json::array();
+  for (const KernelRow& k : kernels_) {
+    const RooflinePoint p = evaluate(k.cost, k.time.median, ceilings_);
+    ks.push_back({{"name", k.name},
+                  {"calls", k.calls},
+                  {"time_s",
+                   {{"count", k.time.count},
+                    {"min", k.time.min},
+                    {"median", k.time.median},
+                    {"max", k.time.max},
+                    {"mean", k.time.mean},
+                    {"total", k.time.total},
+                    {"mad", k.time.mad}}},
+                  {"samples_s", std::vector<double>(k.samples.begin(),
+                                                    k.samples.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                            k.samples.size(), max_samples_in_json)))},
+                  {"flops", k.cost.flops},
+                  {"bytes_read", k.cost.bytes_read},
+                  {"bytes_written", k.cost.bytes_written},
+                  {"precision", k.cost.precision == Precision::fp32 ? "fp32" : "fp64"},
+                  {"gflops", p.gflops},
+                  {"gbs", p.gbs},
+                  {"intensity", p.intensity},
+                  {"frac_bandwidth", p.frac_bandwidth},
+                  {"frac_flops", p.frac_flops},
+                  {"frac_roofline", p.frac_roofline},
+                  {"bound", p.bound}});
+  }
+  doc["kernels"] = ks;
+  doc["fom"] = fom_ ? nlohmann::json{{"name", fom_->name}, {"value", fom_->value}, {"unit", fom_->unit}}
+                    : nlohmann::json(nullptr);
+  doc["verification"] = verification_ ? nlohmann::json{{"reference", verification_->reference},
+                                                       {"metric", verification_->metric},
+                                                       {"value", verification_->value},
+                                                       {"tolerance", verification_->tolerance},
+                                                       {"passed", verification_->passed}}
+                                      : nlohmann::json(nullptr);
+  std::size_t device_peak = 0, host_peak = host_pool().counters().peak_bytes;
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  device_peak = gpu::device_pool_counters().peak_bytes;
+#endif
+  if (memory_) std::tie(device_peak, host_peak) = *memory_;
+  doc["memory"] = {{"device_peak_bytes", device_peak}, {"host_peak_bytes", host_peak}};
+  for (auto it = extra_.begin(); it != extra_.end(); ++it) doc[it.key()] = it.value();
+  return doc;
+}
+
+void Report::write_json(const std::string& path) const {
+  std::ofstream out(path);
+  if (!out) throw InputError("--json: cannot write '" + path + "'");
+  out << std::setw(2) << to_json() << "\n";
+  if (!out) throw RuntimeError("writing '" + path + "' failed");
+}
+
+void Report::print(std::ostream& os) const {
+  os << app_ << " " << version_ << "  backend " << to_string(backend_) << "  variant " << variant_ << "\n";
+  if (!kernels_.empty()) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-28s %7s %12s %12s %10s %10s %8s %8s\n", "kernel", "calls",
+                  "median (ms)", "min (ms)", "GFLOP/s", "GB/s", "AI", "% roof");
+    os << line;
+    for (const KernelRow& k : kernels_) {
+      const RooflinePoint p = evaluate(k.cost, k.time.median, ceilings_);
+      char roof[16] = "-";
+      if (ceilings_ && ceilings_->valid()) std::snprintf(roof, sizeof roof, "%.1f", 100 * p.frac_roofline);
+      std::snprintf(line, sizeof line, "%-28s %7zu %12.4f %12.4f %10.2f %10.2f %8.3f %8s\n", k.name.c_str(),
+                    k.calls, 1e3 * k.time.median, 1e3 * k.time.min, p.gflops, p.gbs, p.intensity, roof);
+      os << line;
+    }
+    os << "(roofline: " << (ceilings_ ? ceilings_->source : std::string("no ceilings; pass --ceilings FILE"))
+       << ")\n";
+  }
+  if (fom_) os << "FOM: " << fom_->name << " = " << format_number(fom_->value) << " " << fom_->unit << "\n";
+  if (verification_) os << verdict_line(*verification_) << "\n";
+}
+
+std::string json_path_for(const std::string& path, Backend backend, bool several_backends) {
+  if (!several_backends || path.empty()) return path;
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return path + "." + to_string(backend);
+  return path.substr(0, dot) + "." + to_string(backend) + path.substr(dot);
+}
+
+}  // namespace copa

@@ -1,0 +1,153 @@
+#define COPA_TEST_MAIN
+#include <cstdio>
+#include <fstream>
+
+#include "copa/cli.hpp"
+#include "copa/errors.hpp"
+#include "copa/report.hpp"
+#include "copa/testing.hpp"
+
+namespace {
+copa::Report sample_report() {
+  copa::Report r("test-app", "1.2.3");
+  r.set_backend(copa::Backend::serial);
+  r.set_variant("plain");
+  r.set_threads(4);
+  r.set_command_line("test-app --size small");
+  r.problem()["n"] = 64;
+  copa::Ceilings c;
+  c.source = "test";
+  c.triad_GBs = 100;
+  c.fp64_GFLOPs = 1000;
+  r.set_ceilings(c);
+  copa::Profile p;
+  p.add("update", 0.010);
+  p.add("update", 0.030);
+  p.add("update", 0.020);
+  r.add_kernel(p, "update", {2e9, 1e9, 0.5e9});
+  r.set_fom({"cell updates per second", 1.5e9, "1/s"});
+  r.set_verification({"exact Riemann solution", "l1_density_error", 0.004, 0.011, true});
+  r.extra()["solution"] = {{"step", 42}};
+  return r;
+}
+}  // namespace
+
+COPA_TEST(json_document_has_every_schema_field) {
+  const nlohmann::json d = sample_report().to_json();
+  COPA_CHECK(d["schema"] == "copa-result/1");
+  COPA_CHECK(d["app"] == "test-app" && d["version"] == "1.2.3");
+  COPA_CHECK(d["git_sha"].is_string());
+  for (const char* k : {"compiler", "compiler_version", "flags", "build_type", "cuda_version", "hip_version",
+                        "backends", "git_sha", "git_dirty"})
+    COPA_CHECK(d["build"].contains(k));
+  for (const char* k : {"host", "cpu", "cores", "gpu", "ceilings"}) COPA_CHECK(d["machine"].contains(k));
+  COPA_CHECK(d["machine"]["ceilings"]["triad_GBs"] == 100);
+  for (const char* k : {"backend", "variant", "problem", "mpi_ranks", "threads", "command_line", "date"})
+    COPA_CHECK(d["run"].contains(k));
+  COPA_CHECK(d["run"]["problem"]["n"] == 64);
+  const auto& k = d["kernels"][0];
+  COPA_CHECK(k["name"] == "update" && k["calls"] == 3);
+  COPA_CHECK_NEAR(k["time_s"]["median"].get<double>(), 0.020, 1e-15);
+  COPA_CHECK_NEAR(k["time_s"]["min"].get<double>(), 0.010, 1e-15);
+  COPA_CHECK_NEAR(k["time_s"]["max"].get<double>(), 0.030, 1e-15);
+  COPA_CHECK(k["samples_s"].size() == 3);
+  COPA_CHECK_NEAR(k["gflops"].get<double>(), 100, 1e-12);  // 2e9 FLOP / 0.02 s
+  COPA_CHECK_NEAR(k["gbs"].get<double>(), 75, 1e-12);      // 1.5e9 B / 0.02 s
+  for (const char* f : {"flops", "bytes_read", "bytes_written", "intensity", "frac_bandwidth", "frac_flops",
+                        "frac_roofline", "precision", "bound"})
+    COPA_CHECK(k.contains(f));
+  COPA_CHECK(d["fom"]["value"] == 1.5e9 && d["fom"]["unit"] == "1/s");
+  COPA_CHECK(d["verification"]["passed"] == true && d["verification"]["tolerance"] == 0.011);
+  COPA_CHECK(d["memory"].contains("device_peak_bytes") && d["memory"].contains("host_peak_bytes"));
+  COPA_CHECK(d["solution"]["step"] == 42);
+}
+
+COPA_TEST(json_round_trip_through_a_file) {
+  const char* path = "test_report.json";
+  const copa::Report r = sample_report();
+  r.write_json(path);
+  std::ifstream in(path);
+  nlohmann::json back;
+  in >> back;
+  nlohmann::json expected = r.to_json();
+  back["run"].erase("date");  // the only field that may differ between two calls
+  expected["run"].erase("date");
+  COPA_CHECK(back == expected);
+  std::remove(path);
+  COPA_CHECK_THROWS(r.write_json("/no/such/dir/x.json"), copa::InputError);
+}
+
+COPA_TEST(verdict_line_format) {
+  copa::Verification v{"Mie series", "rms_db", 0.25, 0.5, true};
+  COPA_CHECK(copa::verdict_line(v) == "VERIFICATION PASSED: rms_db = 0.25 (tolerance 0.5, reference Mie series)");
+  v.passed = false;
+  COPA_CHECK(copa::verdict_line(v).rfind("VERIFICATION FAILED: ", 0) == 0);
+}
+
+COPA_TEST(json_path_per_backend) {
+  COPA_CHECK(copa::json_path_for("out/r.json", copa::Backend::cuda, true) == "out/r.cuda.json");
+  COPA_CHECK(copa::json_path_for("out.d/r", copa::Backend::openmp, true) == "out.d/r.openmp");
+  COPA_CHECK(copa::json_path_for("r.json", copa::Backend::cuda, false) == "r.json");
+}
+
+namespace {
+int parse(std::vector<std::string> args, copa::CommonOptions& o) {
+  CLI::App app{"test"};
+  copa::add_common_options(app, o);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+}
+}  // namespace
+
+COPA_TEST(cli_errors_give_exit_code_2) {
+  copa::CommonOptions o;
+  COPA_CHECK(parse({"app", "--reps", "0"}, o) == copa::exit_bad_input);
+  copa::CommonOptions o2;
+  COPA_CHECK(parse({"app", "--no-such-option"}, o2) == copa::exit_bad_input);
+  copa::CommonOptions o3;
+  COPA_CHECK(parse({"app", "--size", "huge"}, o3) == copa::exit_bad_input);
+  copa::CommonOptions o4;
+  COPA_CHECK(parse({"app", "--help"}, o4) == 0);
+  copa::CommonOptions o5;
+  COPA_CHECK(parse({"app", "--reps", "7", "--size", "medium"}, o5) == -1);
+  COPA_CHECK(o5.reps == 7 && o5.size == "medium");
+}
+
+COPA_TEST(backend_selection_is_checked_against_the_build) {
+  copa::CommonOptions o;
+  o.backend = "fortran";
+  COPA_CHECK_THROWS(copa::requested_backends(o), copa::InputError);
+  o.backend = "serial";
+  COPA_CHECK(copa::requested_backends(o).size() == 1);
+  o.backend = "all";
+  COPA_CHECK(copa::requested_backends(o).size() == copa::built_backends().size());
+  COPA_CHECK(copa::built_backends().front() == copa::Backend::serial);
+  for (copa::Backend b : {copa::Backend::openmp, copa::Backend::cuda, copa::Backend::hip}) {
+    o.backend = copa::to_string(b);
+    if (!copa::is_built(b)) COPA_CHECK_THROWS(copa::requested_backends(o), copa::InputError);
+  }
+  COPA_CHECK_THROWS(copa::check_variant("fast", {"plain", "blocked"}, copa::Backend::serial), copa::InputError);
+  copa::check_variant("blocked", {"plain", "blocked"}, copa::Backend::serial);
+}
+
+COPA_TEST(config_file_sets_options) {
+  const char* path = "test_config.toml";
+  {
+    std::ofstream f(path);
+    f << "reps = 9\nsize = \"large\"\n";
+  }
+  copa::CommonOptions o;
+  COPA_CHECK(parse({"app", "--config", path, "--size", "medium"}, o) == -1);
+  COPA_CHECK(o.reps == 9);            // from the file
+  COPA_CHECK(o.size == "medium");     // the command line wins
+  std::remove(path);
+}
+
+COPA_TEST(guarded_main_maps_exceptions_to_exit_codes) {
+  COPA_CHECK(copa::guarded_main([] { return 0; }) == 0);
+  COPA_CHECK(copa::guarded_main([]() -> int { throw copa::InputError("--n: must be a power of two"); }) == 2);
+  COPA_CHECK(copa::guarded_main([]() -> int { throw copa::RuntimeError("density negative"); }) == 3);
+  COPA_CHECK(copa::guarded_main([]() -> int { throw copa::OutOfMemoryError("x", 10, 5, "device"); }) == 3);
+  COPA_CHECK(copa::guarded_main([]() -> int { throw std::bad_alloc(); }) == 3);
+}
