@@ -1,0 +1,207 @@
+"""copa-compare: a baseline and a candidate result set give a Markdown and an HTML report of every
+case (app, size, backend) they share: per kernel the medians, their spread, the ratio and a verdict,
+the FOM and verification changes, and the metadata that differs.
+
+Verdict of a kernel, judged against the run-to-run noise (issue 7):
+  noise     = max(MAD_base / median_base, MAD_cand / median_cand)      (relative MAD of the repetitions)
+  threshold = max(--threshold, --mad-factor x noise)                   (defaults 5% and 3)
+  SLOWER when median_cand / median_base - 1 > threshold,
+  FASTER when median_base / median_cand - 1 > threshold (the same factor the other way), else SAME.
+Exit status: 1 when a kernel is SLOWER, a candidate verification failed or a candidate run failed;
+2 when an input is missing or malformed; else 0."""
+import argparse
+import json
+import os
+
+from .errors import EXIT_CHECK_FAILED, EXIT_OK, InputError
+from .resultset import ResultSet
+from .tables import fmt_pct, fmt_ratio, fmt_time, text_table
+
+FASTER, SAME, SLOWER, UNKNOWN = "FASTER", "SAME", "SLOWER", "n/a"
+
+
+class KernelDelta:
+    def __init__(self, name, base, cand, threshold, mad_factor):
+        self.name, self.base, self.cand = name, base, cand
+        self.ratio = self.threshold = None
+        self.verdict = UNKNOWN
+        if base.median > 0 and cand.median > 0:
+            noise = max(base.mad / base.median, cand.mad / cand.median)
+            self.threshold = max(threshold, mad_factor * noise)
+            self.ratio = cand.median / base.median
+            if self.ratio - 1 > self.threshold:
+                self.verdict = SLOWER
+            elif 1 / self.ratio - 1 > self.threshold:
+                self.verdict = FASTER
+            else:
+                self.verdict = SAME
+
+
+class CaseDelta:
+    """One case present in both sets."""
+
+    def __init__(self, key, base, cand, threshold, mad_factor):
+        self.key, self.base, self.cand = key, base, cand
+        base_kernels = {k.name: k for k in base.kernels}
+        cand_kernels = {k.name: k for k in cand.kernels}
+        self.kernels = [KernelDelta(n, base_kernels[n], cand_kernels[n], threshold, mad_factor)
+                        for n in base_kernels if n in cand_kernels]
+        self.only_base = [n for n in base_kernels if n not in cand_kernels]
+        self.only_cand = [n for n in cand_kernels if n not in base_kernels]
+
+    def fom_change(self):
+        b, c = self.base.fom, self.cand.fom
+        if not b or not c or not b.get("value") or c.get("value") is None:
+            return None
+        return c["value"] / b["value"] - 1
+
+    def verification_note(self):
+        b, c = self.base.passed, self.cand.passed
+        if c is False:
+            return "FAILED" + (" (was passing)" if b else "")
+        if b is False and c:
+            return "fixed (baseline failed)"
+        if c is None:
+            return "no verification"
+        return "passed"
+
+
+class Comparison:
+    def __init__(self, base_dir, cand_dir, threshold=0.05, mad_factor=3.0):
+        self.base = ResultSet(base_dir)
+        self.cand = ResultSet(cand_dir)
+        self.threshold, self.mad_factor = threshold, mad_factor
+        shared = [k for k in self.base.results if k in self.cand.results]
+        self.cases = [CaseDelta(k, self.base.results[k], self.cand.results[k], threshold, mad_factor)
+                      for k in shared]
+        self.only_base = [k for k in self.base.results if k not in self.cand.results]
+        self.only_cand = [k for k in self.cand.results if k not in self.base.results]
+        self.failed_verifications = [r for r in self.cand.results.values() if r.passed is False]
+        self.failed_runs = [e for e in self.cand.failed_runs if e.get("status") != "verification_failed"]
+        self.metadata = metadata_differences(self.base, self.cand)
+
+    def kernels(self):
+        return [(c, k) for c in self.cases for k in c.kernels]
+
+    def count(self, verdict):
+        return sum(1 for _, k in self.kernels() if k.verdict == verdict)
+
+    def failed(self):
+        return bool(self.count(SLOWER) or self.failed_verifications or self.failed_runs)
+
+
+def flatten(obj, prefix=""):
+    """{'a.b.c': value} of nested objects; lists become compact JSON text."""
+    out = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(flatten(v, f"{prefix}{k}."))
+    elif isinstance(obj, list) and any(isinstance(x, (dict, list)) for x in obj):
+        out[prefix[:-1]] = json.dumps(obj, sort_keys=True)
+    else:
+        out[prefix[:-1]] = ", ".join(map(str, obj)) if isinstance(obj, list) else obj
+    return out
+
+
+def set_metadata(rs):
+    """run.json without its per-run lists; the first result's build and machine without a run.json."""
+    if rs.run:
+        return flatten({k: v for k, v in rs.run.items() if k not in ("runs", "skipped", "schema")})
+    first = next(iter(rs.results.values()), None)
+    if first is None:
+        return {}
+    return flatten({"build": first.build, "machine": first.machine})
+
+
+def metadata_differences(base, cand):
+    b, c = set_metadata(base), set_metadata(cand)
+    return [(k, b.get(k), c.get(k)) for k in sorted(set(b) | set(c)) if b.get(k) != c.get(k)]
+
+
+def case_label(result):
+    parts = [result.app, result.size, result.backend, result.variant]
+    return " ".join(p for p in parts if p)
+
+
+def kernel_rows(comparison):
+    rows = []
+    for case, k in comparison.kernels():
+        rows.append([case_label(case.base), k.name, fmt_time(k.base.median), fmt_time(k.base.mad),
+                     fmt_time(k.cand.median), fmt_time(k.cand.mad), fmt_ratio(k.ratio),
+                     "-" if k.threshold is None else f"{k.threshold * 100:.1f}%", k.verdict])
+    return rows
+
+
+KERNEL_HEADERS = ["case", "kernel", "baseline median", "baseline MAD", "candidate median", "candidate MAD",
+                  "ratio", "threshold", "verdict"]
+
+
+def case_rows(comparison):
+    rows = []
+    for c in comparison.cases:
+        bf, cf = c.base.fom or {}, c.cand.fom or {}
+        unit = cf.get("unit") or bf.get("unit") or ""
+        variant = c.base.variant if c.base.variant == c.cand.variant else f"{c.base.variant} -> {c.cand.variant}"
+        rows.append([case_label(c.cand), variant, f"{_num(bf.get('value'))} {unit}".strip(),
+                     f"{_num(cf.get('value'))} {unit}".strip(), fmt_pct(c.fom_change()),
+                     _verification_value(c.base), _verification_value(c.cand), c.verification_note()])
+    return rows
+
+
+CASE_HEADERS = ["case", "variant", "baseline FOM", "candidate FOM", "FOM change",
+                "baseline verification", "candidate verification", "verification"]
+
+
+def _num(x):
+    return "-" if x is None else f"{x:.4g}"
+
+
+def _verification_value(result):
+    v = result.verification
+    if not v:
+        return "-"
+    return f"{v.get('metric', '')} {_num(v.get('value'))} (tol {_num(v.get('tolerance'))})".strip()
+
+
+def main(argv):
+    p = argparse.ArgumentParser(
+        prog="copa-compare",
+        description="Compare two copa result sets (a baseline and a candidate): Markdown and HTML report.",
+        epilog="Exit status: 0 no regression, 1 a kernel is SLOWER or a candidate verification or run failed, "
+               "2 missing or malformed input.")
+    p.add_argument("baseline", help="result directory (results/<machine>/<date-time>/, or results/<machine>/ for its newest run)")
+    p.add_argument("candidate", help="result directory of the candidate")
+    p.add_argument("--threshold", type=float, default=0.05, help="smallest relative change reported (default 0.05 = 5%%)")
+    p.add_argument("--mad-factor", type=float, default=3.0, help="noise multiple: threshold = max(--threshold, F x relative MAD) (default 3)")
+    p.add_argument("--out", metavar="DIR", default=".", help="directory for compare.md and compare.html (default: .)")
+    p.add_argument("--markdown", metavar="FILE", help="Markdown report path (default: OUT/compare.md)")
+    p.add_argument("--html", metavar="FILE", help="HTML report path (default: OUT/compare.html)")
+    args = p.parse_args(argv)
+    if args.threshold < 0:
+        raise InputError(f"--threshold: must not be negative, got {args.threshold}")
+    if args.mad_factor < 0:
+        raise InputError(f"--mad-factor: must not be negative, got {args.mad_factor}")
+    comparison = Comparison(args.baseline, args.candidate, args.threshold, args.mad_factor)
+
+    from .compare_report import html_report, markdown_report
+    os.makedirs(args.out, exist_ok=True)
+    md_path = args.markdown or os.path.join(args.out, "compare.md")
+    html_path = args.html or os.path.join(args.out, "compare.html")
+    with open(md_path, "w") as f:
+        f.write(markdown_report(comparison))
+    with open(html_path, "w") as f:
+        f.write(html_report(comparison))
+
+    print(f"baseline:  {comparison.base.dir}\ncandidate: {comparison.cand.dir}\n")
+    if comparison.cases:
+        print(text_table(KERNEL_HEADERS, kernel_rows(comparison)))
+        print()
+    for r in comparison.failed_verifications:
+        print(f"VERIFICATION FAILED in the candidate: {case_label(r)} ({os.path.basename(r.path)})")
+    for e in comparison.failed_runs:
+        print(f"RUN FAILED in the candidate: {e.get('app')} {e.get('backend', '')}: {e.get('status')}")
+    print(f"{len(comparison.cases)} cases compared, {len(comparison.only_base)} only in the baseline, "
+          f"{len(comparison.only_cand)} only in the candidate; kernels: {comparison.count(SLOWER)} SLOWER, "
+          f"{comparison.count(SAME)} SAME, {comparison.count(FASTER)} FASTER")
+    print(f"reports: {md_path} {html_path}")
+    return EXIT_CHECK_FAILED if comparison.failed() else EXIT_OK

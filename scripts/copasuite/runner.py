@@ -1,0 +1,304 @@
+"""copa-run: runs every app (or a chosen subset) at a size preset on every backend the build has,
+with verification on and N repetitions, into results/<machine-name>/<date-time>/: one copa-result/1
+document per app, size and backend (<app>.<size>.<backend>.json, with its log), copa-probe's
+ceilings.json, run.json (the metadata, captured once, and every command line with its exit status),
+summary.txt and the roofline charts. Prints one summary table; exits 1 when a verification or an app
+failed, 2 on bad options or when nothing could run, 3 when the build failed."""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from . import metadata
+from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError, ToolRuntimeError
+from .resultset import CEILINGS_FILE, RUN_FILE, RUN_SCHEMA, Result, load_ceilings
+from .summary import summary_rows, SUMMARY_HEADERS
+from .tables import text_table
+
+APPS = ["laghos-like", "ramses-oct", "mom-efie", "mps-density"]
+BACKENDS = ["serial", "openmp", "cuda", "hip"]
+SIZES = ["small", "medium", "large"]
+STATUS_BY_EXIT = {0: "ok", 1: "verification_failed", 2: "bad_input", 3: "runtime_error"}
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="copa-run",
+        description="Run the copa suite and summarise it (results/<machine>/<date-time>/).",
+        epilog="Without --build it configures and builds the CMake preset (default cpu) first. "
+               "Exit status: 0 all verified, 1 a verification or an app failed, 2 bad input, 3 build failed.")
+    p.add_argument("--build", metavar="DIR", help="an existing build directory (skips configuring and building)")
+    p.add_argument("--preset", default="cpu", help="CMake preset to configure and build without --build (default: cpu)")
+    p.add_argument("--apps", type=_csv, help=f"comma-separated subset of {','.join(APPS)} (default: all)")
+    p.add_argument("--size", type=_csv, default=["small"],
+                   help="small|medium|large, or a comma-separated list of them (default: small)")
+    p.add_argument("--backends", type=_csv, help="comma-separated backends (default: every backend each app was built with)")
+    p.add_argument("--all-variants", action="store_true", help="run every variant --list names, not only each backend's default")
+    p.add_argument("--reps", type=int, default=5, help="timed repetitions per kernel (default: 5)")
+    p.add_argument("--warmup", type=int, help="warm-up repetitions (default: the app's)")
+    p.add_argument("--threads", type=int, help="OpenMP threads (default: OpenMP's)")
+    p.add_argument("--out", metavar="DIR", help="result directory (default: results/<machine-name>/<date-time>/)")
+    p.add_argument("--machine", help="machine name for the default --out (default: GPU model, else host name)")
+    p.add_argument("--ceilings", metavar="FILE", help="copa-ceilings/1 file to use instead of running copa-probe")
+    p.add_argument("--no-probe", action="store_true", help="neither run copa-probe nor pass ceilings (apps use built-in ones)")
+    p.add_argument("--no-charts", action="store_true", help="do not draw the roofline charts")
+    p.add_argument("--timeout", type=float, default=0, help="seconds one app run may take (default: no limit)")
+    args = p.parse_args(argv)
+    for name in args.apps or []:
+        if name not in APPS:
+            raise InputError(f"--apps: unknown app '{name}' (known: {', '.join(APPS)})")
+    for s in args.size:
+        if s not in SIZES:
+            raise InputError(f"--size: '{s}' is not one of {', '.join(SIZES)}")
+    for b in args.backends or []:
+        if b not in BACKENDS:
+            raise InputError(f"--backends: unknown backend '{b}' (known: {', '.join(BACKENDS)})")
+    if args.reps < 1:
+        raise InputError(f"--reps: must be at least 1, got {args.reps}")
+    if args.ceilings and not os.path.isfile(args.ceilings):
+        raise InputError(f"--ceilings: {args.ceilings}: no such file")
+    return args
+
+
+def _csv(text):
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def build_preset(preset):
+    """cmake --preset P && cmake --build --preset P, from the repository root; returns build/<P>."""
+    for cmd in (["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset]):
+        print("copa-run: " + " ".join(cmd), flush=True)
+        try:
+            rc = subprocess.run(cmd, cwd=REPO).returncode
+        except OSError as e:
+            raise ToolRuntimeError(f"cannot run {cmd[0]}: {e}") from None
+        if rc != 0:
+            raise ToolRuntimeError(f"'{' '.join(cmd)}' failed with exit status {rc}")
+    return os.path.join(REPO, "build", preset)
+
+
+def parse_list(text):
+    """{backend: [variants]} from an app's --list output: one line per backend, the backend's name
+    first, its variants after it (separators ':' ',' or blanks)."""
+    found = {}
+    for line in text.splitlines():
+        words = line.replace(":", " ").replace(",", " ").replace("(", " ").replace(")", " ").split()
+        if words and words[0].lower() in BACKENDS:
+            rest = [w for w in words[1:] if w.lower() not in ("variants", "variant", "default", "-", "=")]
+            found.setdefault(words[0].lower(), []).extend(rest)
+    return found
+
+
+def list_backends(binary):
+    try:
+        p = subprocess.run([binary, "--list"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"'{binary} --list' failed: {e}"
+    if p.returncode != 0:
+        return None, f"'{binary} --list' exited with {p.returncode}: {(p.stderr or p.stdout).strip()[:200]}"
+    built = parse_list(p.stdout)
+    if not built:
+        return None, f"'{binary} --list' named no backend"
+    return built, None
+
+
+def get_ceilings(args, build, out):
+    """Returns (path or None, description for run.json)."""
+    target = os.path.join(out, CEILINGS_FILE)
+    if args.no_probe:
+        return None, {"source": "none (--no-probe)"}
+    if args.ceilings:
+        load_ceilings(args.ceilings)
+        shutil.copyfile(args.ceilings, target)
+        return target, {"source": os.path.abspath(args.ceilings)}
+    probe = os.path.join(build, "common", "copa-probe")
+    if not os.access(probe, os.X_OK):
+        print(f"copa-run: warning: {probe} not built; apps use their built-in ceilings", flush=True)
+        return None, {"source": "none (copa-probe not built)"}
+    cmd = probe_command(probe, target)
+    print("copa-run: measuring ceilings: " + " ".join(cmd), flush=True)
+    log_path = os.path.join(out, "copa-probe.log")
+    with open(log_path, "w") as log:
+        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+    if rc != 0 or not os.path.exists(target):
+        print(f"copa-run: warning: copa-probe failed (exit {rc}, see {log_path}); apps use built-in ceilings", flush=True)
+        return None, {"source": f"none (copa-probe exit {rc})", "command_line": cmd}
+    load_ceilings(target)
+    return target, {"source": "copa-probe", "command_line": cmd}
+
+
+def probe_command(probe, target):
+    """copa-probe's options as its --help spells them: the output option and a quick mode if offered."""
+    try:
+        help_text = subprocess.run([probe, "--help"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        help_text = ""
+    out_opt = next((o for o in ("--json", "--out", "--output", "-o") if o + " " in help_text or o + "," in help_text),
+                   "--json")
+    cmd = [probe, out_opt, target]
+    for quick in ("--quick", "--fast"):
+        if quick in help_text:
+            cmd.append(quick)
+            break
+    else:
+        if "--size" in help_text:
+            cmd += ["--size", "small"]
+    return cmd
+
+
+def run_one(args, binary, app, size, backend, variant, ceilings, out):
+    stem = f"{app}.{size}.{backend}" + (f".{variant}" if variant else "")
+    json_path = os.path.join(out, stem + ".json")
+    log_path = os.path.join(out, stem + ".log")
+    cmd = [binary, "--backend", backend, "--size", size, "--reps", str(args.reps), "--json", json_path]
+    if variant:
+        cmd += ["--variant", variant]
+    if args.warmup is not None:
+        cmd += ["--warmup", str(args.warmup)]
+    if args.threads is not None:
+        cmd += ["--threads", str(args.threads)]
+    if ceilings:
+        cmd += ["--ceilings", ceilings]
+    entry = {"app": app, "size": size, "backend": backend, "variant": variant, "reps": args.reps,
+             "command_line": cmd, "json": os.path.basename(json_path), "log": os.path.basename(log_path)}
+    start = time.monotonic()
+    with open(log_path, "w") as log:
+        try:
+            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                timeout=args.timeout or None).returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+    entry["wall_s"] = round(time.monotonic() - start, 3)
+    entry["exit_code"] = rc
+    if rc is None:
+        entry["status"] = f"timeout ({args.timeout:g} s)"
+    elif rc < 0:
+        entry["status"] = f"killed by signal {-rc}"
+    else:
+        entry["status"] = STATUS_BY_EXIT.get(rc, f"exit {rc}")
+    result = None
+    if os.path.exists(json_path):
+        try:
+            result = Result(json_path, stem, entry)
+        except InputError as e:
+            entry["status"] = "bad_json"
+            entry["error"] = str(e)
+        if result is not None and result.passed is False and entry["status"] == "ok":
+            entry["status"] = "verification_failed"
+    else:
+        entry["json"] = None
+        if entry["status"] == "ok":
+            entry["status"] = "no_json"
+    return entry, result
+
+
+def first_reported(results, section):
+    for r in results:
+        if isinstance(r.doc.get(section), dict):
+            return r.doc[section]
+    return None
+
+
+def write_run_json(out, args, argv, build, machine, machine_name, ceil_desc, entries, skipped, results, started):
+    build_reported = first_reported(results, "build")
+    machine_reported = first_reported(results, "machine")
+    mpi = sorted({r.doc["run"].get("mpi_ranks") for r in results if r.doc["run"].get("mpi_ranks") is not None})
+    doc = {
+        "schema": RUN_SCHEMA,
+        "date": started.isoformat(timespec="seconds"),
+        "machine_name": machine_name,
+        "command_line": [os.path.join("scripts", "copa-run")] + list(argv),
+        "settings": {"apps": args.apps or APPS, "sizes": args.size, "backends": args.backends or "built",
+                     "reps": args.reps, "warmup": args.warmup, "threads": args.threads,
+                     "all_variants": args.all_variants},
+        "git": metadata.git_info(REPO),
+        "build": {"dir": os.path.abspath(build), "cmake_cache": metadata.cmake_cache(build),
+                  "toolkits": metadata.toolkit_versions(), "reported": build_reported},
+        "machine": dict(metadata.machine_info(), reported=machine_reported),
+        "mpi_ranks": mpi,
+        "ceilings": ceil_desc,
+        "runs": entries,
+        "skipped": skipped,
+    }
+    with open(os.path.join(out, RUN_FILE), "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    return doc
+
+
+def main(argv):
+    args = parse_args(argv)
+    started = datetime.datetime.now().astimezone()
+    build = args.build if args.build else build_preset(args.preset)
+    if not os.path.isdir(build):
+        raise InputError(f"--build: {build}: no such directory")
+    machine = metadata.machine_info()
+    machine_name = args.machine or metadata.default_machine_name(machine)
+    out = args.out or os.path.join(REPO, "results", machine_name, started.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(out, exist_ok=True)
+    ceilings, ceil_desc = get_ceilings(args, build, out)
+
+    apps = args.apps or APPS
+    entries, skipped, results = [], [], []
+    for i, app in enumerate(apps, 1):
+        binary = os.path.join(build, app, app)
+        prefix = f"[{i}/{len(apps)}] {app}"
+        if not os.access(binary, os.X_OK):
+            print(f"{prefix}: skipped, {binary} not built", flush=True)
+            skipped.append({"app": app, "reason": f"{binary} not built"})
+            continue
+        built, why = list_backends(binary)
+        if built is None:
+            print(f"{prefix}: FAILED, {why}", flush=True)
+            entries.append({"app": app, "status": "list_failed", "error": why, "json": None})
+            continue
+        wanted = [b for b in (args.backends or BACKENDS) if b in built]
+        for b in args.backends or []:
+            if b not in built:
+                skipped.append({"app": app, "backend": b, "reason": f"{b} not built into {app}"})
+        for size in args.size:
+            print(f"{prefix} ({size}):", end="", flush=True)
+            for backend in wanted:
+                variants = [None] + (built[backend] if args.all_variants else [])
+                for variant in variants:
+                    entry, result = run_one(args, binary, app, size, backend, variant, ceilings, out)
+                    entries.append(entry)
+                    if result is not None:
+                        results.append(result)
+                    label = backend + (f"/{variant}" if variant else "")
+                    verdict = "ok" if entry["status"] == "ok" else entry["status"].upper()
+                    print(f" {label} {verdict} {entry['wall_s']:.1f}s", end="", flush=True)
+            print(flush=True)
+
+    write_run_json(out, args, argv, build, machine, machine_name, ceil_desc, entries, skipped, results, started)
+    if not entries:
+        print(f"copa-run: nothing ran: no app binary found in {build}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    table = text_table(SUMMARY_HEADERS, summary_rows(entries, results))
+    with open(os.path.join(out, "summary.txt"), "w") as f:
+        f.write(table + "\n")
+    print()
+    print(table)
+    if not args.no_charts and results:
+        draw_charts(out)
+    failed = [e for e in entries if e["status"] != "ok"]
+    print(f"\ncopa-run: {len(entries) - len(failed)} of {len(entries)} runs verified; results in {out}")
+    for e in failed:
+        where = f" (see {os.path.join(out, e['log'])})" if e.get("log") else ""
+        print(f"copa-run: {e['app']} {e.get('backend', '')}: {e['status']}{where}")
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def draw_charts(out):
+    """The roofline charts of this run; a failure here is reported, never fatal."""
+    try:
+        from . import roofline
+        files = roofline.render_sets([out], os.path.join(out, "roofline"))
+        print(f"copa-run: {len(files)} roofline chart files in {os.path.join(out, 'roofline')}")
+    except Exception as e:  # noqa: BLE001 -- the charts are an extra; the run's verdict stands without them
+        print(f"copa-run: warning: roofline charts not drawn: {e}")

@@ -1,0 +1,120 @@
+"""copa-compare on synthetic result sets with planted changes."""
+import os
+import unittest
+
+import synthetic
+from tooltest import ToolTest
+
+
+class CompareTest(ToolTest):
+    def compare(self, candidate_docs, *extra, baseline_docs=None, **set_options):
+        base = synthetic.write_set(self.path("base"), baseline_docs or synthetic.standard_set())
+        cand = synthetic.write_set(self.path("cand"), candidate_docs, **set_options)
+        code, out = self.tool("copa-compare", base, cand, "--out", self.path("report"), *extra)
+        md_path = self.path("report", "compare.md")
+        md = ""
+        if os.path.exists(md_path):
+            with open(md_path) as f:
+                md = f.read()
+        return code, out, md
+
+    @staticmethod
+    def verdict(md, case, kernel_name):
+        for line in md.splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) > 2 and cells[0] == case and cells[1] == kernel_name:
+                return cells[-1]
+        return None
+
+    def test_planted_slowdown_is_slower(self):
+        code, out, md = self.compare(synthetic.standard_set(slowdown=1.20))
+        self.assertEqual(code, 1, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SLOWER")
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "fill"), "SAME")
+        self.assertIn("1 SLOWER", out)
+
+    def test_one_percent_change_is_same(self):
+        code, out, md = self.compare(synthetic.standard_set(slowdown=1.01))
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SAME")
+        self.assertIn("0 SLOWER", out)
+
+    def test_speedup_is_faster_and_passes(self):
+        code, out, md = self.compare(synthetic.standard_set(slowdown=0.7))
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "FASTER")
+
+    def test_noise_raises_threshold(self):
+        # 10% slower but repetitions spread with a 5% relative MAD: threshold 15%, so SAME.
+        noisy = synthetic.standard_set(noise=0.05)
+        code, out, md = self.compare(synthetic.standard_set(slowdown=1.10, noise=0.05), baseline_docs=noisy)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SAME")
+        # A smaller MAD factor makes the same change a regression.
+        code, out, md = self.compare(synthetic.standard_set(slowdown=1.10, noise=0.05), "--mad-factor", "1",
+                                     baseline_docs=noisy)
+        self.assertEqual(code, 1, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SLOWER")
+
+    def test_threshold_option(self):
+        code, out, md = self.compare(synthetic.standard_set(slowdown=1.20), "--threshold", "0.25")
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SAME")
+
+    def test_failed_verification_is_flagged(self):
+        code, out, md = self.compare(synthetic.standard_set(fail_verification=True))
+        self.assertEqual(code, 1, out)
+        self.assertIn("VERIFICATION FAILED in the candidate: mps-density small openmp", out)
+        self.assertIn("FAILED (was passing)", md)
+        with open(self.path("report", "compare.html")) as f:
+            html = f.read()
+        self.assertIn('class="slower">FAILED (was passing)', html)
+
+    def test_fom_change_and_metadata_difference(self):
+        code, out, md = self.compare(synthetic.standard_set(fom_factor=1.5), git_sha="def456")
+        self.assertEqual(code, 0, out)
+        self.assertIn("+50.0%", md)
+        self.assertIn("| git.sha | abc123 | def456 |", md)
+
+    def test_malformed_json_is_a_clear_error(self):
+        docs = synthetic.standard_set()
+        synthetic.write_set(self.path("base"), docs)
+        cand = synthetic.write_set(self.path("cand"), docs)
+        with open(os.path.join(cand, "mom-efie.small.cuda.json"), "w") as f:
+            f.write('{"schema": "copa-result/1", "app": "mom-efie", "kernels": [')
+        code, out = self.tool("copa-compare", self.path("base"), cand, "--out", self.path("report"))
+        self.assertEqual(code, 2, out)
+        self.assertIn("mom-efie.small.cuda.json: not valid JSON", out)
+
+    def test_missing_key_is_a_clear_error(self):
+        docs = synthetic.standard_set()
+        del docs["mom-efie.small.serial"]["kernels"][0]["time_s"]["median"]
+        code, out, _ = self.compare(docs)
+        self.assertEqual(code, 2, out)
+        self.assertIn("mom-efie.small.serial.json: missing key 'median' in kernels[0].time_s", out)
+
+    def test_missing_directory_is_a_clear_error(self):
+        base = synthetic.write_set(self.path("base"), synthetic.standard_set())
+        code, out = self.tool("copa-compare", base, self.path("nowhere"))
+        self.assertEqual(code, 2, out)
+        self.assertIn("nowhere: no such result directory", out)
+
+    def test_missing_result_file_named_in_run_json_is_an_error(self):
+        cand = synthetic.write_set(self.path("cand"), synthetic.standard_set())
+        os.remove(os.path.join(cand, "mps-density.small.serial.json"))
+        base = synthetic.write_set(self.path("base"), synthetic.standard_set())
+        code, out = self.tool("copa-compare", base, cand, "--out", self.path("report"))
+        self.assertEqual(code, 2, out)
+        self.assertIn("mps-density.small.serial.json: no such file", out)
+
+    def test_parent_directory_stands_for_its_newest_run(self):
+        synthetic.write_set(self.path("base", "20250101-000000"), synthetic.standard_set(slowdown=5.0))
+        synthetic.write_set(self.path("base", "20250102-000000"), synthetic.standard_set())
+        cand = synthetic.write_set(self.path("cand"), synthetic.standard_set())
+        code, out = self.tool("copa-compare", self.path("base"), cand, "--out", self.path("report"))
+        self.assertEqual(code, 0, out)
+        self.assertIn("20250102-000000", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

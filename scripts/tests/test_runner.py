@@ -1,0 +1,89 @@
+"""copa-run on a fake build directory whose apps are stub scripts (no real app needed)."""
+import json
+import os
+import unittest
+
+import synthetic
+from tooltest import ToolTest
+
+
+class RunnerTest(ToolTest):
+    def run_suite(self, failing=(), *extra, probe=True):
+        build = synthetic.fake_build(self.path("build"), ["mom-efie", "mps-density"], failing, probe=probe)
+        out = self.path("out")
+        code, text = self.tool("copa-run", "--build", build, "--out", out, "--no-charts", *extra)
+        return code, text, out
+
+    @staticmethod
+    def summary_row(text, app, backend):
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) > 3 and words[0] == app and words[2] == backend:
+                return words
+        return None
+
+    def test_summary_of_a_verified_run(self):
+        code, text, out = self.run_suite()
+        self.assertEqual(code, 0, text)
+        # Missing apps are reported and skipped; each present app gets a progress line.
+        self.assertIn("laghos-like: skipped", text)
+        self.assertIn("[3/4] mom-efie (small): serial ok", text)
+        row = self.summary_row(text, "mps-density", "openmp")
+        self.assertIsNotNone(row, text)
+        # openmp's stub kernels take half the serial time: 2x over serial, 1x over itself.
+        self.assertEqual(row[-3:], ["PASSED", "2.00x", "1.00x"], text)
+        self.assertEqual(self.summary_row(text, "mps-density", "serial")[-3:], ["PASSED", "1.00x", "0.50x"])
+        for name in ("mom-efie.small.serial.json", "mps-density.small.openmp.json", "run.json",
+                     "ceilings.json", "summary.txt", "mom-efie.small.openmp.log"):
+            self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+        with open(os.path.join(out, "run.json")) as f:
+            run = json.load(f)
+        self.assertEqual(run["schema"], "copa-run/1")
+        self.assertEqual(run["ceilings"]["source"], "copa-probe")
+        self.assertEqual(run["build"]["reported"]["compiler"], "GNU")
+        self.assertEqual(run["mpi_ranks"], [1])
+        self.assertIn("sha", run["git"])
+        self.assertEqual(len(run["runs"]), 4)
+        self.assertEqual([s["app"] for s in run["skipped"]], ["laghos-like", "ramses-oct"])
+        cmd = run["runs"][0]["command_line"]
+        self.assertEqual(cmd[cmd.index("--ceilings") + 1], os.path.join(out, "ceilings.json"))
+        self.assertEqual(cmd[cmd.index("--reps") + 1], "5")
+
+    def test_failed_verification_makes_the_runner_fail(self):
+        code, text, _ = self.run_suite(["openmp"])
+        self.assertEqual(code, 1, text)
+        self.assertEqual(self.summary_row(text, "mom-efie", "openmp")[-3], "FAILED", text)
+        self.assertEqual(self.summary_row(text, "mom-efie", "serial")[-3], "PASSED", text)
+        self.assertIn("mom-efie openmp: verification_failed", text)
+
+    def test_options_reach_the_apps(self):
+        code, text, out = self.run_suite((), "--apps", "mps-density", "--backends", "openmp,cuda",
+                                         "--reps", "3", "--size", "medium", "--all-variants", probe=False)
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(out, "run.json")) as f:
+            run = json.load(f)
+        self.assertEqual([(r["backend"], r["variant"]) for r in run["runs"]], [("openmp", None), ("openmp", "tiled")])
+        cmd = run["runs"][0]["command_line"]
+        self.assertEqual(cmd[cmd.index("--reps") + 1], "3")
+        self.assertEqual(cmd[cmd.index("--size") + 1], "medium")
+        self.assertNotIn("--ceilings", cmd)
+        self.assertEqual(run["ceilings"]["source"], "none (copa-probe not built)")
+        self.assertEqual(run["skipped"], [{"app": "mps-density", "backend": "cuda", "reason": "cuda not built into mps-density"}])
+
+    def test_bad_options_exit_2(self):
+        build = synthetic.fake_build(self.path("build"), ["mom-efie"])
+        for args in (["--size", "huge"], ["--apps", "nope"], ["--backends", "fortran"], ["--reps", "0"],
+                     ["--ceilings", self.path("missing.json")]):
+            code, text = self.tool("copa-run", "--build", build, "--out", self.path("out"), *args)
+            self.assertEqual(code, 2, f"{args}: {text}")
+            self.assertIn(args[0], text)
+
+    def test_empty_build_directory_exits_2(self):
+        os.makedirs(self.path("empty"))
+        code, text = self.tool("copa-run", "--build", self.path("empty"), "--out", self.path("out"), "--no-probe")
+        self.assertEqual(code, 2, text)
+        self.assertIn("nothing ran", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
