@@ -1,0 +1,42 @@
+// Runs one backend/variant over a problem: the time loop (CFL dt from the device reduction,
+// clipped to --tend), the positivity stop (exit 3), and the timing profile of every step.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copa/backend.hpp"
+#include "copa/timing.hpp"
+#include "kernels.hpp"
+#include "mesh.hpp"
+#include "problems.hpp"
+
+namespace ro {
+
+struct RunConfig {
+  ProblemParams problem;
+  HydroParams hydro;
+  double courant = 0.8;
+  double tend = 0;
+  long max_steps = 1000000;
+  int warmup = 1;              // steps left out of the timing statistics
+  int block_size = 0;
+  bool host_resident = false;
+};
+
+struct RunResult {
+  std::vector<double> u;       // final state
+  double t = 0;
+  long steps = 0;
+  copa::Profile profile;
+  std::vector<std::pair<std::string, copa::KernelCost>> costs;
+};
+
+RunResult run_backend(copa::Backend backend, const std::string& variant, const OctMesh& mesh,
+                      const std::vector<double>& u0, const RunConfig& cfg);
+
+// Statistics of a region leaving out the first `skip` samples (warm-up), keeping at least one.
+copa::Stats region_stats(const copa::Profile& p, const std::string& name, int skip);
+
+}  // namespace ro

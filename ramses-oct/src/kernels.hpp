@@ -1,0 +1,71 @@
+// The kernel family of ramses-oct: one full hydro step (MUSCL-Hancock update of every oct, then
+// the CFL reduction sum_i(|u_i| + c_s) over the new state with the positivity check). One
+// abstract class; one factory per backend; variants side by side in kernels_<backend>.*.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copa/backend.hpp"
+#include "copa/roofline.hpp"
+#include "copa/timing.hpp"
+#include "hydro_math.hpp"
+#include "mesh.hpp"
+#include "tile_geometry.hpp"
+
+namespace ro {
+
+// Result of the dt reduction: the largest signal speed and the first cell (global index
+// oct*8 + cell) whose density or pressure is not positive and finite, -1 when none.
+struct ScanResult {
+  double max_speed = 0;
+  std::int64_t bad_cell = -1;
+};
+
+struct SolverSetup {
+  const OctMesh* mesh = nullptr;
+  HydroParams hydro;
+  std::string variant;
+  int block_size = 0;          // GPU threads per block (0 = the variant's default)
+  bool host_resident = false;  // GPU: copy the grid in and out every step (the seed's way)
+  copa::RegionTimer* timer = nullptr;
+};
+
+class HydroKernels {
+ public:
+  virtual ~HydroKernels() = default;
+  // Moves a state [field][oct][8] (5 * 8 * noct doubles) onto the backend and back.
+  virtual void load(const std::vector<double>& u) = 0;
+  virtual void store(std::vector<double>& u) = 0;
+  // dt reduction of the current state.
+  virtual ScanResult scan() = 0;
+  // One full step: update with dt, then the reduction of the new state (fused or separate).
+  virtual ScanResult advance(double dt) = 0;
+  // Names of the timed regions of one step with their analytic cost per call.
+  virtual std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const = 0;
+};
+
+std::vector<std::string> variants_of(copa::Backend b);
+std::string default_variant(copa::Backend b);
+std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup);
+
+std::unique_ptr<HydroKernels> make_serial_kernels(const SolverSetup& setup);
+#if defined(COPA_HAVE_OPENMP)
+std::unique_ptr<HydroKernels> make_openmp_kernels(const SolverSetup& setup);
+#endif
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+std::vector<std::string> gpu_variants();
+std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup);
+#endif
+
+// MeshView of the host tables.
+MeshView host_view(const OctMesh& m);
+
+// Analytic costs (README, FLOP/byte model): a full update reads and writes each cell's five
+// conserved doubles once and the neighbour table once per tile; the reduction reads the state.
+copa::KernelCost update_cost(const OctMesh& m);
+copa::KernelCost scan_cost(const OctMesh& m);
+copa::KernelCost transfer_cost(const OctMesh& m, bool to_device);
+
+}  // namespace ro

@@ -1,0 +1,70 @@
+#include "kernels.hpp"
+
+#include "copa/errors.hpp"
+#include "tile_geometry.hpp"
+
+namespace ro {
+
+MeshView host_view(const OctMesh& m) {
+  MeshView v;
+  v.noct = m.noct;
+  for (int a = 0; a < 3; ++a) {
+    v.octs[a] = m.octs[a];
+    v.bc[a] = static_cast<int>(m.bc[a]);
+    v.coord[a] = m.coord[a].data();
+  }
+  for (int f = 0; f < 6; ++f) v.nbor[f] = m.nbor[f].data();
+  return v;
+}
+
+copa::KernelCost update_cost(const OctMesh& m) {
+  const double cells = double(m.ncell());
+  return {flops_per_cell_update * cells, cells * nvar * 8.0 + m.noct * 6.0 * 4, cells * nvar * 8.0};
+}
+
+copa::KernelCost scan_cost(const OctMesh& m) {
+  const double cells = double(m.ncell());
+  return {flops_per_cell_scan * cells, cells * nvar * 8.0, 0};
+}
+
+copa::KernelCost transfer_cost(const OctMesh& m, bool to_device) {
+  const double bytes = double(m.ncell()) * nvar * 8.0;
+  return {0, to_device ? bytes : 0, to_device ? 0 : bytes};
+}
+
+std::vector<std::string> variants_of(copa::Backend b) {
+  switch (b) {
+    case copa::Backend::serial: return {"oracle"};
+    case copa::Backend::openmp: return {"tiled"};
+    case copa::Backend::cuda:
+    case copa::Backend::hip:
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+      return gpu_variants();
+#else
+      return {};
+#endif
+  }
+  return {};
+}
+
+std::string default_variant(copa::Backend b) {
+  if (copa::is_gpu(b)) return "fused";
+  return variants_of(b).front();
+}
+
+std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup) {
+  switch (b) {
+    case copa::Backend::serial: return make_serial_kernels(setup);
+#if defined(COPA_HAVE_OPENMP)
+    case copa::Backend::openmp: return make_openmp_kernels(setup);
+#endif
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+    case copa::Backend::cuda:
+    case copa::Backend::hip: return make_gpu_kernels(setup);
+#endif
+    default: break;
+  }
+  throw copa::InputError("--backend: " + copa::to_string(b) + " is not built");
+}
+
+}  // namespace ro

@@ -1,0 +1,91 @@
+// OpenMP variant "tiled", written for CPUs: each thread owns an 8^3 tile buffer (2x2x2 octs + a
+// one-oct ghost layer, 160 KB: it stays in the core's L2) and walks aligned 8-oct groups, which
+// are 8 consecutive Morton ranks, so a thread's reads and writes are contiguous runs of 64 cells
+// per field. The tile phases are SIMD loops over the contiguous x direction. The ghost overhead
+// is (8/4)^3 = 8 gathered cells per updated cell against 27 for the oracle's 6^3 subgrids.
+#include <omp.h>
+
+#include <memory>
+#include <vector>
+
+#include "copa/timing.hpp"
+#include "kernels.hpp"
+#include "tile_host.hpp"
+
+namespace ro {
+namespace {
+
+class OpenmpKernels final : public HydroKernels {
+ public:
+  explicit OpenmpKernels(const SolverSetup& s)
+      : setup_(s), mesh_(*s.mesh), view_(host_view(mesh_)), u_(mesh_.ncell() * nvar), unew_(u_.size()) {
+    tiles_.resize(omp_get_max_threads());
+    for (auto& t : tiles_) t = std::make_unique<HostTile<2>>();
+  }
+
+  // First touch by the threads that will update the octs (static schedule, same partition).
+  void load(const std::vector<double>& u) override {
+    const std::int64_t n = static_cast<std::int64_t>(u.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      u_[i] = u[i];
+      unew_[i] = 0;
+    }
+  }
+  void store(std::vector<double>& u) override { u = u_; }
+
+  ScanResult scan() override {
+    copa::Region r(*setup_.timer, "dt_reduction");
+    const std::int64_t n = mesh_.ncell();
+    double vmax = 0;
+    std::int64_t bad = n;
+    const double gamma = setup_.hydro.gamma;
+    const double* u = u_.data();
+#pragma omp parallel for simd schedule(static) reduction(max : vmax) reduction(min : bad)
+    for (std::int64_t g = 0; g < n; ++g) {
+      double uc[nvar];
+      for (int f = 0; f < nvar; ++f) uc[f] = u[f * n + g];
+      bool ok;
+      const double speed = cell_signal_speed(uc, gamma, ok);
+      if (!ok) bad = g < bad ? g : bad;
+      vmax = speed > vmax ? speed : vmax;
+    }
+    return {vmax, bad == n ? -1 : bad};
+  }
+
+  ScanResult advance(double dt) override {
+    {
+      copa::Region r(*setup_.timer, "hydro_update");
+      const double dtdx = dt / mesh_.dx;
+      const std::int64_t groups = mesh_.noct / 8;
+#pragma omp parallel
+      {
+        HostTile<2>& tile = *tiles_[omp_get_thread_num()];
+#pragma omp for schedule(static)
+        for (std::int64_t g = 0; g < groups; ++g)
+          tile.advance(view_, setup_.hydro, u_.data(), unew_.data(), g * 8, dtdx);
+      }
+      u_.swap(unew_);
+    }
+    return scan();
+  }
+
+  std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const override {
+    return {{"hydro_update", update_cost(mesh_)}, {"dt_reduction", scan_cost(mesh_)}};
+  }
+
+ private:
+  SolverSetup setup_;
+  const OctMesh& mesh_;
+  MeshView view_;
+  std::vector<double> u_, unew_;
+  std::vector<std::unique_ptr<HostTile<2>>> tiles_;
+};
+
+}  // namespace
+
+std::unique_ptr<HydroKernels> make_openmp_kernels(const SolverSetup& setup) {
+  return std::make_unique<OpenmpKernels>(setup);
+}
+
+}  // namespace ro

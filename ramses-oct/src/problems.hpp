@@ -1,0 +1,36 @@
+// Initial conditions of the three problems, on the state layout [field][oct][8 cells].
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "mesh.hpp"
+
+namespace ro {
+
+struct ProblemParams {
+  std::string name = "sedov";  // sod | sedov | sound
+  double gamma = 1.4;
+  double energy = 1.0;         // sedov: blast energy
+  double sound_amplitude = 1e-4;
+};
+
+// Box length along each axis (cubic cells, 1 along x).
+std::array<double, 3> box_size(const OctMesh& m);
+
+// Default end times: sod 0.2 (Toro test 1), sedov 0.05 (R ~ 0.31 for E = 1), sound one period.
+double default_tend(const OctMesh& m, const ProblemParams& p);
+// Default boundaries: outflow for sod (the tube's ends), periodic otherwise.
+Boundary default_boundary(const std::string& problem);
+
+// Fills u (5 * ncell) with the problem's initial state.
+void initialise(const OctMesh& m, const ProblemParams& p, std::vector<double>& u);
+
+// Sound wave: wave vector (2 pi / L_x, 2 pi / L_y, 2 pi / L_z), rho0 = 1, c = 1.
+struct SoundWave {
+  double k[3], omega, amplitude;
+  double density(double x, double y, double z, double t) const;
+};
+SoundWave sound_wave(const OctMesh& m, const ProblemParams& p);
+
+}  // namespace ro

@@ -1,0 +1,75 @@
+// Where the cells of a tile come from. A tile is B x B x B octs (2B cells per side) plus a ghost
+// layer of one oct (two cells) on every side: S = 2B + 4 cells per side. The (B+2)^3 oct slots of
+// a tile are found from the tile's base oct by hops through the face-neighbour table (edges and
+// corners are two and three hops), and boundaries are an index mapping: across a reflecting face
+// the ghost cell is the mirror cell of the boundary oct (local index 1-l, normal momentum negated),
+// across an outflow face it is the boundary cell itself (zero gradient); periodic faces are
+// already wrapped in the neighbour table. No ghost octs are stored.
+#pragma once
+#include <cstdint>
+
+#include "hydro_math.hpp"
+
+namespace ro {
+
+// A view of the mesh tables that a kernel needs (host or device pointers).
+struct MeshView {
+  std::int64_t noct = 0;
+  int octs[3] = {0, 0, 0};
+  int bc[3] = {0, 0, 0};                  // Boundary as int: 0 periodic, 1 reflecting, 2 outflow
+  const std::int32_t* nbor[6] = {};       // face 2*axis+side
+  const std::int32_t* coord[3] = {};
+};
+
+// Boundary kind seen by the low / high ghost slots of a tile along each axis (0 = none).
+struct TileEdges {
+  int lo[3], hi[3];
+};
+RO_HD TileEdges tile_edges(const MeshView& m, std::int64_t base, int B) {
+  TileEdges e;
+  for (int a = 0; a < 3; ++a) {
+    const int c = m.coord[a][base];
+    e.lo[a] = c == 0 ? m.bc[a] : 0;
+    e.hi[a] = c + B == m.octs[a] ? m.bc[a] : 0;
+  }
+  return e;
+}
+
+// Oct in slot (sx, sy, sz), each in [0, B+2), of the tile whose interior starts at base.
+RO_HD std::int32_t tile_slot_oct(const MeshView& m, std::int64_t base, int sx, int sy, int sz) {
+  std::int32_t o = static_cast<std::int32_t>(base);
+  const int s[3] = {sx, sy, sz};
+  for (int a = 0; a < 3; ++a) {
+    if (s[a] == 0) {
+      o = m.nbor[2 * a][o];
+    } else {
+      for (int k = 1; k < s[a]; ++k) o = m.nbor[2 * a + 1][o];
+    }
+  }
+  return o;
+}
+
+// Tile cell coordinate t in [0, S) along one axis -> slot, local cell index within the oct and
+// whether the normal momentum flips sign (reflecting ghost).
+RO_HD void tile_axis_source(int t, int B, int kind_lo, int kind_hi, int& slot, int& local, bool& flip) {
+  slot = t >> 1;
+  local = t & 1;
+  flip = false;
+  const int kind = slot == 0 ? kind_lo : (slot == B + 1 ? kind_hi : 0);
+  if (kind == 1) {
+    local = 1 - local;
+    flip = true;
+  } else if (kind == 2) {
+    local = slot == 0 ? 0 : 1;
+  }
+}
+
+// Position (px, py, pz) in [0, B)^3 of the k-th interior oct of a tile. Interior octs of a tile
+// are base + k: with Morton order, 2x2x2 aligned oct groups are 8 consecutive ranks.
+RO_HD void interior_oct_position(int k, int& px, int& py, int& pz) {
+  px = k & 1;
+  py = (k >> 1) & 1;
+  pz = (k >> 2) & 1;
+}
+
+}  // namespace ro

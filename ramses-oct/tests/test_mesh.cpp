@@ -1,0 +1,47 @@
+#define COPA_TEST_MAIN
+#include <set>
+
+#include "copa/errors.hpp"
+#include "copa/testing.hpp"
+#include "mesh.hpp"
+
+using namespace ro;
+
+COPA_TEST(morton_brick_is_dense_bijection) {
+  const OctMesh m = build_mesh({32, 8, 4}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  COPA_CHECK(m.noct == 16 * 4 * 2);
+  std::set<std::uint64_t> seen;
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 16; ++x) {
+        const auto code = m.order.encode(x, y, z);
+        COPA_CHECK(code < std::uint64_t(m.noct));
+        seen.insert(code);
+        const auto back = m.order.decode(code);
+        COPA_CHECK(back[0] == x && back[1] == y && back[2] == z);
+      }
+  COPA_CHECK(seen.size() == std::size_t(m.noct));
+  // Aligned 2x2x2 oct groups are 8 consecutive ranks (the tiles of the OpenMP and GPU variants).
+  for (std::int64_t g = 0; g < m.noct / 8; ++g)
+    for (int k = 0; k < 8; ++k) {
+      const std::int64_t o = g * 8 + k;
+      COPA_CHECK(m.coord[0][o] == m.coord[0][g * 8] + (k & 1));
+      COPA_CHECK(m.coord[1][o] == m.coord[1][g * 8] + ((k >> 1) & 1));
+      COPA_CHECK(m.coord[2][o] == m.coord[2][g * 8] + (k >> 2));
+    }
+}
+
+COPA_TEST(neighbour_table_wraps_and_reflects) {
+  const OctMesh p = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  const auto o = p.oct_at(0, 1, 3);
+  COPA_CHECK(p.nbor[0][o] == p.oct_at(3, 1, 3));
+  COPA_CHECK(p.nbor[1][o] == p.oct_at(1, 1, 3));
+  COPA_CHECK(p.nbor[5][o] == p.oct_at(0, 1, 0));
+  const OctMesh r = build_mesh({8, 8, 8}, {Boundary::reflecting, Boundary::outflow, Boundary::periodic});
+  const auto q = r.oct_at(0, 3, 2);
+  COPA_CHECK(r.nbor[0][q] == q);   // across a reflecting face: itself, mirrored by index mapping
+  COPA_CHECK(r.nbor[3][q] == q);   // across an outflow face: itself
+  COPA_CHECK(r.nbor[2][q] == r.oct_at(0, 2, 2));
+  COPA_CHECK_THROWS(build_mesh({12, 8, 8}, {}), copa::InputError);
+  COPA_CHECK_THROWS(build_mesh({2, 8, 8}, {}), copa::InputError);
+}
