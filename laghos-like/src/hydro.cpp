@@ -1,0 +1,296 @@
+#include "hydro.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "copa/errors.hpp"
+#include "copa/timing.hpp"
+
+namespace laghos {
+
+LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options)
+    : d_(d), k_(kernels), opt_(options) {
+  nh_ = d.nh1;
+  vs_ = d.h1_vsize();
+  ss_ = d.state_size();
+  for (double** p : {&S_, &S_old_, &dSdt_, &k_rk_, &y_rk_, &z_rk_, &S0_}) *p = k_.alloc(ss_);
+  V_ = k_.alloc(vs_);
+  rhs_ = k_.alloc(vs_);
+  e_rhs_ = k_.alloc(d.nl2);
+  source_ = d.taylor_source ? k_.alloc(d.nl2) : nullptr;
+  for (double** p : {&dinv_, &B_, &X_, &r_, &dd_, &zz_}) *p = k_.alloc(nh_);
+  for (double** p : {&rl_, &dl_, &zl_}) *p = k_.alloc(d.nl2);
+  // Jacobi preconditioner of the velocity mass: the PA diagonal (MFEM's OperatorJacobiSmoother
+  // with no essential dofs; the boundary rows are handled by the operator).
+  k_.mass_h1_diagonal(dinv_);
+  std::vector<double> diag(nh_);
+  k_.to_host(diag.data(), dinv_, nh_);
+  for (double& x : diag) x = 1.0 / x;
+  k_.to_backend(dinv_, diag.data(), nh_);
+}
+
+LagrangianHydro::~LagrangianHydro() {
+  for (double* p : {S_, S_old_, dSdt_, k_rk_, y_rk_, z_rk_, S0_, V_, rhs_, e_rhs_, source_, dinv_, B_, X_, r_, dd_, zz_,
+                    rl_, dl_, zl_})
+    if (p) k_.release(p);
+}
+
+double LagrangianHydro::elapsed(double start) {
+  k_.sync();
+  return copa::host_seconds() - start;
+}
+
+void LagrangianHydro::update_qdata(const double* S) {
+  if (qdata_current_) return;
+  qdata_current_ = true;
+  const double t0 = copa::host_seconds();
+  const double dt = k_.quadrature_update(S, S + vs_, S + 2 * vs_, source_);
+  timing_.qdata += elapsed(t0);
+  timing_.quad_tstep += d_.NE;
+  ++timing_.qdata_calls;
+  dt_est_ = std::fmin(dt_est_, dt);
+}
+
+void LagrangianHydro::op_velocity(const double* x, double* y) {
+  k_.mass_h1(x, y);
+  k_.zero_essential(component_, y);
+  ++timing_.mass_h1_calls;
+}
+
+void LagrangianHydro::op_energy(const double* x, double* y) {
+  k_.mass_l2(x, y);
+  ++timing_.mass_l2_calls;
+}
+
+// MFEM's CGSolver with x0 = 0: stops when (r, B r) <= rel_tol^2 (r0, B r0); returns the
+// iteration count it reports (max_iter when not converged).
+int LagrangianHydro::cg(void (LagrangianHydro::*op)(const double*, double*), const double* dinv, std::size_t n,
+                        const double* b, double* x) {
+  const bool velocity = (op == &LagrangianHydro::op_velocity);
+  double* r = velocity ? r_ : rl_;
+  double* d = velocity ? dd_ : dl_;
+  double* z = velocity ? zz_ : zl_;
+  k_.copy(n, b, r);
+  k_.fill(n, 0.0, x);
+  if (dinv) {
+    k_.multiply(n, dinv, r, z);
+    k_.copy(n, z, d);
+  } else {
+    k_.copy(n, r, d);
+  }
+  double nom = k_.dot(n, d, r);
+  if (nom < 0.0) return 0;
+  const double r0 = nom * opt_.cg_tol * opt_.cg_tol;
+  if (nom <= r0) return 0;
+  (this->*op)(d, z);
+  double den = k_.dot(n, z, d);
+  if (den <= 0.0 && den == 0.0) return 0;
+  int final_iter = opt_.cg_max_iter;
+  for (int i = 1; true;) {
+    const double alpha = nom / den;
+    k_.axpby(n, 1.0, x, alpha, d, x);
+    k_.axpby(n, 1.0, r, -alpha, z, r);
+    double betanom;
+    if (dinv) {
+      k_.multiply(n, dinv, r, z);
+      betanom = k_.dot(n, r, z);
+    } else {
+      betanom = k_.dot(n, r, r);
+    }
+    if (betanom < 0.0) {
+      final_iter = i;
+      break;
+    }
+    if (betanom <= r0) {
+      final_iter = i;
+      break;
+    }
+    if (++i > opt_.cg_max_iter) break;
+    const double beta = betanom / nom;
+    k_.axpby(n, 1.0, dinv ? z : r, beta, d, d);
+    (this->*op)(d, z);
+    den = k_.dot(n, d, z);
+    if (den == 0.0) {
+      final_iter = i;
+      break;
+    }
+    nom = betanom;
+  }
+  return final_iter;
+}
+
+void LagrangianHydro::solve_velocity(const double* S, double* dSdt) {
+  update_qdata(S);
+  double* dv = dSdt + vs_;
+  k_.fill(vs_, 0.0, dv);
+  double t0 = copa::host_seconds();
+  k_.force(rhs_);
+  timing_.force += elapsed(t0);
+  ++timing_.force_calls;
+  k_.axpby(vs_, -1.0, rhs_, 0.0, rhs_, rhs_);
+  for (int c = 0; c < d_.dim; ++c) {
+    component_ = c;
+    k_.copy(nh_, rhs_ + c * nh_, B_);
+    k_.zero_essential(c, B_);
+    t0 = copa::host_seconds();
+    const int it = cg(&LagrangianHydro::op_velocity, dinv_, nh_, B_, X_);
+    timing_.cg_h1 += elapsed(t0);
+    timing_.h1_iter += it;
+    k_.copy(nh_, X_, dv + c * nh_);
+  }
+}
+
+void LagrangianHydro::solve_energy(const double* S, const double* v, double* dSdt) {
+  update_qdata(S);
+  double* de = dSdt + 2 * vs_;
+  double t0 = copa::host_seconds();
+  k_.force_transpose(v, e_rhs_);
+  timing_.force += elapsed(t0);
+  ++timing_.force_calls;
+  if (source_) k_.axpby(d_.nl2, 1.0, e_rhs_, 1.0, source_, e_rhs_);
+  t0 = copa::host_seconds();
+  const int it = cg(&LagrangianHydro::op_energy, nullptr, d_.nl2, e_rhs_, de);
+  timing_.cg_l2 += elapsed(t0);
+  timing_.l2_iter += (it == 0) ? 1 : it;
+}
+
+void LagrangianHydro::mult(const double* S, double* dSdt) {
+  k_.copy(vs_, S + vs_, dSdt);  // dx/dt = v
+  solve_velocity(S, dSdt);
+  solve_energy(S, S + vs_, dSdt);
+  qdata_current_ = false;
+}
+
+// MFEM's RK4Solver::Step.
+void LagrangianHydro::step_rk4(double* S, double dt) {
+  mult(S, k_rk_);
+  k_.axpby(ss_, 1.0, S, dt / 2, k_rk_, y_rk_);
+  k_.copy(ss_, k_rk_, z_rk_);
+  mult(y_rk_, k_rk_);
+  k_.axpby(ss_, 1.0, S, dt / 2, k_rk_, y_rk_);
+  k_.axpby(ss_, 1.0, z_rk_, 2.0, k_rk_, z_rk_);
+  mult(y_rk_, k_rk_);
+  k_.axpby(ss_, 1.0, S, dt, k_rk_, y_rk_);
+  k_.axpby(ss_, 1.0, z_rk_, 2.0, k_rk_, z_rk_);
+  mult(y_rk_, k_rk_);
+  k_.axpby(ss_, 1.0, z_rk_, 1.0, k_rk_, z_rk_);
+  k_.axpby(ss_, 1.0, S, dt / 6, z_rk_, S);
+}
+
+// Laghos's RK2AvgSolver::Step: the energy and position use the averaged velocity.
+void LagrangianHydro::step_rk2avg(double* S, double dt) {
+  k_.copy(ss_, S, S0_);
+  const double* v0 = S0_ + vs_;
+  double* dv = dSdt_ + vs_;
+  for (int stage = 0; stage < 2; ++stage) {
+    if (stage == 1) {
+      k_.axpby(ss_, 1.0, S0_, 0.5 * dt, dSdt_, S);
+      qdata_current_ = false;
+    }
+    solve_velocity(S, dSdt_);
+    k_.axpby(vs_, 1.0, v0, 0.5 * dt, dv, V_);
+    solve_energy(S, V_, dSdt_);
+    k_.copy(vs_, V_, dSdt_);
+  }
+  k_.axpby(ss_, 1.0, S0_, dt, dSdt_, S);
+  qdata_current_ = false;
+}
+
+double LagrangianHydro::total_energy(const double* S) {
+  // IE = sum_q rho0DetJ0w e(q) = e . (M_L2 1); KE = 1/2 sum_c v_c . M v_c.
+  k_.fill(d_.nl2, 1.0, rl_);
+  k_.mass_l2(rl_, dl_);
+  const double ie = k_.dot(d_.nl2, S + 2 * vs_, dl_);
+  double ke = 0.0;
+  for (int c = 0; c < d_.dim; ++c) {
+    k_.mass_h1(S + vs_ + c * nh_, r_);
+    ke += 0.5 * k_.dot(nh_, S + vs_ + c * nh_, r_);
+  }
+  return ie + ke;
+}
+
+RunResult LagrangianHydro::run(const std::vector<double>& initial_state,
+                               const std::function<void(const std::string&)>& log) {
+  if (initial_state.size() != ss_) throw copa::RuntimeError("state size mismatch");
+  k_.to_backend(S_, initial_state.data(), ss_);
+  k_.fill(ss_, 0.0, dSdt_);
+  timing_ = HydroTiming{};
+  RunResult res;
+  res.energy_initial = total_energy(S_);
+  qdata_current_ = false;
+
+  auto estimate = [&]() {
+    update_qdata(S_);
+    return dt_est_;
+  };
+  dt_est_ = std::numeric_limits<double>::infinity();
+  double t = 0.0, dt = estimate(), t_old = 0.0;
+  bool last_step = false;
+  int steps = 0;
+  int ti = 1;
+  for (; !last_step; ++ti) {
+    if (t + dt >= opt_.t_final) {
+      dt = opt_.t_final - t;
+      last_step = true;
+    }
+    if (steps == opt_.max_steps) last_step = true;
+    k_.copy(ss_, S_, S_old_);
+    t_old = t;
+    dt_est_ = std::numeric_limits<double>::infinity();
+    if (opt_.ode == 7)
+      step_rk2avg(S_, dt);
+    else
+      step_rk4(S_, dt);
+    t += dt;
+    ++steps;
+    const double dt_est = estimate();
+    if (dt_est < dt) {
+      dt *= 0.85;
+      if (dt < std::numeric_limits<double>::epsilon()) throw copa::RuntimeError("The time step crashed!");
+      t = t_old;
+      k_.copy(ss_, S_old_, S_);
+      qdata_current_ = false;
+      ++res.repeats;
+      if (!opt_.quiet) log("Repeating step " + std::to_string(ti));
+      if (steps < opt_.max_steps) last_step = false;
+      --ti;
+      continue;
+    } else if (dt_est > 1.25 * dt) {
+      dt *= 1.02;
+    }
+    if (last_step || (opt_.print_every > 0 && ti % opt_.print_every == 0)) {
+      const double norm = std::sqrt(k_.dot(d_.nl2, S_ + 2 * vs_, S_ + 2 * vs_));
+      res.e_norm = norm;
+      if (!opt_.quiet || last_step) {
+        char line[160];
+        std::snprintf(line, sizeof line, "step %5d,\tt = %5.4f,\tdt = %5.6f,\t|e| = %.10e", ti, t, dt, norm);
+        log(line);
+      }
+    }
+  }
+  res.steps = ti - 1;
+  res.steps_taken = steps;
+  res.t = t;
+  res.dt = dt;
+  res.energy_final = total_energy(S_);
+  res.timing = timing_;
+  res.state.resize(ss_);
+  k_.to_host(res.state.data(), S_, ss_);
+
+  // Laghos's PrintTimingData, in 64-bit / floating point.
+  const int stages = (opt_.ode == 7) ? 2 : 4;
+  const double steps_stages = static_cast<double>(steps) * stages;
+  const double h1gt = static_cast<double>(vs_), l2gt = static_cast<double>(d_.nl2);
+  const std::int64_t h1iter = timing_.h1_iter / d_.dim;
+  const HydroTiming& T = timing_;
+  res.rate_cg_h1 = T.cg_h1 > 0 ? 1e-6 * h1gt * static_cast<double>(h1iter) / T.cg_h1 : 0;
+  res.rate_cg_l2 = T.cg_l2 > 0 ? 1e-6 * l2gt * static_cast<double>(T.l2_iter) / T.cg_l2 : 0;
+  res.rate_force = T.force > 0 ? 1e-6 * steps_stages * (h1gt + l2gt) / T.force : 0;
+  res.rate_qdata = T.qdata > 0 ? 1e-6 * static_cast<double>(T.quad_tstep) * d_.nq / T.qdata : 0;
+  const double total = T.cg_h1 + T.force + T.qdata;
+  res.rate_total = total > 0 ? (res.rate_cg_h1 * T.cg_h1 + res.rate_force * T.force + res.rate_qdata * T.qdata) / total : 0;
+  return res;
+}
+
+}  // namespace laghos

@@ -1,0 +1,83 @@
+// Laghos's Lagrangian hydro operator and time loop on one backend: the velocity solve
+// (Jacobi-preconditioned CG on the PA mass, one component at a time), the energy solve (CG on
+// the L2 mass), MFEM's RK4 and Laghos's RK2Avg, and the step control (repeat with dt*0.85 when
+// the estimate drops below dt, grow by 1.02 when it exceeds 1.25 dt).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "discretization.hpp"
+#include "kernels.hpp"
+
+namespace laghos {
+
+struct RunOptions {
+  int ode = 4;                 // 4 = RK4, 7 = RK2Avg
+  double t_final = 0.6;
+  double cg_tol = 1e-8;
+  int cg_max_iter = 300;
+  int max_steps = -1;          // -1 = no limit (Laghos -ms)
+  int print_every = 0;         // step lines every n steps (0 = last only), Laghos -vs
+  bool quiet = false;
+};
+
+// Laghos's timers and counters (PrintTimingData).
+struct HydroTiming {
+  double cg_h1 = 0, cg_l2 = 0, force = 0, qdata = 0;
+  std::int64_t h1_iter = 0, l2_iter = 0, quad_tstep = 0;
+  std::int64_t force_calls = 0, qdata_calls = 0, mass_h1_calls = 0, mass_l2_calls = 0;
+};
+
+struct RunResult {
+  int steps = 0;           // accepted steps (Laghos's printed 'step')
+  int steps_taken = 0;     // every step taken, repeated ones included (Laghos's 'steps')
+  int repeats = 0;
+  double t = 0, dt = 0, e_norm = 0;
+  double energy_initial = 0, energy_final = 0;
+  HydroTiming timing;
+  double rate_cg_h1 = 0, rate_cg_l2 = 0, rate_force = 0, rate_qdata = 0, rate_total = 0;
+  std::vector<double> state;  // final (x, v, e) on the host
+};
+
+class LagrangianHydro {
+ public:
+  LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options);
+  ~LagrangianHydro();
+  LagrangianHydro(const LagrangianHydro&) = delete;
+  LagrangianHydro& operator=(const LagrangianHydro&) = delete;
+
+  // Runs from the initial state to t_final (or max_steps); step lines go to `log`.
+  RunResult run(const std::vector<double>& initial_state, const std::function<void(const std::string&)>& log);
+
+  // Total energy sum_q rho0DetJ0w e(q) + 1/2 v^T M v of a host state (Laghos's IE + KE).
+  double total_energy(const double* state_backend);
+
+ private:
+  void update_qdata(const double* S);
+  void mult(const double* S, double* dSdt);
+  void solve_velocity(const double* S, double* dSdt);
+  void solve_energy(const double* S, const double* v, double* dSdt);
+  void step_rk4(double* S, double dt);
+  void step_rk2avg(double* S, double dt);
+  int cg(void (LagrangianHydro::*op)(const double*, double*), const double* dinv, std::size_t n,
+         const double* b, double* x);
+  void op_velocity(const double* x, double* y);
+  void op_energy(const double* x, double* y);
+  double elapsed(double start);
+
+  const Discretization& d_;
+  HydroKernels& k_;
+  RunOptions opt_;
+  std::size_t nh_, vs_, ss_;
+  int component_ = 0;
+  bool qdata_current_ = false;
+  double dt_est_ = 0;
+  // Backend vectors.
+  double *S_, *S_old_, *dSdt_, *k_rk_, *y_rk_, *z_rk_, *S0_, *V_;
+  double *rhs_, *e_rhs_, *source_, *dinv_, *B_, *X_, *r_, *dd_, *zz_, *rl_, *dl_, *zl_;
+  HydroTiming timing_;
+};
+
+}  // namespace laghos

@@ -1,0 +1,65 @@
+// The kernel family of laghos-like: Laghos's partial-assembly operators and the vector
+// operations of its solvers, on one backend's memory. Vectors are raw pointers into memory that
+// the backend allocated (host for serial/OpenMP, device for CUDA/HIP), so the whole time loop
+// stays on the backend; only scalars (dot products, the time-step estimate) come back.
+//
+// Layouts (MFEM's): H1 vector fields by nodes [c * nh1 + dof]; L2 fields element-major
+// [e * nl + l]; element-local tensors lexicographic (x fastest).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copa/backend.hpp"
+#include "discretization.hpp"
+
+namespace laghos {
+
+class HydroKernels {
+ public:
+  virtual ~HydroKernels() = default;
+  virtual std::string name() const = 0;
+  virtual void setup(const Discretization& d) = 0;
+
+  // Memory of this backend.
+  virtual double* alloc(std::size_t n) = 0;
+  virtual void release(double* p) = 0;
+  virtual void to_backend(double* dst, const double* host, std::size_t n) = 0;
+  virtual void to_host(double* host, const double* src, std::size_t n) = 0;
+  virtual void sync() {}
+
+  // BLAS-1 (what MFEM's CG and RK solvers use).
+  virtual double dot(std::size_t n, const double* x, const double* y) = 0;
+  virtual void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) = 0;  // z = a x + b y
+  virtual void copy(std::size_t n, const double* x, double* y) = 0;
+  virtual void fill(std::size_t n, double value, double* x) = 0;
+  virtual void multiply(std::size_t n, const double* a, const double* x, double* y) = 0;  // y = a .* x
+  virtual void zero_essential(int component, double* y) = 0;  // y[ess dofs of component] = 0
+
+  // Partial-assembly operators.
+  virtual void mass_h1(const double* x, double* y) = 0;       // scalar H1 mass, rho0 detJ0 w
+  virtual void mass_h1_diagonal(double* diag) = 0;           // its assembled diagonal
+  virtual void mass_l2(const double* x, double* y) = 0;       // L2 (Bernstein) mass, block diagonal
+  virtual void force(double* rhs) = 0;                       // rhs = F 1 (dim * nh1)
+  virtual void force_transpose(const double* v, double* e_rhs) = 0;  // e_rhs = F^T v (nl2)
+  // Quadrature update at state (x, v, e): stress J^{-T} w detJ for the force, and the minimum of
+  // the time-step estimate over all points (0 when a Jacobian is inverted). When the problem has
+  // the 2D Taylor-Green source, also its L2 load vector on the current mesh (source != nullptr).
+  virtual double quadrature_update(const double* x, const double* v, const double* e, double* source) = 0;
+};
+
+// Variants offered by each backend (the first is the default).
+std::vector<std::string> variants_of(copa::Backend backend);
+std::unique_ptr<HydroKernels> make_kernels(copa::Backend backend, const std::string& variant);
+
+std::unique_ptr<HydroKernels> make_serial_kernels();
+#if defined(COPA_HAVE_OPENMP)
+std::unique_ptr<HydroKernels> make_openmp_kernels();
+#endif
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+std::vector<std::string> gpu_variants();
+std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant);
+#endif
+
+}  // namespace laghos

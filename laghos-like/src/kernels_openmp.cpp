@@ -1,0 +1,184 @@
+// OpenMP variant, written for CPUs: element-parallel sum factorization with per-thread scratch,
+// element outputs into an E-vector, then a dof-parallel gather through the transposed element
+// map (no atomics, deterministic for a given thread count).
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "element_ops.hpp"
+#include "kernels.hpp"
+
+namespace laghos {
+
+namespace {
+
+class OpenMPKernels final : public HydroKernels {
+ public:
+  std::string name() const override { return "openmp"; }
+
+  void setup(const Discretization& d) override {
+    d_ = &d;
+    ops_ = std::make_unique<ElementOps>(d);
+    stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
+    evec_.assign(static_cast<std::size_t>(d.NE) * d.nd * d.dim, 0.0);
+    // dof -> list of E-vector positions (CSR).
+    offsets_.assign(d.nh1 + 1, 0);
+    for (int idx : d.h1_map) ++offsets_[idx + 1];
+    for (int i = 0; i < d.nh1; ++i) offsets_[i + 1] += offsets_[i];
+    positions_.resize(d.h1_map.size());
+    std::vector<int> fill = offsets_;
+    for (std::size_t p = 0; p < d.h1_map.size(); ++p) positions_[fill[d.h1_map[p]]++] = static_cast<int>(p);
+  }
+
+  double* alloc(std::size_t n) override { return new double[n](); }
+  void release(double* p) override { delete[] p; }
+  void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
+  void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
+
+  double dot(std::size_t n, const double* x, const double* y) override {
+    double s = 0.0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+    for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
+    return s;
+  }
+  void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) z[i] = a * x[i] + b * y[i];
+  }
+  void copy(std::size_t n, const double* x, double* y) override {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) y[i] = x[i];
+  }
+  void fill(std::size_t n, double value, double* x) override {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) x[i] = value;
+  }
+  void multiply(std::size_t n, const double* a, const double* x, double* y) override {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) y[i] = a[i] * x[i];
+  }
+  void zero_essential(int c, double* y) override {
+    const auto& ess = d_->ess[c];
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < ess.size(); ++i) y[ess[i]] = 0.0;
+  }
+
+  void mass_h1(const double* x, double* y) override {
+    const int nd = d_->nd;
+#pragma omp parallel
+    {
+      Scratch s(*d_);
+      std::vector<double> xl(nd);
+#pragma omp for schedule(static)
+      for (int e = 0; e < d_->NE; ++e) {
+        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+        for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
+        ops_->mass_h1(e, xl.data(), &evec_[static_cast<std::size_t>(e) * nd], s);
+      }
+    }
+    gather(evec_.data(), y, 0);
+  }
+
+  void mass_h1_diagonal(double* diag) override {
+    const int nd = d_->nd;
+#pragma omp parallel
+    {
+      Scratch s(*d_);
+#pragma omp for schedule(static)
+      for (int e = 0; e < d_->NE; ++e) ops_->mass_h1_diagonal(e, &evec_[static_cast<std::size_t>(e) * nd], s);
+    }
+    gather(evec_.data(), diag, 0);
+  }
+
+  void mass_l2(const double* x, double* y) override {
+    const std::size_t nl = d_->nl;
+#pragma omp parallel
+    {
+      Scratch s(*d_);
+#pragma omp for schedule(static)
+      for (int e = 0; e < d_->NE; ++e) ops_->mass_l2(e, x + e * nl, y + e * nl, s);
+    }
+  }
+
+  void force(double* rhs) override {
+    const int nd = d_->nd, dim = d_->dim;
+    const std::size_t comp = static_cast<std::size_t>(d_->NE) * nd;
+#pragma omp parallel
+    {
+      Scratch s(*d_);
+#pragma omp for schedule(static)
+      for (int e = 0; e < d_->NE; ++e) {
+        double* yp[3];
+        for (int c = 0; c < 3; ++c) yp[c] = c < dim ? &evec_[c * comp + static_cast<std::size_t>(e) * nd] : nullptr;
+        ops_->force(e, stress_.data(), yp, s);
+      }
+    }
+    for (int c = 0; c < dim; ++c) gather(evec_.data() + c * comp, rhs + static_cast<std::size_t>(c) * d_->nh1, 0);
+  }
+
+  void force_transpose(const double* v, double* e_rhs) override {
+    const int nd = d_->nd, dim = d_->dim;
+#pragma omp parallel
+    {
+      Scratch s(*d_);
+      std::vector<double> vl(static_cast<std::size_t>(3) * nd);
+      double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+#pragma omp for schedule(static)
+      for (int e = 0; e < d_->NE; ++e) {
+        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+        for (int c = 0; c < dim; ++c)
+          for (int i = 0; i < nd; ++i) vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
+        ops_->force_transpose(e, stress_.data(), vp, e_rhs + static_cast<std::size_t>(e) * d_->nl, s);
+      }
+    }
+  }
+
+  double quadrature_update(const double* x, const double* v, const double* e, double* source) override {
+    const int nd = d_->nd, dim = d_->dim;
+    double dt = INFINITY;
+#pragma omp parallel reduction(min : dt)
+    {
+      Scratch s(*d_);
+      std::vector<double> xl(static_cast<std::size_t>(3) * nd), vl(static_cast<std::size_t>(3) * nd);
+      double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
+      double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+#pragma omp for schedule(static)
+      for (int el = 0; el < d_->NE; ++el) {
+        const int* map = &d_->h1_map[static_cast<std::size_t>(el) * nd];
+        for (int c = 0; c < dim; ++c)
+          for (int i = 0; i < nd; ++i) {
+            xp[c][i] = x[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
+            vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
+          }
+        const double dte = ops_->quadrature_update(el, xp, vp, e + static_cast<std::size_t>(el) * d_->nl,
+                                                   stress_.data(),
+                                                   source ? source + static_cast<std::size_t>(el) * d_->nl : nullptr, s);
+        dt = dte < dt ? dte : dt;
+      }
+    }
+    return dt;
+  }
+
+ private:
+  // y[dof] = sum of the E-vector entries that map to dof.
+  void gather(const double* evec, double* y, int) const {
+#pragma omp parallel for schedule(static)
+    for (int g = 0; g < d_->nh1; ++g) {
+      double s = 0.0;
+      for (int p = offsets_[g]; p < offsets_[g + 1]; ++p) s += evec[positions_[p]];
+      y[g] = s;
+    }
+  }
+
+  const Discretization* d_ = nullptr;
+  std::unique_ptr<ElementOps> ops_;
+  std::vector<double> stress_, evec_;
+  std::vector<int> offsets_, positions_;
+};
+
+}  // namespace
+
+std::unique_ptr<HydroKernels> make_openmp_kernels() { return std::make_unique<OpenMPKernels>(); }
+
+}  // namespace laghos

@@ -1,0 +1,132 @@
+// The serial oracle: element loops with direct scatter-add, sequential reductions.
+#include <cmath>
+#include <cstring>
+
+#include "element_ops.hpp"
+#include "kernels.hpp"
+
+namespace laghos {
+
+namespace {
+
+class SerialKernels final : public HydroKernels {
+ public:
+  std::string name() const override { return "serial"; }
+
+  void setup(const Discretization& d) override {
+    d_ = &d;
+    ops_ = std::make_unique<ElementOps>(d);
+    scratch_ = std::make_unique<Scratch>(d);
+    stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
+  }
+
+  double* alloc(std::size_t n) override { return new double[n](); }
+  void release(double* p) override { delete[] p; }
+  void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
+  void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
+
+  double dot(std::size_t n, const double* x, const double* y) override {
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
+    return s;
+  }
+  void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
+    for (std::size_t i = 0; i < n; ++i) z[i] = a * x[i] + b * y[i];
+  }
+  void copy(std::size_t n, const double* x, double* y) override { std::memcpy(y, x, n * sizeof(double)); }
+  void fill(std::size_t n, double value, double* x) override {
+    for (std::size_t i = 0; i < n; ++i) x[i] = value;
+  }
+  void multiply(std::size_t n, const double* a, const double* x, double* y) override {
+    for (std::size_t i = 0; i < n; ++i) y[i] = a[i] * x[i];
+  }
+  void zero_essential(int c, double* y) override {
+    for (int g : d_->ess[c]) y[g] = 0.0;
+  }
+
+  void mass_h1(const double* x, double* y) override {
+    const int nd = d_->nd;
+    std::vector<double> xl(nd), yl(nd);
+    fill(d_->nh1, 0.0, y);
+    for (int e = 0; e < d_->NE; ++e) {
+      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+      for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
+      ops_->mass_h1(e, xl.data(), yl.data(), *scratch_);
+      for (int i = 0; i < nd; ++i) y[map[i]] += yl[i];
+    }
+  }
+
+  void mass_h1_diagonal(double* diag) override {
+    const int nd = d_->nd;
+    std::vector<double> yl(nd);
+    fill(d_->nh1, 0.0, diag);
+    for (int e = 0; e < d_->NE; ++e) {
+      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+      ops_->mass_h1_diagonal(e, yl.data(), *scratch_);
+      for (int i = 0; i < nd; ++i) diag[map[i]] += yl[i];
+    }
+  }
+
+  void mass_l2(const double* x, double* y) override {
+    const std::size_t nl = d_->nl;
+    for (int e = 0; e < d_->NE; ++e) ops_->mass_l2(e, x + e * nl, y + e * nl, *scratch_);
+  }
+
+  void force(double* rhs) override {
+    const int nd = d_->nd, dim = d_->dim;
+    std::vector<double> yl(static_cast<std::size_t>(3) * nd);
+    double* yp[3] = {&yl[0], &yl[nd], &yl[2 * nd]};
+    fill(d_->h1_vsize(), 0.0, rhs);
+    for (int e = 0; e < d_->NE; ++e) {
+      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+      ops_->force(e, stress_.data(), yp, *scratch_);
+      for (int c = 0; c < dim; ++c)
+        for (int i = 0; i < nd; ++i) rhs[static_cast<std::size_t>(c) * d_->nh1 + map[i]] += yp[c][i];
+    }
+  }
+
+  void force_transpose(const double* v, double* e_rhs) override {
+    const int nd = d_->nd, dim = d_->dim;
+    std::vector<double> vl(static_cast<std::size_t>(3) * nd);
+    double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+    for (int e = 0; e < d_->NE; ++e) {
+      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+      for (int c = 0; c < dim; ++c)
+        for (int i = 0; i < nd; ++i) vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
+      ops_->force_transpose(e, stress_.data(), vp, e_rhs + static_cast<std::size_t>(e) * d_->nl, *scratch_);
+    }
+  }
+
+  double quadrature_update(const double* x, const double* v, const double* e, double* source) override {
+    const int nd = d_->nd, dim = d_->dim;
+    std::vector<double> xl(static_cast<std::size_t>(3) * nd), vl(static_cast<std::size_t>(3) * nd);
+    double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
+    double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+    double dt = INFINITY;
+    for (int el = 0; el < d_->NE; ++el) {
+      const int* map = &d_->h1_map[static_cast<std::size_t>(el) * nd];
+      for (int c = 0; c < dim; ++c)
+        for (int i = 0; i < nd; ++i) {
+          xp[c][i] = x[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
+          vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
+        }
+      const double dte = ops_->quadrature_update(el, xp, vp, e + static_cast<std::size_t>(el) * d_->nl, stress_.data(),
+                                                 source ? source + static_cast<std::size_t>(el) * d_->nl : nullptr,
+                                                 *scratch_);
+      dt = dte < dt ? dte : dt;
+    }
+    return dt;
+  }
+
+ private:
+  const Discretization* d_ = nullptr;
+  std::unique_ptr<ElementOps> ops_;
+  std::unique_ptr<Scratch> scratch_;
+  std::vector<double> stress_;
+};
+
+}  // namespace
+
+std::unique_ptr<HydroKernels> make_serial_kernels() { return std::make_unique<SerialKernels>(); }
+
+}  // namespace laghos

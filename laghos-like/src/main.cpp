@@ -1,0 +1,375 @@
+// laghos-like: Laghos's Lagrange phase (PA mass, force, quadrature update) on serial, OpenMP,
+// CUDA and HIP backends, reproducing Laghos's verification table and reporting its FOM.
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "copa/cli.hpp"
+#include "copa/errors.hpp"
+#include "copa/machine.hpp"
+#include "copa/report.hpp"
+#include "discretization.hpp"
+#include "hydro.hpp"
+#include "kernels.hpp"
+#include "reference.hpp"
+
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/gpu.hpp"
+#endif
+
+using namespace laghos;
+
+namespace {
+
+struct AppOptions {
+  int laghos_run = 0;
+  int problem = 1;
+  std::string mesh;
+  int dim = 3;
+  int refine = 0;
+  int order_k = 2, order_t = 1;
+  std::string ode = "rk4";
+  double t_final = 0.6;
+  double cfl = 0.5;
+  double cg_tol = 1e-8;
+  int cg_max = 300;
+  int max_steps = -1;
+  double energy = 1.0;
+  int nx = 0, ny = 0, nz = 0;
+  int print_every = 5;
+  double tolerance = 1e-8;
+};
+
+struct Setup {
+  CartesianMesh mesh;
+  ProblemSpec spec;
+  RunOptions run;
+  std::optional<LaghosRun> reference;
+};
+
+Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
+  Setup s;
+  if (o.laghos_run) {
+    auto r = laghos_run(o.laghos_run);
+    if (!r) throw copa::InputError("--laghos-run: runs 1, 2, 3, 4, 6, 7, 8 are reproduced");
+    s.reference = r;
+    o.problem = r->problem;
+    o.mesh = r->mesh;
+    o.refine = r->refine;
+    o.order_k = r->order_k;
+    o.order_t = r->order_t;
+    o.t_final = r->t_final;
+    o.ode = r->ode == 7 ? "rk2avg" : "rk4";
+    o.energy = (r->run == 4) ? 2.0 : 1.0;
+  } else if (o.mesh.empty() && o.nx == 0) {
+    // --size presets: 3D Sedov Q2Q1 on the unit cube for a fixed number of steps.
+    o.problem = 1;
+    o.dim = 3;
+    o.order_k = app.count("--order-k") ? o.order_k : 2;
+    o.order_t = app.count("--order-t") ? o.order_t : o.order_k - 1;
+    const int n = size == "large" ? 44 : size == "medium" ? 20 : 8;
+    o.nx = o.ny = o.nz = n;
+    if (o.max_steps < 0) o.max_steps = size == "small" ? 10 : 20;
+    o.t_final = 10.0;
+  }
+  if (!o.mesh.empty() && o.mesh != "box") {
+    s.mesh = named_mesh(o.mesh);
+  } else {
+    if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim: must be 2 or 3");
+    const int nx = o.nx > 0 ? o.nx : 2;
+    s.mesh = box_mesh(o.dim, nx, o.ny > 0 ? o.ny : nx, o.nz > 0 ? o.nz : nx);
+  }
+  if (o.refine < 0 || o.refine > 8) throw copa::InputError("--refine: must be in 0..8");
+  for (int i = 0; i < o.refine; ++i) s.mesh.refine();
+  s.spec.problem = o.problem;
+  s.spec.order_k = o.order_k;
+  s.spec.order_t = o.order_t;
+  s.spec.blast_energy = o.energy;
+  s.spec.cfl = o.cfl;
+  if (o.ode != "rk4" && o.ode != "rk2avg") throw copa::InputError("--ode: rk4 or rk2avg");
+  s.run.ode = o.ode == "rk2avg" ? 7 : 4;
+  if (!(o.t_final > 0)) throw copa::InputError("--tf: must be positive");
+  if (!(o.cfl > 0)) throw copa::InputError("--cfl: must be positive");
+  if (!(o.cg_tol > 0)) throw copa::InputError("--cg-tol: must be positive");
+  if (o.cg_max < 1) throw copa::InputError("--cg-max: must be at least 1");
+  s.run.t_final = o.t_final;
+  s.run.cg_tol = o.cg_tol;
+  s.run.cg_max_iter = o.cg_max;
+  s.run.max_steps = o.max_steps;
+  s.run.print_every = o.print_every;
+  return s;
+}
+
+copa::Stats aggregate(double total, std::int64_t calls) {
+  copa::Stats st;
+  st.count = static_cast<std::size_t>(calls);
+  st.total = total;
+  const double per = calls > 0 ? total / static_cast<double>(calls) : 0.0;
+  st.min = st.median = st.max = st.mean = per;
+  return st;
+}
+
+// FLOP/byte model (README): sum factorization costs 2 * sum over the dim contractions of
+// (outputs x inputs per contraction); bytes are each input read once and each output written once.
+struct CostModel {
+  const Discretization& d;
+  double contraction_flops(int n, int q) const {  // n^dim -> q^dim (or back)
+    if (d.dim == 2) return 2.0 * (q * n * n + q * q * n);
+    return 2.0 * (static_cast<double>(q) * n * n * n + static_cast<double>(q) * q * n * n +
+                  static_cast<double>(q) * q * q * n);
+  }
+  copa::KernelCost cg_h1_iteration() const {
+    copa::KernelCost c;
+    const double NE = d.NE, n = d.nh1;
+    c.flops = NE * (2 * contraction_flops(d.D1D, d.Q1D) + d.nq) + 12.0 * n;
+    c.bytes_read = NE * (d.nd * 4.0 + d.nq * 8.0) + n * 8.0 * 9;
+    c.bytes_written = n * 8.0 * 5;
+    return c;
+  }
+  copa::KernelCost cg_l2_iteration() const {
+    copa::KernelCost c;
+    const double NE = d.NE, n = d.nl2;
+    c.flops = NE * (2 * contraction_flops(d.L1D, d.Q1D) + d.nq) + 10.0 * n;
+    c.bytes_read = NE * d.nq * 8.0 + n * 8.0 * 7;
+    c.bytes_written = n * 8.0 * 4;
+    return c;
+  }
+  copa::KernelCost force_call() const {  // mean of F 1 and F^T v
+    copa::KernelCost c;
+    const double NE = d.NE, DD = d.dim * d.dim;
+    const double f = NE * (d.dim * d.dim * contraction_flops(d.D1D, d.Q1D) + 2 * DD * d.nq);
+    const double ft = NE * (d.dim * d.dim * contraction_flops(d.D1D, d.Q1D) + 2 * DD * d.nq +
+                            contraction_flops(d.L1D, d.Q1D));
+    c.flops = 0.5 * (f + ft);
+    c.bytes_read = NE * (DD * d.nq * 8.0 + d.nd * 4.0) + 0.5 * d.h1_vsize() * 8.0;
+    c.bytes_written = 0.5 * (d.h1_vsize() + d.nl2) * 8.0;
+    return c;
+  }
+  copa::KernelCost qupdate_call() const {
+    copa::KernelCost c;
+    const double NE = d.NE, DD = d.dim * d.dim;
+    c.flops = NE * (2 * d.dim * d.dim * contraction_flops(d.D1D, d.Q1D) + contraction_flops(d.L1D, d.Q1D) +
+                    d.nq * (d.dim == 2 ? 150.0 : 600.0));
+    c.bytes_read = 2.0 * d.h1_vsize() * 8.0 + d.nl2 * 8.0 + NE * (d.nd * 4.0 + d.nq * 8.0 * (1 + DD) + 8.0);
+    c.bytes_written = NE * d.nq * DD * 8.0;
+    return c;
+  }
+};
+
+VelocityErrors velocity_errors(const Discretization& d, const std::vector<double>& S, int problem) {
+  VelocityErrors err;
+  const std::size_t vs = d.h1_vsize();
+  const int nd = d.nd, nq = d.nq, dim = d.dim, D = d.D1D, Q = d.Q1D;
+  for (int e = 0; e < d.NE; ++e) {
+    const int* map = &d.h1_map[static_cast<std::size_t>(e) * nd];
+    for (int q = 0; q < nq; ++q) {
+      const int qi[3] = {q % Q, (q / Q) % Q, q / (Q * Q)};
+      double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, J[9] = {0};
+      for (int l = 0; l < nd; ++l) {
+        const int li[3] = {l % D, (l / D) % D, l / (D * D)};
+        double phi = 1.0, dphi[3] = {1, 1, 1};
+        for (int a = 0; a < dim; ++a) {
+          phi *= d.B[qi[a] * D + li[a]];
+          for (int b = 0; b < dim; ++b) dphi[b] *= (a == b ? d.G : d.B)[qi[a] * D + li[a]];
+        }
+        for (int c = 0; c < dim; ++c) {
+          const double xc = S[c * d.nh1 + map[l]];
+          x[c] += phi * xc;
+          v[c] += phi * S[vs + c * d.nh1 + map[l]];
+          for (int b = 0; b < dim; ++b) J[c * dim + b] += dphi[b] * xc;
+        }
+      }
+      const double detJ = dim == 2 ? J[0] * J[3] - J[1] * J[2]
+                                   : J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                                         J[2] * (J[3] * J[7] - J[4] * J[6]);
+      double ve[3];
+      initial_velocity(problem, dim, x, ve);
+      double s1 = 0, s2 = 0;
+      for (int c = 0; c < dim; ++c) {
+        const double diff = std::fabs(v[c] - ve[c]);
+        s1 += diff;
+        s2 += diff * diff;
+        err.linf = std::max(err.linf, diff);
+      }
+      err.l1 += d.wq[q] * detJ * s1;
+      err.l2 += d.wq[q] * detJ * s2;
+    }
+  }
+  err.l2 = std::sqrt(err.l2);
+  return err;
+}
+
+std::string laghos_timing_block(const RunResult& r) {
+  std::ostringstream os;
+  const HydroTiming& T = r.timing;
+  os << "\nCG (H1) total time: " << T.cg_h1 << "\nCG (H1) rate (megadofs x cg_iterations / second): " << r.rate_cg_h1
+     << "\n\nCG (L2) total time: " << T.cg_l2 << "\nCG (L2) rate (megadofs x cg_iterations / second): " << r.rate_cg_l2
+     << "\n\nForces total time: " << T.force << "\nForces rate (megadofs x timesteps / second): " << r.rate_force
+     << "\n\nUpdateQuadData total time: " << T.qdata
+     << "\nUpdateQuadData rate (megaquads x timesteps / second): " << r.rate_qdata
+     << "\n\nMajor kernels total time (seconds): " << T.cg_h1 + T.force + T.qdata
+     << "\nMajor kernels total rate (megadofs x time steps / second): " << r.rate_total << "\n";
+  return os.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return copa::guarded_main([&]() -> int {
+    CLI::App app{"laghos-like: Laghos's high-order Lagrangian hydro (PA mass, force, quadrature update)"};
+    copa::CommonOptions common;
+    copa::add_common_options(app, common);
+    AppOptions o;
+    app.add_option("--laghos-run", o.laghos_run, "Reproduce run N of Laghos's verification table (1,2,3,4,6,7,8)");
+    app.add_option("-p,--problem", o.problem, "Problem (Laghos -p): 0 Taylor-Green, 1 Sedov, 3 triple point, 4 Gresho");
+    app.add_option("-m,--mesh", o.mesh, "Built-in mesh (Laghos -m): square01_quad, cube01_hex, rectangle01_quad, box01_hex, square_gresho, rt2D, box");
+    app.add_option("--dim", o.dim, "Dimension of the generated box (Laghos -dim)");
+    app.add_option("--nx", o.nx, "Cells in x of the generated unit box (Laghos -nx)");
+    app.add_option("--ny", o.ny, "Cells in y (Laghos -ny)");
+    app.add_option("--nz", o.nz, "Cells in z (Laghos -nz)");
+    app.add_option("--refine", o.refine, "Uniform refinements (Laghos -rs)");
+    app.add_option("--order-k", o.order_k, "Kinematic H1 order (Laghos -ok)");
+    app.add_option("--order-t", o.order_t, "Thermodynamic L2 order (Laghos -ot)");
+    app.add_option("--ode", o.ode, "Time integrator: rk4 (Laghos -s 4) or rk2avg (-s 7)");
+    app.add_option("--tf", o.t_final, "Final time (Laghos -tf)");
+    app.add_option("--cfl", o.cfl, "CFL number (Laghos -cfl)");
+    app.add_option("--cg-tol", o.cg_tol, "Relative CG tolerance (Laghos -cgt)");
+    app.add_option("--cg-max", o.cg_max, "Maximum CG iterations (Laghos -cgm)");
+    app.add_option("--max-steps", o.max_steps, "Maximum number of steps, -1 = none (Laghos -ms)");
+    app.add_option("--energy", o.energy, "Sedov blast energy, divided by 2^dim inside (Laghos -E0)");
+    app.add_option("--print-every", o.print_every, "Step line every N steps (Laghos -vs)");
+    app.add_option("--tolerance", o.tolerance, "Relative |e| tolerance vs the reference");
+    const int rc = copa::parse_command_line(app, argc, argv);
+    if (rc >= 0) return rc;
+    std::map<copa::Backend, std::vector<std::string>> variants;
+    for (auto b : copa::built_backends()) variants[b] = variants_of(b);
+    if (common.list) {
+      copa::print_list(std::cout, "laghos-like", variants);
+      return 0;
+    }
+    if (common.size != "small" && common.size != "medium" && common.size != "large")
+      throw copa::InputError("--size: small, medium or large");
+    Setup setup = make_setup(o, common.size, app);
+    setup.run.quiet = common.quiet;
+    const auto backends = copa::requested_backends(common);
+    const bool several = backends.size() > 1;
+    const int threads = copa::apply_threads(common.threads);
+
+    std::vector<double> state0;
+    const Discretization d = build_discretization(setup.mesh, setup.spec, state0);
+    const double state_bytes = static_cast<double>(d.state_size()) * 8.0;
+    const double qbytes = static_cast<double>(d.NE) * d.nq * 8.0 * (2 + 2 * d.dim * d.dim);
+    const std::size_t need = static_cast<std::size_t>(state_bytes * 12 + qbytes + d.h1_map.size() * 4.0);
+    copa::require_host_memory(need, "laghos-like state, quadrature data and solver vectors");
+
+    std::cout << "laghos-like: problem " << setup.spec.problem << ", dim " << d.dim << ", Q" << d.k << "Q" << d.ot
+              << ", " << d.NE << " zones, H1 dofs " << d.h1_vsize() << ", L2 dofs " << d.nl2 << ", "
+              << d.Q1D << "^" << d.dim << " quadrature points\n";
+
+    double serial_e = std::nan("");
+    int exit_code = 0;
+    for (auto backend : backends) {
+      std::string variant = common.variant.empty() ? variants[backend].front() : common.variant;
+      copa::check_variant(variant, variants[backend], backend);
+      int device = -1;
+      if (copa::is_gpu(backend)) {
+        device = copa::select_device(common.device);
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+        copa::gpu::require_device_memory(need, "laghos-like device state and quadrature data");
+#endif
+      }
+      auto kernels = make_kernels(backend, variant);
+      kernels->setup(d);
+      LagrangianHydro hydro(d, *kernels, setup.run);
+      std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
+      RunResult res = hydro.run(state0, [](const std::string& line) { std::cout << line << "\n"; });
+      const double energy_diff = std::fabs(res.energy_initial - res.energy_final);
+      if (!common.quiet) std::cout << laghos_timing_block(res);
+      std::cout << "\nEnergy  diff: " << std::scientific << std::setprecision(2) << energy_diff << std::defaultfloat
+                << std::setprecision(6) << "\n";
+
+      copa::Report report("laghos-like", "1.0");
+      report.set_backend(backend);
+      report.set_variant(variant);
+      report.set_threads(threads);
+      report.set_device(device);
+      report.set_command_line(copa::command_line(argc, argv));
+      nlohmann::json vb = nlohmann::json::object();
+      for (auto& [b, v] : variants) vb[copa::to_string(b)] = v;
+      report.set_variants_built(vb);
+      auto& pj = report.problem();
+      pj["problem"] = setup.spec.problem;
+      pj["dim"] = d.dim;
+      pj["order_k"] = d.k;
+      pj["order_t"] = d.ot;
+      pj["zones"] = d.NE;
+      pj["h1_dofs"] = d.h1_vsize();
+      pj["l2_dofs"] = d.nl2;
+      pj["quadrature_points_per_zone"] = d.nq;
+      pj["ode"] = setup.run.ode == 7 ? "rk2avg" : "rk4";
+      pj["t_final"] = setup.run.t_final;
+      pj["cg_tol"] = setup.run.cg_tol;
+      pj["max_steps"] = setup.run.max_steps;
+      if (setup.reference) pj["laghos_run"] = setup.reference->run;
+
+      CostModel cm{d};
+      const HydroTiming& T = res.timing;
+      report.add_kernel("CG (H1) iteration", aggregate(T.cg_h1, T.h1_iter), cm.cg_h1_iteration());
+      report.add_kernel("CG (L2) iteration", aggregate(T.cg_l2, T.l2_iter), cm.cg_l2_iteration());
+      report.add_kernel("Forces (F 1, F^T v)", aggregate(T.force, T.force_calls), cm.force_call());
+      report.add_kernel("UpdateQuadData", aggregate(T.qdata, T.qdata_calls), cm.qupdate_call());
+      report.set_fom({"Major kernels total rate", res.rate_total, "megadofs x time steps / second"});
+
+      nlohmann::json sol;
+      sol["step"] = res.steps;
+      sol["steps_taken"] = res.steps_taken;
+      sol["repeats"] = res.repeats;
+      sol["t"] = res.t;
+      sol["dt"] = res.dt;
+      sol["e_norm"] = res.e_norm;
+      sol["energy_diff"] = energy_diff;
+      sol["rates"] = {{"cg_h1", res.rate_cg_h1}, {"cg_l2", res.rate_cg_l2}, {"forces", res.rate_force},
+                      {"update_quad_data", res.rate_qdata}, {"major_kernels_total", res.rate_total}};
+      sol["h1_cg_iterations"] = T.h1_iter;
+      sol["l2_cg_iterations"] = T.l2_iter;
+      if (setup.spec.problem == 0 || setup.spec.problem == 4) {
+        const VelocityErrors ve = velocity_errors(d, res.state, setup.spec.problem);
+        sol["velocity_error"] = {{"l1", ve.l1}, {"l2", ve.l2}, {"linf", ve.linf}};
+        std::cout << "L_1    error: " << ve.l1 << "\nL_2    error: " << ve.l2 << "\nL_inf  error: " << ve.linf << "\n";
+      }
+      report.extra()["solution"] = sol;
+
+      copa::Verification v;
+      if (setup.reference) {
+        const auto& r = *setup.reference;
+        const double rel = std::fabs(res.e_norm - r.e_norm) / r.e_norm;
+        v.reference = "Laghos verification run " + std::to_string(r.run) + " (step " + std::to_string(r.steps) +
+                      ", |e| " + std::to_string(r.e_norm) + ")";
+        v.metric = "relative |e| difference (steps " + std::to_string(res.steps) + " vs " + std::to_string(r.steps) + ")";
+        v.value = rel;
+        v.tolerance = o.tolerance;
+        v.passed = (res.steps == r.steps) && rel <= o.tolerance;
+      } else if (backend != copa::Backend::serial && several && std::isfinite(serial_e)) {
+        const double rel = std::fabs(res.e_norm - serial_e) / serial_e;
+        v.reference = "serial oracle";
+        v.metric = "relative |e| difference";
+        v.value = rel;
+        v.tolerance = 1e-10;
+        v.passed = rel <= 1e-10;
+      } else {
+        v.reference = "none for this configuration (finite-state check only)";
+        v.metric = "|e|";
+        v.value = res.e_norm;
+        v.tolerance = 0;
+        v.passed = std::isfinite(res.e_norm);
+      }
+      if (backend == copa::Backend::serial) serial_e = res.e_norm;
+      report.set_verification(v);
+      report.print(std::cout);
+      if (!common.json.empty()) report.write_json(copa::json_path_for(common.json, backend, several));
+      if (!v.passed) exit_code = copa::exit_verification_failed;
+    }
+    return exit_code;
+  });
+}
