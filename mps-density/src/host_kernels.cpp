@@ -1,0 +1,266 @@
+#include "host_kernels.hpp"
+
+#include <sstream>
+
+namespace mps {
+
+void HostKernels::load(const Problem& pr, double max_radius) {
+  const Particles& ps = pr.particles;
+  n_ = static_cast<int>(ps.size());
+  grid_ = pr.grid;
+  if (max_radius > grid_.edge * (1 + 1e-12)) throw copa::InputError("a radius exceeds the bucket edge");
+  skin_ = opt_.skin * pr.l0;
+  list_radius_ = max_radius + skin_;
+  if (opt_.strategy == Strategy::verlet) grid_ = widen(grid_, list_radius_);
+  for (auto& a : f_) a.assign(n_, 0.0);
+  f_[idx(Field::x)] = ps.x;
+  f_[idx(Field::y)] = ps.y;
+  f_[idx(Field::z)] = ps.z;
+  f_[idx(Field::u)] = ps.u;
+  f_[idx(Field::v)] = ps.v;
+  f_[idx(Field::w)] = ps.w;
+  f_[idx(Field::p)] = ps.p;
+  type_ = ps.type;
+  active_.assign(n_, 0);
+  id_.resize(n_);
+  for (int i = 0; i < n_; ++i) id_[i] = i;
+  lists_valid_ = false;
+  rebuilds_ = 0;
+}
+
+void HostKernels::store(Particles& out) {
+  out.dim = grid_.dim;
+  out.x = get(Field::x);
+  out.y = get(Field::y);
+  out.z = get(Field::z);
+  out.u = get(Field::u);
+  out.v = get(Field::v);
+  out.w = get(Field::w);
+  out.p = get(Field::p);
+  out.type.resize(n_);
+  for (int i = 0; i < n_; ++i) out.type[id_[i]] = type_[i];
+}
+
+std::vector<double> HostKernels::get(Field f) {
+  std::vector<double> out(n_);
+  const auto& a = f_[idx(f)];
+  for (int i = 0; i < n_; ++i) out[id_[i]] = a[i];
+  return out;
+}
+
+void HostKernels::set(Field f, const std::vector<double>& values) {
+  auto& a = f_[idx(f)];
+  for (int i = 0; i < n_; ++i) a[i] = values[id_[i]];
+}
+
+void HostKernels::rebucket() {
+  build_buckets(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, parallel_, start_, order_, cell_);
+  if (!opt_.reorder) return;
+  // Reorder every per-particle array by bucket (gather through order).
+  std::vector<double> tmp(n_);
+  for (Field f : {Field::x, Field::y, Field::z, Field::u, Field::v, Field::w, Field::p}) {
+    auto& a = f_[idx(f)];
+#pragma omp parallel for if (parallel_) schedule(static)
+    for (int k = 0; k < n_; ++k) tmp[k] = a[order_[k]];
+    a.swap(tmp);
+  }
+  std::vector<std::uint8_t> t8(n_);
+  std::vector<int> ti(n_);
+  for (int k = 0; k < n_; ++k) {
+    t8[k] = type_[order_[k]];
+    ti[k] = id_[order_[k]];
+  }
+  type_.swap(t8);
+  id_.swap(ti);
+}
+
+void HostKernels::build_verlet() {
+  const View v = view();
+  const BucketsView b = buckets();
+  const double rl2 = list_radius_ * list_radius_;
+  list_count_.assign(n_, 0);
+  auto scan = [&](int i, auto&& emit) {
+    const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+    for_each_row_range(grid_, b.start, grid_.cx(xi), grid_.cy(yi), grid_.cz(zi), [&](int k0, int k1) {
+      for (int k = k0; k < k1; ++k) {
+        const int j = b.particle(k);
+        const double dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
+        if (j != i && dx * dx + dy * dy + dz * dz < rl2) emit(j);
+      }
+    });
+  };
+  int capacity = 0;
+#pragma omp parallel for if (parallel_) schedule(static) reduction(max : capacity)
+  for (int i = 0; i < n_; ++i) {
+    int c = 0;
+    scan(i, [&](int) { ++c; });
+    list_count_[i] = c;
+    capacity = std::max(capacity, c);
+  }
+  capacity_ = capacity;
+  list_.assign(static_cast<std::size_t>(capacity_) * n_, 0);
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int i = 0; i < n_; ++i) {
+    int s = 0;
+    scan(i, [&](int j) { list_[static_cast<std::size_t>(s++) * n_ + i] = j; });
+  }
+  xb_ = f_[idx(Field::x)];
+  yb_ = f_[idx(Field::y)];
+  zb_ = f_[idx(Field::z)];
+  lists_valid_ = true;
+  ++rebuilds_;
+}
+
+void HostKernels::prepare_neighbours(bool force) {
+  if (opt_.strategy != Strategy::verlet) {
+    rebucket();
+    return;
+  }
+  bool rebuild = force || !lists_valid_;
+  if (!rebuild) {
+    const double* x = fd(Field::x);
+    const double* y = fd(Field::y);
+    const double* z = fd(Field::z);
+    double worst = 0;
+#pragma omp parallel for if (parallel_) reduction(max : worst)
+    for (int i = 0; i < n_; ++i) {
+      const double dx = x[i] - xb_[i], dy = y[i] - yb_[i], dz = z[i] - zb_[i];
+      worst = std::max(worst, dx * dx + dy * dy + dz * dz);
+    }
+    rebuild = worst > 0.25 * skin_ * skin_;
+  }
+  if (rebuild) {
+    rebucket();
+    build_verlet();
+  }
+}
+
+void HostKernels::number_density(double re) {
+  double* out = fd(Field::n);
+  if (!(parallel_ && opt_.strategy == Strategy::sorted_particle && opt_.reorder)) {
+    run(DensityOp{re, re * re, out});
+    return;
+  }
+  // Sorted particles: contiguous row ranges, branch-free SIMD body (the self pair has r2 = 0 and
+  // is masked like every pair outside r_e).
+  const double* x = fd(Field::x);
+  const double* y = fd(Field::y);
+  const double* z = fd(Field::z);
+  const double re2 = re * re;
+  const int* start = start_.data();
+  const Grid g = grid_;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n_; ++i) {
+    const double xi = x[i], yi = y[i], zi = z[i];
+    double sum = 0;
+    for_each_row_range(g, start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+#pragma omp simd reduction(+ : sum)
+      for (int k = k0; k < k1; ++k) {
+        const double dx = x[k] - xi, dy = y[k] - yi, dz = z[k] - zi;
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        const bool in = r2 < re2 && r2 > 0;
+        sum += in ? re / std::sqrt(in ? r2 : 1.0) - 1.0 : 0.0;
+      }
+    });
+    out[i] = sum;
+  }
+}
+
+void HostKernels::predictor(double dt, double nu, const double g[3]) {
+  double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
+  double *u = fd(Field::u), *v = fd(Field::v), *w = fd(Field::w);
+  const double *ax = fd(Field::ax), *ay = fd(Field::ay), *az = fd(Field::az);
+  const bool three = grid_.dim == 3;
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int i = 0; i < n_; ++i) {
+    if (type_[i] != fluid) continue;
+    u[i] += dt * (nu * ax[i] + g[0]);
+    v[i] += dt * (nu * ay[i] + g[1]);
+    w[i] = three ? w[i] + dt * (nu * az[i] + g[2]) : 0.0;
+    x[i] += dt * u[i];
+    y[i] += dt * v[i];
+    z[i] += dt * w[i];
+  }
+}
+
+void HostKernels::correct(double scale, double dt) {
+  double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
+  double *u = fd(Field::u), *v = fd(Field::v), *w = fd(Field::w);
+  const double *ax = fd(Field::ax), *ay = fd(Field::ay), *az = fd(Field::az);
+  const bool three = grid_.dim == 3;
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int i = 0; i < n_; ++i) {
+    if (type_[i] != fluid) continue;
+    const double du = scale * ax[i], dv = scale * ay[i], dw = three ? scale * az[i] : 0.0;
+    u[i] += du;
+    v[i] += dv;
+    w[i] += dw;
+    x[i] += dt * du;
+    y[i] += dt * dv;
+    z[i] += dt * dw;
+  }
+}
+
+std::size_t HostKernels::ppe_setup(double n_surface, double n0, double src) {
+  const double* n = fd(Field::n);
+  double *rhs = fd(Field::rhs), *p = fd(Field::p);
+  std::size_t count = 0;
+#pragma omp parallel for if (parallel_) schedule(static) reduction(+ : count)
+  for (int i = 0; i < n_; ++i) {
+    const bool a = type_[i] != dummy && n[i] >= n_surface;
+    active_[i] = a;
+    rhs[i] = a ? src * (n[i] - n0) / n0 : 0.0;
+    if (!a) p[i] = 0.0;
+    count += a;
+  }
+  return count;
+}
+
+double HostKernels::dot(Field fa, Field fb) {
+  const double *a = fd(fa), *b = fd(fb);
+  double s = 0;
+#pragma omp parallel for if (parallel_) schedule(static) reduction(+ : s)
+  for (int i = 0; i < n_; ++i) s += a[i] * b[i];
+  return s;
+}
+
+void HostKernels::axpy(double alpha, Field fx, Field fy) {
+  const double* x = fd(fx);
+  double* y = fd(fy);
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int i = 0; i < n_; ++i) y[i] += alpha * x[i];
+}
+
+void HostKernels::xpay(Field fx, double beta, Field fy) {
+  const double* x = fd(fx);
+  double* y = fd(fy);
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int i = 0; i < n_; ++i) y[i] = x[i] + beta * y[i];
+}
+
+void HostKernels::clamp_negative_pressure() {
+  double* p = fd(Field::p);
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int i = 0; i < n_; ++i) p[i] = p[i] < 0 ? 0.0 : p[i];
+}
+
+void HostKernels::check_state() {
+  const double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
+  const double *u = fd(Field::u), *v = fd(Field::v), *w = fd(Field::w), *p = fd(Field::p);
+  int bad_nan = -1, bad_out = -1;
+#pragma omp parallel for if (parallel_) reduction(max : bad_nan, bad_out)
+  for (int i = 0; i < n_; ++i) {
+    if (std::isnan(x[i] + y[i] + z[i] + u[i] + v[i] + w[i] + p[i])) bad_nan = std::max(bad_nan, id_[i]);
+    else if (!grid_.inside(x[i], y[i], z[i])) bad_out = std::max(bad_out, id_[i]);
+  }
+  if (bad_nan >= 0) throw copa::RuntimeError("NaN in the state of particle " + std::to_string(bad_nan) + " (time step too large?)");
+  if (bad_out >= 0) throw copa::RuntimeError("particle " + std::to_string(bad_out) + " left the domain (bucket grid)");
+}
+
+std::size_t HostKernels::bytes_needed(std::size_t n, long long cells, double neighbours) const {
+  std::size_t b = n * (field_count * sizeof(double) + 2 + 3 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * sizeof(int);
+  if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
+  return b + n * sizeof(double);  // reorder scratch
+}
+
+}  // namespace mps

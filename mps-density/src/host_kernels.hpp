@@ -1,0 +1,133 @@
+// The host implementation of the kernel family, shared by the serial oracle (parallel = false)
+// and the OpenMP backend (parallel = true: the same loops with OpenMP work sharing; the sorted
+// number density has a SIMD inner loop over contiguous bucket rows).
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "buckets.hpp"
+#include "copa/errors.hpp"
+#include "kernels.hpp"
+#include "neighbour_loops.hpp"
+
+namespace mps {
+
+class HostKernels final : public MpsKernels {
+ public:
+  HostKernels(const KernelOptions& o, bool parallel) : opt_(o), parallel_(parallel) {}
+  copa::Backend backend() const override { return parallel_ ? copa::Backend::openmp : copa::Backend::serial; }
+  std::string strategy_name() const override { return to_string(opt_.strategy); }
+
+  void load(const Problem& pr, double max_radius) override;
+  void store(Particles& out) override;
+  std::vector<double> get(Field f) override;
+  void set(Field f, const std::vector<double>& values) override;
+  void prepare_neighbours(bool force) override;
+  int list_rebuilds() const override { return rebuilds_; }
+
+  void number_density(double re) override;
+  void velocity_laplacian(double re, double coef) override {
+    run(LaplacianOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
+  }
+  void pressure_gradient(double re, double coef) override {
+    run(GradientOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
+  }
+  void collision(double rc, double e) override {
+    run(CollisionOp{view(), rc * rc, e, fd(Field::ax), fd(Field::ay), fd(Field::az)});
+  }
+  void ppe_apply(Field x, Field y, double re, double coef, double diag) override {
+    run(PpeOp{type_.data(), active_.data(), fd(x), re, re * re, coef, diag, fd(y)});
+  }
+
+  void predictor(double dt, double nu, const double g[3]) override;
+  void correct(double scale, double dt) override;
+  std::size_t ppe_setup(double n_surface, double n0, double src) override;
+  double dot(Field a, Field b) override;
+  void axpy(double alpha, Field x, Field y) override;
+  void xpay(Field x, double beta, Field y) override;
+  void copy(Field from, Field to) override { f_[idx(to)] = f_[idx(from)]; }
+  void clamp_negative_pressure() override;
+  void check_state() override;
+  std::size_t bytes_needed(std::size_t n, long long cells, double neighbours) const override;
+
+ private:
+  static int idx(Field f) { return static_cast<int>(f); }
+  double* fd(Field f) { return f_[idx(f)].data(); }
+  View view() {
+    View v;
+    v.x = fd(Field::x);
+    v.y = fd(Field::y);
+    v.z = fd(Field::z);
+    v.u = fd(Field::u);
+    v.v = fd(Field::v);
+    v.w = fd(Field::w);
+    v.p = fd(Field::p);
+    v.type = type_.data();
+    v.n = n_;
+    v.dim = grid_.dim;
+    return v;
+  }
+  BucketsView buckets() const {
+    BucketsView b;
+    b.grid = grid_;
+    b.start = start_.data();
+    b.order = opt_.reorder ? nullptr : order_.data();
+    return b;
+  }
+  VerletView lists() const { return VerletView{list_.data(), list_count_.data(), n_, capacity_}; }
+  void rebucket();
+  void build_verlet();
+  template <class Op>
+  void run(const Op& op);
+
+  KernelOptions opt_;
+  bool parallel_;
+  int n_ = 0;
+  Grid grid_;
+  double list_radius_ = 0, skin_ = 0;
+  std::array<std::vector<double>, field_count> f_;
+  std::vector<std::uint8_t> type_, active_;
+  std::vector<int> id_, start_, order_, cell_;
+  std::vector<int> list_, list_count_;
+  std::vector<double> xb_, yb_, zb_;
+  int capacity_ = 0, rebuilds_ = 0;
+  bool lists_valid_ = false;
+};
+
+template <class Op>
+void HostKernels::run(const Op& op) {
+  const View v = view();
+  const BucketsView b = buckets();
+  const int n = n_;
+  switch (opt_.strategy) {
+    case Strategy::brute:
+#pragma omp parallel for if (parallel_) schedule(dynamic, 64)
+      for (int i = 0; i < n; ++i) target_brute(v, op, i);
+      break;
+    case Strategy::bucket_block:
+    case Strategy::bucket_thread: {
+      // P-Flow's CPU mapping: a bucket per iteration, dynamic schedule.
+      const long long cells = grid_.cells();
+#pragma omp parallel for if (parallel_) schedule(dynamic, 1)
+      for (long long c = 0; c < cells; ++c)
+        for (int k = b.start[c]; k < b.start[c + 1]; ++k) target_27_buckets(v, b, op, b.particle(k));
+      break;
+    }
+    case Strategy::sorted_particle:
+    case Strategy::warp_particle:
+#pragma omp parallel for if (parallel_) schedule(static)
+      for (int k = 0; k < n; ++k) target_rows(v, b, op, b.particle(k));
+      break;
+    case Strategy::verlet: {
+      const VerletView l = lists();
+#pragma omp parallel for if (parallel_) schedule(static)
+      for (int i = 0; i < n; ++i) target_verlet(v, l, op, i);
+      break;
+    }
+  }
+}
+
+}  // namespace mps

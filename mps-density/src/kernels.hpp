@@ -1,0 +1,92 @@
+// The kernel-family interface of mps-density: particle state lives in the backend (host vectors
+// or device arrays, structure of arrays, reordered by bucket when `reorder`), the neighbour sums
+// run through the strategy picked by the variant, and the pointwise/vector operations let the
+// backend-agnostic simulation driver (simulation.cpp) run the whole MPS step, CG included, on the
+// backend. Fields are exchanged with the caller in the particles' original order.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copa/backend.hpp"
+#include "copa/roofline.hpp"
+#include "particles.hpp"
+
+namespace mps {
+
+// Double fields every backend holds, one value per particle.
+enum class Field : int { x, y, z, u, v, w, p, n, ax, ay, az, rhs, res, dir, adir, count_ };
+constexpr int field_count = static_cast<int>(Field::count_);
+
+enum class Strategy { brute, bucket_block, bucket_thread, sorted_particle, verlet, warp_particle };
+std::string to_string(Strategy s);
+Strategy parse_strategy(const std::string& name);  // throws InputError naming --variant
+
+struct KernelOptions {
+  Strategy strategy = Strategy::sorted_particle;
+  bool reorder = true;          // permute the particle arrays by bucket at every rebucketing
+  double skin = 0.3;            // verlet: list radius = r_max + skin (in units of the problem's l0)
+  copa::Precision precision = copa::Precision::fp64;  // fp32: number density from float positions (GPU)
+};
+
+struct NeighbourStats {
+  double candidates = 0;  // candidate pairs the strategy tests per evaluation
+  double neighbours = 0;  // pairs within r_e (ordered, i != j)
+};
+
+class MpsKernels {
+ public:
+  virtual ~MpsKernels() = default;
+  virtual copa::Backend backend() const = 0;
+  virtual std::string strategy_name() const = 0;
+
+  // Copies the particles and grid in; `max_radius` is the largest radius any later call uses.
+  virtual void load(const Problem& problem, double max_radius) = 0;
+  virtual void store(Particles& out) = 0;
+  virtual std::vector<double> get(Field f) = 0;
+  virtual void set(Field f, const std::vector<double>& values) = 0;
+
+  // Neighbour structure: counting sort into buckets (count, prefix sum, scatter) and reorder;
+  // verlet: also the lists, rebuilt only when a particle moved more than skin / 2 (or `force`).
+  virtual void prepare_neighbours(bool force = false) = 0;
+  virtual int list_rebuilds() const { return 0; }
+
+  // Neighbour sums (neighbour_ops.hpp), each through the strategy of the variant.
+  virtual void number_density(double re) = 0;                      // -> n
+  virtual void velocity_laplacian(double re, double coef) = 0;     // u,v,w -> ax,ay,az
+  virtual void pressure_gradient(double re, double coef) = 0;      // p -> ax,ay,az
+  virtual void collision(double rc, double restitution) = 0;       // u,v,w -> ax,ay,az (du)
+  virtual void ppe_apply(Field x, Field y, double re, double coef, double diag) = 0;
+
+  // Pointwise operations of the step (fluid particles only where it says so).
+  virtual void predictor(double dt, double nu, const double g[3]) = 0;  // u += dt (nu a + g); r += dt u
+  virtual void correct(double scale, double dt) = 0;                    // du = scale a; u += du; r += dt du
+  // Active set = not dummy and n >= n_surface; rhs = src (n - n0) / n0 there, 0 elsewhere;
+  // p = 0 off the active set. Returns the number of active particles.
+  virtual std::size_t ppe_setup(double n_surface, double n0, double src) = 0;
+  virtual double dot(Field a, Field b) = 0;
+  virtual void axpy(double alpha, Field x, Field y) = 0;  // y += alpha x
+  virtual void xpay(Field x, double beta, Field y) = 0;   // y = x + beta y
+  virtual void copy(Field from, Field to) = 0;
+  virtual void clamp_negative_pressure() = 0;
+  // Throws copa::RuntimeError when a value is NaN or a particle left the bucket grid.
+  virtual void check_state() = 0;
+
+  // Device/host bytes the backend needs for n particles and the grid (for the memory estimate).
+  virtual std::size_t bytes_needed(std::size_t n, long long cells, double neighbours_per_particle) const = 0;
+};
+
+// Candidate pairs a strategy tests and true neighbours within re, counted on the host from the
+// bucket structure (list_radius: verlet list radius).
+NeighbourStats neighbour_statistics(const Problem& problem, Strategy s, double re, double list_radius);
+
+std::unique_ptr<MpsKernels> make_serial_kernels(const KernelOptions& o);
+std::unique_ptr<MpsKernels> make_openmp_kernels(const KernelOptions& o);
+std::unique_ptr<MpsKernels> make_gpu_kernels(const KernelOptions& o);
+std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o);
+
+// Variants each backend offers (--list, --variant).
+std::vector<std::string> variants_for(copa::Backend b);
+
+}  // namespace mps

@@ -1,0 +1,86 @@
+// Strategy names, the factory per backend and the neighbour statistics (host).
+#include <algorithm>
+
+#include "buckets.hpp"
+#include "copa/errors.hpp"
+#include "kernels.hpp"
+#include "neighbour_loops.hpp"
+
+namespace mps {
+
+std::string to_string(Strategy s) {
+  switch (s) {
+    case Strategy::brute: return "brute";
+    case Strategy::bucket_block: return "bucket-block";
+    case Strategy::bucket_thread: return "bucket-thread";
+    case Strategy::sorted_particle: return "sorted-particle";
+    case Strategy::verlet: return "verlet";
+    case Strategy::warp_particle: return "warp-particle";
+  }
+  return "?";
+}
+
+Strategy parse_strategy(const std::string& name) {
+  for (Strategy s : {Strategy::brute, Strategy::bucket_block, Strategy::bucket_thread, Strategy::sorted_particle,
+                     Strategy::verlet, Strategy::warp_particle})
+    if (to_string(s) == name) return s;
+  throw copa::InputError("--variant: unknown strategy '" + name + "'");
+}
+
+std::vector<std::string> variants_for(copa::Backend b) {
+  switch (b) {
+    case copa::Backend::serial: return {"sorted-particle", "bucket-thread", "verlet", "brute"};
+    case copa::Backend::openmp: return {"sorted-particle", "bucket-thread", "verlet"};
+    default: return {"sorted-particle", "bucket-block", "bucket-thread", "verlet", "warp-particle"};
+  }
+}
+
+std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o) {
+  switch (b) {
+    case copa::Backend::serial: return make_serial_kernels(o);
+#if defined(COPA_HAVE_OPENMP)
+    case copa::Backend::openmp: return make_openmp_kernels(o);
+#endif
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+    case copa::Backend::cuda:
+    case copa::Backend::hip: return make_gpu_kernels(o);
+#endif
+    default: throw copa::InputError("--backend " + copa::to_string(b) + " is not built");
+  }
+}
+
+NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, double list_radius) {
+  const Particles& ps = pr.particles;
+  const int n = static_cast<int>(ps.size());
+  const Grid g = s == Strategy::verlet ? widen(pr.grid, list_radius) : pr.grid;
+  std::vector<int> start, order, cell;
+  build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), n, true, start, order, cell);
+  NeighbourStats st;
+  double cand = 0, nb = 0;
+  const double re2 = re * re, rl2 = list_radius * list_radius;
+#pragma omp parallel for schedule(static) reduction(+ : cand, nb)
+  for (int i = 0; i < n; ++i) {
+    const double xi = ps.x[i], yi = ps.y[i], zi = ps.z[i];
+    const int cx = g.cx(xi), cy = g.cy(yi), cz = g.cz(zi);
+    double rows = 0, in_list = 0;
+    for_each_row_range(g, start.data(), cx, cy, cz, [&](int k0, int k1) {
+      rows += k1 - k0;
+      for (int k = k0; k < k1; ++k) {
+        const int j = order[k];
+        const double dx = ps.x[j] - xi, dy = ps.y[j] - yi, dz = ps.z[j] - zi;
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (j == i) continue;
+        nb += r2 < re2;
+        in_list += r2 < rl2;
+      }
+    });
+    if (s == Strategy::verlet) cand += in_list;
+    else if (s == Strategy::brute) cand += n - 1;
+    else cand += rows - 1;  // the 27 buckets and the 9 rows hold the same particles
+  }
+  st.candidates = cand;
+  st.neighbours = nb;
+  return st;
+}
+
+}  // namespace mps

@@ -1,0 +1,405 @@
+// mps-density: MPS particle proxy of JAXA's P-Flow (bucket neighbour search, particle number
+// density, full semi-implicit MPS dam break). CLI and driver, backend-agnostic.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "copa/cli.hpp"
+#include "copa/errors.hpp"
+#include "copa/report.hpp"
+#include "copa/timing.hpp"
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/gpu_timing.hpp"
+#endif
+#include "kernels.hpp"
+#include "neighbour_loops.hpp"
+#include "buckets.hpp"
+#include "reference.hpp"
+#include "simulation.hpp"
+
+namespace {
+
+struct AppOptions {
+  std::string case_name = "pflow";
+  std::string mode;  // density | simulation ("" = density for pflow/lattice/random, simulation for dambreak)
+  int dim = 3;
+  double re = 2.1;
+  int lattice_m = 0;
+  std::size_t particles = 0;
+  double a = 0.1, l0 = 0;
+  int depth_layers = 0;
+  double t_end = 3.0;  // dimensionless T = t sqrt(2g/a)
+  int steps = 0;
+  double dt = 0;
+  double time_offset = 0;
+  std::string front;
+  std::string reorder = "on";
+  double skin = 0.3;
+  std::string precision = "fp64";
+};
+
+std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& profile) {
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  if (copa::is_gpu(b)) return std::make_unique<copa::gpu::EventTimer>(profile);
+#endif
+  (void)b;
+  return std::make_unique<copa::HostTimer>(profile);
+}
+
+mps::Problem make_problem(const AppOptions& o, const std::string& size) {
+  std::size_t target = size == "small" ? 50000 : size == "medium" ? 10000000 : size == "large" ? 100000000 : 0;
+  if (target == 0) throw copa::InputError("--size must be small, medium or large");
+  if (o.particles) target = o.particles;
+  if (o.case_name == "pflow") return mps::pflow_problem(o.particles ? o.particles : (size == "small" ? 224910 : target));
+  if (o.case_name == "lattice") {
+    const int m = o.lattice_m > 0 ? o.lattice_m : (o.dim == 2 ? 40 : 16);
+    return mps::lattice_problem(o.dim, o.re, m);
+  }
+  if (o.case_name == "random") {
+    const std::size_t n = o.particles ? o.particles : 20000;
+    const double density = o.dim == 2 ? 1.0 : 1.0;  // about one particle per l0^dim
+    const double box = std::pow(static_cast<double>(n) / density, 1.0 / o.dim);
+    return mps::random_cloud_problem(o.dim, n, box, o.re, 12345u);
+  }
+  if (o.case_name == "dambreak") {
+    const double l0 = o.l0 > 0 ? o.l0 : o.a / 20.0;
+    return mps::dambreak_problem(o.dim, o.a, l0, o.dim == 3 ? std::max(o.depth_layers, 4) : 0);
+  }
+  throw copa::InputError("--case must be pflow, lattice, random or dambreak");
+}
+
+// Host oracle for sampled targets: serial row traversal over host buckets (checked against the
+// brute force in the tests), or the brute force itself for small problems.
+std::vector<double> oracle_density(const mps::Problem& pr, const std::vector<int>& targets, bool brute) {
+  const auto& ps = pr.particles;
+  mps::View v;
+  v.x = ps.x.data();
+  v.y = ps.y.data();
+  v.z = ps.z.data();
+  v.n = static_cast<int>(ps.size());
+  std::vector<double> out(ps.size(), 0.0);
+  mps::DensityOp op{pr.re, pr.re * pr.re, out.data()};
+  std::vector<int> start, order, cell;
+  if (!brute) mps::build_buckets(pr.grid, v.x, v.y, v.z, v.n, true, start, order, cell);
+  mps::BucketsView b{pr.grid, start.data(), order.data()};
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    if (brute) mps::target_brute(v, op, targets[t]);
+    else mps::target_rows(v, b, op, targets[t]);
+  }
+  return out;
+}
+
+copa::Verification verify_density(const mps::Problem& pr, const std::vector<double>& n, bool fp32) {
+  const int N = static_cast<int>(pr.particles.size());
+  const int samples = std::min(N, 200000);
+  std::vector<int> targets(samples);
+  for (int s = 0; s < samples; ++s) targets[s] = static_cast<int>(static_cast<long long>(s) * N / samples);
+  const bool brute = N <= 20000;
+  const auto ref = oracle_density(pr, targets, brute);
+  double err = 0, scale = 0;
+  for (int t : targets) {
+    err = std::max(err, std::fabs(n[t] - ref[t]));
+    scale = std::max(scale, std::fabs(ref[t]));
+  }
+  copa::Verification v;
+  v.reference = brute ? "brute-force O(N^2) sum" : "serial bucket sum (sampled)";
+  v.metric = "max_rel_density_error";
+  v.value = scale > 0 ? err / scale : err;
+  v.tolerance = fp32 ? 1e-5 : 1e-12;
+  v.passed = v.value <= v.tolerance;
+  return v;
+}
+
+// Interior particles of a perfect lattice must reproduce n0 (references/mps.md).
+copa::Verification verify_lattice(const mps::Problem& pr, const std::vector<double>& n) {
+  const auto c = mps::lattice_constants(pr.grid.dim, pr.re);
+  const auto& ps = pr.particles;
+  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const double r[3] = {ps.x[i], ps.y[i], ps.z[i]};
+    for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], r[d]), hi[d] = std::max(hi[d], r[d]);
+  }
+  double err = 0;
+  std::size_t interior = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const double r[3] = {ps.x[i], ps.y[i], ps.z[i]};
+    bool in = true;
+    for (int d = 0; d < pr.grid.dim; ++d) in = in && r[d] - lo[d] >= pr.re && hi[d] - r[d] >= pr.re;
+    if (!in) continue;
+    ++interior;
+    err = std::max(err, std::fabs(n[i] - c.n0) / c.n0);
+  }
+  copa::Verification v;
+  v.reference = "lattice n0 (references/mps.md, lattice sum)";
+  v.metric = "max_rel_n0_error_interior";
+  v.value = err;
+  v.tolerance = 1e-13;
+  v.passed = interior > 0 && err <= v.tolerance;
+  return v;
+}
+
+int run_density(const AppOptions& o, const copa::CommonOptions& common, copa::Backend b, const mps::Problem& pr,
+                copa::Report& rep) {
+  mps::KernelOptions ko;
+  ko.strategy = mps::parse_strategy(common.variant.empty() ? "sorted-particle" : common.variant);
+  ko.reorder = o.reorder == "on";
+  ko.skin = o.skin;
+  ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
+  if (ko.precision == copa::Precision::fp32 && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
+  auto k = mps::make_kernels(b, ko);
+  const std::size_t N = pr.particles.size();
+  const double nb_est = o.dim == 2 ? 20.0 : 60.0;
+  copa::require_host_memory(N * (mps::host_bytes_per_particle * 2 + 24), "particles and oracle on the host");
+  if (copa::is_gpu(b)) {
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+    copa::gpu::require_device_memory(k->bytes_needed(N, pr.grid.cells(), nb_est), "particles, buckets and lists on the device");
+#endif
+  } else {
+    copa::require_host_memory(k->bytes_needed(N, pr.grid.cells(), nb_est), "backend particle storage");
+  }
+  k->load(pr, pr.re);
+  copa::Profile profile;
+  auto timer = make_timer(b, profile);
+  const bool verlet = ko.strategy == mps::Strategy::verlet;
+  const std::string build_row = verlet ? "rebucket+verlet-lists" : "rebucket";
+  copa::repeat_timed(*timer, build_row, common.warmup, common.reps, [&] { k->prepare_neighbours(true); });
+  const std::string row = "number-density";
+  copa::repeat_timed(*timer, row, common.warmup, std::max(common.reps, 1) * (verlet ? 1 : 1), [&] { k->number_density(pr.re); });
+  const auto n = k->get(mps::Field::n);
+
+  const auto st = mps::neighbour_statistics(pr, ko.strategy, pr.re, pr.re + o.skin * pr.l0);
+  const double Nd = static_cast<double>(N);
+  const bool fp32 = ko.precision == copa::Precision::fp32;
+  const double pos_bytes = fp32 ? 16.0 : 24.0;
+  // FLOP/byte model (README): 8 FLOPs per candidate (3 sub, 3 FMA-equivalent, compare), 3 more
+  // (sqrt counted as 1, divide, subtract... add) per true neighbour; minimum bytes: positions read
+  // once, n written once (+ bucket starts, + lists for verlet).
+  copa::KernelCost dc;
+  dc.flops = 8.0 * st.candidates + 4.0 * st.neighbours;
+  dc.bytes_read = Nd * pos_bytes + (verlet ? st.candidates * 4.0 + Nd * 4 : static_cast<double>(pr.grid.cells()) * 4.0);
+  dc.bytes_written = Nd * 8.0;
+  dc.precision = ko.precision;
+  copa::KernelCost bc;  // count (read positions, write cell), scan, scatter, gather of 7 fields + type + id
+  bc.flops = Nd * 6;
+  bc.bytes_read = Nd * (24 + 4 + 4) + (ko.reorder ? Nd * (7 * 8 + 1 + 4 + 4) : 0) + static_cast<double>(pr.grid.cells()) * 8;
+  bc.bytes_written = Nd * (4 + 4) + (ko.reorder ? Nd * (7 * 8 + 1 + 4) : 0) + static_cast<double>(pr.grid.cells()) * 4;
+  if (verlet) {
+    bc.flops += 8.0 * st.candidates;
+    bc.bytes_written += st.candidates * 4.0;
+  }
+  const auto tb = profile.stats(build_row), td = profile.stats(row);
+  rep.add_kernel(build_row, tb, bc);
+  rep.add_kernel(row, td, dc);
+  rep.set_fom({"density evaluations per second", Nd / td.median, "particles/s"});
+  auto& ex = rep.extra()["mps"];
+  ex["particles"] = N;
+  ex["buckets"] = {pr.grid.nx, pr.grid.ny, pr.grid.nz};
+  ex["density_seconds_median"] = td.median;
+  ex["rebucket_seconds_median"] = tb.median;
+  ex["evaluations_per_second"] = Nd / td.median;
+  ex["evaluations_per_second_with_rebucket"] = Nd / (td.median + tb.median);
+  ex["candidates_per_evaluation"] = st.candidates;
+  ex["neighbours_per_evaluation"] = st.neighbours;
+  ex["candidate_pairs_per_second"] = st.candidates / td.median;
+  ex["true_neighbours_per_second"] = st.neighbours / td.median;
+  ex["precision"] = o.precision;
+  ex["reorder"] = ko.reorder;
+  if (!common.quiet) {
+    std::cout << "particles " << N << ", buckets " << pr.grid.nx << " x " << pr.grid.ny << " x " << pr.grid.nz
+              << ", candidates/particle " << st.candidates / Nd << ", neighbours/particle " << st.neighbours / Nd << "\n"
+              << "density: " << td.median * 1e6 << " us, with rebucketing " << (td.median + tb.median) * 1e6
+              << " us; evaluations/s " << Nd / td.median << " (amortised with rebucketing " << Nd / (td.median + tb.median)
+              << "); candidate pairs/s " << st.candidates / td.median << ", true neighbours/s " << st.neighbours / td.median
+              << "\n";
+  }
+  copa::Verification v = verify_density(pr, n, fp32);
+  if (o.case_name == "lattice" && v.passed) {
+    const auto vl = verify_lattice(pr, n);
+    ex["lattice_n0_error"] = vl.value;
+    v = vl;
+  }
+  rep.set_verification(v);
+  return v.passed ? copa::exit_ok : copa::exit_verification_failed;
+}
+
+int run_simulation(const AppOptions& o, const copa::CommonOptions& common, copa::Backend b, const mps::Problem& pr,
+                   copa::Report& rep) {
+  mps::KernelOptions ko;
+  ko.strategy = mps::parse_strategy(common.variant.empty() ? "sorted-particle" : common.variant);
+  if (ko.strategy == mps::Strategy::brute && pr.particles.size() > 50000) throw copa::InputError("--variant brute: at most 50000 particles");
+  ko.reorder = o.reorder == "on";
+  ko.skin = o.skin;
+  auto k = mps::make_kernels(b, ko);
+  mps::SimParams sp;
+  sp.dt = o.dt;
+  const std::size_t N = pr.particles.size();
+  copa::require_host_memory(N * mps::host_bytes_per_particle * 2, "particles on the host");
+  mps::Simulation sim(*k, pr, sp);
+  const bool dambreak = pr.column_width > 0 && o.case_name == "dambreak";
+  const double a = pr.column_width;
+  const double tscale = std::sqrt(2.0 * sp.gravity / std::max(a, 1e-30));  // T = t sqrt(2g/a)
+  int steps = o.steps;
+  if (steps <= 0) steps = dambreak ? static_cast<int>(std::ceil(o.t_end / tscale / sim.dt())) : 10;
+  const int out_every = std::max(1, static_cast<int>(std::lround(0.05 / tscale / sim.dt())));
+  copa::Profile profile;
+  auto timer = make_timer(b, profile);
+  std::ofstream front;
+  if (!o.front.empty()) {
+    front.open(o.front);
+    if (!front) throw copa::InputError("--front: cannot write " + o.front);
+    front << "t,z_front,T,Z\n";
+  }
+  std::vector<std::pair<double, double>> TZ;
+  mps::Particles snapshot;
+  auto record = [&](int step) {
+    k->store(snapshot);
+    const double z = mps::front_position(snapshot, pr.left_wall_face, pr.l0);
+    const double t = step * sim.dt();
+    TZ.emplace_back(t * tscale, z / a);
+    if (front) front << t << "," << z << "," << t * tscale << "," << z / a << "\n";
+  };
+  if (dambreak) record(0);
+  int cg_total = 0, cg_max = 0;
+  const double t0 = copa::host_seconds();
+  for (int s = 1; s <= steps; ++s) {
+    const auto info = sim.step(*timer);
+    cg_total += info.cg_iterations;
+    cg_max = std::max(cg_max, info.cg_iterations);
+    if (dambreak && s % out_every == 0) {
+      timer->flush();
+      record(s);
+    }
+  }
+  timer->flush();
+  double step_time = 0;
+  for (const auto& name : profile.names()) step_time += profile.total(name);
+  const double wall = copa::host_seconds() - t0;
+  const double Nd = static_cast<double>(N);
+  for (const auto& name : profile.names()) {
+    copa::KernelCost c;  // neighbour sums dominate; minimum bytes: 7 fields read + written per call
+    c.bytes_read = Nd * 7 * 8;
+    c.bytes_written = Nd * 7 * 8;
+    rep.add_kernel(name, profile.stats(name), c);
+  }
+  rep.set_fom({"particle-steps per second", Nd * steps / step_time, "particle-steps/s"});
+  auto& ex = rep.extra()["mps"];
+  ex["particles"] = N;
+  ex["steps"] = steps;
+  ex["dt"] = sim.dt();
+  ex["cg_iterations_mean"] = static_cast<double>(cg_total) / steps;
+  ex["cg_iterations_max"] = cg_max;
+  ex["list_rebuilds"] = k->list_rebuilds();
+  ex["wall_seconds"] = wall;
+  ex["time_offset_T"] = o.time_offset;
+  if (!common.quiet)
+    std::cout << "particles " << N << ", steps " << steps << ", dt " << sim.dt() << " s, CG iterations mean "
+              << static_cast<double>(cg_total) / steps << " max " << cg_max << ", particle-steps/s " << Nd * steps / step_time
+              << "\n";
+  copa::Verification v;
+  if (dambreak) {
+    // Martin & Moyce: max relative error of Z(T - offset) over the outputs with 1 <= T <= 3.
+    double err = 0;
+    int used = 0;
+    nlohmann::json series = nlohmann::json::array();
+    for (const auto& [T, Z] : TZ) {
+      series.push_back({T, Z});
+      const double Te = T - o.time_offset;
+      if (T < 1.0 || T > 3.0 || Te < mps::martin_moyce().front().T) continue;
+      const double Zr = mps::martin_moyce_Z(Te);
+      err = std::max(err, std::fabs(Z - Zr) / Zr);
+      ++used;
+    }
+    ex["front_T_Z"] = series;
+    v.reference = "Martin & Moyce (1952) surge front";
+    v.metric = "max_rel_front_error_T1_3";
+    v.value = err;
+    v.tolerance = 0.10;
+    v.passed = used > 0 && err <= v.tolerance;
+    if (used == 0) v.metric = "max_rel_front_error_T1_3 (no output in 1 <= T <= 3)";
+  } else {
+    mps::Particles end;
+    k->store(end);
+    v.reference = "particle count and finite state";
+    v.metric = "lost_particles";
+    v.value = static_cast<double>(pr.particles.size()) - static_cast<double>(end.size());
+    v.tolerance = 0;
+    v.passed = v.value == 0;
+  }
+  rep.set_verification(v);
+  return v.passed ? copa::exit_ok : copa::exit_verification_failed;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"mps-density: MPS particle proxy (P-Flow): bucket neighbour search, number density, dam break"};
+  copa::CommonOptions common;
+  copa::add_common_options(app, common);
+  AppOptions o;
+  app.add_option("--case", o.case_name, "pflow (density benchmark tank), lattice, random (cloud) or dambreak");
+  app.add_option("--mode", o.mode, "density (neighbour-sum benchmark) or simulation (semi-implicit MPS steps)");
+  app.add_option("--dim", o.dim, "2 or 3 (lattice, random, dambreak)");
+  app.add_option("--re", o.re, "r_e / l0 for lattice and random cases (2.1, 3.1, 4.0)");
+  app.add_option("--lattice-m", o.lattice_m, "lattice points per side");
+  app.add_option("--particles", o.particles, "particle count (pflow target, random cloud); overrides --size");
+  app.add_option("--a", o.a, "dam break column width a in m (height 2a)");
+  app.add_option("--l0", o.l0, "dam break particle spacing in m (default a/20)");
+  app.add_option("--depth-layers", o.depth_layers, "dam break 3D slab: particle layers in z (>= 4)");
+  app.add_option("--t-end", o.t_end, "dam break end time T = t sqrt(2g/a)");
+  app.add_option("--steps", o.steps, "time steps (simulation; overrides --t-end)");
+  app.add_option("--dt", o.dt, "time step in s (0 = Courant 0.2 on sqrt(2 g H))");
+  app.add_option("--time-offset", o.time_offset, "dimensionless gate-release offset subtracted from T before comparing with Martin & Moyce");
+  app.add_option("--front", o.front, "CSV file of the surge front: t, z_front, T, Z");
+  app.add_option("--reorder", o.reorder, "on: reorder particle arrays by bucket at rebucketing; off: access through the bucket index list");
+  app.add_option("--skin", o.skin, "verlet skin in units of l0");
+  app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
+  if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
+  std::map<copa::Backend, std::vector<std::string>> variants;
+  for (auto b : copa::built_backends()) variants[b] = mps::variants_for(b);
+  if (common.list) {
+    copa::print_list(std::cout, "mps-density", variants);
+    return 0;
+  }
+  if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim must be 2 or 3");
+  if (o.reorder != "on" && o.reorder != "off") throw copa::InputError("--reorder must be on or off");
+  if (o.precision != "fp64" && o.precision != "fp32") throw copa::InputError("--precision must be fp64 or fp32");
+  if (!(o.skin > 0) || o.skin > 2) throw copa::InputError("--skin must be in (0, 2]");
+  if (common.reps < 1) throw copa::InputError("--reps must be at least 1");
+  if (o.case_name == "pflow" && o.dim != 3) throw copa::InputError("--case pflow is 3D (--dim 3)");
+  const std::string mode = o.mode.empty() ? (o.case_name == "dambreak" ? "simulation" : "density") : o.mode;
+  if (mode != "density" && mode != "simulation") throw copa::InputError("--mode must be density or simulation");
+  if (mode == "simulation" && (o.case_name == "lattice" || o.case_name == "random"))
+    throw copa::InputError("--mode simulation needs --case dambreak or pflow");
+  const auto backends = copa::requested_backends(common);
+  for (auto b : backends) copa::check_variant(common.variant, variants[b], b);
+  const int threads = copa::apply_threads(common.threads);
+  const mps::Problem pr = make_problem(o, common.size);
+  int worst = 0;
+  for (auto b : backends) {
+    int device = -1;
+    if (copa::is_gpu(b)) device = copa::select_device(common.device);
+    copa::Report rep("mps-density", "1.0");
+    rep.set_backend(b);
+    rep.set_variant(common.variant.empty() ? "sorted-particle" : common.variant);
+    rep.set_threads(copa::is_gpu(b) || b == copa::Backend::serial ? 1 : threads);
+    rep.set_device(device);
+    rep.set_command_line(copa::command_line(argc, argv));
+    rep.set_variants_built(nlohmann::json(variants.count(b) ? variants[b] : std::vector<std::string>{}));
+    rep.problem() = {{"case", o.case_name}, {"mode", mode}, {"dim", pr.grid.dim}, {"particles", pr.particles.size()},
+                     {"re_over_l0", pr.re / pr.l0}, {"l0", pr.l0}, {"size", common.size}, {"precision", o.precision},
+                     {"reorder", o.reorder}};
+    const int rc = mode == "density" ? run_density(o, common, b, pr, rep) : run_simulation(o, common, b, pr, rep);
+    if (!common.quiet) rep.print(std::cout);
+    if (!common.json.empty()) rep.write_json(copa::json_path_for(common.json, b, backends.size() > 1));
+    worst = std::max(worst, rc);
+  }
+  return worst;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return copa::guarded_main([&] { return run(argc, argv); });
+}

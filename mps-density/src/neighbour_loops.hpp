@@ -1,0 +1,101 @@
+// The neighbour-iteration strategies as loops over candidates, written once for any op of
+// neighbour_ops.hpp. The per-target bodies are host-device functions (the GPU kernels call the
+// same bodies); the host drivers add the outer loop (serial, or OpenMP when `parallel`).
+#pragma once
+#include "geometry.hpp"
+#include "neighbour_ops.hpp"
+
+namespace mps {
+
+// Buckets after a counting sort: the particles of bucket c are at sorted positions
+// start[c] .. start[c+1]-1; sorted position k holds particle order[k] (order == nullptr when the
+// particle arrays themselves were reordered by bucket, i.e. the identity).
+struct BucketsView {
+  Grid grid;
+  const int* start = nullptr;
+  const int* order = nullptr;
+  MPS_HD int particle(int k) const { return order ? order[k] : k; }
+};
+
+// Verlet neighbour lists in ELL layout (list[s * n + i], s < count[i]); radius re_list = r_max + skin.
+struct VerletView {
+  const int* list = nullptr;
+  const int* count = nullptr;
+  int n = 0;
+  int capacity = 0;
+};
+
+template <class Op>
+MPS_HD void visit_candidate(const View& v, const Op& op, Acc<Op::K>& a, int i, double xi, double yi, double zi, int j) {
+  if (j == i) return;
+  const double dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
+  op.pair(a, i, j, dx, dy, dz, dx * dx + dy * dy + dz * dz);
+}
+
+// Brute force: every particle is a candidate (the O(N^2) oracle).
+template <class Op>
+MPS_HD void target_brute(const View& v, const Op& op, int i) {
+  auto a = op.init(i);
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  for (int j = 0; j < v.n; ++j) visit_candidate(v, op, a, i, xi, yi, zi, j);
+  op.finish(i, a);
+}
+
+// P-Flow's traversal: the 3x3x3 (3x3 in 2D) adjacent buckets one after another.
+template <class Op>
+MPS_HD void target_27_buckets(const View& v, const BucketsView& b, const Op& op, int i) {
+  const Grid& g = b.grid;
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  const int cx = g.cx(xi), cy = g.cy(yi), cz = g.cz(zi);
+  const int zlo = g.dim == 2 ? 0 : -1, zhi = g.dim == 2 ? 0 : 1;
+  auto a = op.init(i);
+  for (int oz = zlo; oz <= zhi; ++oz) {
+    const int z = cz + oz;
+    if (z < 0 || z >= g.nz) continue;
+    for (int oy = -1; oy <= 1; ++oy) {
+      const int y = cy + oy;
+      if (y < 0 || y >= g.ny) continue;
+      for (int ox = -1; ox <= 1; ++ox) {
+        const int x = cx + ox;
+        if (x < 0 || x >= g.nx) continue;
+        const int c = g.cell(x, y, z);
+        for (int k = b.start[c]; k < b.start[c + 1]; ++k) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(k));
+      }
+    }
+  }
+  op.finish(i, a);
+}
+
+// Bucket-sorted traversal: buckets cx-1..cx+1 of one row are one contiguous range of sorted
+// positions, so a target scans 9 (3D) or 3 (2D) contiguous ranges.
+template <class F>
+MPS_HD void for_each_row_range(const Grid& g, const int* start, int cx, int cy, int cz, F&& f) {
+  const int xlo = cx > 0 ? cx - 1 : 0, xhi = cx < g.nx - 1 ? cx + 1 : g.nx - 1;
+  const int zlo = g.dim == 2 ? 0 : (cz > 0 ? cz - 1 : 0);
+  const int zhi = g.dim == 2 ? 0 : (cz < g.nz - 1 ? cz + 1 : g.nz - 1);
+  const int ylo = cy > 0 ? cy - 1 : 0, yhi = cy < g.ny - 1 ? cy + 1 : g.ny - 1;
+  for (int z = zlo; z <= zhi; ++z)
+    for (int y = ylo; y <= yhi; ++y) f(start[g.cell(xlo, y, z)], start[g.cell(xhi, y, z) + 1]);
+}
+
+template <class Op>
+MPS_HD void target_rows(const View& v, const BucketsView& b, const Op& op, int i) {
+  const Grid& g = b.grid;
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  auto a = op.init(i);
+  for_each_row_range(g, b.start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+    for (int k = k0; k < k1; ++k) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(k));
+  });
+  op.finish(i, a);
+}
+
+template <class Op>
+MPS_HD void target_verlet(const View& v, const VerletView& l, const Op& op, int i) {
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  auto a = op.init(i);
+  const int c = l.count[i];
+  for (int s = 0; s < c; ++s) visit_candidate(v, op, a, i, xi, yi, zi, l.list[static_cast<long long>(s) * l.n + i]);
+  op.finish(i, a);
+}
+
+}  // namespace mps

@@ -1,0 +1,49 @@
+#include "reference.hpp"
+
+#include <cmath>
+
+#include "copa/errors.hpp"
+#include "geometry.hpp"
+
+namespace mps {
+
+LatticeConstants lattice_constants(int dim, double re) {
+  LatticeConstants c;
+  const int m = static_cast<int>(std::ceil(re));
+  const int mz = dim == 2 ? 0 : m;
+  double sw = 0, swr2 = 0;
+  for (int k = -mz; k <= mz; ++k)
+    for (int j = -m; j <= m; ++j)
+      for (int i = -m; i <= m; ++i) {
+        const double r2 = double(i) * i + double(j) * j + double(k) * k;
+        if (r2 == 0 || r2 >= re * re) continue;
+        const double w = weight_from_r2(r2, re);
+        sw += w;
+        swr2 += w * r2;
+        ++c.neighbours;
+      }
+  c.n0 = sw;
+  c.lambda0 = swr2 / sw;
+  return c;
+}
+
+const std::vector<FrontPoint>& martin_moyce() {
+  static const std::vector<FrontPoint> table = {
+      {0.41, 1.11}, {0.84, 1.22}, {1.19, 1.44}, {1.43, 1.67}, {1.63, 1.89},
+      {1.83, 2.11}, {1.98, 2.33}, {2.20, 2.56}, {2.32, 2.78}, {2.51, 3.00},
+      {2.65, 3.22}, {2.83, 3.44}, {2.98, 3.67}, {3.11, 3.89}, {3.33, 4.11}};
+  return table;
+}
+
+double martin_moyce_Z(double T) {
+  const auto& t = martin_moyce();
+  if (T < t.front().T || T > t.back().T) throw copa::InputError("T outside the Martin & Moyce table");
+  for (std::size_t k = 1; k < t.size(); ++k)
+    if (T <= t[k].T) {
+      const double s = (T - t[k - 1].T) / (t[k].T - t[k - 1].T);
+      return t[k - 1].Z + s * (t[k].Z - t[k - 1].Z);
+    }
+  return t.back().Z;
+}
+
+}  // namespace mps
