@@ -45,6 +45,8 @@ def parse_args(argv):
     p.add_argument("--out", metavar="DIR", help="result directory (default: results/<machine-name>/<date-time>/)")
     p.add_argument("--machine", help="machine name for the default --out (default: GPU model, else host name)")
     p.add_argument("--ceilings", metavar="FILE", help="copa-ceilings/1 file to use instead of running copa-probe")
+    p.add_argument("--quick-probe", action="store_true",
+                   help="run copa-probe in its quick smoke-test mode (seconds, but not a measurement)")
     p.add_argument("--no-probe", action="store_true", help="neither run copa-probe nor pass ceilings (apps use built-in ones)")
     p.add_argument("--no-charts", action="store_true", help="do not draw the roofline charts")
     p.add_argument("--timeout", type=float, default=0, help="seconds one app run may take (default: no limit)")
@@ -116,11 +118,12 @@ def get_ceilings(args, build, out):
         load_ceilings(args.ceilings)
         shutil.copyfile(args.ceilings, target)
         return target, {"source": os.path.abspath(args.ceilings)}
-    probe = os.path.join(build, "common", "copa-probe")
-    if not os.access(probe, os.X_OK):
-        print(f"copa-run: warning: {probe} not built; apps use their built-in ceilings", flush=True)
+    probe = next((p for p in (os.path.join(build, "common", "probe", "copa-probe"),
+                              os.path.join(build, "common", "copa-probe")) if os.access(p, os.X_OK)), None)
+    if probe is None:
+        print(f"copa-run: warning: copa-probe not built in {build}; apps use their built-in ceilings", flush=True)
         return None, {"source": "none (copa-probe not built)"}
-    cmd = probe_command(probe, target)
+    cmd = probe_command(probe, target, args.quick_probe)
     print("copa-run: measuring ceilings: " + " ".join(cmd), flush=True)
     log_path = os.path.join(out, "copa-probe.log")
     with open(log_path, "w") as log:
@@ -132,8 +135,9 @@ def get_ceilings(args, build, out):
     return target, {"source": "copa-probe", "command_line": cmd}
 
 
-def probe_command(probe, target):
-    """copa-probe's options as its --help spells them: the output option and a quick mode if offered."""
+def probe_command(probe, target, quick):
+    """copa-probe's options as its --help spells them: the output option, and its quick (smoke-test)
+    mode when asked for and offered."""
     try:
         help_text = subprocess.run([probe, "--help"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.TimeoutExpired):
@@ -141,13 +145,8 @@ def probe_command(probe, target):
     out_opt = next((o for o in ("--json", "--out", "--output", "-o") if o + " " in help_text or o + "," in help_text),
                    "--json")
     cmd = [probe, out_opt, target]
-    for quick in ("--quick", "--fast"):
-        if quick in help_text:
-            cmd.append(quick)
-            break
-    else:
-        if "--size" in help_text:
-            cmd += ["--size", "small"]
+    if quick and "--quick" in help_text:
+        cmd.append("--quick")
     return cmd
 
 

@@ -135,5 +135,5 @@ def fake_build(directory, apps, failing_backends=(), probe=True):
         _executable(os.path.join(directory, app, app),
                     STUB_APP.format(synthetic_dir=HERE, app=app, failing=list(failing_backends)))
     if probe:
-        _executable(os.path.join(directory, "common", "copa-probe"), STUB_PROBE.format(synthetic_dir=HERE))
+        _executable(os.path.join(directory, "common", "probe", "copa-probe"), STUB_PROBE.format(synthetic_dir=HERE))
     return directory

@@ -40,6 +40,7 @@ class RunnerTest(ToolTest):
             run = json.load(f)
         self.assertEqual(run["schema"], "copa-run/1")
         self.assertEqual(run["ceilings"]["source"], "copa-probe")
+        self.assertNotIn("--quick", run["ceilings"]["command_line"])
         self.assertEqual(run["build"]["reported"]["compiler"], "GNU")
         self.assertEqual(run["mpi_ranks"], [1])
         self.assertIn("sha", run["git"])
@@ -50,8 +51,10 @@ class RunnerTest(ToolTest):
         self.assertEqual(cmd[cmd.index("--reps") + 1], "5")
 
     def test_failed_verification_makes_the_runner_fail(self):
-        code, text, _ = self.run_suite(["openmp"])
+        code, text, out = self.run_suite(["openmp"], "--quick-probe")
         self.assertEqual(code, 1, text)
+        with open(os.path.join(out, "run.json")) as f:
+            self.assertIn("--quick", json.load(f)["ceilings"]["command_line"])
         self.assertEqual(self.summary_row(text, "mom-efie", "openmp")[-3], "FAILED", text)
         self.assertEqual(self.summary_row(text, "mom-efie", "serial")[-3], "PASSED", text)
         self.assertIn("mom-efie openmp: verification_failed", text)
