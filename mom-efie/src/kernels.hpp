@@ -1,0 +1,60 @@
+// The kernel family of mom-efie: fill the dense EFIE matrix, factor it (LU), solve. One abstract
+// engine, one implementation per programming model (serial oracle, OpenMP, CUDA/HIP); the matrix
+// lives where the engine computes (host or device) from fill to solve.
+#pragma once
+#include <array>
+#include <complex>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copa/backend.hpp"
+#include "copa/timing.hpp"
+#include "problem.hpp"
+
+namespace efie {
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Copies the triangle data and near list to where the fill runs (untimed: set-up).
+  virtual void upload(const Problem& p) = 0;
+  // A = (P + P^T) / 2, P the 3 x 7-point Galerkin matrix (near pairs with singularity extraction).
+  // Times its phases as "fill.far", "fill.near", "fill.symmetrise" (engines may merge some).
+  virtual void fill(copa::RegionTimer& timer) = 0;
+  // LU of A in place ("lu") and solve of A x = b ("solve"); b is overwritten with x.
+  virtual void factor(copa::RegionTimer& timer) = 0;
+  virtual void solve(std::vector<complex>& b, copa::RegionTimer& timer) = 0;
+  // The filled matrix, column-major (tests; before factor).
+  virtual std::vector<complex> matrix() = 0;
+  // Selected entries (row, column) of the filled matrix (the sampled check of large runs).
+  virtual std::vector<complex> entries(const std::vector<std::array<long, 2>>& at) = 0;
+  // The timer that suits the engine (device events for GPU engines).
+  virtual std::unique_ptr<copa::RegionTimer> make_timer(copa::Profile& profile) {
+    return std::make_unique<copa::HostTimer>(profile);
+  }
+  // Bytes this engine holds beyond the N x N matrix (the blas variant's quadrature-point data).
+  virtual double workspace_bytes() const { return 0; }
+};
+
+// Variant names per backend; the first is the default.
+std::vector<std::string> variants(copa::Backend b);
+// Bytes the engine will allocate for N unknowns and T triangles (matrix + workspace), for refusing
+// problems that do not fit before allocating.
+double engine_bytes(copa::Backend b, const std::string& variant, long n, long triangles);
+std::unique_ptr<Engine> make_engine(copa::Backend b, const std::string& variant, long n, long triangles);
+
+// Per-backend factories (kernels_serial.cpp, kernels_openmp.cpp, kernels_gpu.cu).
+std::unique_ptr<Engine> make_serial_engine(long n);
+std::unique_ptr<Engine> make_openmp_engine(long n);
+std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles);
+double gpu_workspace_bytes(const std::string& variant, long n, long triangles);
+
+// Host LAPACK (LAPACKE zgetrf / zgetrs through OpenBLAS), shared by the host engines.
+void host_lu_factor(complex* a, long n, std::vector<int>& pivots);
+void host_lu_solve(const complex* a, long n, const std::vector<int>& pivots, std::vector<complex>& b);
+
+// A = (A + A^T) / 2 in place (column-major n x n), the reciprocity of the Galerkin matrix.
+void symmetrise_host(complex* a, long n);
+
+}  // namespace efie

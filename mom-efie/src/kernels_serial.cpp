@@ -1,0 +1,113 @@
+// The serial oracle: every (test, source) triangle pair in turn, near pairs (from the near list)
+// by singularity extraction and the rest by the 7-point rule, each 3x3 block added to P; then
+// A = (P + P^T) / 2. Plain loops, written to be read.
+#include <memory_resource>
+
+#include <lapacke.h>
+
+#include "copa/errors.hpp"
+#include "copa/memory.hpp"
+#include "kernels.hpp"
+
+namespace efie {
+
+void host_lu_factor(complex* a, long n, std::vector<int>& pivots) {
+  pivots.resize(n);
+  const int info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, int(n), int(n), reinterpret_cast<lapack_complex_double*>(a), int(n),
+                                  pivots.data());
+  if (info != 0) throw copa::RuntimeError("zgetrf failed (info " + std::to_string(info) + "): singular EFIE matrix");
+}
+
+void host_lu_solve(const complex* a, long n, const std::vector<int>& pivots, std::vector<complex>& b) {
+  const int info = LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', int(n), 1, reinterpret_cast<const lapack_complex_double*>(a),
+                                  int(n), pivots.data(), reinterpret_cast<lapack_complex_double*>(b.data()), int(n));
+  if (info != 0) throw copa::RuntimeError("zgetrs failed (info " + std::to_string(info) + ")");
+}
+
+void symmetrise_host(complex* a, long n) {
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long c = 0; c < n; ++c)
+    for (long r = c + 1; r < n; ++r) {
+      const complex v = 0.5 * (a[r + c * n] + a[c + r * n]);
+      a[r + c * n] = v;
+      a[c + r * n] = v;
+    }
+}
+
+namespace {
+
+class SerialEngine final : public Engine {
+ public:
+  explicit SerialEngine(long n) : n_(n), a_(std::size_t(n) * n, &copa::host_pool()) {}
+
+  void upload(const Problem& p) override { p_ = &p; }
+
+  void fill(copa::RegionTimer& timer) override {
+    const auto& tris = p_->triangles;
+    const long nt = long(tris.size());
+    {
+      copa::Region r(timer, "fill.pairs");
+      std::fill(a_.begin(), a_.end(), complex(0));
+      std::vector<char> near(nt, 0);
+      for (long t = 0; t < nt; ++t) {
+        for (int e = p_->near_offsets[t]; e < p_->near_offsets[t + 1]; ++e) near[p_->near_pairs[e][1]] = 1;
+        for (long s = 0; s < nt; ++s) {
+          Cplx b[3][3];
+          if (near[s])
+            pair_block<true>(tris[t], tris[s], p_->k, b);
+          else
+            pair_block<false>(tris[t], tris[s], p_->k, b);
+          add_block(tris[t], tris[s], b);
+        }
+        for (int e = p_->near_offsets[t]; e < p_->near_offsets[t + 1]; ++e) near[p_->near_pairs[e][1]] = 0;
+      }
+    }
+    copa::Region r(timer, "fill.symmetrise");
+    symmetrise_serial();
+  }
+
+  void factor(copa::RegionTimer& timer) override {
+    copa::Region r(timer, "lu");
+    host_lu_factor(a_.data(), n_, pivots_);
+  }
+  void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
+    copa::Region r(timer, "solve");
+    host_lu_solve(a_.data(), n_, pivots_, b);
+  }
+  std::vector<complex> matrix() override { return {a_.begin(), a_.end()}; }
+  std::vector<complex> entries(const std::vector<std::array<long, 2>>& at) override {
+    std::vector<complex> out;
+    for (const auto& e : at) out.push_back(a_[std::size_t(e[0]) + std::size_t(e[1]) * n_]);
+    return out;
+  }
+
+ private:
+  void add_block(const Triangle& t, const Triangle& s, const Cplx b[3][3]) {
+    for (int i = 0; i < 3; ++i) {
+      if (t.basis[i] < 0) continue;
+      for (int j = 0; j < 3; ++j) {
+        if (s.basis[j] < 0) continue;
+        a_[std::size_t(t.basis[i]) + std::size_t(s.basis[j]) * n_] += complex(b[i][j].re, b[i][j].im);
+      }
+    }
+  }
+  void symmetrise_serial() {
+    for (long c = 0; c < n_; ++c)
+      for (long r = c + 1; r < n_; ++r) {
+        const complex v = 0.5 * (a_[r + c * n_] + a_[c + r * n_]);
+        a_[r + c * n_] = v;
+        a_[c + r * n_] = v;
+      }
+  }
+
+  long n_;
+  const Problem* p_ = nullptr;
+  std::pmr::vector<complex> a_;
+  std::vector<int> pivots_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_serial_engine(long n) { return std::make_unique<SerialEngine>(n); }
+
+}  // namespace efie

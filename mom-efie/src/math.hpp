@@ -1,0 +1,42 @@
+// Small host/device value types shared by every backend: a real 3-vector and a complex number
+// laid out like std::complex<double>, cuDoubleComplex and hipDoubleComplex (re, im).
+#pragma once
+#include <cmath>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define EFIE_HD __host__ __device__ __forceinline__
+#else
+#define EFIE_HD inline
+#endif
+
+namespace efie {
+
+struct Vec3 {
+  double x, y, z;
+};
+EFIE_HD Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+EFIE_HD Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+EFIE_HD Vec3 operator*(double s, Vec3 a) { return {s * a.x, s * a.y, s * a.z}; }
+EFIE_HD double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+EFIE_HD Vec3 cross(Vec3 a, Vec3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+EFIE_HD double norm(Vec3 a) { return sqrt(dot(a, a)); }
+
+struct Cplx {
+  double re, im;
+};
+EFIE_HD Cplx operator+(Cplx a, Cplx b) { return {a.re + b.re, a.im + b.im}; }
+EFIE_HD Cplx operator-(Cplx a, Cplx b) { return {a.re - b.re, a.im - b.im}; }
+EFIE_HD Cplx operator*(double s, Cplx a) { return {s * a.re, s * a.im}; }
+EFIE_HD Cplx operator*(Cplx a, Cplx b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+
+// A complex 3-vector (a current moment or a potential sum).
+struct CVec3 {
+  Cplx x, y, z;
+};
+EFIE_HD Cplx dot(Vec3 a, CVec3 b) {
+  return {a.x * b.x.re + a.y * b.y.re + a.z * b.z.re, a.x * b.x.im + a.y * b.y.im + a.z * b.z.im};
+}
+
+}  // namespace efie

@@ -1,0 +1,175 @@
+#include "problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <unordered_map>
+
+#include "copa/errors.hpp"
+
+namespace efie {
+namespace {
+
+std::vector<Triangle> triangle_data(const Mesh& mesh, const std::vector<Rwg>& rwg) {
+  std::vector<Triangle> tris(mesh.triangles.size());
+  for (std::size_t t = 0; t < tris.size(); ++t) {
+    Triangle& d = tris[t];
+    for (int i = 0; i < 3; ++i) {
+      d.v[i] = mesh.vertices[mesh.triangles[t][i]];
+      d.coef[i] = 0;
+      d.basis[i] = -1;
+    }
+    d.centroid = (1.0 / 3.0) * (d.v[0] + d.v[1] + d.v[2]);
+    d.diameter = std::max({norm(d.v[1] - d.v[0]), norm(d.v[2] - d.v[1]), norm(d.v[0] - d.v[2])});
+  }
+  for (std::size_t n = 0; n < rwg.size(); ++n)
+    for (int s = 0; s < 2; ++s) {
+      Triangle& d = tris[rwg[n].tri[s]];
+      d.basis[rwg[n].local[s]] = int(n);
+      d.coef[rwg[n].local[s]] = s == 0 ? rwg[n].length : -rwg[n].length;
+    }
+  return tris;
+}
+
+// Near pairs by a uniform grid of cell 2 x the largest diameter: is_near pairs are at most one cell apart.
+void near_list(Problem& p) {
+  const auto& tris = p.triangles;
+  double dmax = 0;
+  for (const auto& t : tris) dmax = std::max(dmax, t.diameter);
+  const double cell = near_factor * dmax;
+  auto cell_of = [&](Vec3 c) {
+    return std::array<long, 3>{long(std::floor(c.x / cell)), long(std::floor(c.y / cell)), long(std::floor(c.z / cell))};
+  };
+  auto key = [](long i, long j, long k) { return (i * 73856093L) ^ (j * 19349663L) ^ (k * 83492791L); };
+  std::unordered_map<long, std::vector<int>> grid;
+  for (std::size_t t = 0; t < tris.size(); ++t) {
+    const auto c = cell_of(tris[t].centroid);
+    grid[key(c[0], c[1], c[2])].push_back(int(t));
+  }
+  p.near_offsets.assign(tris.size() + 1, 0);
+  std::vector<int> row;
+  for (std::size_t t = 0; t < tris.size(); ++t) {
+    const auto c = cell_of(tris[t].centroid);
+    row.clear();
+    for (long i = -1; i <= 1; ++i)
+      for (long j = -1; j <= 1; ++j)
+        for (long k = -1; k <= 1; ++k) {
+          auto it = grid.find(key(c[0] + i, c[1] + j, c[2] + k));
+          if (it == grid.end()) continue;
+          for (int s : it->second)
+            if (is_near(tris[t], tris[s])) row.push_back(s);
+        }
+    // hash collisions may visit a cell twice
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (int s : row) p.near_pairs.push_back({int(t), s});
+    p.near_offsets[t + 1] = int(p.near_pairs.size());
+  }
+}
+
+}  // namespace
+
+Problem make_problem(Mesh mesh, double k, double radius, PlaneWave wave) {
+  if (!(k > 0)) throw copa::InputError("--ka / --frequency must give a positive wavenumber");
+  const double dn = norm(wave.direction), en = norm(wave.polarisation);
+  if (dn == 0 || en == 0) throw copa::InputError("--incidence / --polarisation must be non-zero");
+  wave.direction = (1.0 / dn) * wave.direction;
+  wave.polarisation = (1.0 / en) * wave.polarisation;
+  if (std::fabs(dot(wave.direction, wave.polarisation)) > 1e-9)
+    throw copa::InputError("--polarisation must be orthogonal to the incidence direction");
+  Problem p;
+  p.k = k;
+  p.radius = radius;
+  p.wave = wave;
+  p.summary = check_mesh(mesh);
+  p.rwg = build_rwg(mesh);
+  p.triangles = triangle_data(mesh, p.rwg);
+  p.mesh = std::move(mesh);
+  near_list(p);
+  return p;
+}
+
+std::vector<complex> plane_wave_rhs(const Problem& p) {
+  std::vector<complex> v(p.rwg.size(), 0.0);
+  const Vec3 kh = p.wave.direction, e = p.wave.polarisation;
+  for (const auto& t : p.triangles)
+    for (int q = 0; q < test_points; ++q) {
+      Vec3 r;
+      double w;
+      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
+      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
+      for (int i = 0; i < 3; ++i)
+        if (t.basis[i] >= 0) v[t.basis[i]] += 0.5 * t.coef[i] * w * dot(r - t.v[i], e) * phase;
+    }
+  return v;
+}
+
+RcsCuts bistatic_rcs(const Problem& p, const std::vector<complex>& x, int samples) {
+  // Current moments at the source points: J_q = sum_i x_i (c_i / 2) w_q (r_q - v_i), so that
+  // J~(r_hat) = sum_q J_q exp(j k r_hat.r_q) and sigma = k^4 / (4 pi) |J~_perp|^2.
+  const std::size_t nq = p.triangles.size() * source_points;
+  std::vector<Vec3> pos(nq);
+  std::vector<std::array<complex, 3>> moment(nq);
+  for (std::size_t t = 0; t < p.triangles.size(); ++t) {
+    const Triangle& tr = p.triangles[t];
+    for (int q = 0; q < source_points; ++q) {
+      Vec3 r;
+      double w;
+      source_rule(q, tr.v[0], tr.v[1], tr.v[2], r, w);
+      std::array<complex, 3> m{0.0, 0.0, 0.0};
+      for (int i = 0; i < 3; ++i)
+        if (tr.basis[i] >= 0) {
+          const complex c = x[tr.basis[i]] * (0.5 * tr.coef[i] * w);
+          const Vec3 a = r - tr.v[i];
+          m[0] += c * a.x;
+          m[1] += c * a.y;
+          m[2] += c * a.z;
+        }
+      pos[t * source_points + q] = r;
+      moment[t * source_points + q] = m;
+    }
+  }
+  const Vec3 kh = p.wave.direction, e = p.wave.polarisation, h = cross(kh, e);
+  RcsCuts cuts;
+  cuts.theta_deg.resize(samples);
+  cuts.e_plane.resize(samples);
+  cuts.h_plane.resize(samples);
+  const double norm_area = M_PI * p.radius * p.radius;
+#pragma omp parallel for schedule(dynamic)
+  for (int s = 0; s < 2 * samples; ++s) {
+    const int it = s % samples;
+    const double th = M_PI * it / (samples - 1);
+    const Vec3 side = s < samples ? e : h;
+    const Vec3 rh = std::cos(th) * kh + std::sin(th) * side;
+    complex j[3] = {0.0, 0.0, 0.0};
+    for (std::size_t q = 0; q < nq; ++q) {
+      const double ph = p.k * dot(rh, pos[q]);
+      const complex f(std::cos(ph), std::sin(ph));
+      j[0] += moment[q][0] * f;
+      j[1] += moment[q][1] * f;
+      j[2] += moment[q][2] * f;
+    }
+    const complex rj = rh.x * j[0] + rh.y * j[1] + rh.z * j[2];
+    const complex perp[3] = {j[0] - rj * rh.x, j[1] - rj * rh.y, j[2] - rj * rh.z};
+    const double jp2 = std::norm(perp[0]) + std::norm(perp[1]) + std::norm(perp[2]);
+    const double sigma = std::pow(p.k, 4) / (4 * M_PI) * jp2 / norm_area;
+    if (s < samples) {
+      cuts.theta_deg[it] = 180.0 * it / (samples - 1);
+      cuts.e_plane[it] = sigma;
+    } else {
+      cuts.h_plane[it] = sigma;
+    }
+  }
+  return cuts;
+}
+
+void write_rcs_csv(const std::string& path, const RcsCuts& cuts) {
+  std::ofstream out(path);
+  if (!out) throw copa::InputError("--rcs " + path + ": cannot open for writing");
+  out.precision(10);
+  out << "theta_deg,sigma_E_over_pia2,sigma_H_over_pia2\n";
+  for (std::size_t i = 0; i < cuts.theta_deg.size(); ++i)
+    out << cuts.theta_deg[i] << "," << cuts.e_plane[i] << "," << cuts.h_plane[i] << "\n";
+}
+
+}  // namespace efie

@@ -1,0 +1,2 @@
+#define COPA_TEST_MAIN
+#include "copa/testing.hpp"
