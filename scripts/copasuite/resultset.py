@@ -10,7 +10,7 @@ import json
 import os
 
 from .errors import InputError
-from .stats import mad, median
+from .stats import mad
 
 RESULT_SCHEMA = "copa-result/1"
 CEILINGS_SCHEMA = "copa-ceilings/1"

@@ -239,6 +239,8 @@ def main(argv):
     machine = metadata.machine_info()
     machine_name = args.machine or metadata.default_machine_name(machine)
     out = args.out or os.path.join(REPO, "results", machine_name, started.strftime("%Y%m%d-%H%M%S"))
+    if os.path.exists(os.path.join(out, RUN_FILE)):
+        raise InputError(f"--out: {out} already holds a run ({RUN_FILE}); choose a new directory")
     os.makedirs(out, exist_ok=True)
     ceilings, ceil_desc = get_ceilings(args, build, out)
 

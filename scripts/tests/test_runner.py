@@ -81,6 +81,13 @@ class RunnerTest(ToolTest):
             self.assertEqual(code, 2, f"{args}: {text}")
             self.assertIn(args[0], text)
 
+    def test_refuses_to_overwrite_a_run(self):
+        code, text, out = self.run_suite()
+        self.assertEqual(code, 0, text)
+        code, text = self.tool("copa-run", "--build", self.path("build"), "--out", out)
+        self.assertEqual(code, 2, text)
+        self.assertIn("already holds a run", text)
+
     def test_empty_build_directory_exits_2(self):
         os.makedirs(self.path("empty"))
         code, text = self.tool("copa-run", "--build", self.path("empty"), "--out", self.path("out"), "--no-probe")
