@@ -184,7 +184,7 @@ RO_HD double conservative_update(double u_old, double fxl, double fxh, double fy
 
 // Analytic cost model of one cell update (README "FLOP/byte model"): counted by hand from the
 // functions above, HLL solver; the ghost-region recomputation of a tile comes on top.
-inline constexpr double flops_per_cell_update = 540.0;
-inline constexpr double flops_per_cell_scan = 20.0;
+inline constexpr double flops_per_cell_update = 570.0;
+inline constexpr double flops_per_cell_scan = 25.0;
 
 }  // namespace ro

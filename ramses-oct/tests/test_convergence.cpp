@@ -32,14 +32,15 @@ COPA_TEST(sod_l1_and_convergence) {
 }
 
 COPA_TEST(sound_second_order) {
-  // Linear sound wave along the cube diagonal, one period: observed order between 16^3 and 32^3.
+  // Linear sound wave along the cube diagonal, one period: observed order between 16^3 and 32^3,
+  // with the MC limiter (minmod clips the smooth extrema and gives order ~1.5 here, README).
   double err[2];
   for (int i = 0; i < 2; ++i) {
     const int n = 16 << i;
     const OctMesh m = build_mesh({n, n, n}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
     ProblemParams pp;
     pp.name = "sound";
-    const auto r = test::run_problem(fast_backend(), "sound", {n, n, n}, Boundary::periodic, 100000);
+    const auto r = test::run_problem(fast_backend(), "sound", {n, n, n}, Boundary::periodic, 100000, -1, 2);
     err[i] = sound_relative_l1(m, r.u, sound_wave(m, pp), r.t);
     std::cout << "sound n " << n << " relative L1(rho) " << err[i] << "\n";
   }

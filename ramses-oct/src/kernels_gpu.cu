@@ -1,0 +1,361 @@
+// GPU variants (CUDA and HIP from one source). One thread block updates one tile of B^3 octs;
+// the tile and its one-oct ghost layer ((2B+4)^3 cells) are gathered once from global memory
+// into shared memory and every later phase works there:
+//   subgrid6  B = 1: one oct + ghosts = 6^3 cells (the RAMSES godfine1 subgrid); 27 cells
+//             gathered per updated cell; separate dt-reduction kernel.
+//   subgrid8  B = 2: 2x2x2 octs + ghosts = 8^3 cells (the seed's GPU port); 8 gathered per
+//             updated cell; separate dt-reduction kernel.
+//   fused     B = 2 tile, and the CFL reduction and positivity check of the *new* state done in
+//             the update kernel's epilogue on the values still in registers: one full step is
+//             one kernel that reads the state once and writes it once (the separate reduction
+//             re-reads 40 bytes per cell, a third of the step's compulsory traffic).
+// The grid stays on the device; --host-resident copies it in and out every step (rows h2d, d2h).
+// Block-wide loops stride by blockDim.x, so any multiple of the warp size is a valid block size.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "copa/device_memory.hpp"
+#include "copa/errors.hpp"
+#include "copa/gpu.hpp"
+#include "kernels.hpp"
+#include "tile_geometry.hpp"
+
+namespace ro {
+namespace {
+
+// Reduction target: max speed as the bit pattern of a non-negative double (ordered like the
+// value), bad cell as ~index so that atomicMax keeps the lowest index and 0 means "none".
+struct DeviceScan {
+  unsigned long long speed_bits;
+  unsigned long long bad_not;
+};
+
+template <int B>
+struct TileShape {
+  static constexpr int T = 2 * B;           // interior cells per side
+  static constexpr int S = T + 4;           // with the ghost layer
+  static constexpr int S3 = S * S * S;
+  static constexpr int E = T + 2;           // cells that need slopes and predicted states
+  static constexpr int E3 = E * E * E;
+  static constexpr int F = (T + 1) * T * T; // faces per direction
+  static constexpr int SLOTS = (B + 2) * (B + 2) * (B + 2);
+  static constexpr int ext_vars = nvar + 3 * nvar;  // qh and dq (x, y, z)
+  // Shared memory in doubles: q (later reused for the fluxes), qh + dq, the slot table.
+  static constexpr int shared_doubles = nvar * S3 + ext_vars * E3 + (SLOTS + 1) / 2;
+  static_assert(3 * nvar * F <= nvar * S3, "fluxes must fit in the primitive buffer they reuse");
+};
+
+__device__ inline int tile_index(int i, int j, int k, int n) { return i + n * (j + n * k); }
+
+// Both reductions of a block, then one atomic per block. blockDim.x is a multiple of the warp.
+__device__ void block_reduce_scan(double vmax, unsigned long long bad_not, DeviceScan* out) {
+  __shared__ double warp_speed[1024 / COPA_WARP_SIZE];
+  __shared__ unsigned long long warp_bad[1024 / COPA_WARP_SIZE];
+  vmax = copa::gpu::warp_max(vmax);
+  bad_not = copa::gpu::warp_max(bad_not);
+  const int lane = threadIdx.x % COPA_WARP_SIZE, warp = threadIdx.x / COPA_WARP_SIZE;
+  if (lane == 0) {
+    warp_speed[warp] = vmax;
+    warp_bad[warp] = bad_not;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    const int nwarps = blockDim.x / COPA_WARP_SIZE;
+    double v = lane < nwarps ? warp_speed[lane] : 0.0;
+    unsigned long long b = lane < nwarps ? warp_bad[lane] : 0ull;
+    v = copa::gpu::warp_max(v);
+    b = copa::gpu::warp_max(b);
+    if (lane == 0) {
+      atomicMax(&out->speed_bits, static_cast<unsigned long long>(__double_as_longlong(v)));
+      atomicMax(&out->bad_not, b);
+    }
+  }
+}
+
+__device__ inline void scan_cell(const double uc[nvar], double gamma, long long g, double& vmax,
+                                 unsigned long long& bad_not) {
+  bool ok;
+  const double speed = cell_signal_speed(uc, gamma, ok);
+  const unsigned long long mark = ~static_cast<unsigned long long>(g);
+  if (!ok && mark > bad_not) bad_not = mark;
+  vmax = fmax(vmax, speed);
+}
+
+// dt reduction: sum_i(|u_i| + c_s) maximised over cells, positivity check. Reads 40 B/cell,
+// about 25 FLOP/cell.
+__global__ void scan_kernel(const double* __restrict__ u, long long ncell, double gamma, DeviceScan* out) {
+  double vmax = 0.0;
+  unsigned long long bad_not = 0;
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ncell; g += (long long)gridDim.x * blockDim.x) {
+    double uc[nvar];
+    for (int f = 0; f < nvar; ++f) uc[f] = u[f * ncell + g];
+    scan_cell(uc, gamma, g, vmax, bad_not);
+  }
+  block_reduce_scan(vmax, bad_not, out);
+}
+
+// One tile update. Compulsory global traffic: 40 B read + 40 B written per updated cell; the
+// ghost layer is re-read from L2 ((2B+4)^3 / (2B)^3 gathered cells per updated cell).
+// FLOPs per updated cell: about 570 for the scheme, times the ghost recomputation of the slopes
+// and predictor ((2B+2)^3 / (2B)^3) and of the boundary faces ((2B+1)/(2B)).
+template <int B, bool FUSED>
+__global__ void tile_update_kernel(MeshView m, HydroParams hp, const double* __restrict__ u,
+                                   double* __restrict__ unew, double dtdx, DeviceScan* scan) {
+  using Sh = TileShape<B>;
+  constexpr int S = Sh::S, E = Sh::E, T = Sh::T;
+  extern __shared__ double smem[];
+  double* q = smem;                       // [nvar][S3], later flux [3][nvar][F]
+  double* ext = smem + nvar * Sh::S3;     // [qh: nvar | dq: 3 x nvar][E3]
+  int* slot_oct = reinterpret_cast<int*>(ext + Sh::ext_vars * Sh::E3);
+  double* flux = smem;
+
+  const long long base = (long long)blockIdx.x * (B * B * B);
+  const long long fstride = m.noct * 8;
+  for (int s = threadIdx.x; s < Sh::SLOTS; s += blockDim.x)
+    slot_oct[s] = tile_slot_oct(m, base, s % (B + 2), (s / (B + 2)) % (B + 2), s / ((B + 2) * (B + 2)));
+  const TileEdges edges = tile_edges(m, base, B);
+  __syncthreads();
+
+  // Phase 1: gather, eight consecutive threads read the eight contiguous cells of one oct.
+  for (int j = threadIdx.x; j < Sh::SLOTS * 8; j += blockDim.x) {
+    const int s = j >> 3, lc = j & 7;
+    const int sl[3] = {s % (B + 2), (s / (B + 2)) % (B + 2), s / ((B + 2) * (B + 2))};
+    int tc[3], loc[3];
+    bool flip[3];
+    for (int a = 0; a < 3; ++a) {
+      tc[a] = 2 * sl[a] + ((lc >> a) & 1);
+      int slot;
+      tile_axis_source(tc[a], B, edges.lo[a], edges.hi[a], slot, loc[a], flip[a]);
+    }
+    const long long cell = (long long)slot_oct[s] * 8 + loc[0] + 2 * loc[1] + 4 * loc[2];
+    double uc[nvar], qc[nvar];
+    for (int f = 0; f < nvar; ++f) uc[f] = u[f * fstride + cell];
+    for (int a = 0; a < 3; ++a)
+      if (flip[a]) uc[1 + a] = -uc[1 + a];
+    cons_to_prim(uc, hp.gamma, qc);
+    const int t = tile_index(tc[0], tc[1], tc[2], S);
+    for (int f = 0; f < nvar; ++f) q[f * Sh::S3 + t] = qc[f];
+  }
+  __syncthreads();
+
+  // Phase 2: limited slopes in x, y, z and the half-step predictor, on the (2B+2)^3 cells.
+  for (int e = threadIdx.x; e < Sh::E3; e += blockDim.x) {
+    const int i = 1 + e % E, j = 1 + (e / E) % E, k = 1 + e / (E * E);
+    const int c = tile_index(i, j, k, S);
+    const int step[3] = {1, S, S * S};
+    double qc[nvar], d[3][nvar], qh[nvar];
+    for (int f = 0; f < nvar; ++f) qc[f] = q[f * Sh::S3 + c];
+    for (int a = 0; a < 3; ++a)
+      for (int f = 0; f < nvar; ++f)
+        d[a][f] = limited_slope(q[f * Sh::S3 + c - step[a]], qc[f], q[f * Sh::S3 + c + step[a]], hp.slope_type);
+    predict_half_step(qc, d[0], d[1], d[2], dtdx, hp.gamma, qh);
+    for (int f = 0; f < nvar; ++f) {
+      ext[f * Sh::E3 + e] = qh[f];
+      for (int a = 0; a < 3; ++a) ext[(nvar + a * nvar + f) * Sh::E3 + e] = d[a][f];
+    }
+  }
+  __syncthreads();
+
+  // Phase 3: one Riemann solve per face; the fluxes overwrite the primitives.
+  for (int t = threadIdx.x; t < 3 * Sh::F; t += blockDim.x) {
+    const int a = t / Sh::F, r = t % Sh::F;
+    const int nx = a == 0 ? T + 1 : T, ny = a == 1 ? T + 1 : T;
+    const int fi = r % nx, fj = (r / nx) % ny, fk = r / (nx * ny);
+    // right cell in E coordinates (tile coordinate - 1); the left one is one step down along a.
+    const int er = tile_index(fi + 1, fj + 1, fk + 1, E);
+    const int el = er - (a == 0 ? 1 : (a == 1 ? E : E * E));
+    double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
+    for (int f = 0; f < nvar; ++f) {
+      qhl[f] = ext[f * Sh::E3 + el];
+      qhr[f] = ext[f * Sh::E3 + er];
+      dql[f] = ext[(nvar + a * nvar + f) * Sh::E3 + el];
+      dqr[f] = ext[(nvar + a * nvar + f) * Sh::E3 + er];
+    }
+    face_flux(qhl, dql, qhr, dqr, a, hp, fl);
+    for (int f = 0; f < nvar; ++f) flux[(a * nvar + f) * Sh::F + r] = fl[f];
+  }
+  __syncthreads();
+
+  // Phase 4: conservative update of the interior cells, coalesced (octs base.. are contiguous).
+  double vmax = 0.0;
+  unsigned long long bad_not = 0;
+  for (int j = threadIdx.x; j < B * B * B * 8; j += blockDim.x) {
+    const int k8 = j >> 3, lc = j & 7;
+    int px, py, pz;
+    interior_oct_position(k8, px, py, pz);
+    const int ci = 2 * px + (lc & 1), cj = 2 * py + ((lc >> 1) & 1), ck = 2 * pz + (lc >> 2);
+    const int fx = ci + (T + 1) * (cj + T * ck);
+    const int fy = ci + T * (cj + (T + 1) * ck);
+    const int fz = ci + T * (cj + T * ck);
+    const long long g = (base + k8) * 8 + lc;
+    double un[nvar];
+    for (int f = 0; f < nvar; ++f) {
+      const double* fxv = flux + (0 * nvar + f) * Sh::F;
+      const double* fyv = flux + (1 * nvar + f) * Sh::F;
+      const double* fzv = flux + (2 * nvar + f) * Sh::F;
+      un[f] = conservative_update(u[f * fstride + g], fxv[fx], fxv[fx + 1], fyv[fy], fyv[fy + T], fzv[fz],
+                                  fzv[fz + T * T], dtdx);
+      unew[f * fstride + g] = un[f];
+    }
+    if (FUSED) scan_cell(un, hp.gamma, g, vmax, bad_not);
+  }
+  if (FUSED) block_reduce_scan(vmax, bad_not, scan);
+}
+
+enum class Variant { subgrid6, subgrid8, fused };
+
+class GpuKernels final : public HydroKernels {
+ public:
+  explicit GpuKernels(const SolverSetup& s) : setup_(s), mesh_(*s.mesh) {
+    if (s.variant == "subgrid6") variant_ = Variant::subgrid6;
+    else if (s.variant == "subgrid8") variant_ = Variant::subgrid8;
+    else if (s.variant == "fused" || s.variant.empty()) variant_ = Variant::fused;
+    else throw copa::InputError("--variant: unknown GPU variant '" + s.variant + "' (subgrid8, subgrid6, fused)");
+    block_ = s.block_size > 0 ? s.block_size : (variant_ == Variant::subgrid6 ? 64 : 128);
+    if (block_ % COPA_WARP_SIZE != 0 || block_ > 1024)
+      throw copa::InputError("--block-size: " + std::to_string(block_) + " is not a multiple of the warp size (" +
+                             std::to_string(COPA_WARP_SIZE) + ") in [" + std::to_string(COPA_WARP_SIZE) + ", 1024]");
+    const std::size_t state_bytes = std::size_t(mesh_.ncell()) * nvar * sizeof(double);
+    const std::size_t mesh_bytes = std::size_t(mesh_.noct) * 9 * sizeof(std::int32_t);
+    copa::gpu::require_device_memory(2 * state_bytes + mesh_bytes + 4096, "ramses-oct state (2 copies) and oct tables");
+    for (int a = 0; a < 3; ++a) {
+      coord_[a] = copa::gpu::DeviceArray<std::int32_t>(mesh_.noct);
+      coord_[a].copy_from_host(mesh_.coord[a].data());
+    }
+    for (int f = 0; f < 6; ++f) {
+      nbor_[f] = copa::gpu::DeviceArray<std::int32_t>(mesh_.noct);
+      nbor_[f].copy_from_host(mesh_.nbor[f].data());
+    }
+    view_ = host_view(mesh_);
+    for (int a = 0; a < 3; ++a) view_.coord[a] = coord_[a].data();
+    for (int f = 0; f < 6; ++f) view_.nbor[f] = nbor_[f].data();
+    u_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * nvar);
+    unew_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * nvar);
+    scan_ = copa::gpu::DeviceArray<DeviceScan>(1);
+    host_scan_ = static_cast<DeviceScan*>(copa::gpu::malloc_pinned(sizeof(DeviceScan)));
+    if (setup_.host_resident) {
+      copa::require_host_memory(state_bytes, "ramses-oct pinned host copy (--host-resident)");
+      host_state_ = static_cast<double*>(copa::gpu::malloc_pinned(state_bytes));
+    }
+    set_shared_limits();
+    copa::gpu::synchronize();
+  }
+  ~GpuKernels() override {
+    copa::gpu::free_pinned(host_scan_);
+    if (host_state_) copa::gpu::free_pinned(host_state_);
+  }
+
+  void load(const std::vector<double>& u) override {
+    if (host_state_) std::copy(u.begin(), u.end(), host_state_);
+    u_.copy_from_host(u.data());
+    copa::gpu::synchronize();
+  }
+  void store(std::vector<double>& u) override {
+    u.resize(u_.size());
+    u_.copy_to_host(u.data());
+  }
+
+  ScanResult scan() override {
+    copa::Region r(*setup_.timer, "dt_reduction");
+    copa::gpu::fill_zero(scan_.data(), sizeof(DeviceScan));
+    const long long ncell = mesh_.ncell();
+    const unsigned blocks = std::min<unsigned>(copa::gpu::blocks_for(ncell, 256), 132u * 16u);
+    scan_kernel<<<blocks, 256, 0, nullptr>>>(u_.data(), ncell, setup_.hydro.gamma, scan_.data());
+    COPA_GPU_CHECK_LAUNCH("scan_kernel");
+    return read_scan();
+  }
+
+  ScanResult advance(double dt) override {
+    if (host_state_) {
+      copa::Region r(*setup_.timer, "h2d");
+      copa::gpu::copy_to_device(u_.data(), host_state_, u_.bytes());
+    }
+    const double dtdx = dt / mesh_.dx;
+    ScanResult result;
+    if (variant_ == Variant::fused) {
+      copa::Region r(*setup_.timer, "hydro_update+dt");
+      copa::gpu::fill_zero(scan_.data(), sizeof(DeviceScan));
+      launch_update<2, true>(dtdx);
+      std::swap(u_, unew_);
+      result = read_scan();
+    } else {
+      {
+        copa::Region r(*setup_.timer, "hydro_update");
+        if (variant_ == Variant::subgrid6) launch_update<1, false>(dtdx);
+        else launch_update<2, false>(dtdx);
+        std::swap(u_, unew_);
+      }
+      result = scan();
+    }
+    if (host_state_) {
+      copa::Region r(*setup_.timer, "d2h");
+      copa::gpu::copy_to_host(host_state_, u_.data(), u_.bytes());
+    }
+    return result;
+  }
+
+  std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const override {
+    std::vector<std::pair<std::string, copa::KernelCost>> c;
+    if (variant_ == Variant::fused) {
+      copa::KernelCost k = update_cost(mesh_);
+      k.flops += scan_cost(mesh_).flops;
+      c.push_back({"hydro_update+dt", k});
+    } else {
+      c.push_back({"hydro_update", update_cost(mesh_)});
+      c.push_back({"dt_reduction", scan_cost(mesh_)});
+    }
+    if (host_state_) {
+      c.push_back({"h2d", transfer_cost(mesh_, true)});
+      c.push_back({"d2h", transfer_cost(mesh_, false)});
+    }
+    return c;
+  }
+
+ private:
+  template <int B, bool FUSED>
+  void launch_update(double dtdx) {
+    const unsigned tiles = static_cast<unsigned>(mesh_.noct / (B * B * B));
+    const int shared = TileShape<B>::shared_doubles * sizeof(double);
+    tile_update_kernel<B, FUSED><<<tiles, block_, shared, nullptr>>>(view_, setup_.hydro, u_.data(), unew_.data(),
+                                                                     dtdx, scan_.data());
+    COPA_GPU_CHECK_LAUNCH(FUSED ? "tile_update_kernel<fused>" : "tile_update_kernel");
+  }
+
+  void set_shared_limits() {
+    copa::gpu::set_max_dynamic_shared(tile_update_kernel<1, false>, TileShape<1>::shared_doubles * sizeof(double));
+    copa::gpu::set_max_dynamic_shared(tile_update_kernel<2, false>, TileShape<2>::shared_doubles * sizeof(double));
+    copa::gpu::set_max_dynamic_shared(tile_update_kernel<2, true>, TileShape<2>::shared_doubles * sizeof(double));
+  }
+
+  ScanResult read_scan() {
+    copa::gpu::copy_to_host(host_scan_, scan_.data(), sizeof(DeviceScan));
+    ScanResult s;
+    const long long bits = static_cast<long long>(host_scan_->speed_bits);
+    std::memcpy(&s.max_speed, &bits, sizeof(double));
+    s.bad_cell = host_scan_->bad_not ? static_cast<std::int64_t>(~host_scan_->bad_not) : -1;
+    return s;
+  }
+
+  SolverSetup setup_;
+  const OctMesh& mesh_;
+  Variant variant_ = Variant::fused;
+  int block_ = 128;
+  MeshView view_;
+  copa::gpu::DeviceArray<std::int32_t> coord_[3], nbor_[6];
+  copa::gpu::DeviceArray<double> u_, unew_;
+  copa::gpu::DeviceArray<DeviceScan> scan_;
+  DeviceScan* host_scan_ = nullptr;
+  double* host_state_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<std::string> gpu_variants() { return {"fused", "subgrid8", "subgrid6"}; }
+
+std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup) {
+  return std::make_unique<GpuKernels>(setup);
+}
+
+}  // namespace ro
