@@ -1,0 +1,444 @@
+// GPU fill variants (CUDA and HIP from one source) and the device-resident LU (cuSOLVER).
+// Every variant first treats all pairs as far (no branch on the hot path), then the near-pair list
+// adds B_near - B_far (singularity extraction), then A = (P + P^T)/2. The matrix stays on the
+// device from fill to solve.
+//
+// Variants (FLOPs per fill by the study's counts, bytes = minimum traffic):
+//   triangle-pair  one thread per (test, source) triangle pair, 3x3 block scattered with atomics;
+//                  2335 N_T^2 FLOPs; reads N_T triangles, 9 N_T^2 atomic complex adds (16 N^2 B minimum).
+//   basis-pair     one thread per entry (m, n), its 4 triangle pairs, no atomics; 6044 N^2 FLOPs.
+//   block          32 test x 32 source bases per thread block, the 64 + 64 triangles staged in
+//                  shared memory (18 KB), each thread 4 entries; 6044 N^2 FLOPs.
+//   blas           per chunk of test triangles: the weighted kernel w_p w_q G(r_p, r_q) for all
+//                  source points (3 tc x 7 per source triangle), contracted with the source RWG
+//                  factors by a strided-batched ZGEMM (3 tc x 7) x (7 x 12), then a small kernel
+//                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "copa/device_memory.hpp"
+#include "copa/errors.hpp"
+#include "copa/gpu.hpp"
+#include "copa/gpu_timing.hpp"
+#include "kernels.hpp"
+
+#if defined(COPA_HAVE_CUDA)
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#endif
+
+namespace efie {
+namespace {
+
+constexpr int block_bases = 32;  // the block variant's tile of 32 x 32 bases
+constexpr int block_rows = 8;    // its threads: 32 x 8, 4 source bases each
+
+struct BasisTriangles {
+  int tri[2];
+  int local[2];
+};
+
+__device__ inline void atomic_add(Cplx* a, Cplx v) {
+  atomicAdd(&a->re, v.re);
+  atomicAdd(&a->im, v.im);
+}
+
+__device__ inline void scatter_block(Cplx* a, long n, const Triangle& t, const Triangle& s, const Cplx b[3][3]) {
+  for (int i = 0; i < 3; ++i) {
+    if (t.basis[i] < 0) continue;
+    for (int j = 0; j < 3; ++j)
+      if (s.basis[j] >= 0) atomic_add(a + long(t.basis[i]) + long(s.basis[j]) * n, b[i][j]);
+  }
+}
+
+// x: test triangles (consecutive threads, so the 3 rows each writes are near each other in a
+// column), y: source triangle (the same for the whole block: broadcast loads).
+__global__ void fill_triangle_pair_kernel(const Triangle* __restrict__ tris, int nt, double k, Cplx* a, long n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  const Triangle tt = tris[t];
+  for (int s = blockIdx.y; s < nt; s += gridDim.y) {
+    const Triangle ss = tris[s];
+    Cplx b[3][3];
+    pair_block<false>(tt, ss, k, b);
+    scatter_block(a, n, tt, ss, b);
+  }
+}
+
+__device__ inline Cplx basis_entry(const Triangle* tris, const BasisTriangles& bm, const BasisTriangles& bn, double k) {
+  Cplx sum{0, 0};
+  for (int x = 0; x < 2; ++x)
+    for (int y = 0; y < 2; ++y) sum = sum + pair_entry<false>(tris[bm.tri[x]], bm.local[x], tris[bn.tri[y]], bn.local[y], k);
+  return sum;
+}
+
+// x: test basis m (coalesced writes down column n), y: source basis n.
+__global__ void fill_basis_pair_kernel(const Triangle* __restrict__ tris, const BasisTriangles* __restrict__ bases, long n,
+                                       double k, Cplx* a) {
+  const long m = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (m >= n) return;
+  const BasisTriangles bm = bases[m];
+  for (long c = blockIdx.y; c < n; c += gridDim.y) a[m + c * n] = basis_entry(tris, bm, bases[c], k);
+}
+
+// Block (32 x 8 threads) fills the 32 x 32 tile of test bases [bx*32, +32) x source bases [by*32, +32).
+__global__ void fill_block_kernel(const Triangle* __restrict__ tris, const BasisTriangles* __restrict__ bases, long n, double k,
+                                  Cplx* a) {
+  __shared__ Triangle test_tri[block_bases][2], source_tri[block_bases][2];
+  __shared__ int test_local[block_bases][2], source_local[block_bases][2];
+  const long m0 = long(blockIdx.x) * block_bases, n0 = long(blockIdx.y) * block_bases;
+  for (int e = threadIdx.y * block_bases + threadIdx.x; e < 4 * block_bases; e += block_bases * block_rows) {
+    const int which = e / (2 * block_bases), slot = (e / 2) % block_bases, side = e % 2;
+    const long basis = (which == 0 ? m0 : n0) + slot;
+    if (basis < n) {
+      const BasisTriangles b = bases[basis];
+      if (which == 0) {
+        test_tri[slot][side] = tris[b.tri[side]];
+        test_local[slot][side] = b.local[side];
+      } else {
+        source_tri[slot][side] = tris[b.tri[side]];
+        source_local[slot][side] = b.local[side];
+      }
+    }
+  }
+  __syncthreads();
+  const long m = m0 + threadIdx.x;
+  if (m >= n) return;
+  for (int r = threadIdx.y; r < block_bases; r += block_rows) {
+    const long c = n0 + r;
+    if (c >= n) break;
+    Cplx sum{0, 0};
+    for (int x = 0; x < 2; ++x)
+      for (int y = 0; y < 2; ++y)
+        sum = sum + pair_entry<false>(test_tri[threadIdx.x][x], test_local[threadIdx.x][x], source_tri[r][y], source_local[r][y], k);
+    a[m + c * n] = sum;
+  }
+}
+
+// One thread per near pair: add B_near - B_far.
+__global__ void near_correction_kernel(const Triangle* __restrict__ tris, const int* __restrict__ pairs, long count, double k,
+                                       Cplx* a, long n) {
+  const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  const Triangle t = tris[pairs[2 * e]], s = tris[pairs[2 * e + 1]];
+  Cplx b[3][3];
+  near_correction(t, s, k, b);
+  scatter_block(a, n, t, s, b);
+}
+
+// A = (A + A^T)/2 by 32 x 32 tiles through shared memory: block (bi >= bj) reads tile (bi, bj) and
+// its mirror (bj, bi) coalesced and writes both; every value is the same sum as its mirror's.
+__global__ void symmetrise_kernel(Cplx* a, long n) {
+  __shared__ Cplx lower[32][33], upper[32][33];
+  const int bi = blockIdx.x, bj = blockIdx.y;
+  if (bi < bj) return;
+  const int x = threadIdx.x;
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const long r = long(bi) * 32 + x, c = long(bj) * 32 + y;
+    if (r < n && c < n) lower[y][x] = a[r + c * n];
+    const long r2 = long(bj) * 32 + x, c2 = long(bi) * 32 + y;
+    if (r2 < n && c2 < n) upper[y][x] = a[r2 + c2 * n];
+  }
+  __syncthreads();
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const long r = long(bi) * 32 + x, c = long(bj) * 32 + y;
+    if (r < n && c < n) a[r + c * n] = 0.5 * (lower[y][x] + upper[x][y]);
+    const long r2 = long(bj) * 32 + x, c2 = long(bi) * 32 + y;
+    if (r2 < n && c2 < n) a[r2 + c2 * n] = 0.5 * (upper[y][x] + lower[x][y]);
+  }
+}
+
+// ---- blas variant ---------------------------------------------------------------------------------
+constexpr int blas_cols = 12;  // (x, y, z, div) x 3 source edges
+
+// Source factors, per source triangle a 7 x 12 column-major matrix: column 3c + j holds
+// c_j (r_q - v_j)_c for c < 3 and c_j for c = 3.
+__global__ void blas_source_factor_kernel(const Triangle* __restrict__ tris, int nt, Cplx* f) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= nt) return;
+  const Triangle ss = tris[s];
+  Cplx* out = f + long(s) * source_points * blas_cols;
+  for (int q = 0; q < source_points; ++q) {
+    Vec3 r;
+    double w;
+    source_rule(q, ss.v[0], ss.v[1], ss.v[2], r, w);
+    for (int j = 0; j < 3; ++j) {
+      const Vec3 d = r - ss.v[j];
+      const double cj = ss.coef[j];
+      out[q + source_points * (0 + j)] = {cj * d.x, 0};
+      out[q + source_points * (3 + j)] = {cj * d.y, 0};
+      out[q + source_points * (6 + j)] = {cj * d.z, 0};
+      out[q + source_points * (9 + j)] = {cj, 0};
+    }
+  }
+}
+
+// Weighted kernel for test triangles [t0, t0 + tc): per source triangle s a (3 tc x 7) column-major
+// matrix w_p w_q G(r_p, r_q), rows 3 (t - t0) + p.
+__global__ void blas_green_kernel(const Triangle* __restrict__ tris, int nt, int t0, int tc, double k, Cplx* g) {
+  const long rows = 3L * tc;
+  const long idx = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= rows * source_points * nt) return;
+  const long row = idx % rows, q = (idx / rows) % source_points, s = idx / (rows * source_points);
+  const Triangle& tt = tris[t0 + row / 3];
+  const Triangle& ss = tris[s];
+  Vec3 rp, rq;
+  double wp, wq;
+  test_rule(int(row % 3), tt.v[0], tt.v[1], tt.v[2], rp, wp);
+  source_rule(int(q), ss.v[0], ss.v[1], ss.v[2], rq, wq);
+  g[idx] = (wp * wq) * green(norm(rp - rq), k);
+}
+
+// Applies the test factors to the ZGEMM result C_s (3 tc x 12) and scatters the 3x3 blocks.
+__global__ void blas_scatter_kernel(const Triangle* __restrict__ tris, int nt, int t0, int tc, double k, const Cplx* c, Cplx* a,
+                                    long n) {
+  const long idx = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= long(tc) * nt) return;
+  const int tl = int(idx % tc), s = int(idx / tc);
+  const Triangle& tt = tris[t0 + tl];
+  const Triangle& ss = tris[s];
+  const Cplx* cs = c + long(s) * 3L * tc * blas_cols;
+  const long ld = 3L * tc;
+  Cplx b[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = {0, 0};
+  const double k2q = 0.25 * k * k;
+  for (int p = 0; p < test_points; ++p) {
+    Vec3 rp;
+    double wp;
+    test_rule(p, tt.v[0], tt.v[1], tt.v[2], rp, wp);
+    const long row = 3L * tl + p;
+    for (int i = 0; i < 3; ++i) {
+      const Vec3 d = rp - tt.v[i];
+      for (int j = 0; j < 3; ++j) {
+        const Cplx v = k2q * (d.x * cs[row + ld * (0 + j)] + d.y * cs[row + ld * (3 + j)] + d.z * cs[row + ld * (6 + j)]) -
+                       cs[row + ld * (9 + j)];
+        b[i][j] = b[i][j] + v;
+      }
+    }
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = tt.coef[i] * b[i][j];
+  scatter_block(a, n, tt, ss, b);
+}
+
+// Test triangles per blas chunk: the workspace (57 tc N_T complex) within 4 GB.
+int blas_chunk(long nt) {
+  const double per_tri = 57.0 * 16.0 * double(nt);
+  return int(std::max(1.0, std::min(double(nt), std::floor(4e9 / per_tri))));
+}
+
+#if defined(COPA_HAVE_CUDA)
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw copa::RuntimeError(std::string(what) + " failed (cuBLAS status " + std::to_string(int(s)) + ")");
+}
+void check_cusolver(cusolverStatus_t s, const char* what) {
+  if (s != CUSOLVER_STATUS_SUCCESS)
+    throw copa::RuntimeError(std::string(what) + " failed (cuSOLVER status " + std::to_string(int(s)) + ")");
+}
+#endif
+
+class GpuEngine final : public Engine {
+ public:
+  GpuEngine(std::string variant, long n, long nt) : variant_(std::move(variant)), n_(n), nt_(nt) {
+#if !defined(COPA_HAVE_CUDA)
+    if (variant_ == "blas")
+      throw copa::RuntimeError("--variant blas is unavailable in the HIP build: hipBLAS/rocBLAS are not installed here");
+#endif
+    copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(variant_, n, nt)),
+                                     "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant_ + " fill + LU)");
+    a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n) * std::size_t(n));
+    tris_ = copa::gpu::DeviceArray<Triangle>(nt);
+    bases_ = copa::gpu::DeviceArray<BasisTriangles>(n);
+#if defined(COPA_HAVE_CUDA)
+    check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
+    if (variant_ == "blas") {
+      check_cublas(cublasCreate(&blas_), "cublasCreate");
+      chunk_ = blas_chunk(nt);
+      green_ = copa::gpu::DeviceArray<Cplx>(std::size_t(21) * chunk_ * nt);
+      gemm_out_ = copa::gpu::DeviceArray<Cplx>(std::size_t(36) * chunk_ * nt);
+      source_factor_ = copa::gpu::DeviceArray<Cplx>(std::size_t(84) * nt);
+    }
+#endif
+  }
+  ~GpuEngine() override {
+#if defined(COPA_HAVE_CUDA)
+    if (solver_) cusolverDnDestroy(solver_);
+    if (blas_) cublasDestroy(blas_);
+#endif
+  }
+
+  std::unique_ptr<copa::RegionTimer> make_timer(copa::Profile& profile) override {
+    return std::make_unique<copa::gpu::EventTimer>(profile);
+  }
+
+  void upload(const Problem& p) override {
+    p_ = &p;
+    tris_.copy_from_host(p.triangles.data());
+    std::vector<BasisTriangles> b(p.rwg.size());
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = {{p.rwg[i].tri[0], p.rwg[i].tri[1]}, {p.rwg[i].local[0], p.rwg[i].local[1]}};
+    bases_.copy_from_host(b.data());
+    near_ = copa::gpu::DeviceArray<int>(2 * p.near_pairs.size());
+    near_.copy_from_host(reinterpret_cast<const int*>(p.near_pairs.data()));
+    copa::gpu::synchronize();
+  }
+
+  void fill(copa::RegionTimer& timer) override {
+    const double k = p_->k;
+    const int nt = int(nt_);
+    {
+      copa::Region r(timer, "fill.far");
+      if (variant_ == "triangle-pair") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        const dim3 grid(copa::gpu::blocks_for(nt, 128), unsigned(std::min(nt, 65535)));
+        fill_triangle_pair_kernel<<<grid, 128, 0, nullptr>>>(tris_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_kernel");
+      } else if (variant_ == "basis-pair") {
+        const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
+        fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(tris_.data(), bases_.data(), n_, k, a_.data());
+        COPA_GPU_CHECK_LAUNCH("fill_basis_pair_kernel");
+      } else if (variant_ == "block") {
+        const dim3 grid(copa::gpu::blocks_for(n_, block_bases), copa::gpu::blocks_for(n_, block_bases));
+        fill_block_kernel<<<grid, dim3(block_bases, block_rows), 0, nullptr>>>(tris_.data(), bases_.data(), n_, k, a_.data());
+        COPA_GPU_CHECK_LAUNCH("fill_block_kernel");
+      } else {
+        fill_blas(k);
+      }
+    }
+    {
+      copa::Region r(timer, "fill.near");
+      const long count = long(p_->near_pairs.size());
+      near_correction_kernel<<<copa::gpu::blocks_for(count, 64), 64, 0, nullptr>>>(tris_.data(), near_.data(), count, k,
+                                                                                   a_.data(), n_);
+      COPA_GPU_CHECK_LAUNCH("near_correction_kernel");
+    }
+    copa::Region r(timer, "fill.symmetrise");
+    const dim3 tiles(copa::gpu::blocks_for(n_, 32), copa::gpu::blocks_for(n_, 32));
+    symmetrise_kernel<<<tiles, dim3(32, 8), 0, nullptr>>>(a_.data(), n_);
+    COPA_GPU_CHECK_LAUNCH("symmetrise_kernel");
+  }
+
+  void factor(copa::RegionTimer& timer) override {
+#if defined(COPA_HAVE_CUDA)
+    int lwork = 0;
+    auto* a = reinterpret_cast<cuDoubleComplex*>(a_.data());
+    check_cusolver(cusolverDnZgetrf_bufferSize(solver_, int(n_), int(n_), a, int(n_), &lwork), "cusolverDnZgetrf_bufferSize");
+    if (std::size_t(lwork) > work_.size()) work_ = copa::gpu::DeviceArray<Cplx>(lwork);
+    if (pivots_.size() != std::size_t(n_)) pivots_ = copa::gpu::DeviceArray<int>(n_);
+    if (info_.size() == 0) info_ = copa::gpu::DeviceArray<int>(1);
+    {
+      copa::Region r(timer, "lu");
+      check_cusolver(cusolverDnZgetrf(solver_, int(n_), int(n_), a, int(n_), reinterpret_cast<cuDoubleComplex*>(work_.data()),
+                                      pivots_.data(), info_.data()),
+                     "cusolverDnZgetrf");
+    }
+    check_info("zgetrf");
+#else
+    (void)timer;
+    throw copa::RuntimeError("the device LU is unavailable in the HIP build: hipSOLVER/rocSOLVER are not installed here");
+#endif
+  }
+
+  void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
+#if defined(COPA_HAVE_CUDA)
+    copa::gpu::DeviceArray<Cplx> rhs(b.size());
+    rhs.copy_from_host(reinterpret_cast<const Cplx*>(b.data()));
+    {
+      copa::Region r(timer, "solve");
+      check_cusolver(cusolverDnZgetrs(solver_, CUBLAS_OP_N, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_),
+                                      pivots_.data(), reinterpret_cast<cuDoubleComplex*>(rhs.data()), int(n_), info_.data()),
+                     "cusolverDnZgetrs");
+    }
+    check_info("zgetrs");
+    rhs.copy_to_host(reinterpret_cast<Cplx*>(b.data()));
+    copa::gpu::synchronize();
+#else
+    (void)b;
+    (void)timer;
+    throw copa::RuntimeError("the device LU is unavailable in the HIP build: hipSOLVER/rocSOLVER are not installed here");
+#endif
+  }
+
+  std::vector<complex> matrix() override {
+    std::vector<complex> out(std::size_t(n_) * n_);
+    copa::gpu::synchronize();
+    a_.copy_to_host(reinterpret_cast<Cplx*>(out.data()));
+    copa::gpu::synchronize();
+    return out;
+  }
+
+  std::vector<complex> entries(const std::vector<std::array<long, 2>>& at) override {
+    std::vector<complex> out(at.size());
+    copa::gpu::synchronize();
+    for (std::size_t e = 0; e < at.size(); ++e)
+      copa::gpu::copy_to_host(&out[e], a_.data() + at[e][0] + at[e][1] * n_, sizeof(Cplx));
+    copa::gpu::synchronize();
+    return out;
+  }
+
+  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_); }
+
+ private:
+  void fill_blas(double k) {
+#if defined(COPA_HAVE_CUDA)
+    const int nt = int(nt_);
+    copa::gpu::fill_zero(a_.data(), a_.bytes());
+    blas_source_factor_kernel<<<copa::gpu::blocks_for(nt, 128), 128, 0, nullptr>>>(tris_.data(), nt, source_factor_.data());
+    COPA_GPU_CHECK_LAUNCH("blas_source_factor_kernel");
+    const cuDoubleComplex one{1, 0}, zero{0, 0};
+    for (int t0 = 0; t0 < nt; t0 += chunk_) {
+      const int tc = std::min(chunk_, nt - t0);
+      const long green_count = 21L * tc * nt;
+      blas_green_kernel<<<copa::gpu::blocks_for(green_count, 256), 256, 0, nullptr>>>(tris_.data(), nt, t0, tc, k, green_.data());
+      COPA_GPU_CHECK_LAUNCH("blas_green_kernel");
+      check_cublas(cublasZgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, 3 * tc, blas_cols, source_points, &one,
+                                             reinterpret_cast<const cuDoubleComplex*>(green_.data()), 3 * tc, 21L * tc,
+                                             reinterpret_cast<const cuDoubleComplex*>(source_factor_.data()), source_points,
+                                             long(source_points) * blas_cols, &zero,
+                                             reinterpret_cast<cuDoubleComplex*>(gemm_out_.data()), 3 * tc, 36L * tc, nt),
+                   "cublasZgemmStridedBatched");
+      blas_scatter_kernel<<<copa::gpu::blocks_for(long(tc) * nt, 128), 128, 0, nullptr>>>(tris_.data(), nt, t0, tc, k,
+                                                                                        gemm_out_.data(), a_.data(), n_);
+      COPA_GPU_CHECK_LAUNCH("blas_scatter_kernel");
+    }
+#else
+    (void)k;
+#endif
+  }
+
+  void check_info(const char* what) {
+    int info = 0;
+    info_.copy_to_host(&info);
+    copa::gpu::synchronize();
+    if (info != 0) throw copa::RuntimeError(std::string(what) + " on the device: info " + std::to_string(info) + " (singular EFIE matrix?)");
+  }
+
+  std::string variant_;
+  long n_, nt_;
+  const Problem* p_ = nullptr;
+  copa::gpu::DeviceArray<Cplx> a_, work_, green_, gemm_out_, source_factor_;
+  copa::gpu::DeviceArray<Triangle> tris_;
+  copa::gpu::DeviceArray<BasisTriangles> bases_;
+  copa::gpu::DeviceArray<int> near_, pivots_, info_;
+  int chunk_ = 0;
+#if defined(COPA_HAVE_CUDA)
+  cusolverDnHandle_t solver_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+#endif
+};
+
+}  // namespace
+
+double gpu_workspace_bytes(const std::string& variant, long n, long nt) {
+  // cuSOLVER getrf workspace is small (a panel); 1% of the matrix covers it.
+  double bytes = 0.01 * 16.0 * double(n) * double(n) + 64.0 * double(n) + 160.0 * double(nt);
+  if (variant == "blas") bytes += (57.0 * blas_chunk(nt) + 84.0) * 16.0 * double(nt);
+  return bytes;
+}
+
+std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles) {
+  return std::make_unique<GpuEngine>(variant, n, triangles);
+}
+
+}  // namespace efie
