@@ -1,0 +1,500 @@
+// CUDA and HIP variants (one source through copa/gpu.hpp). Every element operator runs one
+// thread block per element with sum factorization in shared memory; the contractions are
+// distributed over the block's threads, so the two strategies differ only in the thread layout:
+//   "block-xy"  : Q1D x Q1D threads per element (loops over the third index), MFEM's 3D layout;
+//   "block-xyz" : Q1D^3 threads per element (one thread per quadrature point in 3D).
+// H1 outputs go to an E-vector and are assembled by a dof-parallel gather through the transposed
+// element map (no atomics). All state stays on the device; only dot products and the time-step
+// estimate (scalars) come back to the host.
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "copa/device_memory.hpp"
+#include "copa/gpu.hpp"
+#include "kernels.hpp"
+#include "qpoint.hpp"
+
+namespace laghos {
+
+namespace {
+
+struct DeviceDisc {
+  int dim, D1D, Q1D, L1D, NE, nd, nq, nl, nh1, nl2, k;
+  double h0, cfl;
+  bool viscosity;
+  const double *B, *G, *Bl, *wq, *rho0DetJ0w, *Jac0inv, *gamma;
+  const int* h1_map;
+};
+
+// out = M (or M^T) applied along `axis` of the lexicographic tensor `in` (extents shape[]);
+// M is row-major [q * n + i] with n = ld. Work is spread over all threads of the block.
+__device__ void contract(int dim, int shape[3], int axis, const double* M, int nout, bool transpose, int ld,
+                         const double* in, double* out) {
+  const int nin = shape[axis];
+  int before = 1, after = 1;
+  for (int a = 0; a < axis; ++a) before *= shape[a];
+  for (int a = axis + 1; a < dim; ++a) after *= shape[a];
+  const int total = before * nout * after;
+  const int nthreads = blockDim.x * blockDim.y * blockDim.z;
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  for (int idx = tid; idx < total; idx += nthreads) {
+    const int b = idx % before, i = (idx / before) % nout, t = idx / (before * nout);
+    double s = 0.0;
+    for (int j = 0; j < nin; ++j) {
+      const double m = transpose ? M[j * ld + i] : M[i * ld + j];
+      s += m * in[(t * nin + j) * before + b];
+    }
+    out[(t * nout + i) * before + b] = s;
+  }
+  __syncthreads();
+  shape[axis] = nout;
+}
+
+// Applies mats[axis] along every axis (forward n^dim -> q^dim, or transposed q^dim -> n^dim).
+__device__ void tensor_apply(int dim, const double* const mats[3], int n, int nq, bool transpose, const double* in,
+                             double* out, double* t0, double* t1) {
+  int shape[3] = {transpose ? nq : n, transpose ? nq : n, transpose ? nq : n};
+  const int nout = transpose ? n : nq;
+  const double* src = in;
+  for (int axis = 0; axis < dim; ++axis) {
+    double* dst = (axis == dim - 1) ? out : (axis % 2 == 0 ? t0 : t1);
+    contract(dim, shape, axis, mats[axis], nout, transpose, n, src, dst);
+    src = dst;
+  }
+}
+
+__device__ inline int block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+__device__ inline int block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+
+// ---- BLAS-1 ----
+__global__ void k_axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) {
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    z[i] = a * x[i] + b * y[i];
+}
+__global__ void k_fill(std::size_t n, double v, double* x) {
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    x[i] = v;
+}
+__global__ void k_multiply(std::size_t n, const double* a, const double* x, double* y) {
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    y[i] = a[i] * x[i];
+}
+__global__ void k_zero_at(int n, const int* idx, double* y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[idx[i]] = 0.0;
+}
+// Block partial sums (or minima) into partial[blockIdx.x]; blockDim.x is a multiple of the warp.
+__global__ void k_dot(std::size_t n, const double* x, const double* y, double* partial) {
+  __shared__ double warp_part[1024 / 32];
+  double s = 0.0;
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    s += x[i] * y[i];
+  s = copa::gpu::warp_sum(s);
+  const int lane = threadIdx.x % COPA_WARP_SIZE, warp = threadIdx.x / COPA_WARP_SIZE;
+  if (lane == 0) warp_part[warp] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0.0;
+    for (int w = 0; w < (int)(blockDim.x / COPA_WARP_SIZE); ++w) t += warp_part[w];
+    partial[blockIdx.x] = t;
+  }
+}
+__global__ void k_min_partial(int n, const double* x, double* partial) {
+  __shared__ double part[256];
+  double m = INFINITY;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) m = fmin(m, x[i]);
+  part[threadIdx.x] = m;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if ((int)threadIdx.x < s) part[threadIdx.x] = fmin(part[threadIdx.x], part[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = part[0];
+}
+__global__ void k_sum_or_min(int n, const double* partial, double* result, bool is_min) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    double t = is_min ? INFINITY : 0.0;
+    for (int i = 0; i < n; ++i) t = is_min ? fmin(t, partial[i]) : t + partial[i];
+    *result = t;
+  }
+}
+
+// ---- assembly: y[dof] = sum of E-vector entries mapping to dof ----
+__global__ void k_gather(int nh1, const int* offsets, const int* positions, const double* evec, double* y) {
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= nh1) return;
+  double s = 0.0;
+  for (int p = offsets[g]; p < offsets[g + 1]; ++p) s += evec[positions[p]];
+  y[g] = s;
+}
+
+// ---- element operators (one block per element) ----
+// Shared buffers: 5 (+ extra) arrays of `big` doubles, big = max(D1D, Q1D)^dim.
+__global__ void k_mass_h1(DeviceDisc d, int big, const double* x, double* evec) {
+  extern __shared__ double sm[];
+  double *xl = sm, *a = sm + big, *t0 = sm + 2 * big, *t1 = sm + 3 * big, *y = sm + 4 * big;
+  const int e = blockIdx.x;
+  const int* map = d.h1_map + (std::size_t)e * d.nd;
+  for (int i = block_tid(); i < d.nd; i += block_threads()) xl[i] = x[map[i]];
+  __syncthreads();
+  const double* B3[3] = {d.B, d.B, d.B};
+  tensor_apply(d.dim, B3, d.D1D, d.Q1D, false, xl, a, t0, t1);
+  for (int q = block_tid(); q < d.nq; q += block_threads()) a[q] *= d.rho0DetJ0w[(std::size_t)e * d.nq + q];
+  __syncthreads();
+  tensor_apply(d.dim, B3, d.D1D, d.Q1D, true, a, y, t0, t1);
+  for (int i = block_tid(); i < d.nd; i += block_threads()) evec[(std::size_t)e * d.nd + i] = y[i];
+}
+
+__global__ void k_mass_h1_diag(DeviceDisc d, int big, const double* B2, double* evec) {
+  extern __shared__ double sm[];
+  double *w = sm, *t0 = sm + big, *t1 = sm + 2 * big, *y = sm + 3 * big;
+  const int e = blockIdx.x;
+  for (int q = block_tid(); q < d.nq; q += block_threads()) w[q] = d.rho0DetJ0w[(std::size_t)e * d.nq + q];
+  __syncthreads();
+  const double* M[3] = {B2, B2, B2};
+  tensor_apply(d.dim, M, d.D1D, d.Q1D, true, w, y, t0, t1);
+  for (int i = block_tid(); i < d.nd; i += block_threads()) evec[(std::size_t)e * d.nd + i] = y[i];
+}
+
+__global__ void k_mass_l2(DeviceDisc d, int big, const double* x, double* y) {
+  extern __shared__ double sm[];
+  double *xl = sm, *a = sm + big, *t0 = sm + 2 * big, *t1 = sm + 3 * big, *yl = sm + 4 * big;
+  const int e = blockIdx.x;
+  for (int i = block_tid(); i < d.nl; i += block_threads()) xl[i] = x[(std::size_t)e * d.nl + i];
+  __syncthreads();
+  const double* B3[3] = {d.Bl, d.Bl, d.Bl};
+  tensor_apply(d.dim, B3, d.L1D, d.Q1D, false, xl, a, t0, t1);
+  for (int q = block_tid(); q < d.nq; q += block_threads()) a[q] *= d.rho0DetJ0w[(std::size_t)e * d.nq + q];
+  __syncthreads();
+  tensor_apply(d.dim, B3, d.L1D, d.Q1D, true, a, yl, t0, t1);
+  for (int i = block_tid(); i < d.nl; i += block_threads()) y[(std::size_t)e * d.nl + i] = yl[i];
+}
+
+// evec[c][e][i] = sum_d (G_d^T sJ[c][d])_i
+__global__ void k_force(DeviceDisc d, int big, const double* stress, double* evec) {
+  extern __shared__ double sm[];
+  double *a = sm, *b = sm + big, *t0 = sm + 2 * big, *t1 = sm + 3 * big, *acc = sm + 4 * big;
+  const int e = blockIdx.x, dim = d.dim, DD = dim * dim;
+  const double* sj = stress + (std::size_t)e * d.nq * DD;
+  const std::size_t comp = (std::size_t)d.NE * d.nd;
+  for (int c = 0; c < dim; ++c) {
+    for (int i = block_tid(); i < d.nd; i += block_threads()) acc[i] = 0.0;
+    for (int dd = 0; dd < dim; ++dd) {
+      for (int q = block_tid(); q < d.nq; q += block_threads()) a[q] = sj[q * DD + c * dim + dd];
+      __syncthreads();
+      const double* M[3];
+      for (int ax = 0; ax < 3; ++ax) M[ax] = (ax == dd) ? d.G : d.B;
+      tensor_apply(dim, M, d.D1D, d.Q1D, true, a, b, t0, t1);
+      for (int i = block_tid(); i < d.nd; i += block_threads()) acc[i] += b[i];
+      __syncthreads();
+    }
+    for (int i = block_tid(); i < d.nd; i += block_threads()) evec[c * comp + (std::size_t)e * d.nd + i] = acc[i];
+    __syncthreads();
+  }
+}
+
+__global__ void k_force_t(DeviceDisc d, int big, const double* stress, const double* v, double* e_rhs) {
+  extern __shared__ double sm[];
+  double *vl = sm, *g = sm + big, *t0 = sm + 2 * big, *t1 = sm + 3 * big, *acc = sm + 4 * big, *out = sm + 5 * big;
+  const int e = blockIdx.x, dim = d.dim, DD = dim * dim;
+  const double* sj = stress + (std::size_t)e * d.nq * DD;
+  const int* map = d.h1_map + (std::size_t)e * d.nd;
+  for (int q = block_tid(); q < d.nq; q += block_threads()) acc[q] = 0.0;
+  for (int c = 0; c < dim; ++c) {
+    for (int i = block_tid(); i < d.nd; i += block_threads()) vl[i] = v[(std::size_t)c * d.nh1 + map[i]];
+    __syncthreads();
+    for (int dd = 0; dd < dim; ++dd) {
+      const double* M[3];
+      for (int ax = 0; ax < 3; ++ax) M[ax] = (ax == dd) ? d.G : d.B;
+      tensor_apply(dim, M, d.D1D, d.Q1D, false, vl, g, t0, t1);
+      for (int q = block_tid(); q < d.nq; q += block_threads()) acc[q] += sj[q * DD + c * dim + dd] * g[q];
+      __syncthreads();
+    }
+  }
+  const double* B3[3] = {d.Bl, d.Bl, d.Bl};
+  tensor_apply(dim, B3, d.L1D, d.Q1D, true, acc, out, t0, t1);
+  for (int i = block_tid(); i < d.nl; i += block_threads()) e_rhs[(std::size_t)e * d.nl + i] = out[i];
+}
+
+// Quadrature update: shared holds J (DD*nq), dv/dxi (DD*nq), e(q), and work arrays.
+template <int DIM>
+__global__ void k_qupdate(DeviceDisc d, int big, const double* x, const double* v, const double* e_in, double* stress,
+                          double* elem_dt, double* source) {
+  extern __shared__ double sm[];
+  constexpr int DD = DIM * DIM;
+  double* J = sm;                       // DD * nq
+  double* dV = J + DD * d.nq;           // DD * nq
+  double* eq = dV + DD * d.nq;          // big
+  double* xl = eq + big;                // big
+  double* t0 = xl + big;
+  double* t1 = t0 + big;
+  double* red = t1 + big;               // block_threads
+  const int e = blockIdx.x;
+  const int* map = d.h1_map + (std::size_t)e * d.nd;
+  for (int field = 0; field < 2; ++field) {
+    const double* src = field == 0 ? x : v;
+    double* dst = field == 0 ? J : dV;
+    for (int c = 0; c < DIM; ++c) {
+      for (int i = block_tid(); i < d.nd; i += block_threads()) xl[i] = src[(std::size_t)c * d.nh1 + map[i]];
+      __syncthreads();
+      for (int dd = 0; dd < DIM; ++dd) {
+        const double* M[3];
+        for (int ax = 0; ax < 3; ++ax) M[ax] = (ax == dd) ? d.G : d.B;
+        tensor_apply(DIM, M, d.D1D, d.Q1D, false, xl, dst + (c * DIM + dd) * d.nq, t0, t1);
+      }
+    }
+  }
+  for (int i = block_tid(); i < d.nl; i += block_threads()) xl[i] = e_in[(std::size_t)e * d.nl + i];
+  __syncthreads();
+  const double* B3[3] = {d.Bl, d.Bl, d.Bl};
+  tensor_apply(DIM, B3, d.L1D, d.Q1D, false, xl, eq, t0, t1);
+  double dt_min = INFINITY;
+  for (int q = block_tid(); q < d.nq; q += block_threads()) {
+    double Jq[DD], dvq[DD];
+    for (int i = 0; i < DD; ++i) {
+      Jq[i] = J[i * d.nq + q];
+      dvq[i] = dV[i * d.nq + q];
+    }
+    QPointIn in;
+    in.J = Jq;
+    in.dvdxi = dvq;
+    in.Jac0inv = d.Jac0inv + ((std::size_t)e * d.nq + q) * DD;
+    in.e = eq[q];
+    in.rho0DetJ0w = d.rho0DetJ0w[(std::size_t)e * d.nq + q];
+    in.weight = d.wq[q];
+    in.gamma = d.gamma[e];
+    in.h0 = d.h0;
+    in.h1order = d.k;
+    in.cfl = d.cfl;
+    in.viscosity = d.viscosity;
+    const double dt = qpoint_update<DIM>(in, stress + ((std::size_t)e * d.nq + q) * DD);
+    dt_min = fmin(dt_min, dt);
+  }
+  red[block_tid()] = dt_min;
+  __syncthreads();
+  if (block_tid() == 0) {
+    double m = INFINITY;
+    for (int i = 0; i < block_threads(); ++i) m = fmin(m, red[i]);
+    elem_dt[e] = m;
+  }
+  if (DIM == 2 && source) {
+    // 2D Taylor-Green source on the current mesh: b = Bl^T (w detJ f(x_q)).
+    __syncthreads();
+    for (int c = 0; c < 2; ++c) {
+      for (int i = block_tid(); i < d.nd; i += block_threads()) t0[i] = x[(std::size_t)c * d.nh1 + map[i]];
+      __syncthreads();
+      const double* BB[3] = {d.B, d.B, d.B};
+      tensor_apply(DIM, BB, d.D1D, d.Q1D, false, t0, c == 0 ? xl : red, t1, dV);
+    }
+    for (int q = block_tid(); q < d.nq; q += block_threads()) {
+      const double detJ = J[0 * d.nq + q] * J[3 * d.nq + q] - J[1 * d.nq + q] * J[2 * d.nq + q];
+      eq[q] = d.wq[q] * detJ * taylor_source(xl[q], red[q]);
+    }
+    __syncthreads();
+    tensor_apply(DIM, B3, d.L1D, d.Q1D, true, eq, xl, t0, t1);
+    for (int i = block_tid(); i < d.nl; i += block_threads()) source[(std::size_t)e * d.nl + i] = xl[i];
+  }
+}
+
+class GpuKernels final : public HydroKernels {
+ public:
+  explicit GpuKernels(std::string variant) : variant_(std::move(variant)) {}
+  ~GpuKernels() override {
+    for (double* p : owned_) copa::gpu::device_pool().deallocate(p);
+    for (int* p : owned_int_) copa::gpu::device_pool().deallocate(p);
+  }
+  std::string name() const override { return "gpu/" + variant_; }
+
+  void setup(const Discretization& h) override {
+    h_ = &h;
+    dd_.dim = h.dim;
+    dd_.D1D = h.D1D;
+    dd_.Q1D = h.Q1D;
+    dd_.L1D = h.L1D;
+    dd_.NE = h.NE;
+    dd_.nd = h.nd;
+    dd_.nq = h.nq;
+    dd_.nl = h.nl;
+    dd_.nh1 = h.nh1;
+    dd_.nl2 = h.nl2;
+    dd_.k = h.k;
+    dd_.h0 = h.h0;
+    dd_.cfl = h.cfl;
+    dd_.viscosity = h.viscosity;
+    dd_.B = upload(h.B);
+    dd_.G = upload(h.G);
+    dd_.Bl = upload(h.Bl);
+    dd_.wq = upload(h.wq);
+    dd_.rho0DetJ0w = upload(h.rho0DetJ0w);
+    dd_.Jac0inv = upload(h.Jac0inv);
+    dd_.gamma = upload(h.gamma);
+    dd_.h1_map = upload_int(h.h1_map);
+    std::vector<double> B2(h.B.size());
+    for (std::size_t i = 0; i < B2.size(); ++i) B2[i] = h.B[i] * h.B[i];
+    B2_ = upload(B2);
+    for (int c = 0; c < h.dim; ++c) ess_[c] = upload_int(h.ess[c]);
+    std::vector<int> offsets(h.nh1 + 1, 0), positions(h.h1_map.size());
+    for (int idx : h.h1_map) ++offsets[idx + 1];
+    for (int i = 0; i < h.nh1; ++i) offsets[i + 1] += offsets[i];
+    std::vector<int> fill = offsets;
+    for (std::size_t p = 0; p < h.h1_map.size(); ++p) positions[fill[h.h1_map[p]]++] = static_cast<int>(p);
+    offsets_ = upload_int(offsets);
+    positions_ = upload_int(positions);
+    for (auto [ptr, n] : {std::pair<double**, std::size_t>{&stress_, static_cast<std::size_t>(h.NE) * h.nq * h.dim * h.dim},
+                          {&evec_, static_cast<std::size_t>(h.NE) * h.nd * h.dim},
+                          {&elem_dt_, static_cast<std::size_t>(h.NE)},
+                          {&partial_, static_cast<std::size_t>(kReduceBlocks)},
+                          {&scalar_, std::size_t{1}}}) {
+      *ptr = alloc(n);
+      owned_.push_back(*ptr);
+    }
+    const int n = h.D1D > h.Q1D ? h.D1D : h.Q1D;
+    big_ = h.dim == 2 ? n * n : n * n * n;
+    if (variant_ == "block-xyz" && h.dim == 3)
+      block_ = dim3(h.Q1D, h.Q1D, h.Q1D);
+    else
+      block_ = dim3(h.Q1D, h.Q1D, 1);
+    const int threads = block_.x * block_.y * block_.z;
+    qshared_ = ((2 * h.dim * h.dim * h.nq) + 4 * big_ + (threads > big_ ? threads : big_)) * sizeof(double);
+    eshared_ = 6 * big_ * sizeof(double);
+    if (qshared_ > 48 * 1024) {
+      if (h.dim == 2) copa::gpu::set_max_dynamic_shared(k_qupdate<2>, static_cast<int>(qshared_));
+      else copa::gpu::set_max_dynamic_shared(k_qupdate<3>, static_cast<int>(qshared_));
+    }
+  }
+
+  double* alloc(std::size_t n) override {
+    auto* p = static_cast<double*>(copa::gpu::device_pool().allocate(n * sizeof(double)));
+    copa::gpu::fill_zero(p, n * sizeof(double));
+    return p;
+  }
+  void release(double* p) override { copa::gpu::device_pool().deallocate(p); }
+  void to_backend(double* dst, const double* host, std::size_t n) override {
+    copa::gpu::copy_to_device(dst, host, n * sizeof(double));
+    copa::gpu::synchronize();
+  }
+  void to_host(double* host, const double* src, std::size_t n) override {
+    copa::gpu::copy_to_host(host, src, n * sizeof(double));
+    copa::gpu::synchronize();
+  }
+  void sync() override { copa::gpu::synchronize(); }
+
+  double dot(std::size_t n, const double* x, const double* y) override {
+    k_dot<<<kReduceBlocks, 256>>>(n, x, y, partial_);
+    COPA_GPU_CHECK_LAUNCH("k_dot");
+    return finish_reduction(kReduceBlocks, false);
+  }
+  void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
+    k_axpby<<<grid(n), 256>>>(n, a, x, b, y, z);
+    COPA_GPU_CHECK_LAUNCH("k_axpby");
+  }
+  void copy(std::size_t n, const double* x, double* y) override {
+    if (n) copa::gpu::copy_on_device(y, x, n * sizeof(double));
+  }
+  void fill(std::size_t n, double value, double* x) override {
+    k_fill<<<grid(n), 256>>>(n, value, x);
+    COPA_GPU_CHECK_LAUNCH("k_fill");
+  }
+  void multiply(std::size_t n, const double* a, const double* x, double* y) override {
+    k_multiply<<<grid(n), 256>>>(n, a, x, y);
+    COPA_GPU_CHECK_LAUNCH("k_multiply");
+  }
+  void zero_essential(int c, double* y) override {
+    const int n = static_cast<int>(h_->ess[c].size());
+    if (n == 0) return;
+    k_zero_at<<<copa::gpu::blocks_for(n, 256), 256>>>(n, ess_[c], y);
+    COPA_GPU_CHECK_LAUNCH("k_zero_at");
+  }
+
+  void mass_h1(const double* x, double* y) override {
+    k_mass_h1<<<dd_.NE, block_, eshared_>>>(dd_, big_, x, evec_);
+    COPA_GPU_CHECK_LAUNCH("k_mass_h1");
+    gather(evec_, y);
+  }
+  void mass_h1_diagonal(double* diag) override {
+    k_mass_h1_diag<<<dd_.NE, block_, eshared_>>>(dd_, big_, B2_, evec_);
+    COPA_GPU_CHECK_LAUNCH("k_mass_h1_diag");
+    gather(evec_, diag);
+  }
+  void mass_l2(const double* x, double* y) override {
+    k_mass_l2<<<dd_.NE, block_, eshared_>>>(dd_, big_, x, y);
+    COPA_GPU_CHECK_LAUNCH("k_mass_l2");
+  }
+  void force(double* rhs) override {
+    k_force<<<dd_.NE, block_, eshared_>>>(dd_, big_, stress_, evec_);
+    COPA_GPU_CHECK_LAUNCH("k_force");
+    const std::size_t comp = static_cast<std::size_t>(dd_.NE) * dd_.nd;
+    for (int c = 0; c < dd_.dim; ++c) gather(evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
+  }
+  void force_transpose(const double* v, double* e_rhs) override {
+    k_force_t<<<dd_.NE, block_, eshared_>>>(dd_, big_, stress_, v, e_rhs);
+    COPA_GPU_CHECK_LAUNCH("k_force_t");
+  }
+  double quadrature_update(const double* x, const double* v, const double* e, double* source) override {
+    const std::size_t vs = static_cast<std::size_t>(dd_.dim) * dd_.nh1;
+    (void)vs;
+    if (dd_.dim == 2)
+      k_qupdate<2><<<dd_.NE, block_, qshared_>>>(dd_, big_, x, v, e, stress_, elem_dt_, source);
+    else
+      k_qupdate<3><<<dd_.NE, block_, qshared_>>>(dd_, big_, x, v, e, stress_, elem_dt_, source);
+    COPA_GPU_CHECK_LAUNCH("k_qupdate");
+    k_min_partial<<<kReduceBlocks, 256>>>(dd_.NE, elem_dt_, partial_);
+    COPA_GPU_CHECK_LAUNCH("k_min_partial");
+    return finish_reduction(kReduceBlocks, true);
+  }
+
+ private:
+  static constexpr int kReduceBlocks = 264;
+  unsigned grid(std::size_t n) const {
+    const unsigned g = copa::gpu::blocks_for(n, 256);
+    return g < 4096 ? (g == 0 ? 1 : g) : 4096;
+  }
+  double finish_reduction(int n, bool is_min) {
+    k_sum_or_min<<<1, 1>>>(n, partial_, scalar_, is_min);
+    COPA_GPU_CHECK_LAUNCH("k_sum");
+    double r;
+    copa::gpu::copy_to_host(&r, scalar_, sizeof(double));
+    copa::gpu::synchronize();
+    return r;
+  }
+  void gather(const double* evec, double* y) {
+    k_gather<<<copa::gpu::blocks_for(dd_.nh1, 256), 256>>>(dd_.nh1, offsets_, positions_, evec, y);
+    COPA_GPU_CHECK_LAUNCH("k_gather");
+  }
+  double* upload(const std::vector<double>& v) {
+    double* p = alloc(v.size() ? v.size() : 1);
+    if (!v.empty()) copa::gpu::copy_to_device(p, v.data(), v.size() * sizeof(double));
+    owned_.push_back(p);
+    return p;
+  }
+  int* upload_int(const std::vector<int>& v) {
+    auto* p = static_cast<int*>(copa::gpu::device_pool().allocate((v.size() ? v.size() : 1) * sizeof(int)));
+    if (!v.empty()) copa::gpu::copy_to_device(p, v.data(), v.size() * sizeof(int));
+    owned_int_.push_back(p);
+    return p;
+  }
+
+  std::string variant_;
+  const Discretization* h_ = nullptr;
+  DeviceDisc dd_{};
+  const double* B2_ = nullptr;
+  const int* ess_[3] = {nullptr, nullptr, nullptr};
+  const int *offsets_ = nullptr, *positions_ = nullptr;
+  double *stress_ = nullptr, *evec_ = nullptr, *elem_dt_ = nullptr, *partial_ = nullptr, *scalar_ = nullptr;
+  std::vector<double*> owned_;
+  std::vector<int*> owned_int_;
+  int big_ = 0;
+  dim3 block_;
+  std::size_t qshared_ = 0, eshared_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> gpu_variants() { return {"block-xy", "block-xyz"}; }
+
+std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant) {
+  return std::make_unique<GpuKernels>(variant);
+}
+
+}  // namespace laghos
