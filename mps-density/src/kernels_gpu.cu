@@ -1,0 +1,638 @@
+// The GPU backend (CUDA and HIP from one source through copa/gpu.hpp). Particle arrays live on the
+// device (structure of arrays); rebucketing is a device counting sort (atomic count, three-phase
+// exclusive scan, atomic scatter) followed by a gather of every per-particle array. The strategies
+// call the host-device target bodies of neighbour_loops.hpp:
+//   bucket-block    block per bucket, thread per particle of the bucket, 27 buckets (P-Flow P100)
+//   bucket-thread   thread per bucket, its particles one after another (P-Flow CPU mapping)
+//   sorted-particle thread per bucket-sorted particle, 9 contiguous row ranges (coalesced)
+//   verlet          thread per particle over its ELL list (list[s*n+i]: coalesced in s)
+//   warp-particle   a warp per particle, lanes stride over the row ranges, shuffle reduction
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "copa/device_memory.hpp"
+#include "copa/errors.hpp"
+#include "copa/gpu.hpp"
+#include "kernels.hpp"
+#include "neighbour_loops.hpp"
+
+namespace mps {
+namespace {
+
+using copa::gpu::DeviceArray;
+using copa::gpu::blocks_for;
+constexpr unsigned kThreads = 256;
+constexpr unsigned kScanBlock = 1024;
+
+// ---------------------------------------------------------------- counting sort
+__global__ void count_kernel(Grid g, const double* x, const double* y, const double* z, int n, int* cell, int* count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = g.cell_of(x[i], y[i], z[i]);
+  cell[i] = c;
+  atomicAdd(&count[c], 1);
+}
+
+// Exclusive scan in three phases: per-block scan (+ block totals), scan of the totals, add.
+__global__ void scan_blocks_kernel(const int* in, int* out, int* totals, long long n) {
+  __shared__ int s[kScanBlock];
+  const long long i = static_cast<long long>(blockIdx.x) * kScanBlock + threadIdx.x;
+  const int v = i < n ? in[i] : 0;
+  s[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned off = 1; off < kScanBlock; off *= 2) {  // Hillis-Steele inclusive scan
+    const int t = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
+    __syncthreads();
+    s[threadIdx.x] += t;
+    __syncthreads();
+  }
+  if (i < n) out[i] = s[threadIdx.x] - v;
+  if (threadIdx.x == kScanBlock - 1) totals[blockIdx.x] = s[threadIdx.x];
+}
+
+__global__ void scan_totals_kernel(int* totals, int blocks, int* grand_total) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  int run = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const int t = totals[b];
+    totals[b] = run;
+    run += t;
+  }
+  *grand_total = run;
+}
+
+__global__ void scan_add_kernel(int* out, const int* totals, long long n, const int* grand_total, int* cursor) {
+  const long long i = static_cast<long long>(blockIdx.x) * kScanBlock + threadIdx.x;
+  if (i < n) {
+    out[i] += totals[blockIdx.x];
+    cursor[i] = out[i];
+  }
+  if (i == n) out[n] = *grand_total;
+}
+
+__global__ void scatter_kernel(const int* cell, int n, int* cursor, int* order) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  order[atomicAdd(&cursor[cell[i]], 1)] = i;
+}
+
+template <class T>
+__global__ void gather_kernel(const T* in, const int* order, int n, T* out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = in[order[k]];
+}
+
+// ---------------------------------------------------------------- strategies
+template <class Op>
+__global__ void bucket_block_kernel(View v, BucketsView b, Op op) {
+  const int c = blockIdx.x;
+  for (int k = b.start[c] + threadIdx.x; k < b.start[c + 1]; k += blockDim.x) target_27_buckets(v, b, op, b.particle(k));
+}
+
+template <class Op>
+__global__ void bucket_thread_kernel(View v, BucketsView b, Op op, long long cells) {
+  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= cells) return;
+  for (int k = b.start[c]; k < b.start[c + 1]; ++k) target_27_buckets(v, b, op, b.particle(k));
+}
+
+template <class Op>
+__global__ void sorted_particle_kernel(View v, BucketsView b, Op op) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < v.n) target_rows(v, b, op, b.particle(k));
+}
+
+template <class Op>
+__global__ void verlet_kernel(View v, VerletView l, Op op) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < v.n) target_verlet(v, l, op, i);
+}
+
+template <int K>
+__device__ void warp_reduce(Acc<K>& a) {
+  for (int k = 0; k < K; ++k) a.s[k] = copa::gpu::warp_sum(a.s[k]);
+  for (int off = COPA_WARP_SIZE / 2; off > 0; off /= 2) {
+    const double o = copa::gpu::shfl_down(a.m, off);
+    a.m = o < a.m ? o : a.m;
+  }
+}
+
+template <class Op>
+__global__ void warp_particle_kernel(View v, BucketsView b, Op op) {
+  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long k = gt / COPA_WARP_SIZE;
+  const int lane = static_cast<int>(gt % COPA_WARP_SIZE);
+  if (k >= v.n) return;  // uniform per warp: blockDim is a multiple of the warp size
+  const int i = b.particle(static_cast<int>(k));
+  const Grid& g = b.grid;
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  auto a = op.init(i);
+  for_each_row_range(g, b.start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+    for (int kk = k0 + lane; kk < k1; kk += COPA_WARP_SIZE) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
+  });
+  warp_reduce(a);
+  if (lane == 0) op.finish(i, a);
+}
+
+// FP32 number density: float positions relative to the grid origin (|r| < box, so the rounding
+// of a difference is below 6e-8 of the box), float weights, float sum.
+__global__ void float_positions_kernel(const double* x, const double* y, const double* z, int n, Grid g, float4* q) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = make_float4(static_cast<float>(x[i] - g.x0), static_cast<float>(y[i] - g.y0), static_cast<float>(z[i] - g.z0), 0.f);
+}
+
+__global__ void density_fp32_kernel(const float4* q, BucketsView b, int n, float re, double* out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const int i = b.particle(k);
+  const float4 qi = q[i];
+  const Grid& g = b.grid;
+  const float re2 = re * re;
+  const int cx = g.clampi(static_cast<int>(floorf(qi.x * static_cast<float>(g.inv_edge))), g.nx);
+  const int cy = g.clampi(static_cast<int>(floorf(qi.y * static_cast<float>(g.inv_edge))), g.ny);
+  const int cz = g.dim == 2 ? 0 : g.clampi(static_cast<int>(floorf(qi.z * static_cast<float>(g.inv_edge))), g.nz);
+  float sum = 0.f;
+  for_each_row_range(g, b.start, cx, cy, cz, [&](int k0, int k1) {
+    for (int kk = k0; kk < k1; ++kk) {
+      const int j = b.particle(kk);
+      const float4 qj = q[j];
+      const float dx = qj.x - qi.x, dy = qj.y - qi.y, dz = qj.z - qi.z;
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
+    }
+  });
+  out[i] = sum;
+}
+
+// ---------------------------------------------------------------- verlet lists
+__global__ void verlet_count_kernel(View v, BucketsView b, double rl2, int* count, int* capacity) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.n) return;
+  const Grid& g = b.grid;
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  int c = 0;
+  for_each_row_range(g, b.start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+    for (int k = k0; k < k1; ++k) {
+      const int j = b.particle(k);
+      const double dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
+      c += (j != i && dx * dx + dy * dy + dz * dz < rl2);
+    }
+  });
+  count[i] = c;
+  atomicMax(capacity, c);
+}
+
+__global__ void verlet_fill_kernel(View v, BucketsView b, double rl2, int* list) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.n) return;
+  const Grid& g = b.grid;
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  long long s = 0;
+  for_each_row_range(g, b.start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+    for (int k = k0; k < k1; ++k) {
+      const int j = b.particle(k);
+      const double dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
+      if (j != i && dx * dx + dy * dy + dz * dz < rl2) list[s++ * v.n + i] = j;
+    }
+  });
+}
+
+// Largest squared displacement since the list build; non-negative doubles order like their bits.
+__global__ void displacement_kernel(const double* x, const double* y, const double* z, const double* xb, const double* yb,
+                                    const double* zb, int n, unsigned long long* worst) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double dx = x[i] - xb[i], dy = y[i] - yb[i], dz = z[i] - zb[i];
+  const double d2 = dx * dx + dy * dy + dz * dz;
+  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(d2)));
+}
+
+// ---------------------------------------------------------------- pointwise and vector kernels
+__global__ void predictor_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
+                                 const double* ay, const double* az, const std::uint8_t* type, int n, double dt, double nu,
+                                 double gx, double gy, double gz, bool three) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || type[i] != fluid) return;
+  u[i] += dt * (nu * ax[i] + gx);
+  v[i] += dt * (nu * ay[i] + gy);
+  w[i] = three ? w[i] + dt * (nu * az[i] + gz) : 0.0;
+  x[i] += dt * u[i];
+  y[i] += dt * v[i];
+  z[i] += dt * w[i];
+}
+
+__global__ void correct_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
+                               const double* ay, const double* az, const std::uint8_t* type, int n, double scale, double dt,
+                               bool three) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || type[i] != fluid) return;
+  const double du = scale * ax[i], dv = scale * ay[i], dw = three ? scale * az[i] : 0.0;
+  u[i] += du;
+  v[i] += dv;
+  w[i] += dw;
+  x[i] += dt * du;
+  y[i] += dt * dv;
+  z[i] += dt * dw;
+}
+
+__global__ void ppe_setup_kernel(const double* nd, const std::uint8_t* type, int n, double n_surface, double n0, double src,
+                                 std::uint8_t* active, double* rhs, double* p, unsigned long long* count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const bool a = type[i] != dummy && nd[i] >= n_surface;
+  active[i] = a;
+  rhs[i] = a ? src * (nd[i] - n0) / n0 : 0.0;
+  if (!a) p[i] = 0.0;
+  if (a) atomicAdd(count, 1ull);
+}
+
+__global__ void dot_partial_kernel(const double* a, const double* b, int n, double* partial) {
+  __shared__ double s[kThreads];
+  double sum = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += a[i] * b[i];
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned off = kThreads / 2; off > 0; off /= 2) {
+    if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+}
+
+__global__ void dot_final_kernel(double* partial, int blocks) {
+  __shared__ double s[kThreads];
+  double sum = 0;
+  for (int b = threadIdx.x; b < blocks; b += blockDim.x) sum += partial[b];
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned off = kThreads / 2; off > 0; off /= 2) {
+    if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[0] = s[0];
+}
+
+__global__ void axpy_kernel(double alpha, const double* x, double* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += alpha * x[i];
+}
+__global__ void xpay_kernel(const double* x, double beta, double* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + beta * y[i];
+}
+__global__ void clamp_kernel(double* p, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && p[i] < 0) p[i] = 0.0;
+}
+__global__ void check_kernel(View v, Grid g, const int* id, int* bad) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.n) return;
+  if (isnan(v.x[i] + v.y[i] + v.z[i] + v.u[i] + v.v[i] + v.w[i] + v.p[i])) atomicMax(&bad[0], id[i]);
+  else if (!g.inside(v.x[i], v.y[i], v.z[i])) atomicMax(&bad[1], id[i]);
+}
+
+// ---------------------------------------------------------------- the backend
+class GpuKernels final : public MpsKernels {
+ public:
+  explicit GpuKernels(const KernelOptions& o) : opt_(o) {}
+  copa::Backend backend() const override {
+#if defined(COPA_HAVE_HIP)
+    return copa::Backend::hip;
+#else
+    return copa::Backend::cuda;
+#endif
+  }
+  std::string strategy_name() const override { return to_string(opt_.strategy); }
+
+  void load(const Problem& pr, double max_radius) override {
+    const Particles& ps = pr.particles;
+    n_ = static_cast<int>(ps.size());
+    grid_ = pr.grid;
+    if (max_radius > grid_.edge * (1 + 1e-12)) throw copa::InputError("a radius exceeds the bucket edge");
+    skin_ = opt_.skin * pr.l0;
+    list_radius_ = max_radius + skin_;
+    if (opt_.strategy == Strategy::verlet) grid_ = widen(grid_, list_radius_);
+    const std::size_t n = n_;
+    for (auto& a : f_) a = DeviceArray<double>(n);
+    for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
+    const std::vector<double>* src[] = {&ps.x, &ps.y, &ps.z, &ps.u, &ps.v, &ps.w, &ps.p};
+    for (int f = 0; f < 7; ++f) f_[f].copy_from_host(src[f]->data());
+    tmp_ = DeviceArray<double>(n);
+    type_ = DeviceArray<std::uint8_t>(n);
+    type_.copy_from_host(ps.type.data());
+    type_tmp_ = DeviceArray<std::uint8_t>(n);
+    active_ = DeviceArray<std::uint8_t>(n);
+    copa::gpu::fill_zero(active_.data(), n);
+    std::vector<int> id(n);
+    for (int i = 0; i < n_; ++i) id[i] = i;
+    id_ = DeviceArray<int>(n);
+    id_.copy_from_host(id.data());
+    id_tmp_ = DeviceArray<int>(n);
+    cell_ = DeviceArray<int>(n);
+    order_ = DeviceArray<int>(n);
+    const long long cells = grid_.cells();
+    count_ = DeviceArray<int>(cells + 1);
+    start_ = DeviceArray<int>(cells + 1);
+    cursor_ = DeviceArray<int>(cells + 1);
+    scan_blocks_ = static_cast<int>((cells + kScanBlock - 1) / kScanBlock);
+    totals_ = DeviceArray<int>(scan_blocks_ + 1);
+    scalars_ = DeviceArray<unsigned long long>(4);
+    partial_ = DeviceArray<double>(1024);
+    if (opt_.precision == copa::Precision::fp32) q_ = DeviceArray<float4>(n);
+    lists_valid_ = false;
+    rebuilds_ = 0;
+    capacity_ = 0;
+  }
+
+  void store(Particles& out) override {
+    out.dim = grid_.dim;
+    out.x = get(Field::x);
+    out.y = get(Field::y);
+    out.z = get(Field::z);
+    out.u = get(Field::u);
+    out.v = get(Field::v);
+    out.w = get(Field::w);
+    out.p = get(Field::p);
+    std::vector<std::uint8_t> t(n_);
+    type_.copy_to_host(t.data());
+    const auto id = ids();
+    out.type.resize(n_);
+    for (int i = 0; i < n_; ++i) out.type[id[i]] = t[i];
+  }
+  std::vector<double> get(Field f) override {
+    std::vector<double> a(n_), out(n_);
+    fa(f).copy_to_host(a.data());
+    copa::gpu::synchronize();
+    const auto id = ids();
+    for (int i = 0; i < n_; ++i) out[id[i]] = a[i];
+    return out;
+  }
+  void set(Field f, const std::vector<double>& values) override {
+    const auto id = ids();
+    std::vector<double> a(n_);
+    for (int i = 0; i < n_; ++i) a[i] = values[id[i]];
+    fa(f).copy_from_host(a.data());
+    copa::gpu::synchronize();
+  }
+
+  void prepare_neighbours(bool force) override {
+    if (opt_.strategy != Strategy::verlet) {
+      rebucket();
+      return;
+    }
+    bool rebuild = force || !lists_valid_;
+    if (!rebuild) {
+      copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+      displacement_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), xb_.data(),
+                                                                  yb_.data(), zb_.data(), n_, scalars_.data());
+      COPA_GPU_CHECK_LAUNCH("displacement_kernel");
+      unsigned long long bits = 0;
+      copa::gpu::copy_to_host(&bits, scalars_.data(), sizeof(bits));
+      copa::gpu::synchronize();
+      double worst;
+      std::memcpy(&worst, &bits, sizeof(worst));
+      rebuild = worst > 0.25 * skin_ * skin_;
+    }
+    if (rebuild) {
+      rebucket();
+      build_verlet();
+    }
+  }
+  int list_rebuilds() const override { return rebuilds_; }
+
+  void number_density(double re) override {
+    if (opt_.precision == copa::Precision::fp32) {
+      density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads>>>(q_.data(), buckets(), n_, static_cast<float>(re), fd(Field::n));
+      COPA_GPU_CHECK_LAUNCH("density_fp32_kernel");
+      return;
+    }
+    run(DensityOp{re, re * re, fd(Field::n)});
+  }
+  void velocity_laplacian(double re, double coef) override {
+    run(LaplacianOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
+  }
+  void pressure_gradient(double re, double coef) override {
+    run(GradientOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
+  }
+  void collision(double rc, double e) override {
+    run(CollisionOp{view(), rc * rc, e, fd(Field::ax), fd(Field::ay), fd(Field::az)});
+  }
+  void ppe_apply(Field x, Field y, double re, double coef, double diag) override {
+    run(PpeOp{type_.data(), active_.data(), fd(x), re, re * re, coef, diag, fd(y)});
+  }
+
+  void predictor(double dt, double nu, const double g[3]) override {
+    predictor_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
+                                                             fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
+                                                             fd(Field::az), type_.data(), n_, dt, nu, g[0], g[1], g[2],
+                                                             grid_.dim == 3);
+    COPA_GPU_CHECK_LAUNCH("predictor_kernel");
+  }
+  void correct(double scale, double dt) override {
+    correct_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
+                                                           fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
+                                                           fd(Field::az), type_.data(), n_, scale, dt, grid_.dim == 3);
+    COPA_GPU_CHECK_LAUNCH("correct_kernel");
+  }
+  std::size_t ppe_setup(double n_surface, double n0, double src) override {
+    copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+    ppe_setup_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::n), type_.data(), n_, n_surface, n0, src,
+                                                             active_.data(), fd(Field::rhs), fd(Field::p), scalars_.data());
+    COPA_GPU_CHECK_LAUNCH("ppe_setup_kernel");
+    unsigned long long c = 0;
+    copa::gpu::copy_to_host(&c, scalars_.data(), sizeof(c));
+    copa::gpu::synchronize();
+    return static_cast<std::size_t>(c);
+  }
+  double dot(Field a, Field b) override {
+    const int blocks = static_cast<int>(std::min<unsigned>(1024u, blocks_for(n_, kThreads)));
+    dot_partial_kernel<<<blocks, kThreads>>>(fd(a), fd(b), n_, partial_.data());
+    COPA_GPU_CHECK_LAUNCH("dot_partial_kernel");
+    dot_final_kernel<<<1, kThreads>>>(partial_.data(), blocks);
+    COPA_GPU_CHECK_LAUNCH("dot_final_kernel");
+    double s = 0;
+    copa::gpu::copy_to_host(&s, partial_.data(), sizeof(s));
+    copa::gpu::synchronize();
+    return s;
+  }
+  void axpy(double alpha, Field x, Field y) override {
+    axpy_kernel<<<blocks_for(n_, kThreads), kThreads>>>(alpha, fd(x), fd(y), n_);
+    COPA_GPU_CHECK_LAUNCH("axpy_kernel");
+  }
+  void xpay(Field x, double beta, Field y) override {
+    xpay_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(x), beta, fd(y), n_);
+    COPA_GPU_CHECK_LAUNCH("xpay_kernel");
+  }
+  void copy(Field from, Field to) override { copa::gpu::copy_on_device(fd(to), fd(from), sizeof(double) * n_); }
+  void clamp_negative_pressure() override {
+    clamp_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::p), n_);
+    COPA_GPU_CHECK_LAUNCH("clamp_kernel");
+  }
+  void check_state() override {
+    int bad[2] = {-1, -1};
+    DeviceArray<int> d(2);
+    d.copy_from_host(bad);
+    check_kernel<<<blocks_for(n_, kThreads), kThreads>>>(view(), grid_, id_.data(), d.data());
+    COPA_GPU_CHECK_LAUNCH("check_kernel");
+    d.copy_to_host(bad);
+    copa::gpu::synchronize();
+    if (bad[0] >= 0) throw copa::RuntimeError("NaN in the state of particle " + std::to_string(bad[0]) + " (time step too large?)");
+    if (bad[1] >= 0) throw copa::RuntimeError("particle " + std::to_string(bad[1]) + " left the domain (bucket grid)");
+  }
+  std::size_t bytes_needed(std::size_t n, long long cells, double neighbours) const override {
+    // Lean storage: 15 double fields + scratch, type/active/scratch bytes, id/cell/order/scratch ints.
+    std::size_t b = n * ((field_count + 1) * sizeof(double) + 3 + 4 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 3 * sizeof(int);
+    if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
+    if (opt_.precision == copa::Precision::fp32) b += n * 16;
+    return b;
+  }
+
+ private:
+  static int idx(Field f) { return static_cast<int>(f); }
+  DeviceArray<double>& fa(Field f) { return f_[idx(f)]; }
+  double* fd(Field f) { return f_[idx(f)].data(); }
+  std::vector<int> ids() {
+    std::vector<int> id(n_);
+    id_.copy_to_host(id.data());
+    copa::gpu::synchronize();
+    return id;
+  }
+  View view() {
+    View v;
+    v.x = fd(Field::x);
+    v.y = fd(Field::y);
+    v.z = fd(Field::z);
+    v.u = fd(Field::u);
+    v.v = fd(Field::v);
+    v.w = fd(Field::w);
+    v.p = fd(Field::p);
+    v.type = type_.data();
+    v.n = n_;
+    v.dim = grid_.dim;
+    return v;
+  }
+  BucketsView buckets() {
+    BucketsView b;
+    b.grid = grid_;
+    b.start = start_.data();
+    b.order = opt_.reorder ? nullptr : order_.data();
+    return b;
+  }
+
+  void rebucket() {
+    const long long cells = grid_.cells();
+    copa::gpu::fill_zero(count_.data(), count_.bytes());
+    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(), count_.data());
+    COPA_GPU_CHECK_LAUNCH("count_kernel");
+    scan_blocks_kernel<<<scan_blocks_, kScanBlock>>>(count_.data(), start_.data(), totals_.data(), cells);
+    COPA_GPU_CHECK_LAUNCH("scan_blocks_kernel");
+    scan_totals_kernel<<<1, 1>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
+    COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
+    scan_add_kernel<<<scan_blocks_ + 1, kScanBlock>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, cursor_.data());
+    COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
+    scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), n_, cursor_.data(), order_.data());
+    COPA_GPU_CHECK_LAUNCH("scatter_kernel");
+    if (opt_.reorder) {
+      const unsigned blocks = blocks_for(n_, kThreads);
+      for (int f = 0; f < 7; ++f) {
+        gather_kernel<<<blocks, kThreads>>>(f_[f].data(), order_.data(), n_, tmp_.data());
+        COPA_GPU_CHECK_LAUNCH("gather_kernel<double>");
+        std::swap(f_[f], tmp_);
+      }
+      gather_kernel<<<blocks, kThreads>>>(type_.data(), order_.data(), n_, type_tmp_.data());
+      COPA_GPU_CHECK_LAUNCH("gather_kernel<uint8>");
+      std::swap(type_, type_tmp_);
+      gather_kernel<<<blocks, kThreads>>>(id_.data(), order_.data(), n_, id_tmp_.data());
+      COPA_GPU_CHECK_LAUNCH("gather_kernel<int>");
+      std::swap(id_, id_tmp_);
+    }
+    if (opt_.precision == copa::Precision::fp32) {
+      float_positions_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), n_, grid_, q_.data());
+      COPA_GPU_CHECK_LAUNCH("float_positions_kernel");
+    }
+  }
+
+  void build_verlet() {
+    const double rl2 = list_radius_ * list_radius_;
+    if (list_count_.size() != static_cast<std::size_t>(n_)) list_count_ = DeviceArray<int>(n_);
+    copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+    int* capacity = reinterpret_cast<int*>(scalars_.data());
+    verlet_count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(view(), buckets(), rl2, list_count_.data(), capacity);
+    COPA_GPU_CHECK_LAUNCH("verlet_count_kernel");
+    int cap = 0;
+    copa::gpu::copy_to_host(&cap, capacity, sizeof(cap));
+    copa::gpu::synchronize();
+    if (static_cast<std::size_t>(cap) * n_ > list_.size()) {
+      list_ = DeviceArray<int>(0);
+      const std::size_t want = static_cast<std::size_t>(cap + cap / 8 + 1) * n_;
+      copa::gpu::require_device_memory(want * sizeof(int), "verlet lists");
+      list_ = DeviceArray<int>(want);
+    }
+    capacity_ = cap;
+    verlet_fill_kernel<<<blocks_for(n_, kThreads), kThreads>>>(view(), buckets(), rl2, list_.data());
+    COPA_GPU_CHECK_LAUNCH("verlet_fill_kernel");
+    if (xb_.size() != static_cast<std::size_t>(n_)) {
+      xb_ = DeviceArray<double>(n_);
+      yb_ = DeviceArray<double>(n_);
+      zb_ = DeviceArray<double>(n_);
+    }
+    copa::gpu::copy_on_device(xb_.data(), fd(Field::x), sizeof(double) * n_);
+    copa::gpu::copy_on_device(yb_.data(), fd(Field::y), sizeof(double) * n_);
+    copa::gpu::copy_on_device(zb_.data(), fd(Field::z), sizeof(double) * n_);
+    lists_valid_ = true;
+    ++rebuilds_;
+  }
+
+  template <class Op>
+  void run(const Op& op) {
+    const View v = view();
+    const BucketsView b = buckets();
+    switch (opt_.strategy) {
+      case Strategy::brute:
+        throw copa::InputError("--variant brute is the serial oracle only");
+      case Strategy::bucket_block: {
+        // 64 threads (two warps; one wavefront on HIP): buckets hold ~10-35 particles.
+        bucket_block_kernel<<<static_cast<unsigned>(grid_.cells()), 64>>>(v, b, op);
+        COPA_GPU_CHECK_LAUNCH("bucket_block_kernel");
+        break;
+      }
+      case Strategy::bucket_thread:
+        bucket_thread_kernel<<<blocks_for(grid_.cells(), 128), 128>>>(v, b, op, grid_.cells());
+        COPA_GPU_CHECK_LAUNCH("bucket_thread_kernel");
+        break;
+      case Strategy::sorted_particle:
+        sorted_particle_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
+        COPA_GPU_CHECK_LAUNCH("sorted_particle_kernel");
+        break;
+      case Strategy::verlet:
+        verlet_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, VerletView{list_.data(), list_count_.data(), n_, capacity_}, op);
+        COPA_GPU_CHECK_LAUNCH("verlet_kernel");
+        break;
+      case Strategy::warp_particle:
+        warp_particle_kernel<<<blocks_for(static_cast<std::size_t>(n_) * COPA_WARP_SIZE, kThreads), kThreads>>>(v, b, op);
+        COPA_GPU_CHECK_LAUNCH("warp_particle_kernel");
+        break;
+    }
+  }
+
+  KernelOptions opt_;
+  int n_ = 0;
+  Grid grid_;
+  double skin_ = 0, list_radius_ = 0;
+  std::array<DeviceArray<double>, field_count> f_;
+  DeviceArray<double> tmp_, xb_, yb_, zb_, partial_;
+  DeviceArray<std::uint8_t> type_, type_tmp_, active_;
+  DeviceArray<int> id_, id_tmp_, cell_, order_, count_, start_, cursor_, totals_, list_, list_count_;
+  DeviceArray<unsigned long long> scalars_;
+  DeviceArray<float4> q_;
+  int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
+  bool lists_valid_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<MpsKernels> make_gpu_kernels(const KernelOptions& o) { return std::make_unique<GpuKernels>(o); }
+
+}  // namespace mps
