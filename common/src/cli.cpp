@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "copa/errors.hpp"
+#include "copa/machine.hpp"
 #include "copa/mpi.hpp"
 #if defined(COPA_HAVE_OPENMP)
 #include <omp.h>
@@ -93,6 +94,11 @@ int select_device([[maybe_unused]] int requested) {
 #else
   throw RuntimeError("a GPU backend was requested but this build has none");
 #endif
+}
+
+std::optional<Ceilings> run_ceilings(const CommonOptions& options, Backend backend, int device) {
+  if (!options.ceilings.empty()) return load_ceilings(options.ceilings, backend);
+  return builtin_ceilings(backend, is_gpu(backend) ? gpu_name(device) : std::string());
 }
 
 void print_list(std::ostream& os, const std::string& app, const std::map<Backend, std::vector<std::string>>& variants) {

@@ -58,7 +58,11 @@ int current_device() {
 }
 
 DeviceInfo device_info(int ordinal) {
-  COPA_GPU_SYMBOL(DeviceProp) p{};
+#if defined(COPA_HAVE_CUDA)
+  cudaDeviceProp p{};
+#else
+  hipDeviceProp_t p{};
+#endif
   COPA_GPU_CHECK(COPA_GPU_SYMBOL(GetDeviceProperties)(&p, ordinal));
   DeviceInfo info;
   info.name = p.name;

@@ -50,7 +50,13 @@ void Report::add_kernel(const Profile& profile, const std::string& name, const K
 
 void Report::set_memory(std::size_t device_peak, std::size_t host_peak) { memory_ = {device_peak, host_peak}; }
 
+std::optional<Ceilings> Report::ceilings() const {
+  if (ceilings_) return ceilings_;
+  return is_gpu(backend_) ? builtin_ceilings(backend_, gpu_name(device_)) : std::nullopt;
+}
+
 nlohmann::json Report::to_json() const {
+  const std::optional<Ceilings> roofs = ceilings();
   nlohmann::json doc;
   doc["schema"] = "copa-result/1";
   doc["app"] = app_;
@@ -58,7 +64,7 @@ nlohmann::json Report::to_json() const {
   doc["git_sha"] = git_sha();
   doc["build"] = build_info();
   doc["machine"] = machine_info(backend_, device_);
-  doc["machine"]["ceilings"] = ceilings_ ? copa::to_json(*ceilings_) : nlohmann::json(nullptr);
+  doc["machine"]["ceilings"] = roofs ? copa::to_json(*roofs) : nlohmann::json(nullptr);
   doc["run"] = {{"backend", to_string(backend_)},
                 {"variant", variant_},
                 {"variants_built", variants_built_},
@@ -70,7 +76,7 @@ nlohmann::json Report::to_json() const {
                 {"date", iso_date_now()}};
   nlohmann::json ks = nlohmann::json::array();
   for (const KernelRow& k : kernels_) {
-    const RooflinePoint p = evaluate(k.cost, k.time.median, ceilings_);
+    const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
     ks.push_back({{"name", k.name},
                   {"calls", k.calls},
                   {"time_s",
@@ -123,6 +129,7 @@ void Report::write_json(const std::string& path) const {
 }
 
 void Report::print(std::ostream& os) const {
+  const std::optional<Ceilings> roofs = ceilings();
   os << app_ << " " << version_ << "  backend " << to_string(backend_) << "  variant " << variant_ << "\n";
   if (!kernels_.empty()) {
     char line[256];
@@ -130,14 +137,14 @@ void Report::print(std::ostream& os) const {
                   "median (ms)", "min (ms)", "GFLOP/s", "GB/s", "AI", "% roof");
     os << line;
     for (const KernelRow& k : kernels_) {
-      const RooflinePoint p = evaluate(k.cost, k.time.median, ceilings_);
+      const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
       char roof[16] = "-";
-      if (ceilings_ && ceilings_->valid()) std::snprintf(roof, sizeof roof, "%.1f", 100 * p.frac_roofline);
+      if (roofs && roofs->valid()) std::snprintf(roof, sizeof roof, "%.1f", 100 * p.frac_roofline);
       std::snprintf(line, sizeof line, "%-28s %7zu %12.4f %12.4f %10.2f %10.2f %8.3f %8s\n", k.name.c_str(),
                     k.calls, 1e3 * k.time.median, 1e3 * k.time.min, p.gflops, p.gbs, p.intensity, roof);
       os << line;
     }
-    os << "(roofline: " << (ceilings_ ? ceilings_->source : std::string("no ceilings; pass --ceilings FILE"))
+    os << "(roofline: " << (roofs ? roofs->source : std::string("no ceilings; pass --ceilings FILE"))
        << ")\n";
   }
   if (fom_) os << "FOM: " << fom_->name << " = " << format_number(fom_->value) << " " << fom_->unit << "\n";

@@ -151,3 +151,18 @@ COPA_TEST(guarded_main_maps_exceptions_to_exit_codes) {
   COPA_CHECK(copa::guarded_main([]() -> int { throw copa::OutOfMemoryError("x", 10, 5, "device"); }) == 3);
   COPA_CHECK(copa::guarded_main([]() -> int { throw std::bad_alloc(); }) == 3);
 }
+
+COPA_TEST(run_ceilings_from_file_or_builtin) {
+  copa::CommonOptions o;
+  COPA_CHECK(!copa::run_ceilings(o, copa::Backend::serial, -1));  // a CPU has no built-in ceilings
+  const char* path = "test_run_ceilings.json";
+  {
+    std::ofstream f(path);
+    f << R"({"schema":"copa-ceilings/1","backends":{"serial":{"triad_GBs":12,"fp64_GFLOPs":40}}})";
+  }
+  o.ceilings = path;
+  const auto c = copa::run_ceilings(o, copa::Backend::serial, -1);
+  COPA_CHECK(c && c->triad_GBs == 12 && c->source == path);
+  COPA_CHECK_THROWS(copa::run_ceilings(o, copa::Backend::openmp, -1), copa::InputError);
+  std::remove(path);
+}

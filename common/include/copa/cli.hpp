@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "copa/backend.hpp"
+#include "copa/roofline.hpp"
 
 namespace copa {
 
@@ -45,6 +46,10 @@ int apply_threads(int threads);
 // Picks and sets the GPU (--device, or MPI local rank), returns the ordinal; throws
 // RuntimeError (exit 3) when a GPU backend is asked for and no device is present.
 int select_device(int requested);
+
+// The ceilings of a run: the backend's entry of --ceilings FILE when given, else the built-in
+// ceilings of a known GPU (the H200 of DESIGN.md), else none. Give the result to Report::set_ceilings.
+std::optional<Ceilings> run_ceilings(const CommonOptions& options, Backend backend, int device);
 
 // Prints the backends built and the variants of each (--list).
 void print_list(std::ostream& os, const std::string& app,

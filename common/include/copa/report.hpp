@@ -57,8 +57,9 @@ class Report {
   // The row of a profiled region: its samples and statistics (region name = kernel name).
   void add_kernel(const Profile& profile, const std::string& name, const KernelCost& cost);
   const std::vector<KernelRow>& kernels() const { return kernels_; }
+  // Without a call, a GPU run on a known device (the H200) uses its built-in ceilings.
   void set_ceilings(std::optional<Ceilings> c) { ceilings_ = std::move(c); }
-  const std::optional<Ceilings>& ceilings() const { return ceilings_; }
+  std::optional<Ceilings> ceilings() const;
 
   void set_fom(Fom f) { fom_ = std::move(f); }
   void set_verification(Verification v) { verification_ = std::move(v); }
