@@ -289,8 +289,9 @@ __global__ void clamp_kernel(double* p, int n) {
 __global__ void check_kernel(View v, Grid g, const int* id, int* bad) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= v.n) return;
-  if (isnan(v.x[i] + v.y[i] + v.z[i] + v.u[i] + v.v[i] + v.w[i] + v.p[i])) atomicMax(&bad[0], id[i]);
-  else if (!g.inside(v.x[i], v.y[i], v.z[i])) atomicMax(&bad[1], id[i]);
+  // bad[] holds particle id + 1 (0 = none), so a zeroed buffer is the initial state.
+  if (isnan(v.x[i] + v.y[i] + v.z[i] + v.u[i] + v.v[i] + v.w[i] + v.p[i])) atomicMax(&bad[0], id[i] + 1);
+  else if (!g.inside(v.x[i], v.y[i], v.z[i])) atomicMax(&bad[1], id[i] + 1);
 }
 
 // ---------------------------------------------------------------- the backend
@@ -471,15 +472,15 @@ class GpuKernels final : public MpsKernels {
     COPA_GPU_CHECK_LAUNCH("clamp_kernel");
   }
   void check_state() override {
-    int bad[2] = {-1, -1};
-    DeviceArray<int> d(2);
-    d.copy_from_host(bad);
-    check_kernel<<<blocks_for(n_, kThreads), kThreads>>>(view(), grid_, id_.data(), d.data());
+    int* d = reinterpret_cast<int*>(scalars_.data() + 1);
+    copa::gpu::fill_zero(d, 2 * sizeof(int));
+    check_kernel<<<blocks_for(n_, kThreads), kThreads>>>(view(), grid_, id_.data(), d);
     COPA_GPU_CHECK_LAUNCH("check_kernel");
-    d.copy_to_host(bad);
+    int bad[2] = {0, 0};
+    copa::gpu::copy_to_host(bad, d, sizeof(bad));
     copa::gpu::synchronize();
-    if (bad[0] >= 0) throw copa::RuntimeError("NaN in the state of particle " + std::to_string(bad[0]) + " (time step too large?)");
-    if (bad[1] >= 0) throw copa::RuntimeError("particle " + std::to_string(bad[1]) + " left the domain (bucket grid)");
+    if (bad[0] > 0) throw copa::RuntimeError("NaN in the state of particle " + std::to_string(bad[0] - 1) + " (time step too large?)");
+    if (bad[1] > 0) throw copa::RuntimeError("particle " + std::to_string(bad[1] - 1) + " left the domain (bucket grid)");
   }
   std::size_t bytes_needed(std::size_t n, long long cells, double neighbours) const override {
     // Lean storage: 15 double fields + scratch, type/active/scratch bytes, id/cell/order/scratch ints.

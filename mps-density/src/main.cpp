@@ -53,6 +53,9 @@ mps::Problem make_problem(const AppOptions& o, const std::string& size) {
   std::size_t target = size == "small" ? 50000 : size == "medium" ? 10000000 : size == "large" ? 100000000 : 0;
   if (target == 0) throw copa::InputError("--size must be small, medium or large");
   if (o.particles) target = o.particles;
+  // The set-up, the backend's host copy (host backends) and the oracle's buckets.
+  copa::require_host_memory(static_cast<std::size_t>(target * 1.05) * (mps::host_bytes_per_particle * 2 + 24),
+                            "particle set-up on the host");
   if (o.case_name == "pflow") return mps::pflow_problem(o.particles ? o.particles : (size == "small" ? 224910 : target));
   if (o.case_name == "lattice") {
     const int m = o.lattice_m > 0 ? o.lattice_m : (o.dim == 2 ? 40 : 16);
