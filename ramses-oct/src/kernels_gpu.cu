@@ -140,9 +140,13 @@ __global__ void tile_update_kernel(MeshView m, HydroParams hp, const double* __r
   }
   __syncthreads();
 
-  // Phase 2: limited slopes in x, y, z and the half-step predictor, on the (2B+2)^3 cells.
-  for (int e = threadIdx.x; e < Sh::E3; e += blockDim.x) {
-    const int i = 1 + e % E, j = 1 + (e / E) % E, k = 1 + e / (E * E);
+  // Phase 2: limited slopes in x, y, z and the half-step predictor, on the (2B)^3 + 6 (2B)^2
+  // cells whose face states phase 3 needs (the slope region without its edges and corners).
+  for (int m = threadIdx.x; m < predictor_cells(T); m += blockDim.x) {
+    int ei, ej, ek;
+    predictor_cell(m, T, ei, ej, ek);
+    const int e = tile_index(ei, ej, ek, E);
+    const int i = ei + 1, j = ej + 1, k = ek + 1;
     const int c = tile_index(i, j, k, S);
     const int step[3] = {1, S, S * S};
     double qc[nvar], d[3][nvar], qh[nvar];

@@ -72,4 +72,42 @@ RO_HD void interior_oct_position(int k, int& px, int& py, int& pz) {
   pz = (k >> 2) & 1;
 }
 
+// The cells of the (T+2)^3 slope region whose predicted states a face flux needs: the T^3
+// interior cells and the T^2 cells beyond each of the six faces, T^3 + 6 T^2 in all (160 of 216
+// for T = 4, 32 of 64 for T = 2); edges and corners of the region are skipped. Maps m in
+// [0, T^3 + 6 T^2) to coordinates (i, j, k) in [0, T+2)^3, ordered by layers of k.
+RO_HD int predictor_cells(int T) { return T * T * T + 6 * T * T; }
+RO_HD void predictor_cell(int m, int T, int& i, int& j, int& k) {
+  const int E = T + 2, cap = T * T, mid = E * E - 4;
+  if (m < cap) {  // bottom layer: its T x T centre
+    k = 0;
+    i = 1 + m % T;
+    j = 1 + m / T;
+    return;
+  }
+  m -= cap;
+  if (m >= T * mid) {  // top layer: its T x T centre
+    m -= T * mid;
+    k = E - 1;
+    i = 1 + m % T;
+    j = 1 + m / T;
+    return;
+  }
+  k = 1 + m / mid;  // middle layers without their four corners
+  m %= mid;
+  if (m < T) {
+    j = 0;
+    i = 1 + m;
+    return;
+  }
+  m -= T;
+  if (m >= T * E) {
+    j = E - 1;
+    i = 1 + (m - T * E);
+    return;
+  }
+  j = 1 + m / E;
+  i = m % E;
+}
+
 }  // namespace ro

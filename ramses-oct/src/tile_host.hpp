@@ -2,7 +2,7 @@
 // the serial oracle (B = 1, the 6^3 subgrid of RAMSES's godfine1) and the OpenMP variant (B = 2,
 // 8^3, cache-blocked, SIMD over the contiguous x direction). Phases as in umuscl.f90:
 //   1 gather the tile and convert to primitives q             (S^3 cells)
-//   2 slopes dq (3 x 5) and half-step predicted qh            ((S-2)^3 cells)
+//   2 slopes dq (3 x 5) and half-step predicted qh            ((2B)^3 + 6 (2B)^2 cells)
 //   3 one Riemann solve per face                              (3 (2B+1)(2B)^2 faces)
 //   4 conservative update of the (2B)^3 interior cells.
 #pragma once
@@ -53,22 +53,21 @@ struct HostTile {
 
   void predict(double dtdx) {
     const int step[3] = {1, S, S * S};
-    for (int k = 1; k < S - 1; ++k)
-      for (int j = 1; j < S - 1; ++j)
-#pragma omp simd
-        for (int i = 1; i < S - 1; ++i) {
-          const int c = idx(i, j, k);
-          double qc[nvar], d[3][nvar], out[nvar];
-          for (int a = 0; a < 3; ++a)
-            for (int f = 0; f < nvar; ++f)
-              d[a][f] = limited_slope(q[f][c - step[a]], q[f][c], q[f][c + step[a]], hp_slope);
-          for (int f = 0; f < nvar; ++f) qc[f] = q[f][c];
-          predict_half_step(qc, d[0], d[1], d[2], dtdx, hp_gamma, out);
-          for (int f = 0; f < nvar; ++f) {
-            qh[f][c] = out[f];
-            for (int a = 0; a < 3; ++a) dq[a][f][c] = d[a][f];
-          }
-        }
+    for (int m = 0; m < predictor_cells(T); ++m) {
+      int i, j, k;
+      predictor_cell(m, T, i, j, k);
+      const int c = idx(i + 1, j + 1, k + 1);
+      double qc[nvar], d[3][nvar], out[nvar];
+      for (int a = 0; a < 3; ++a)
+        for (int f = 0; f < nvar; ++f)
+          d[a][f] = limited_slope(q[f][c - step[a]], q[f][c], q[f][c + step[a]], hp_slope);
+      for (int f = 0; f < nvar; ++f) qc[f] = q[f][c];
+      predict_half_step(qc, d[0], d[1], d[2], dtdx, hp_gamma, out);
+      for (int f = 0; f < nvar; ++f) {
+        qh[f][c] = out[f];
+        for (int a = 0; a < 3; ++a) dq[a][f][c] = d[a][f];
+      }
+    }
   }
 
   void fluxes(const HydroParams& hp) {

@@ -4,6 +4,7 @@
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "mesh.hpp"
+#include "tile_geometry.hpp"
 
 using namespace ro;
 
@@ -44,4 +45,20 @@ COPA_TEST(neighbour_table_wraps_and_reflects) {
   COPA_CHECK(r.nbor[2][q] == r.oct_at(0, 2, 2));
   COPA_CHECK_THROWS(build_mesh({12, 8, 8}, {}), copa::InputError);
   COPA_CHECK_THROWS(build_mesh({2, 8, 8}, {}), copa::InputError);
+}
+
+COPA_TEST(predictor_region_is_interior_plus_faces) {
+  for (int T : {2, 4, 8}) {
+    const int E = T + 2;
+    std::set<int> seen;
+    for (int m = 0; m < predictor_cells(T); ++m) {
+      int i, j, k;
+      predictor_cell(m, T, i, j, k);
+      COPA_CHECK(i >= 0 && i < E && j >= 0 && j < E && k >= 0 && k < E);
+      const int outer = (i == 0 || i == E - 1) + (j == 0 || j == E - 1) + (k == 0 || k == E - 1);
+      COPA_CHECK(outer <= 1);
+      seen.insert(i + E * (j + E * k));
+    }
+    COPA_CHECK(int(seen.size()) == T * T * T + 6 * T * T);
+  }
 }
