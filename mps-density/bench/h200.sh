@@ -14,7 +14,7 @@ run() {  # name, then arguments
   echo "=== mps-density $name: $*"
   "$BIN" "$@" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"
 }
-GPU_VARIANTS="sorted-particle warp-particle verlet bucket-block bucket-thread"
+GPU_VARIANTS="sorted-particle sorted-packed warp-particle verlet bucket-block bucket-thread"
 
 # 1. P-Flow case (224k particles, 70 x 70 x 14 buckets): target <= 50 us per evaluation incl. rebucketing.
 for v in $GPU_VARIANTS; do run "pflow-cuda-$v" --case pflow --backend cuda --variant "$v" --warmup 5 --reps 50; done

@@ -117,6 +117,7 @@ void HostKernels::run(const Op& op) {
       break;
     }
     case Strategy::sorted_particle:
+    case Strategy::sorted_packed:
     case Strategy::warp_particle:
 #pragma omp parallel for if (parallel_) schedule(static)
       for (int k = 0; k < n; ++k) target_rows(v, b, op, b.particle(k));

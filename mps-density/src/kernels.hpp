@@ -19,7 +19,7 @@ namespace mps {
 enum class Field : int { x, y, z, u, v, w, p, n, ax, ay, az, rhs, res, dir, adir, count_ };
 constexpr int field_count = static_cast<int>(Field::count_);
 
-enum class Strategy { brute, bucket_block, bucket_thread, sorted_particle, verlet, warp_particle };
+enum class Strategy { brute, bucket_block, bucket_thread, sorted_particle, verlet, warp_particle, sorted_packed };
 std::string to_string(Strategy s);
 Strategy parse_strategy(const std::string& name);  // throws InputError naming --variant
 

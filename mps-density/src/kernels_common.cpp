@@ -16,13 +16,14 @@ std::string to_string(Strategy s) {
     case Strategy::sorted_particle: return "sorted-particle";
     case Strategy::verlet: return "verlet";
     case Strategy::warp_particle: return "warp-particle";
+    case Strategy::sorted_packed: return "sorted-packed";
   }
   return "?";
 }
 
 Strategy parse_strategy(const std::string& name) {
   for (Strategy s : {Strategy::brute, Strategy::bucket_block, Strategy::bucket_thread, Strategy::sorted_particle,
-                     Strategy::verlet, Strategy::warp_particle})
+                     Strategy::verlet, Strategy::warp_particle, Strategy::sorted_packed})
     if (to_string(s) == name) return s;
   throw copa::InputError("--variant: unknown strategy '" + name + "'");
 }
@@ -31,7 +32,7 @@ std::vector<std::string> variants_for(copa::Backend b) {
   switch (b) {
     case copa::Backend::serial: return {"sorted-particle", "bucket-thread", "verlet", "brute"};
     case copa::Backend::openmp: return {"sorted-particle", "bucket-thread", "verlet"};
-    default: return {"sorted-particle", "bucket-block", "bucket-thread", "verlet", "warp-particle"};
+    default: return {"sorted-particle", "sorted-packed", "bucket-block", "bucket-thread", "verlet", "warp-particle"};
   }
 }
 

@@ -7,6 +7,8 @@
 //   sorted-particle thread per bucket-sorted particle, 9 contiguous row ranges (coalesced)
 //   verlet          thread per particle over its ELL list (list[s*n+i]: coalesced in s)
 //   warp-particle   a warp per particle, lanes stride over the row ranges, shuffle reduction
+//   sorted-packed   sorted-particle reading positions packed as 32-byte records (one load per
+//                   candidate), kept in step with x, y, z by every kernel that moves particles
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -76,6 +78,11 @@ __global__ void scatter_kernel(const int* cell, int n, int* cursor, int* order) 
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   order[atomicAdd(&cursor[cell[i]], 1)] = i;
+}
+
+__global__ void pack_kernel(const double* x, const double* y, const double* z, int n, Pos4* pos) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
 template <class T>
@@ -212,7 +219,7 @@ __global__ void displacement_kernel(const double* x, const double* y, const doub
 // ---------------------------------------------------------------- pointwise and vector kernels
 __global__ void predictor_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
                                  const double* ay, const double* az, const std::uint8_t* type, int n, double dt, double nu,
-                                 double gx, double gy, double gz, bool three) {
+                                 double gx, double gy, double gz, bool three, Pos4* pos) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n || type[i] != fluid) return;
   u[i] += dt * (nu * ax[i] + gx);
@@ -221,11 +228,12 @@ __global__ void predictor_kernel(double* x, double* y, double* z, double* u, dou
   x[i] += dt * u[i];
   y[i] += dt * v[i];
   z[i] += dt * w[i];
+  if (pos) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
 __global__ void correct_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
                                const double* ay, const double* az, const std::uint8_t* type, int n, double scale, double dt,
-                               bool three) {
+                               bool three, Pos4* pos) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n || type[i] != fluid) return;
   const double du = scale * ax[i], dv = scale * ay[i], dw = three ? scale * az[i] : 0.0;
@@ -235,6 +243,7 @@ __global__ void correct_kernel(double* x, double* y, double* z, double* u, doubl
   x[i] += dt * du;
   y[i] += dt * dv;
   z[i] += dt * dw;
+  if (pos) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
 __global__ void ppe_setup_kernel(const double* nd, const std::uint8_t* type, int n, double n_surface, double n0, double src,
@@ -342,6 +351,10 @@ class GpuKernels final : public MpsKernels {
     scalars_ = DeviceArray<unsigned long long>(4);
     partial_ = DeviceArray<double>(1024);
     if (opt_.precision == copa::Precision::fp32) q_ = DeviceArray<float4>(n);
+    if (opt_.strategy == Strategy::sorted_packed) {
+      pos_ = DeviceArray<Pos4>(n);
+      pack();
+    }
     lists_valid_ = false;
     rebuilds_ = 0;
     capacity_ = 0;
@@ -375,6 +388,7 @@ class GpuKernels final : public MpsKernels {
     std::vector<double> a(n_);
     for (int i = 0; i < n_; ++i) a[i] = values[id[i]];
     fa(f).copy_from_host(a.data());
+    if (packed() && (f == Field::x || f == Field::y || f == Field::z)) pack();
     copa::gpu::synchronize();
   }
 
@@ -428,13 +442,13 @@ class GpuKernels final : public MpsKernels {
     predictor_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
                                                              fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
                                                              fd(Field::az), type_.data(), n_, dt, nu, g[0], g[1], g[2],
-                                                             grid_.dim == 3);
+                                                             grid_.dim == 3, packed());
     COPA_GPU_CHECK_LAUNCH("predictor_kernel");
   }
   void correct(double scale, double dt) override {
     correct_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
                                                            fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
-                                                           fd(Field::az), type_.data(), n_, scale, dt, grid_.dim == 3);
+                                                           fd(Field::az), type_.data(), n_, scale, dt, grid_.dim == 3, packed());
     COPA_GPU_CHECK_LAUNCH("correct_kernel");
   }
   std::size_t ppe_setup(double n_surface, double n0, double src) override {
@@ -487,11 +501,17 @@ class GpuKernels final : public MpsKernels {
     std::size_t b = n * ((field_count + 1) * sizeof(double) + 3 + 4 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 3 * sizeof(int);
     if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
     if (opt_.precision == copa::Precision::fp32) b += n * 16;
+    if (opt_.strategy == Strategy::sorted_packed) b += n * sizeof(Pos4);
     return b;
   }
 
  private:
   static int idx(Field f) { return static_cast<int>(f); }
+  Pos4* packed() { return opt_.strategy == Strategy::sorted_packed ? pos_.data() : nullptr; }
+  void pack() {
+    pack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), n_, pos_.data());
+    COPA_GPU_CHECK_LAUNCH("pack_kernel");
+  }
   DeviceArray<double>& fa(Field f) { return f_[idx(f)]; }
   double* fd(Field f) { return f_[idx(f)].data(); }
   std::vector<int> ids() {
@@ -512,6 +532,7 @@ class GpuKernels final : public MpsKernels {
     v.type = type_.data();
     v.n = n_;
     v.dim = grid_.dim;
+    v.pos = packed();
     return v;
   }
   BucketsView buckets() {
@@ -549,6 +570,7 @@ class GpuKernels final : public MpsKernels {
       COPA_GPU_CHECK_LAUNCH("gather_kernel<int>");
       std::swap(id_, id_tmp_);
     }
+    if (packed()) pack();
     if (opt_.precision == copa::Precision::fp32) {
       float_positions_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), n_, grid_, q_.data());
       COPA_GPU_CHECK_LAUNCH("float_positions_kernel");
@@ -604,6 +626,7 @@ class GpuKernels final : public MpsKernels {
         COPA_GPU_CHECK_LAUNCH("bucket_thread_kernel");
         break;
       case Strategy::sorted_particle:
+      case Strategy::sorted_packed:
         sorted_particle_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("sorted_particle_kernel");
         break;
@@ -628,6 +651,7 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<int> id_, id_tmp_, cell_, order_, count_, start_, cursor_, totals_, list_, list_count_;
   DeviceArray<unsigned long long> scalars_;
   DeviceArray<float4> q_;
+  DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   bool lists_valid_ = false;
 };

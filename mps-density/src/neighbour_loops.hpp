@@ -28,7 +28,13 @@ struct VerletView {
 template <class Op>
 MPS_HD void visit_candidate(const View& v, const Op& op, Acc<Op::K>& a, int i, double xi, double yi, double zi, int j) {
   if (j == i) return;
-  const double dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
+  double dx, dy, dz;
+  if (v.pos) {
+    const Pos4 q = v.pos[j];
+    dx = q.x - xi, dy = q.y - yi, dz = q.z - zi;
+  } else {
+    dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
+  }
   op.pair(a, i, j, dx, dy, dz, dx * dx + dy * dy + dz * dz);
 }
 
