@@ -54,15 +54,29 @@ __global__ void scan_blocks_kernel(const int* in, int* out, int* totals, long lo
   if (threadIdx.x == kScanBlock - 1) totals[blockIdx.x] = s[threadIdx.x];
 }
 
+// One block scans the block totals in chunks of kScanBlock, carrying the running sum.
 __global__ void scan_totals_kernel(int* totals, int blocks, int* grand_total) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  int run = 0;
-  for (int b = 0; b < blocks; ++b) {
-    const int t = totals[b];
-    totals[b] = run;
-    run += t;
+  __shared__ int s[kScanBlock];
+  __shared__ int carry;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (int base = 0; base < blocks; base += kScanBlock) {
+    const int b = base + threadIdx.x;
+    const int v = b < blocks ? totals[b] : 0;
+    s[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned off = 1; off < kScanBlock; off *= 2) {
+      const int t = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
+      __syncthreads();
+      s[threadIdx.x] += t;
+      __syncthreads();
+    }
+    if (b < blocks) totals[b] = carry + s[threadIdx.x] - v;
+    __syncthreads();
+    if (threadIdx.x == kScanBlock - 1) carry += s[threadIdx.x];
+    __syncthreads();
   }
-  *grand_total = run;
+  if (threadIdx.x == 0) *grand_total = carry;
 }
 
 __global__ void scan_add_kernel(int* out, const int* totals, long long n, const int* grand_total, int* cursor) {
@@ -85,10 +99,23 @@ __global__ void pack_kernel(const double* x, const double* y, const double* z, i
   if (i < n) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
-template <class T>
-__global__ void gather_kernel(const T* in, const int* order, int n, T* out) {
+// Reorder by bucket: every per-particle array gathered through order in one launch.
+struct GatherSet {
+  const double* in[7];
+  double* out[7];
+  const std::uint8_t* type_in;
+  std::uint8_t* type_out;
+  const int* id_in;
+  int* id_out;
+};
+__global__ void gather_kernel(GatherSet g, const int* order, int n) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) out[k] = in[order[k]];
+  if (k >= n) return;
+  const int i = order[k];
+#pragma unroll
+  for (int f = 0; f < 7; ++f) g.out[f][k] = g.in[f][i];
+  g.type_out[k] = g.type_in[i];
+  g.id_out[k] = g.id_in[i];
 }
 
 // ---------------------------------------------------------------- strategies
@@ -329,7 +356,8 @@ class GpuKernels final : public MpsKernels {
     for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
     const std::vector<double>* src[] = {&ps.x, &ps.y, &ps.z, &ps.u, &ps.v, &ps.w, &ps.p};
     for (int f = 0; f < 7; ++f) f_[f].copy_from_host(src[f]->data());
-    tmp_ = DeviceArray<double>(n);
+    // Gather targets of the 7 moved fields (x y z u v w p); the reorder swaps them in.
+    for (auto& a : scratch_) a = DeviceArray<double>(n);
     type_ = DeviceArray<std::uint8_t>(n);
     type_.copy_from_host(ps.type.data());
     type_tmp_ = DeviceArray<std::uint8_t>(n);
@@ -497,8 +525,8 @@ class GpuKernels final : public MpsKernels {
     if (bad[1] > 0) throw copa::RuntimeError("particle " + std::to_string(bad[1] - 1) + " left the domain (bucket grid)");
   }
   std::size_t bytes_needed(std::size_t n, long long cells, double neighbours) const override {
-    // Lean storage: 15 double fields + scratch, type/active/scratch bytes, id/cell/order/scratch ints.
-    std::size_t b = n * ((field_count + 1) * sizeof(double) + 3 + 4 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 3 * sizeof(int);
+    // 15 double fields + 7 gather targets, type/active/scratch bytes, id/cell/order/scratch ints.
+    std::size_t b = n * ((field_count + 7) * sizeof(double) + 3 + 4 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 3 * sizeof(int);
     if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
     if (opt_.precision == copa::Precision::fp32) b += n * 16;
     if (opt_.strategy == Strategy::sorted_packed) b += n * sizeof(Pos4);
@@ -550,24 +578,26 @@ class GpuKernels final : public MpsKernels {
     COPA_GPU_CHECK_LAUNCH("count_kernel");
     scan_blocks_kernel<<<scan_blocks_, kScanBlock>>>(count_.data(), start_.data(), totals_.data(), cells);
     COPA_GPU_CHECK_LAUNCH("scan_blocks_kernel");
-    scan_totals_kernel<<<1, 1>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
+    scan_totals_kernel<<<1, kScanBlock>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
     COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
     scan_add_kernel<<<scan_blocks_ + 1, kScanBlock>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, cursor_.data());
     COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
     scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), n_, cursor_.data(), order_.data());
     COPA_GPU_CHECK_LAUNCH("scatter_kernel");
     if (opt_.reorder) {
-      const unsigned blocks = blocks_for(n_, kThreads);
+      GatherSet gs;
       for (int f = 0; f < 7; ++f) {
-        gather_kernel<<<blocks, kThreads>>>(f_[f].data(), order_.data(), n_, tmp_.data());
-        COPA_GPU_CHECK_LAUNCH("gather_kernel<double>");
-        std::swap(f_[f], tmp_);
+        gs.in[f] = f_[f].data();
+        gs.out[f] = scratch_[f].data();
       }
-      gather_kernel<<<blocks, kThreads>>>(type_.data(), order_.data(), n_, type_tmp_.data());
-      COPA_GPU_CHECK_LAUNCH("gather_kernel<uint8>");
+      gs.type_in = type_.data();
+      gs.type_out = type_tmp_.data();
+      gs.id_in = id_.data();
+      gs.id_out = id_tmp_.data();
+      gather_kernel<<<blocks_for(n_, kThreads), kThreads>>>(gs, order_.data(), n_);
+      COPA_GPU_CHECK_LAUNCH("gather_kernel");
+      for (int f = 0; f < 7; ++f) std::swap(f_[f], scratch_[f]);
       std::swap(type_, type_tmp_);
-      gather_kernel<<<blocks, kThreads>>>(id_.data(), order_.data(), n_, id_tmp_.data());
-      COPA_GPU_CHECK_LAUNCH("gather_kernel<int>");
       std::swap(id_, id_tmp_);
     }
     if (packed()) pack();
@@ -646,7 +676,8 @@ class GpuKernels final : public MpsKernels {
   Grid grid_;
   double skin_ = 0, list_radius_ = 0;
   std::array<DeviceArray<double>, field_count> f_;
-  DeviceArray<double> tmp_, xb_, yb_, zb_, partial_;
+  std::array<DeviceArray<double>, 7> scratch_;
+  DeviceArray<double> xb_, yb_, zb_, partial_;
   DeviceArray<std::uint8_t> type_, type_tmp_, active_;
   DeviceArray<int> id_, id_tmp_, cell_, order_, count_, start_, cursor_, totals_, list_, list_count_;
   DeviceArray<unsigned long long> scalars_;
