@@ -159,8 +159,26 @@ RO_HD void riemann_hllc_flux(const NormalState& l, const NormalState& r, double 
   flux[4] = (eo + po) * uo;
 }
 
-// Flux through a face normal to `axis` from the left cell's (+) and the right cell's (-) face
-// states, returned in the global order (mass, mom_x, mom_y, mom_z, E).
+// Flux through a face normal to AXIS with Riemann solver R, from the left cell's (+) and the
+// right cell's (-) face states, returned in the global order (mass, mom_x, mom_y, mom_z, E).
+// Compile-time axis and solver let a CPU compiler vectorise a loop of faces.
+template <int AXIS, int R>
+RO_HD void face_flux_fixed(const double qhl[nvar], const double dql[nvar], const double qhr[nvar],
+                           const double dqr[nvar], const HydroParams& hp, double flux[nvar]) {
+  const NormalState l = face_state(qhl, dql, +1.0, AXIS, hp);
+  const NormalState r = face_state(qhr, dqr, -1.0, AXIS, hp);
+  double fn[nvar];
+  if (R == riemann_hllc) riemann_hllc_flux(l, r, hp.gamma, fn);
+  else if (R == riemann_llf) riemann_llf_flux(l, r, hp.gamma, fn);
+  else riemann_hll_flux(l, r, hp.gamma, fn);
+  flux[0] = fn[0];
+  flux[4] = fn[4];
+  flux[1 + AXIS] = fn[1];
+  flux[1 + (AXIS + 1) % 3] = fn[2];
+  flux[1 + (AXIS + 2) % 3] = fn[3];
+}
+
+// The same with run-time axis and solver (GPU: both are uniform across a warp).
 RO_HD void face_flux(const double qhl[nvar], const double dql[nvar], const double qhr[nvar],
                      const double dqr[nvar], int axis, const HydroParams& hp, double flux[nvar]) {
   const NormalState l = face_state(qhl, dql, +1.0, axis, hp);

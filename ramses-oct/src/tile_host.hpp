@@ -70,24 +70,39 @@ struct HostTile {
     }
   }
 
-  void fluxes(const HydroParams& hp) {
-    const int step[3] = {1, S, S * S};
-    for (int a = 0; a < 3; ++a)
-      for (int k = 2; k < 2 + T + (a == 2); ++k)
-        for (int j = 2; j < 2 + T + (a == 1); ++j)
+  // Faces normal to axis A; axis and solver fixed at compile time (the permutations and the
+  // solver choice fold away).
+  template <int A, int R>
+  void fluxes_along(const HydroParams& hp) {
+    constexpr int stride = A == 0 ? 1 : (A == 1 ? S : S * S);
+    for (int k = 2; k < 2 + T + (A == 2); ++k)
+      for (int j = 2; j < 2 + T + (A == 1); ++j)
 #pragma omp simd
-          for (int i = 2; i < 2 + T + (a == 0); ++i) {
-            const int c = idx(i, j, k), cl = c - step[a];
-            double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
-            for (int f = 0; f < nvar; ++f) {
-              qhl[f] = qh[f][cl];
-              dql[f] = dq[a][f][cl];
-              qhr[f] = qh[f][c];
-              dqr[f] = dq[a][f][c];
-            }
-            face_flux(qhl, dql, qhr, dqr, a, hp, fl);
-            for (int f = 0; f < nvar; ++f) flux[a][f][c] = fl[f];
+        for (int i = 2; i < 2 + T + (A == 0); ++i) {
+          const int c = idx(i, j, k), cl = c - stride;
+          double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
+          for (int f = 0; f < nvar; ++f) {
+            qhl[f] = qh[f][cl];
+            dql[f] = dq[A][f][cl];
+            qhr[f] = qh[f][c];
+            dqr[f] = dq[A][f][c];
           }
+          face_flux_fixed<A, R>(qhl, dql, qhr, dqr, hp, fl);
+          for (int f = 0; f < nvar; ++f) flux[A][f][c] = fl[f];
+        }
+  }
+
+  template <int R>
+  void fluxes_all(const HydroParams& hp) {
+    fluxes_along<0, R>(hp);
+    fluxes_along<1, R>(hp);
+    fluxes_along<2, R>(hp);
+  }
+
+  void fluxes(const HydroParams& hp) {
+    if (hp.riemann == riemann_hllc) fluxes_all<riemann_hllc>(hp);
+    else if (hp.riemann == riemann_llf) fluxes_all<riemann_llf>(hp);
+    else fluxes_all<riemann_hll>(hp);
   }
 
   void update(const MeshView& m, const double* u, double* unew, std::int64_t base, double dtdx) {
