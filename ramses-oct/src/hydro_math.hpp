@@ -81,12 +81,11 @@ RO_HD void predict_half_step(const double q[nvar], const double dqx[nvar], const
 struct NormalState {
   double r, un, ut1, ut2, p;
 };
-RO_HD NormalState face_state(const double qh[nvar], const double dq[nvar], double side, int axis,
-                             const HydroParams& hp) {
-  double s[nvar];
-  for (int f = 0; f < nvar; ++f) s[f] = qh[f] + side * 0.5 * dq[f];
-  const int n = 1 + axis, t1 = 1 + (axis + 1) % 3, t2 = 1 + (axis + 2) % 3;
-  return {fmax(s[0], hp.smallr), s[n], s[t1], s[t2], fmax(s[4], hp.smallp)};
+template <int AXIS>
+RO_HD NormalState face_state(const double qh[nvar], const double dq[nvar], double side, const HydroParams& hp) {
+  constexpr int n = 1 + AXIS, t1 = 1 + (AXIS + 1) % 3, t2 = 1 + (AXIS + 2) % 3;
+  return {fmax(qh[0] + side * 0.5 * dq[0], hp.smallr), qh[n] + side * 0.5 * dq[n], qh[t1] + side * 0.5 * dq[t1],
+          qh[t2] + side * 0.5 * dq[t2], fmax(qh[4] + side * 0.5 * dq[4], hp.smallp)};
 }
 
 // Conserved state and physical flux along the normal; order (mass, mom_n, mom_t1, mom_t2, E).
@@ -159,39 +158,24 @@ RO_HD void riemann_hllc_flux(const NormalState& l, const NormalState& r, double 
   flux[4] = (eo + po) * uo;
 }
 
-// Flux through a face normal to AXIS with Riemann solver R, from the left cell's (+) and the
-// right cell's (-) face states, returned in the global order (mass, mom_x, mom_y, mom_z, E).
-// Compile-time axis and solver let a CPU compiler vectorise a loop of faces.
-template <int AXIS, int R>
-RO_HD void face_flux_fixed(const double qhl[nvar], const double dql[nvar], const double qhr[nvar],
-                           const double dqr[nvar], const HydroParams& hp, double flux[nvar]) {
-  const NormalState l = face_state(qhl, dql, +1.0, AXIS, hp);
-  const NormalState r = face_state(qhr, dqr, -1.0, AXIS, hp);
-  double fn[nvar];
-  if (R == riemann_hllc) riemann_hllc_flux(l, r, hp.gamma, fn);
-  else if (R == riemann_llf) riemann_llf_flux(l, r, hp.gamma, fn);
-  else riemann_hll_flux(l, r, hp.gamma, fn);
-  flux[0] = fn[0];
-  flux[4] = fn[4];
-  flux[1 + AXIS] = fn[1];
-  flux[1 + (AXIS + 1) % 3] = fn[2];
-  flux[1 + (AXIS + 2) % 3] = fn[3];
-}
-
-// The same with run-time axis and solver (GPU: both are uniform across a warp).
+// Flux through a face normal to AXIS from the left cell's (+) and the right cell's (-) face
+// states, returned in the global order (mass, mom_x, mom_y, mom_z, E). The axis is a template
+// parameter so that the permutations are static register moves on a GPU (a run-time axis puts
+// the five-value arrays in local memory); the solver is a run-time branch, uniform in a warp.
+template <int AXIS>
 RO_HD void face_flux(const double qhl[nvar], const double dql[nvar], const double qhr[nvar],
-                     const double dqr[nvar], int axis, const HydroParams& hp, double flux[nvar]) {
-  const NormalState l = face_state(qhl, dql, +1.0, axis, hp);
-  const NormalState r = face_state(qhr, dqr, -1.0, axis, hp);
+                     const double dqr[nvar], const HydroParams& hp, double flux[nvar]) {
+  const NormalState l = face_state<AXIS>(qhl, dql, +1.0, hp);
+  const NormalState r = face_state<AXIS>(qhr, dqr, -1.0, hp);
   double fn[nvar];
   if (hp.riemann == riemann_hllc) riemann_hllc_flux(l, r, hp.gamma, fn);
   else if (hp.riemann == riemann_llf) riemann_llf_flux(l, r, hp.gamma, fn);
   else riemann_hll_flux(l, r, hp.gamma, fn);
   flux[0] = fn[0];
   flux[4] = fn[4];
-  flux[1 + axis] = fn[1];
-  flux[1 + (axis + 1) % 3] = fn[2];
-  flux[1 + (axis + 2) % 3] = fn[3];
+  flux[1 + AXIS] = fn[1];
+  flux[1 + (AXIS + 1) % 3] = fn[2];
+  flux[1 + (AXIS + 2) % 3] = fn[3];
 }
 
 // The conservative update of one cell from its six face fluxes, one order for every variant.

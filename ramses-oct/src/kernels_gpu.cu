@@ -177,7 +177,9 @@ __global__ void tile_update_kernel(MeshView m, HydroParams hp, const double* __r
       dql[f] = ext[(nvar + a * nvar + f) * Sh::E3 + el];
       dqr[f] = ext[(nvar + a * nvar + f) * Sh::E3 + er];
     }
-    face_flux(qhl, dql, qhr, dqr, a, hp, fl);
+    if (a == 0) face_flux<0>(qhl, dql, qhr, dqr, hp, fl);
+    else if (a == 1) face_flux<1>(qhl, dql, qhr, dqr, hp, fl);
+    else face_flux<2>(qhl, dql, qhr, dqr, hp, fl);
     for (int f = 0; f < nvar; ++f) flux[(a * nvar + f) * Sh::F + r] = fl[f];
   }
   __syncthreads();

@@ -70,9 +70,8 @@ struct HostTile {
     }
   }
 
-  // Faces normal to axis A; axis and solver fixed at compile time (the permutations and the
-  // solver choice fold away).
-  template <int A, int R>
+  // Faces normal to axis A (a template parameter: the permutations fold away).
+  template <int A>
   void fluxes_along(const HydroParams& hp) {
     constexpr int stride = A == 0 ? 1 : (A == 1 ? S : S * S);
     for (int k = 2; k < 2 + T + (A == 2); ++k)
@@ -87,22 +86,15 @@ struct HostTile {
             qhr[f] = qh[f][c];
             dqr[f] = dq[A][f][c];
           }
-          face_flux_fixed<A, R>(qhl, dql, qhr, dqr, hp, fl);
+          face_flux<A>(qhl, dql, qhr, dqr, hp, fl);
           for (int f = 0; f < nvar; ++f) flux[A][f][c] = fl[f];
         }
   }
 
-  template <int R>
-  void fluxes_all(const HydroParams& hp) {
-    fluxes_along<0, R>(hp);
-    fluxes_along<1, R>(hp);
-    fluxes_along<2, R>(hp);
-  }
-
   void fluxes(const HydroParams& hp) {
-    if (hp.riemann == riemann_hllc) fluxes_all<riemann_hllc>(hp);
-    else if (hp.riemann == riemann_llf) fluxes_all<riemann_llf>(hp);
-    else fluxes_all<riemann_hll>(hp);
+    fluxes_along<0>(hp);
+    fluxes_along<1>(hp);
+    fluxes_along<2>(hp);
   }
 
   void update(const MeshView& m, const double* u, double* unew, std::int64_t base, double dtdx) {
