@@ -170,33 +170,42 @@ __global__ void warp_particle_kernel(View v, BucketsView b, Op op) {
   if (lane == 0) op.finish(i, a);
 }
 
-// FP32 number density: float positions relative to the grid origin (|r| < box, so the rounding
-// of a difference is below 6e-8 of the box), float weights, float sum.
+// FP32 number density on positions relative to the particle's own bucket origin (|q| < edge, so
+// rounding is below 6e-8 of the bucket edge whatever the box size) plus the bucket's x index in w:
+// r_j - r_i = (c_j - c_i) edge + (q_j - q_i), with c_j - c_i in {-1, 0, 1}.
 __global__ void float_positions_kernel(const double* x, const double* y, const double* z, int n, Grid g, float4* q) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) q[i] = make_float4(static_cast<float>(x[i] - g.x0), static_cast<float>(y[i] - g.y0), static_cast<float>(z[i] - g.z0), 0.f);
+  if (i >= n) return;
+  const int cx = g.cx(x[i]), cy = g.cy(y[i]), cz = g.cz(z[i]);
+  q[i] = make_float4(static_cast<float>(x[i] - (g.x0 + cx * g.edge)), static_cast<float>(y[i] - (g.y0 + cy * g.edge)),
+                     static_cast<float>(z[i] - (g.z0 + cz * g.edge)), __int_as_float(cx));
 }
 
-__global__ void density_fp32_kernel(const float4* q, BucketsView b, int n, float re, double* out) {
+__global__ void density_fp32_kernel(const float4* q, const double* y, const double* z, BucketsView b, int n, float re,
+                                    double* out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int i = b.particle(k);
   const float4 qi = q[i];
   const Grid& g = b.grid;
-  const float re2 = re * re;
-  const int cx = g.clampi(static_cast<int>(floorf(qi.x * static_cast<float>(g.inv_edge))), g.nx);
-  const int cy = g.clampi(static_cast<int>(floorf(qi.y * static_cast<float>(g.inv_edge))), g.ny);
-  const int cz = g.dim == 2 ? 0 : g.clampi(static_cast<int>(floorf(qi.z * static_cast<float>(g.inv_edge))), g.nz);
+  const float re2 = re * re, edge = static_cast<float>(g.edge);
+  const int cx = __float_as_int(qi.w), cy = g.cy(y[i]), cz = g.cz(z[i]);  // the bucket q was made in
+  const int xlo = cx > 0 ? cx - 1 : 0, xhi = cx < g.nx - 1 ? cx + 1 : g.nx - 1;
+  const int ylo = cy > 0 ? cy - 1 : 0, yhi = cy < g.ny - 1 ? cy + 1 : g.ny - 1;
+  const int zlo = g.dim == 2 ? 0 : (cz > 0 ? cz - 1 : 0), zhi = g.dim == 2 ? 0 : (cz < g.nz - 1 ? cz + 1 : g.nz - 1);
   float sum = 0.f;
-  for_each_row_range(g, b.start, cx, cy, cz, [&](int k0, int k1) {
-    for (int kk = k0; kk < k1; ++kk) {
-      const int j = b.particle(kk);
-      const float4 qj = q[j];
-      const float dx = qj.x - qi.x, dy = qj.y - qi.y, dz = qj.z - qi.z;
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
+  for (int zz = zlo; zz <= zhi; ++zz)
+    for (int yy = ylo; yy <= yhi; ++yy) {
+      const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
+      const int k1 = b.start[g.cell(xhi, yy, zz) + 1];
+      for (int kk = b.start[g.cell(xlo, yy, zz)]; kk < k1; ++kk) {
+        const int j = b.particle(kk);
+        const float4 qj = q[j];
+        const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
+      }
     }
-  });
   out[i] = sum;
 }
 
@@ -447,7 +456,8 @@ class GpuKernels final : public MpsKernels {
 
   void number_density(double re) override {
     if (opt_.precision == copa::Precision::fp32) {
-      density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads>>>(q_.data(), buckets(), n_, static_cast<float>(re), fd(Field::n));
+      density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads>>>(q_.data(), fd(Field::y), fd(Field::z), buckets(), n_,
+                                                                  static_cast<float>(re), fd(Field::n));
       COPA_GPU_CHECK_LAUNCH("density_fp32_kernel");
       return;
     }
