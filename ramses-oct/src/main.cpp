@@ -125,6 +125,7 @@ void add_rows(copa::Report& rep, const ro::RunResult& r, int warmup) {
   }
   for (const auto& name : r.profile.names()) {
     const std::size_t count = r.profile.samples(name).size();
+    if (count < std::size_t(r.steps)) continue;  // the initial reduction of a fused variant
     const int skip = warmup + static_cast<int>(count > std::size_t(r.steps) ? count - r.steps : 0);
     copa::KernelCost cost = name == "step" ? step_cost : copa::KernelCost{};
     for (const auto& [n, c] : r.costs)
