@@ -39,6 +39,7 @@ struct AppOptions {
   std::string reorder = "on";
   double skin = 0.3;
   std::string precision = "fp64";
+  std::vector<std::string> variants;  // --variants: several strategies on one set-up
 };
 
 std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& profile) {
@@ -145,10 +146,10 @@ copa::Verification verify_lattice(const mps::Problem& pr, const std::vector<doub
   return v;
 }
 
-int run_density(const AppOptions& o, const copa::CommonOptions& common, copa::Backend b, const mps::Problem& pr,
-                copa::Report& rep) {
+int run_density(const AppOptions& o, const copa::CommonOptions& common, const std::string& variant, copa::Backend b,
+                const mps::Problem& pr, copa::Report& rep) {
   mps::KernelOptions ko;
-  ko.strategy = mps::parse_strategy(common.variant.empty() ? "sorted-particle" : common.variant);
+  ko.strategy = mps::parse_strategy(variant);
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
   ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
@@ -229,10 +230,10 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, copa::Ba
   return v.passed ? copa::exit_ok : copa::exit_verification_failed;
 }
 
-int run_simulation(const AppOptions& o, const copa::CommonOptions& common, copa::Backend b, const mps::Problem& pr,
-                   copa::Report& rep) {
+int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const std::string& variant, copa::Backend b,
+                   const mps::Problem& pr, copa::Report& rep) {
   mps::KernelOptions ko;
-  ko.strategy = mps::parse_strategy(common.variant.empty() ? "sorted-particle" : common.variant);
+  ko.strategy = mps::parse_strategy(variant);
   if (ko.strategy == mps::Strategy::brute && pr.particles.size() > 50000) throw copa::InputError("--variant brute: at most 50000 particles");
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
@@ -358,6 +359,8 @@ int run(int argc, char** argv) {
   app.add_option("--front", o.front, "CSV file of the surge front: t, z_front, T, Z");
   app.add_option("--reorder", o.reorder, "on: reorder particle arrays by bucket at rebucketing; off: access through the bucket index list");
   app.add_option("--skin", o.skin, "verlet skin in units of l0");
+  app.add_option("--variants", o.variants, "several strategies run one after another on one set-up (one JSON each: FILE.<backend>.<variant>.json)")
+      ->delimiter(',');
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   std::map<copa::Backend, std::vector<std::string>> variants;
@@ -377,28 +380,42 @@ int run(int argc, char** argv) {
   if (mode == "simulation" && (o.case_name == "lattice" || o.case_name == "random"))
     throw copa::InputError("--mode simulation needs --case dambreak or pflow");
   const auto backends = copa::requested_backends(common);
-  for (auto b : backends) copa::check_variant(common.variant, variants[b], b);
+  std::vector<std::string> run_variants = o.variants;
+  if (run_variants.empty()) run_variants.push_back(common.variant);
+  for (auto b : backends)
+    for (const auto& v : run_variants) copa::check_variant(v, variants[b], b);
   const int threads = copa::apply_threads(common.threads);
   const mps::Problem pr = make_problem(o, common.size);
   int worst = 0;
-  for (auto b : backends) {
-    int device = -1;
-    if (copa::is_gpu(b)) device = copa::select_device(common.device);
-    copa::Report rep("mps-density", "1.0");
-    rep.set_backend(b);
-    rep.set_variant(common.variant.empty() ? "sorted-particle" : common.variant);
-    rep.set_threads(copa::is_gpu(b) || b == copa::Backend::serial ? 1 : threads);
-    rep.set_device(device);
-    rep.set_command_line(copa::command_line(argc, argv));
-    rep.set_variants_built(nlohmann::json(variants.count(b) ? variants[b] : std::vector<std::string>{}));
-    rep.problem() = {{"case", o.case_name}, {"mode", mode}, {"dim", pr.grid.dim}, {"particles", pr.particles.size()},
-                     {"re_over_l0", pr.re / pr.l0}, {"l0", pr.l0}, {"size", common.size}, {"precision", o.precision},
-                     {"reorder", o.reorder}};
-    const int rc = mode == "density" ? run_density(o, common, b, pr, rep) : run_simulation(o, common, b, pr, rep);
-    if (!common.quiet) rep.print(std::cout);
-    if (!common.json.empty()) rep.write_json(copa::json_path_for(common.json, b, backends.size() > 1));
-    worst = std::max(worst, rc);
-  }
+  for (auto b : backends)
+    for (const auto& requested : run_variants) {
+      const std::string variant = requested.empty() ? "sorted-particle" : requested;
+      int device = -1;
+      if (copa::is_gpu(b)) device = copa::select_device(common.device);
+      copa::Report rep("mps-density", "1.0");
+      rep.set_backend(b);
+      rep.set_variant(variant);
+      rep.set_threads(copa::is_gpu(b) || b == copa::Backend::serial ? 1 : threads);
+      rep.set_device(device);
+      rep.set_command_line(copa::command_line(argc, argv));
+      rep.set_variants_built(nlohmann::json(variants.count(b) ? variants[b] : std::vector<std::string>{}));
+      rep.problem() = {{"case", o.case_name}, {"mode", mode}, {"dim", pr.grid.dim}, {"particles", pr.particles.size()},
+                       {"re_over_l0", pr.re / pr.l0}, {"l0", pr.l0}, {"size", common.size}, {"precision", o.precision},
+                       {"reorder", o.reorder}};
+      if (!common.quiet) std::cout << "--- backend " << copa::to_string(b) << ", variant " << variant << "\n";
+      const int rc = mode == "density" ? run_density(o, common, variant, b, pr, rep)
+                                       : run_simulation(o, common, variant, b, pr, rep);
+      if (!common.quiet) rep.print(std::cout);
+      if (!common.json.empty()) {
+        std::string path = copa::json_path_for(common.json, b, backends.size() > 1);
+        if (run_variants.size() > 1) {
+          const auto dot = path.find_last_of('.');
+          path = dot == std::string::npos ? path + "." + variant : path.substr(0, dot) + "." + variant + path.substr(dot);
+        }
+        rep.write_json(path);
+      }
+      worst = std::max(worst, rc);
+    }
   return worst;
 }
 
