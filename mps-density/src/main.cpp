@@ -12,6 +12,7 @@
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/device_memory.hpp"
 #include "copa/gpu_timing.hpp"
 #endif
 #include "kernels.hpp"
@@ -415,6 +416,9 @@ int run(int argc, char** argv) {
         rep.write_json(path);
       }
       worst = std::max(worst, rc);
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+      if (copa::is_gpu(b)) copa::gpu::device_pool().trim();  // the next variant's estimate sees free memory
+#endif
     }
   return worst;
 }
