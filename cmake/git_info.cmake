@@ -3,7 +3,12 @@
 execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse HEAD OUTPUT_VARIABLE sha
                 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  set(sha "unknown")
+  # A copy of the tree without .git (e.g. shipped to a GPU machine): the sender may name the commit.
+  if(DEFINED ENV{COPA_GIT_SHA})
+    set(sha "$ENV{COPA_GIT_SHA}")
+  else()
+    set(sha "unknown")
+  endif()
 endif()
 execute_process(COMMAND git -C ${SOURCE_DIR} status --porcelain --untracked-files=no
                 OUTPUT_VARIABLE status ERROR_QUIET)

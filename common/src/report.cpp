@@ -1,5 +1,7 @@
 #include "copa/report.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +24,21 @@ std::string format_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::fp64_matrix: return "fp64_matrix";
+    default: return "fp64";
+  }
+}
+
+// Process peak resident set (what the host really held), from the kernel's accounting.
+std::size_t host_peak_rss_bytes() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  return static_cast<std::size_t>(u.ru_maxrss) * 1024;  // Linux reports kilobytes
 }
 
 // Samples kept in the document for the compare report's noise estimate (beyond this, stats suffice).
@@ -49,6 +66,14 @@ void Report::add_kernel(const Profile& profile, const std::string& name, const K
 }
 
 void Report::set_memory(std::size_t device_peak, std::size_t host_peak) { memory_ = {device_peak, host_peak}; }
+
+std::size_t Report::device_pool_peak() {
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  return gpu::device_pool_counters().peak_bytes;
+#else
+  return 0;
+#endif
+}
 
 std::optional<Ceilings> Report::ceilings() const {
   if (ceilings_) return ceilings_;
@@ -93,7 +118,7 @@ nlohmann::json Report::to_json() const {
                   {"flops", k.cost.flops},
                   {"bytes_read", k.cost.bytes_read},
                   {"bytes_written", k.cost.bytes_written},
-                  {"precision", k.cost.precision == Precision::fp32 ? "fp32" : "fp64"},
+                  {"precision", precision_name(k.cost.precision)},
                   {"gflops", p.gflops},
                   {"gbs", p.gbs},
                   {"intensity", p.intensity},
@@ -111,12 +136,15 @@ nlohmann::json Report::to_json() const {
                                                        {"tolerance", verification_->tolerance},
                                                        {"passed", verification_->passed}}
                                       : nlohmann::json(nullptr);
-  std::size_t device_peak = 0, host_peak = host_pool().counters().peak_bytes;
+  std::size_t device_peak = 0, host_peak = host_peak_rss_bytes();
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
   device_peak = gpu::device_pool_counters().peak_bytes;
 #endif
   if (memory_) std::tie(device_peak, host_peak) = *memory_;
-  doc["memory"] = {{"device_peak_bytes", device_peak}, {"host_peak_bytes", host_peak}};
+  doc["memory"] = {{"device_peak_bytes", device_peak},
+                   {"host_peak_bytes", host_peak},
+                   {"device_pool_peak_bytes", device_pool_peak()},
+                   {"host_pool_peak_bytes", host_pool().counters().peak_bytes}};
   for (auto it = extra_.begin(); it != extra_.end(); ++it) doc[it.key()] = it.value();
   return doc;
 }

@@ -67,7 +67,9 @@ class Report {
   // Extra top-level objects of an app (for example laghos-like's "solution").
   nlohmann::json& extra() { return extra_; }
 
-  // Device and host peak bytes; by default taken from the pools when the document is built.
+  // Device and host peak bytes. By default: the device pool's peak and the process's peak resident
+  // set (getrusage), set when the document is built; an app that allocates device memory outside
+  // the pool states its own peak here. The pools' own peaks are reported beside them.
   void set_memory(std::size_t device_peak, std::size_t host_peak);
 
   nlohmann::json to_json() const;
@@ -76,6 +78,7 @@ class Report {
   void print(std::ostream& os) const;
 
  private:
+  static std::size_t device_pool_peak();
   std::string app_, version_;
   Backend backend_ = Backend::serial;
   std::string variant_ = "default";

@@ -12,7 +12,9 @@
 
 namespace copa {
 
-enum class Precision { fp64, fp32 };
+// fp64_matrix: FP64 work done by a vendor matrix library (GEMM-rich: LU, ZGEMM), which runs on the
+// matrix units; its roof is the measured DGEMM rate, not the FMA-chain peak of ordinary code.
+enum class Precision { fp64, fp32, fp64_matrix };
 
 struct KernelCost {
   double flops = 0;          // per call
@@ -31,7 +33,11 @@ struct Ceilings {
   double fp32_GFLOPs = 0;
   double dgemm_GFLOPs = 0;  // 0 when not measured
   bool valid() const { return triad_GBs > 0 && fp64_GFLOPs > 0; }
-  double flops_roof(Precision p) const { return p == Precision::fp32 ? fp32_GFLOPs : fp64_GFLOPs; }
+  double flops_roof(Precision p) const {
+    if (p == Precision::fp32) return fp32_GFLOPs;
+    if (p == Precision::fp64_matrix && dgemm_GFLOPs > 0) return dgemm_GFLOPs;
+    return fp64_GFLOPs;
+  }
 };
 
 // Reads the backend's entry of a copa-ceilings/1 file; throws InputError if missing or malformed.
