@@ -139,6 +139,135 @@ EFIE_HD Cplx pair_entry(const Triangle& t, int i, const Triangle& s, int j, doub
   return (t.coef[i] * s.coef[j]) * sum;
 }
 
+// ---- The far block in centroid-local coordinates (the optimised fill: GPU and OpenMP) ----------
+// Same integral as pair_block<false>, rearranged for speed and accuracy:
+// - every point is stored relative to its triangle's centroid c (precomputed once per triangle), so
+//   R_pq = |(c_T - c_S) + r'_p - r'_q| and the moments below carry no |r| ~ radius cancellation;
+// - 1/R from one reciprocal square root (no division, no separate sqrt), one sincos per (p, q);
+// - the 1/(4 pi) and the test weight 1/3 are applied once per pair;
+// - the 9 entries from four pair moments (w_p = 1/3, g0_p = sum_q w_q G_pq, g1'_p = sum_q w_q G_pq r'_q):
+//     S0 = sum_p g0_p, S1 = sum_p g1'_p, T0 = sum_p r'_p g0_p, U = sum_p r'_p . g1'_p
+//   since sum_p (r'_p - v'_i).(g1'_p - v'_j g0_p) = U - v'_j.T0 - v'_i.S1 + (v'_i.v'_j) S0, so
+//     B_ij = c_i c_j / (12 pi) [k^2/4 (U - v'_j.T0 - v'_i.S1 + (v'_i.v'_j) S0) - S0].
+// FLOPs per pair: 21 x (3 + 5 + rsqrt + 2 + sincos + 9) + 3 x 23 + about 250 for the 9 entries.
+struct QuadTriangle {
+  double c[3];             // centroid
+  double test[test_points][3];      // test points minus the centroid
+  double vert[3][3];       // vertices minus the centroid
+  double src[source_points][3];     // source points minus the centroid
+  double coef[3];          // RWG factors c_i (0 for none)
+  int basis[3];            // unknowns (-1 for none)
+  int pad;
+};
+
+inline QuadTriangle make_quad_triangle(const Triangle& t) {
+  QuadTriangle q{};
+  const Vec3 c = t.centroid;
+  q.c[0] = c.x, q.c[1] = c.y, q.c[2] = c.z;
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 v = t.v[i] - c;
+    q.vert[i][0] = v.x, q.vert[i][1] = v.y, q.vert[i][2] = v.z;
+    q.coef[i] = t.coef[i];
+    q.basis[i] = t.basis[i];
+  }
+  for (int p = 0; p < test_points; ++p) {
+    Vec3 r;
+    double w;
+    test_rule(p, t.v[0], t.v[1], t.v[2], r, w);
+    r = r - c;
+    q.test[p][0] = r.x, q.test[p][1] = r.y, q.test[p][2] = r.z;
+  }
+  for (int p = 0; p < source_points; ++p) {
+    Vec3 r;
+    double w;
+    source_rule(p, t.v[0], t.v[1], t.v[2], r, w);
+    r = r - c;
+    q.src[p][0] = r.x, q.src[p][1] = r.y, q.src[p][2] = r.z;
+  }
+  return q;
+}
+
+EFIE_HD double inv_sqrt(double x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return rsqrt(x);
+#else
+  return 1.0 / std::sqrt(x);
+#endif
+}
+
+// Weight of source point q of the 7-point rule (quadrature.hpp), as a constant after unrolling.
+EFIE_HD double source_weight(int q) { return q == 0 ? 0.225 : (q <= 3 ? 0.13239415278850618 : 0.12593918054482715); }
+
+// The four pair moments (without the factor 1/(12 pi), applied with the entries).
+struct PairMoments {
+  Cplx s0, u;
+  CVec3 s1, t0;
+};
+
+EFIE_HD PairMoments far_moments(const QuadTriangle& t, const QuadTriangle& s, double k) {
+  const double d0 = t.c[0] - s.c[0], d1 = t.c[1] - s.c[1], d2 = t.c[2] - s.c[2];
+  PairMoments m{{0, 0}, {0, 0}, {{0, 0}, {0, 0}, {0, 0}}, {{0, 0}, {0, 0}, {0, 0}}};
+#pragma unroll
+  for (int p = 0; p < test_points; ++p) {
+    const double e0 = d0 + t.test[p][0], e1 = d1 + t.test[p][1], e2 = d2 + t.test[p][2];
+    Cplx g0{0, 0};
+    CVec3 g1{{0, 0}, {0, 0}, {0, 0}};
+#pragma unroll
+    for (int q = 0; q < source_points; ++q) {
+      const double x0 = e0 - s.src[q][0], x1 = e1 - s.src[q][1], x2 = e2 - s.src[q][2];
+      const double r2 = x0 * x0 + x1 * x1 + x2 * x2;
+      const double inv_r = inv_sqrt(r2);
+      double sn, cs;
+      sin_cos(k * (r2 * inv_r), sn, cs);
+      const double f = source_weight(q) * inv_r;
+      const Cplx g{cs * f, -sn * f};
+      g0 = g0 + g;
+      g1.x = g1.x + s.src[q][0] * g;
+      g1.y = g1.y + s.src[q][1] * g;
+      g1.z = g1.z + s.src[q][2] * g;
+    }
+    m.s0 = m.s0 + g0;
+    m.s1.x = m.s1.x + g1.x;
+    m.s1.y = m.s1.y + g1.y;
+    m.s1.z = m.s1.z + g1.z;
+    m.t0.x = m.t0.x + t.test[p][0] * g0;
+    m.t0.y = m.t0.y + t.test[p][1] * g0;
+    m.t0.z = m.t0.z + t.test[p][2] * g0;
+    m.u = m.u + t.test[p][0] * g1.x + t.test[p][1] * g1.y + t.test[p][2] * g1.z;
+  }
+  return m;
+}
+
+// Entry (i, j) from the moments; vt = v'_j . T0, vs = v'_i . S1.
+EFIE_HD Cplx moment_entry(const PairMoments& m, const QuadTriangle& t, int i, const QuadTriangle& s, int j, Cplx vt, Cplx vs,
+                          double k) {
+  const double vv = t.vert[i][0] * s.vert[j][0] + t.vert[i][1] * s.vert[j][1] + t.vert[i][2] * s.vert[j][2];
+  const Cplx e = (0.25 * k * k) * (m.u - vt - vs + vv * m.s0) - m.s0;
+  return (inv_four_pi / test_points * t.coef[i] * s.coef[j]) * e;
+}
+
+EFIE_HD Cplx vertex_dot(const double v[3], const CVec3& c) { return dot(Vec3{v[0], v[1], v[2]}, c); }
+
+EFIE_HD void far_block_local(const QuadTriangle& t, const QuadTriangle& s, double k, Cplx out[3][3]) {
+  const PairMoments m = far_moments(t, s, k);
+  Cplx vt[3], vs[3];
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+    vt[j] = vertex_dot(s.vert[j], m.t0);
+    vs[j] = vertex_dot(t.vert[j], m.s1);
+  }
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j) out[i][j] = moment_entry(m, t, i, s, j, vt[j], vs[i], k);
+}
+
+// One entry (i, j) of the local far block (the basis-pair and block variants).
+EFIE_HD Cplx far_entry_local(const QuadTriangle& t, int i, const QuadTriangle& s, int j, double k) {
+  const PairMoments m = far_moments(t, s, k);
+  return moment_entry(m, t, i, s, j, vertex_dot(s.vert[j], m.t0), vertex_dot(t.vert[i], m.s1), k);
+}
+
 // Near-pair correction B_near - B_far: the fill kernels treat every pair as far (no branch), then
 // the near-pair list adds this.
 EFIE_HD void near_correction(const Triangle& t, const Triangle& s, double k, Cplx out[3][3]) {

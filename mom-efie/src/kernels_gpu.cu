@@ -44,62 +44,70 @@ __device__ inline void atomic_add(Cplx* a, Cplx v) {
   atomicAdd(&a->im, v.im);
 }
 
-__device__ inline void scatter_block(Cplx* a, long n, const Triangle& t, const Triangle& s, const Cplx b[3][3]) {
+__device__ inline void scatter_block(Cplx* a, long n, const int* tb, const int* sb, const Cplx b[3][3]) {
   for (int i = 0; i < 3; ++i) {
-    if (t.basis[i] < 0) continue;
+    if (tb[i] < 0) continue;
     for (int j = 0; j < 3; ++j)
-      if (s.basis[j] >= 0) atomic_add(a + long(t.basis[i]) + long(s.basis[j]) * n, b[i][j]);
+      if (sb[j] >= 0) atomic_add(a + long(tb[i]) + long(sb[j]) * n, b[i][j]);
   }
+}
+
+__device__ inline void scatter_block(Cplx* a, long n, const Triangle& t, const Triangle& s, const Cplx b[3][3]) {
+  scatter_block(a, n, t.basis, s.basis, b);
 }
 
 // x: test triangles (consecutive threads, so the 3 rows each writes are near each other in a
-// column), y: source triangle (the same for the whole block: broadcast loads).
-__global__ void fill_triangle_pair_kernel(const Triangle* __restrict__ tris, int nt, double k, Cplx* a, long n) {
+// column), y: a chunk of pair_sources source triangles, the same for the whole block (uniform,
+// broadcast loads). Each thread keeps its test triangle over the chunk; far_block_local does the
+// arithmetic (efie_pair.hpp).
+constexpr int pair_threads = 128;
+constexpr int pair_sources = 16;
+
+__global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_kernel(const QuadTriangle* __restrict__ quad, int nt, double k, Cplx* a,
+                                                                          long n) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
-  const Triangle tt = tris[t];
-  for (int s = blockIdx.y; s < nt; s += gridDim.y) {
-    const Triangle ss = tris[s];
+  const QuadTriangle tt = quad[t];
+  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
+  for (int s = blockIdx.y * pair_sources; s < s_end; ++s) {
     Cplx b[3][3];
-    pair_block<false>(tt, ss, k, b);
-    scatter_block(a, n, tt, ss, b);
+    far_block_local(tt, quad[s], k, b);
+    scatter_block(a, n, tt.basis, quad[s].basis, b);
   }
 }
 
-__device__ inline Cplx basis_entry(const Triangle* tris, const BasisTriangles& bm, const BasisTriangles& bn, double k) {
+// The entry (m, n) from its 4 triangle pairs by the local far formula (triangles from L1/L2).
+__device__ inline Cplx basis_entry(const QuadTriangle* quad, const BasisTriangles& bm, const BasisTriangles& bn, double k) {
   Cplx sum{0, 0};
   for (int x = 0; x < 2; ++x)
-    for (int y = 0; y < 2; ++y) sum = sum + pair_entry<false>(tris[bm.tri[x]], bm.local[x], tris[bn.tri[y]], bn.local[y], k);
+    for (int y = 0; y < 2; ++y) sum = sum + far_entry_local(quad[bm.tri[x]], bm.local[x], quad[bn.tri[y]], bn.local[y], k);
   return sum;
 }
 
 // x: test basis m (coalesced writes down column n), y: source basis n.
-__global__ void fill_basis_pair_kernel(const Triangle* __restrict__ tris, const BasisTriangles* __restrict__ bases, long n,
+__global__ void fill_basis_pair_kernel(const QuadTriangle* __restrict__ quad, const BasisTriangles* __restrict__ bases, long n,
                                        double k, Cplx* a) {
   const long m = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (m >= n) return;
   const BasisTriangles bm = bases[m];
-  for (long c = blockIdx.y; c < n; c += gridDim.y) a[m + c * n] = basis_entry(tris, bm, bases[c], k);
+  for (long c = blockIdx.y; c < n; c += gridDim.y) a[m + c * n] = basis_entry(quad, bm, bases[c], k);
 }
 
 // Block (32 x 8 threads) fills the 32 x 32 tile of test bases [bx*32, +32) x source bases [by*32, +32).
-__global__ void fill_block_kernel(const Triangle* __restrict__ tris, const BasisTriangles* __restrict__ bases, long n, double k,
+// The tile's test triangles (64) are staged in shared memory (24 KB, read per thread), the source
+// triangles (uniform over a warp row) are read through L1.
+__global__ void __launch_bounds__(block_bases * block_rows, 2) fill_block_kernel(const QuadTriangle* __restrict__ quad, const BasisTriangles* __restrict__ bases, long n, double k,
                                   Cplx* a) {
-  __shared__ Triangle test_tri[block_bases][2], source_tri[block_bases][2];
-  __shared__ int test_local[block_bases][2], source_local[block_bases][2];
+  __shared__ QuadTriangle test_tri[block_bases][2];
+  __shared__ BasisTriangles test_b[block_bases];
   const long m0 = long(blockIdx.x) * block_bases, n0 = long(blockIdx.y) * block_bases;
-  for (int e = threadIdx.y * block_bases + threadIdx.x; e < 4 * block_bases; e += block_bases * block_rows) {
-    const int which = e / (2 * block_bases), slot = (e / 2) % block_bases, side = e % 2;
-    const long basis = (which == 0 ? m0 : n0) + slot;
+  for (int e = threadIdx.y * block_bases + threadIdx.x; e < 2 * block_bases; e += block_bases * block_rows) {
+    const int slot = e / 2, side = e % 2;
+    const long basis = m0 + slot;
     if (basis < n) {
       const BasisTriangles b = bases[basis];
-      if (which == 0) {
-        test_tri[slot][side] = tris[b.tri[side]];
-        test_local[slot][side] = b.local[side];
-      } else {
-        source_tri[slot][side] = tris[b.tri[side]];
-        source_local[slot][side] = b.local[side];
-      }
+      test_tri[slot][side] = quad[b.tri[side]];
+      if (side == 0) test_b[slot] = b;
     }
   }
   __syncthreads();
@@ -108,22 +116,32 @@ __global__ void fill_block_kernel(const Triangle* __restrict__ tris, const Basis
   for (int r = threadIdx.y; r < block_bases; r += block_rows) {
     const long c = n0 + r;
     if (c >= n) break;
+    const BasisTriangles bn = bases[c];
     Cplx sum{0, 0};
     for (int x = 0; x < 2; ++x)
       for (int y = 0; y < 2; ++y)
-        sum = sum + pair_entry<false>(test_tri[threadIdx.x][x], test_local[threadIdx.x][x], source_tri[r][y], source_local[r][y], k);
+        sum = sum + far_entry_local(test_tri[threadIdx.x][x], test_b[threadIdx.x].local[x], quad[bn.tri[y]], bn.local[y], k);
     a[m + c * n] = sum;
   }
 }
 
 // One thread per near pair: add B_near - B_far.
-__global__ void near_correction_kernel(const Triangle* __restrict__ tris, const int* __restrict__ pairs, long count, double k,
-                                       Cplx* a, long n) {
+// One thread per near pair: add B_near - B_far, B_far by the formula the fill used (local: the
+// triangle-pair variant's far_block_local; otherwise pair_block<false>).
+__global__ void near_correction_kernel(const Triangle* __restrict__ tris, const QuadTriangle* __restrict__ quad,
+                                       const int* __restrict__ pairs, long count, double k, bool local, Cplx* a, long n) {
   const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= count) return;
-  const Triangle t = tris[pairs[2 * e]], s = tris[pairs[2 * e + 1]];
-  Cplx b[3][3];
-  near_correction(t, s, k, b);
+  const int ti = pairs[2 * e], si = pairs[2 * e + 1];
+  const Triangle t = tris[ti], s = tris[si];
+  Cplx b[3][3], far[3][3];
+  pair_block<true>(t, s, k, b);
+  if (local)
+    far_block_local(quad[ti], quad[si], k, far);
+  else
+    pair_block<false>(t, s, k, far);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = b[i][j] - far[i][j];
   scatter_block(a, n, t, s, b);
 }
 
@@ -250,6 +268,7 @@ class GpuEngine final : public Engine {
                                      "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant_ + " fill + LU)");
     a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n) * std::size_t(n));
     tris_ = copa::gpu::DeviceArray<Triangle>(nt);
+    quad_ = copa::gpu::DeviceArray<QuadTriangle>(nt);
     bases_ = copa::gpu::DeviceArray<BasisTriangles>(n);
 #if defined(COPA_HAVE_CUDA)
     check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
@@ -276,6 +295,9 @@ class GpuEngine final : public Engine {
   void upload(const Problem& p) override {
     p_ = &p;
     tris_.copy_from_host(p.triangles.data());
+    std::vector<QuadTriangle> q(p.triangles.size());
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = make_quad_triangle(p.triangles[i]);
+    quad_.copy_from_host(q.data());
     std::vector<BasisTriangles> b(p.rwg.size());
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = {{p.rwg[i].tri[0], p.rwg[i].tri[1]}, {p.rwg[i].local[0], p.rwg[i].local[1]}};
     bases_.copy_from_host(b.data());
@@ -291,16 +313,16 @@ class GpuEngine final : public Engine {
       copa::Region r(timer, "fill.far");
       if (variant_ == "triangle-pair") {
         copa::gpu::fill_zero(a_.data(), a_.bytes());
-        const dim3 grid(copa::gpu::blocks_for(nt, 128), unsigned(std::min(nt, 65535)));
-        fill_triangle_pair_kernel<<<grid, 128, 0, nullptr>>>(tris_.data(), nt, k, a_.data(), n_);
+        const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
+        fill_triangle_pair_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_kernel");
       } else if (variant_ == "basis-pair") {
         const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
-        fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(tris_.data(), bases_.data(), n_, k, a_.data());
+        fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
         COPA_GPU_CHECK_LAUNCH("fill_basis_pair_kernel");
       } else if (variant_ == "block") {
         const dim3 grid(copa::gpu::blocks_for(n_, block_bases), copa::gpu::blocks_for(n_, block_bases));
-        fill_block_kernel<<<grid, dim3(block_bases, block_rows), 0, nullptr>>>(tris_.data(), bases_.data(), n_, k, a_.data());
+        fill_block_kernel<<<grid, dim3(block_bases, block_rows), 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
         COPA_GPU_CHECK_LAUNCH("fill_block_kernel");
       } else {
         fill_blas(k);
@@ -309,8 +331,8 @@ class GpuEngine final : public Engine {
     {
       copa::Region r(timer, "fill.near");
       const long count = long(p_->near_pairs.size());
-      near_correction_kernel<<<copa::gpu::blocks_for(count, 64), 64, 0, nullptr>>>(tris_.data(), near_.data(), count, k,
-                                                                                   a_.data(), n_);
+      near_correction_kernel<<<copa::gpu::blocks_for(count, 64), 64, 0, nullptr>>>(
+          tris_.data(), quad_.data(), near_.data(), count, k, variant_ != "blas", a_.data(), n_);
       COPA_GPU_CHECK_LAUNCH("near_correction_kernel");
     }
     copa::Region r(timer, "fill.symmetrise");
@@ -419,6 +441,7 @@ class GpuEngine final : public Engine {
   const Problem* p_ = nullptr;
   copa::gpu::DeviceArray<Cplx> a_, work_, green_, gemm_out_, source_factor_;
   copa::gpu::DeviceArray<Triangle> tris_;
+  copa::gpu::DeviceArray<QuadTriangle> quad_;
   copa::gpu::DeviceArray<BasisTriangles> bases_;
   copa::gpu::DeviceArray<int> near_, pivots_, info_;
   int chunk_ = 0;
