@@ -51,4 +51,16 @@ inline Grid widen(const Grid& g, double edge) {
   return w;
 }
 
+// The same box with buckets of edge g.edge / d (d x finer in every direction): the fine-rows
+// strategies scan, per target, only the parts of the rows that can hold a neighbour.
+inline Grid refine(const Grid& g, int d) {
+  Grid f = g;
+  f.edge = g.edge / d;
+  f.inv_edge = 1.0 / f.edge;
+  f.nx = g.nx * d;
+  f.ny = g.ny * d;
+  f.nz = g.dim == 2 ? 1 : g.nz * d;
+  return f;
+}
+
 }  // namespace mps

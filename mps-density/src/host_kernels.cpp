@@ -12,6 +12,8 @@ void HostKernels::load(const Problem& pr, double max_radius) {
   skin_ = opt_.skin * pr.l0;
   list_radius_ = max_radius + skin_;
   if (opt_.strategy == Strategy::verlet) grid_ = widen(grid_, list_radius_);
+  if (is_fine(opt_.strategy)) grid_ = refine(grid_, fine_divisions);
+  reach_ = max_radius;
   for (auto& a : f_) a.assign(n_, 0.0);
   f_[idx(Field::x)] = ps.x;
   f_[idx(Field::y)] = ps.y;
@@ -137,23 +139,24 @@ void HostKernels::prepare_neighbours(bool force) {
 
 void HostKernels::number_density(double re) {
   double* out = fd(Field::n);
-  if (!(parallel_ && opt_.strategy == Strategy::sorted_particle && opt_.reorder)) {
+  const bool fine = opt_.strategy == Strategy::fine_rows;
+  if (!(parallel_ && (opt_.strategy == Strategy::sorted_particle || fine) && opt_.reorder)) {
     run(DensityOp{re, re * re, out});
     return;
   }
-  // Sorted particles: contiguous row ranges, branch-free SIMD body (the self pair has r2 = 0 and
-  // is masked like every pair outside r_e).
+  // Sorted particles: contiguous row ranges (fine-rows: pruned rows of fine buckets), branch-free
+  // SIMD body (the self pair has r2 = 0 and is masked like every pair outside r_e).
   const double* x = fd(Field::x);
   const double* y = fd(Field::y);
   const double* z = fd(Field::z);
-  const double re2 = re * re;
+  const double re2 = re * re, reach = reach_;
   const int* start = start_.data();
   const Grid g = grid_;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n_; ++i) {
     const double xi = x[i], yi = y[i], zi = z[i];
     double sum = 0;
-    for_each_row_range(g, start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+    auto row = [&](int k0, int k1) {
 #pragma omp simd reduction(+ : sum)
       for (int k = k0; k < k1; ++k) {
         const double dx = x[k] - xi, dy = y[k] - yi, dz = z[k] - zi;
@@ -161,7 +164,9 @@ void HostKernels::number_density(double re) {
         const bool in = r2 < re2 && r2 > 0;
         sum += in ? re / std::sqrt(in ? r2 : 1.0) - 1.0 : 0.0;
       }
-    });
+    };
+    if (fine) for_each_pruned_row(g, start, xi, yi, zi, reach, [&](int k0, int k1, int, int) { row(k0, k1); });
+    else for_each_row_range(g, start, g.cx(xi), g.cy(yi), g.cz(zi), row);
     out[i] = sum;
   }
 }

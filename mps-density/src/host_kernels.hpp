@@ -75,6 +75,7 @@ class HostKernels final : public MpsKernels {
     b.grid = grid_;
     b.start = start_.data();
     b.order = opt_.reorder ? nullptr : order_.data();
+    b.reach = reach_;
     return b;
   }
   VerletView lists() const { return VerletView{list_.data(), list_count_.data(), n_, capacity_}; }
@@ -87,7 +88,7 @@ class HostKernels final : public MpsKernels {
   bool parallel_;
   int n_ = 0;
   Grid grid_;
-  double list_radius_ = 0, skin_ = 0;
+  double list_radius_ = 0, skin_ = 0, reach_ = 0;
   std::array<std::vector<double>, field_count> f_;
   std::vector<std::uint8_t> type_, active_;
   std::vector<int> id_, start_, order_, cell_;
@@ -121,6 +122,12 @@ void HostKernels::run(const Op& op) {
     case Strategy::warp_particle:
 #pragma omp parallel for if (parallel_) schedule(static)
       for (int k = 0; k < n; ++k) target_rows(v, b, op, b.particle(k));
+      break;
+    case Strategy::fine_rows:
+    case Strategy::fine_group4:
+    case Strategy::fine_group8:
+#pragma omp parallel for if (parallel_) schedule(static)
+      for (int k = 0; k < n; ++k) target_pruned_rows(v, b, op, b.particle(k));
       break;
     case Strategy::verlet: {
       const VerletView l = lists();

@@ -17,22 +17,28 @@ std::string to_string(Strategy s) {
     case Strategy::verlet: return "verlet";
     case Strategy::warp_particle: return "warp-particle";
     case Strategy::sorted_packed: return "sorted-packed";
+    case Strategy::fine_rows: return "fine-rows";
+    case Strategy::fine_group4: return "fine-group4";
+    case Strategy::fine_group8: return "fine-group8";
   }
   return "?";
 }
 
 Strategy parse_strategy(const std::string& name) {
   for (Strategy s : {Strategy::brute, Strategy::bucket_block, Strategy::bucket_thread, Strategy::sorted_particle,
-                     Strategy::verlet, Strategy::warp_particle, Strategy::sorted_packed})
+                     Strategy::verlet, Strategy::warp_particle, Strategy::sorted_packed, Strategy::fine_rows,
+                     Strategy::fine_group4, Strategy::fine_group8})
     if (to_string(s) == name) return s;
   throw copa::InputError("--variant: unknown strategy '" + name + "'");
 }
 
 std::vector<std::string> variants_for(copa::Backend b) {
   switch (b) {
-    case copa::Backend::serial: return {"sorted-particle", "bucket-thread", "verlet", "brute"};
-    case copa::Backend::openmp: return {"sorted-particle", "bucket-thread", "verlet"};
-    default: return {"sorted-particle", "sorted-packed", "bucket-block", "bucket-thread", "verlet", "warp-particle"};
+    case copa::Backend::serial: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet", "brute"};
+    case copa::Backend::openmp: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet"};
+    default:
+      return {"fine-group4", "fine-group8", "fine-rows", "sorted-particle", "sorted-packed",
+              "bucket-block", "bucket-thread", "verlet", "warp-particle"};
   }
 }
 
@@ -53,7 +59,8 @@ std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o
 NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, double list_radius) {
   const Particles& ps = pr.particles;
   const int n = static_cast<int>(ps.size());
-  const Grid g = s == Strategy::verlet ? widen(pr.grid, list_radius) : pr.grid;
+  const bool fine = is_fine(s);
+  const Grid g = s == Strategy::verlet ? widen(pr.grid, list_radius) : (fine ? refine(pr.grid, fine_divisions) : pr.grid);
   std::vector<int> start, order, cell;
   build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), n, true, start, order, cell);
   NeighbourStats st;
@@ -66,7 +73,7 @@ NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, do
     const double xi = ps.x[i], yi = ps.y[i], zi = ps.z[i];
     const int cx = g.cx(xi), cy = g.cy(yi), cz = g.cz(zi);
     double rows = 0, in_list = 0;
-    for_each_row_range(g, start.data(), cx, cy, cz, [&](int k0, int k1) {
+    auto visit = [&](int k0, int k1) {
       rows += k1 - k0;
       for (int k = k0; k < k1; ++k) {
         const int j = order[k];
@@ -76,7 +83,9 @@ NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, do
         nb += r2 < re2;
         in_list += r2 < rl2;
       }
-    });
+    };
+    if (fine) for_each_pruned_row(g, start.data(), xi, yi, zi, re, [&](int k0, int k1, int, int) { visit(k0, k1); });
+    else for_each_row_range(g, start.data(), cx, cy, cz, visit);
     if (s == Strategy::verlet) cand += in_list;
     else if (s == Strategy::brute) cand += n - 1;
     else cand += rows - 1;  // the 27 buckets and the 9 rows hold the same particles

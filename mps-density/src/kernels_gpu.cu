@@ -9,6 +9,13 @@
 //   warp-particle   a warp per particle, lanes stride over the row ranges, shuffle reduction
 //   sorted-packed   sorted-particle reading positions packed as 32-byte records (one load per
 //                   candidate), kept in step with x, y, z by every kernel that moves particles
+//   fine-rows       buckets of edge r_max/2, a thread per particle scanning only the parts of the
+//                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
+//   fine-group4/8   fine-rows with 4 or 8 consecutive lanes per particle striding over each row
+//                   range (more loads in flight per particle), reduced by shuffles in the group
+// Rebucketing is four launches: count (+ rank of each particle in its bucket), block scan, scan
+// of the block totals, add (which also zeroes the counts for the next call); then one scatter
+// writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -29,12 +36,14 @@ constexpr unsigned kThreads = 256;
 constexpr unsigned kScanBlock = 1024;
 
 // ---------------------------------------------------------------- counting sort
-__global__ void count_kernel(Grid g, const double* x, const double* y, const double* z, int n, int* cell, int* count) {
+// count[] is zero on entry (zeroed at load and by scan_add_kernel after every use).
+__global__ void count_kernel(Grid g, const double* x, const double* y, const double* z, int n, int* cell, int* rank,
+                             int* count) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int c = g.cell_of(x[i], y[i], z[i]);
   cell[i] = c;
-  atomicAdd(&count[c], 1);
+  rank[i] = atomicAdd(&count[c], 1);
 }
 
 // Exclusive scan in three phases: per-block scan (+ block totals), scan of the totals, add.
@@ -79,19 +88,13 @@ __global__ void scan_totals_kernel(int* totals, int blocks, int* grand_total) {
   if (threadIdx.x == 0) *grand_total = carry;
 }
 
-__global__ void scan_add_kernel(int* out, const int* totals, long long n, const int* grand_total, int* cursor) {
+__global__ void scan_add_kernel(int* out, const int* totals, long long n, const int* grand_total, int* count) {
   const long long i = static_cast<long long>(blockIdx.x) * kScanBlock + threadIdx.x;
   if (i < n) {
     out[i] += totals[blockIdx.x];
-    cursor[i] = out[i];
+    count[i] = 0;  // ready for the next count_kernel: no memset launch
   }
   if (i == n) out[n] = *grand_total;
-}
-
-__global__ void scatter_kernel(const int* cell, int n, int* cursor, int* order) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  order[atomicAdd(&cursor[cell[i]], 1)] = i;
 }
 
 __global__ void pack_kernel(const double* x, const double* y, const double* z, int n, Pos4* pos) {
@@ -99,23 +102,44 @@ __global__ void pack_kernel(const double* x, const double* y, const double* z, i
   if (i < n) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
-// Reorder by bucket: every per-particle array gathered through order in one launch.
-struct GatherSet {
+// FP32 positions relative to the particle's own bucket origin (|q| < edge, so rounding is below
+// 6e-8 of the bucket edge whatever the box size) plus the bucket's x index in w:
+// r_j - r_i = (c_j - c_i) edge + (q_j - q_i), with |c_j - c_i| <= 1 (2 for fine buckets).
+__device__ float4 float_position(const Grid& g, double x, double y, double z) {
+  const int cx = g.cx(x), cy = g.cy(y), cz = g.cz(z);
+  return make_float4(static_cast<float>(x - (g.x0 + cx * g.edge)), static_cast<float>(y - (g.y0 + cy * g.edge)),
+                     static_cast<float>(z - (g.z0 + cz * g.edge)), __int_as_float(cx));
+}
+
+// The scatter of the counting sort: particle i goes to sorted position k = start[c] + rank;
+// with reorder every per-particle array is written there in the same launch (coalesced reads,
+// scattered writes), else only order[k] = i. The fp32 and packed position copies are refreshed
+// at the particle's storage index.
+struct ScatterSet {
   const double* in[7];
   double* out[7];
   const std::uint8_t* type_in;
   std::uint8_t* type_out;
   const int* id_in;
   int* id_out;
+  bool reorder;
+  Pos4* pos;
+  float4* q;
 };
-__global__ void gather_kernel(GatherSet g, const int* order, int n) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  const int i = order[k];
+__global__ void scatter_kernel(Grid g, const int* cell, const int* rank, const int* start, int n, int* order, ScatterSet s) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int k = start[cell[i]] + rank[i];
+  order[k] = i;
+  if (s.reorder) {
 #pragma unroll
-  for (int f = 0; f < 7; ++f) g.out[f][k] = g.in[f][i];
-  g.type_out[k] = g.type_in[i];
-  g.id_out[k] = g.id_in[i];
+    for (int f = 0; f < 7; ++f) s.out[f][k] = s.in[f][i];
+    s.type_out[k] = s.type_in[i];
+    s.id_out[k] = s.id_in[i];
+  }
+  const int dst = s.reorder ? k : i;
+  if (s.pos) s.pos[dst] = Pos4{s.in[0][i], s.in[1][i], s.in[2][i], 0.0};
+  if (s.q) s.q[dst] = float_position(g, s.in[0][i], s.in[1][i], s.in[2][i]);
 }
 
 // ---------------------------------------------------------------- strategies
@@ -170,17 +194,7 @@ __global__ void warp_particle_kernel(View v, BucketsView b, Op op) {
   if (lane == 0) op.finish(i, a);
 }
 
-// FP32 number density on positions relative to the particle's own bucket origin (|q| < edge, so
-// rounding is below 6e-8 of the bucket edge whatever the box size) plus the bucket's x index in w:
-// r_j - r_i = (c_j - c_i) edge + (q_j - q_i), with c_j - c_i in {-1, 0, 1}.
-__global__ void float_positions_kernel(const double* x, const double* y, const double* z, int n, Grid g, float4* q) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int cx = g.cx(x[i]), cy = g.cy(y[i]), cz = g.cz(z[i]);
-  q[i] = make_float4(static_cast<float>(x[i] - (g.x0 + cx * g.edge)), static_cast<float>(y[i] - (g.y0 + cy * g.edge)),
-                     static_cast<float>(z[i] - (g.z0 + cz * g.edge)), __int_as_float(cx));
-}
-
+// FP32 number density on the bucket-relative float positions (float_position above).
 __global__ void density_fp32_kernel(const float4* q, const double* y, const double* z, BucketsView b, int n, float re,
                                     double* out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -207,6 +221,73 @@ __global__ void density_fp32_kernel(const float4* q, const double* y, const doub
       }
     }
   out[i] = sum;
+}
+
+// Sum (and minimum) of the accumulators over G consecutive lanes (G divides the warp size and
+// groups start at multiples of G): lane 0 of each group ends with the group's result. Every lane
+// of the warp must call it (full-mask shuffles).
+template <int G, int K>
+__device__ void group_reduce(Acc<K>& a) {
+  for (int off = G / 2; off > 0; off /= 2) {
+    for (int k = 0; k < K; ++k) a.s[k] += copa::gpu::shfl_down(a.s[k], off);
+    const double o = copa::gpu::shfl_down(a.m, off);
+    a.m = o < a.m ? o : a.m;
+  }
+}
+
+// fine-rows (G = 1) and fine-group G: G lanes per bucket-sorted particle, the pruned row ranges of
+// fine buckets, lane l taking candidates k0 + l, k0 + l + G, ... (the G lanes read consecutive
+// records: one coalesced access per step). Per candidate the same visit_candidate as every
+// strategy: 8 FLOPs, and 4 more (sqrt, divide, subtract, add) for the ~35% within r_e.
+template <class Op, int G>
+__global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
+  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long k = gt / G;
+  const int lane = static_cast<int>(gt % G);
+  const bool active = k < v.n;
+  if (G == 1 && !active) return;
+  const int i = active ? b.particle(static_cast<int>(k)) : 0;  // inactive lanes only join the shuffles
+  auto a = op.init(i);
+  if (active) {
+    const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+    for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
+      for (int kk = k0 + lane; kk < k1; kk += G) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
+    });
+  }
+  if (G > 1) group_reduce<G>(a);
+  if (active && lane == 0) op.finish(i, a);
+}
+
+// FP32 number density over the pruned rows of fine buckets, G lanes per particle (rows chosen in
+// FP64 from x, y, z, so the candidate set is the FP64 one; only the pair arithmetic is FP32).
+template <int G>
+__global__ void density_fp32_fine_kernel(const float4* q, const double* x, const double* y, const double* z, BucketsView b,
+                                         int n, float re, double* out) {
+  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long k = gt / G;
+  const int lane = static_cast<int>(gt % G);
+  const bool active = k < n;
+  if (G == 1 && !active) return;
+  float sum = 0.f;
+  const int i = active ? b.particle(static_cast<int>(k)) : 0;
+  if (active) {
+    const Grid& g = b.grid;
+    const float4 qi = q[i];
+    const float re2 = re * re, edge = static_cast<float>(g.edge);
+    const int cx = __float_as_int(qi.w), cy = g.cy(y[i]), cz = g.cz(z[i]);  // the bucket q was made in
+    for_each_pruned_row(g, b.start, x[i], y[i], z[i], b.reach, [&](int k0, int k1, int yy, int zz) {
+      const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
+      for (int kk = k0 + lane; kk < k1; kk += G) {
+        const int j = b.particle(kk);
+        const float4 qj = q[j];
+        const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
+      }
+    });
+  }
+  for (int off = G / 2; off > 0; off /= 2) sum += copa::gpu::shfl_down(sum, off);
+  if (active && lane == 0) out[i] = sum;
 }
 
 // ---------------------------------------------------------------- verlet lists
@@ -360,6 +441,8 @@ class GpuKernels final : public MpsKernels {
     skin_ = opt_.skin * pr.l0;
     list_radius_ = max_radius + skin_;
     if (opt_.strategy == Strategy::verlet) grid_ = widen(grid_, list_radius_);
+    if (is_fine(opt_.strategy)) grid_ = refine(grid_, fine_divisions);
+    reach_ = max_radius;
     const std::size_t n = n_;
     for (auto& a : f_) a = DeviceArray<double>(n);
     for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
@@ -378,11 +461,13 @@ class GpuKernels final : public MpsKernels {
     id_.copy_from_host(id.data());
     id_tmp_ = DeviceArray<int>(n);
     cell_ = DeviceArray<int>(n);
+    rank_ = DeviceArray<int>(n);
     order_ = DeviceArray<int>(n);
     const long long cells = grid_.cells();
+    if (cells >= (1ll << 31) - 1) throw copa::InputError("too many buckets for int indices: " + std::to_string(cells));
     count_ = DeviceArray<int>(cells + 1);
+    copa::gpu::fill_zero(count_.data(), count_.bytes());
     start_ = DeviceArray<int>(cells + 1);
-    cursor_ = DeviceArray<int>(cells + 1);
     scan_blocks_ = static_cast<int>((cells + kScanBlock - 1) / kScanBlock);
     totals_ = DeviceArray<int>(scan_blocks_ + 1);
     scalars_ = DeviceArray<unsigned long long>(4);
@@ -455,6 +540,15 @@ class GpuKernels final : public MpsKernels {
   int list_rebuilds() const override { return rebuilds_; }
 
   void number_density(double re) override {
+    if (opt_.precision == copa::Precision::fp32 && is_fine(opt_.strategy)) {
+      const float r = static_cast<float>(re);
+      switch (opt_.strategy) {
+        case Strategy::fine_group4: launch_fp32_fine<4>(r); break;
+        case Strategy::fine_group8: launch_fp32_fine<8>(r); break;
+        default: launch_fp32_fine<1>(r); break;
+      }
+      return;
+    }
     if (opt_.precision == copa::Precision::fp32) {
       density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads>>>(q_.data(), fd(Field::y), fd(Field::z), buckets(), n_,
                                                                   static_cast<float>(re), fd(Field::n));
@@ -536,7 +630,8 @@ class GpuKernels final : public MpsKernels {
   }
   std::size_t bytes_needed(std::size_t n, long long cells, double neighbours) const override {
     // 15 double fields + 7 gather targets, type/active/scratch bytes, id/cell/order/scratch ints.
-    std::size_t b = n * ((field_count + 7) * sizeof(double) + 3 + 4 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 3 * sizeof(int);
+    if (is_fine(opt_.strategy)) cells *= static_cast<long long>(fine_divisions) * fine_divisions * fine_divisions;
+    std::size_t b = n * ((field_count + 7) * sizeof(double) + 3 + 5 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 2 * sizeof(int);
     if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
     if (opt_.precision == copa::Precision::fp32) b += n * 16;
     if (opt_.strategy == Strategy::sorted_packed) b += n * sizeof(Pos4);
@@ -578,43 +673,47 @@ class GpuKernels final : public MpsKernels {
     b.grid = grid_;
     b.start = start_.data();
     b.order = opt_.reorder ? nullptr : order_.data();
+    b.reach = reach_;
     return b;
   }
 
   void rebucket() {
     const long long cells = grid_.cells();
-    copa::gpu::fill_zero(count_.data(), count_.bytes());
-    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(), count_.data());
+    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
+                                                         rank_.data(), count_.data());
     COPA_GPU_CHECK_LAUNCH("count_kernel");
     scan_blocks_kernel<<<scan_blocks_, kScanBlock>>>(count_.data(), start_.data(), totals_.data(), cells);
     COPA_GPU_CHECK_LAUNCH("scan_blocks_kernel");
     scan_totals_kernel<<<1, kScanBlock>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
     COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
-    scan_add_kernel<<<scan_blocks_ + 1, kScanBlock>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, cursor_.data());
+    scan_add_kernel<<<scan_blocks_ + 1, kScanBlock>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, count_.data());
     COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
-    scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), n_, cursor_.data(), order_.data());
+    ScatterSet ss;
+    for (int f = 0; f < 7; ++f) {
+      ss.in[f] = f_[f].data();
+      ss.out[f] = scratch_[f].data();
+    }
+    ss.type_in = type_.data();
+    ss.type_out = type_tmp_.data();
+    ss.id_in = id_.data();
+    ss.id_out = id_tmp_.data();
+    ss.reorder = opt_.reorder;
+    ss.pos = packed();
+    ss.q = opt_.precision == copa::Precision::fp32 ? q_.data() : nullptr;
+    scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, cell_.data(), rank_.data(), start_.data(), n_, order_.data(), ss);
     COPA_GPU_CHECK_LAUNCH("scatter_kernel");
     if (opt_.reorder) {
-      GatherSet gs;
-      for (int f = 0; f < 7; ++f) {
-        gs.in[f] = f_[f].data();
-        gs.out[f] = scratch_[f].data();
-      }
-      gs.type_in = type_.data();
-      gs.type_out = type_tmp_.data();
-      gs.id_in = id_.data();
-      gs.id_out = id_tmp_.data();
-      gather_kernel<<<blocks_for(n_, kThreads), kThreads>>>(gs, order_.data(), n_);
-      COPA_GPU_CHECK_LAUNCH("gather_kernel");
       for (int f = 0; f < 7; ++f) std::swap(f_[f], scratch_[f]);
       std::swap(type_, type_tmp_);
       std::swap(id_, id_tmp_);
     }
-    if (packed()) pack();
-    if (opt_.precision == copa::Precision::fp32) {
-      float_positions_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), n_, grid_, q_.data());
-      COPA_GPU_CHECK_LAUNCH("float_positions_kernel");
-    }
+  }
+
+  template <int G>
+  void launch_fp32_fine(float re) {
+    density_fp32_fine_kernel<G><<<blocks_for(static_cast<std::size_t>(n_) * G, kThreads), kThreads>>>(
+        q_.data(), fd(Field::x), fd(Field::y), fd(Field::z), buckets(), n_, re, fd(Field::n));
+    COPA_GPU_CHECK_LAUNCH("density_fp32_fine_kernel");
   }
 
   void build_verlet() {
@@ -674,6 +773,18 @@ class GpuKernels final : public MpsKernels {
         verlet_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, VerletView{list_.data(), list_count_.data(), n_, capacity_}, op);
         COPA_GPU_CHECK_LAUNCH("verlet_kernel");
         break;
+      case Strategy::fine_rows:
+        fine_rows_kernel<Op, 1><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
+        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
+        break;
+      case Strategy::fine_group4:
+        fine_rows_kernel<Op, 4><<<blocks_for(static_cast<std::size_t>(n_) * 4, kThreads), kThreads>>>(v, b, op);
+        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel<4>");
+        break;
+      case Strategy::fine_group8:
+        fine_rows_kernel<Op, 8><<<blocks_for(static_cast<std::size_t>(n_) * 8, kThreads), kThreads>>>(v, b, op);
+        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel<8>");
+        break;
       case Strategy::warp_particle:
         warp_particle_kernel<<<blocks_for(static_cast<std::size_t>(n_) * COPA_WARP_SIZE, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("warp_particle_kernel");
@@ -684,12 +795,12 @@ class GpuKernels final : public MpsKernels {
   KernelOptions opt_;
   int n_ = 0;
   Grid grid_;
-  double skin_ = 0, list_radius_ = 0;
+  double skin_ = 0, list_radius_ = 0, reach_ = 0;
   std::array<DeviceArray<double>, field_count> f_;
   std::array<DeviceArray<double>, 7> scratch_;
   DeviceArray<double> xb_, yb_, zb_, partial_;
   DeviceArray<std::uint8_t> type_, type_tmp_, active_;
-  DeviceArray<int> id_, id_tmp_, cell_, order_, count_, start_, cursor_, totals_, list_, list_count_;
+  DeviceArray<int> id_, id_tmp_, cell_, rank_, order_, count_, start_, totals_, list_, list_count_;
   DeviceArray<unsigned long long> scalars_;
   DeviceArray<float4> q_;
   DeviceArray<Pos4> pos_;

@@ -14,6 +14,7 @@ struct BucketsView {
   Grid grid;
   const int* start = nullptr;
   const int* order = nullptr;
+  double reach = 0;  // fine-rows: the largest radius in use (the grid edge is reach / divisions)
   MPS_HD int particle(int k) const { return order ? order[k] : k; }
 };
 
@@ -90,6 +91,42 @@ MPS_HD void target_rows(const View& v, const BucketsView& b, const Op& op, int i
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   auto a = op.init(i);
   for_each_row_range(g, b.start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
+    for (int k = k0; k < k1; ++k) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(k));
+  });
+  op.finish(i, a);
+}
+
+// Fine buckets (edge h = reach / d) with per-target pruning: for each (y, z) row of buckets
+// within reach, the squared distance d2 from the target to the row's (y, z) rectangle; rows with
+// d2 >= reach^2 are skipped, and in the others only the buckets between x_i - rx and x_i + rx,
+// rx = sqrt(reach^2 - d2), are scanned (one contiguous range). Any j with |r_j - r_i| < reach
+// lies in a scanned range: its (y, z) distance is >= d2 of its row, so |x_j - x_i| < rx, and
+// the bucket index is monotone in x. The margin 1e-9 covers the rounding of the bucket bounds.
+// Scanned volume per target for d = 2: about 2.3x less than the 3 x 3 x 3 buckets of edge reach.
+template <class F>
+MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, double yi, double zi, double reach, F&& f) {
+  const double rs = reach * (1.0 + 1e-9), rs2 = rs * rs;
+  const int ylo = g.cy(yi - rs), yhi = g.cy(yi + rs);
+  const int zlo = g.dim == 2 ? 0 : g.cz(zi - rs), zhi = g.dim == 2 ? 0 : g.cz(zi + rs);
+  for (int z = zlo; z <= zhi; ++z) {
+    const double zb = g.z0 + z * g.edge;
+    const double dz = g.dim == 2 ? 0.0 : (zi < zb ? zb - zi : (zi > zb + g.edge ? zi - zb - g.edge : 0.0));
+    for (int y = ylo; y <= yhi; ++y) {
+      const double yb = g.y0 + y * g.edge;
+      const double dy = yi < yb ? yb - yi : (yi > yb + g.edge ? yi - yb - g.edge : 0.0);
+      const double d2 = dy * dy + dz * dz;
+      if (d2 >= rs2) continue;
+      const double rx = sqrt(rs2 - d2);
+      f(start[g.cell(g.cx(xi - rx), y, z)], start[g.cell(g.cx(xi + rx), y, z) + 1], y, z);
+    }
+  }
+}
+
+template <class Op>
+MPS_HD void target_pruned_rows(const View& v, const BucketsView& b, const Op& op, int i) {
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  auto a = op.init(i);
+  for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
     for (int k = k0; k < k1; ++k) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(k));
   });
   op.finish(i, a);
