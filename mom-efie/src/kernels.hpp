@@ -33,9 +33,15 @@ class Engine {
   virtual std::unique_ptr<copa::RegionTimer> make_timer(copa::Profile& profile) {
     return std::make_unique<copa::HostTimer>(profile);
   }
+  // The device LU routine (GPU engines; host engines use LAPACK and ignore it): one of lu_methods().
+  virtual void set_lu_method(const std::string& method) { (void)method; }
   // Bytes this engine holds beyond the N x N matrix (the blas variant's quadrature-point data).
   virtual double workspace_bytes() const { return 0; }
 };
+
+// Device LU routines (--lu), the first the default: cuSOLVER's 32-bit zgetrf, or the 64-bit
+// cusolverDnXgetrf with CUSOLVER_ALG_0 or CUSOLVER_ALG_1 (cusolverDnSetAdvOptions).
+inline std::vector<std::string> lu_methods() { return {"getrf", "xgetrf-alg0", "xgetrf-alg1"}; }
 
 // Variant names per backend; the first is the default.
 std::vector<std::string> variants(copa::Backend b);

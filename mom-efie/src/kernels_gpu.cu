@@ -15,6 +15,7 @@
 //                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "copa/device_memory.hpp"
@@ -283,6 +284,7 @@ class GpuEngine final : public Engine {
   }
   ~GpuEngine() override {
 #if defined(COPA_HAVE_CUDA)
+    if (params_) cusolverDnDestroyParams(params_);
     if (solver_) cusolverDnDestroy(solver_);
     if (blas_) cublasDestroy(blas_);
 #endif
@@ -341,19 +343,39 @@ class GpuEngine final : public Engine {
     COPA_GPU_CHECK_LAUNCH("symmetrise_kernel");
   }
 
+  void set_lu_method(const std::string& method) override { lu_method_ = method; }
+
+  // The LU in place. Workspace sizes come from the routine's own query (bytes on device and host
+  // for the 64-bit API) and are allocated outside the timed region.
   void factor(copa::RegionTimer& timer) override {
 #if defined(COPA_HAVE_CUDA)
-    int lwork = 0;
     auto* a = reinterpret_cast<cuDoubleComplex*>(a_.data());
-    check_cusolver(cusolverDnZgetrf_bufferSize(solver_, int(n_), int(n_), a, int(n_), &lwork), "cusolverDnZgetrf_bufferSize");
-    if (std::size_t(lwork) > work_.size()) work_ = copa::gpu::DeviceArray<Cplx>(lwork);
-    if (pivots_.size() != std::size_t(n_)) pivots_ = copa::gpu::DeviceArray<int>(n_);
     if (info_.size() == 0) info_ = copa::gpu::DeviceArray<int>(1);
-    {
+    if (lu_method_ == "getrf") {
+      int lwork = 0;
+      check_cusolver(cusolverDnZgetrf_bufferSize(solver_, int(n_), int(n_), a, int(n_), &lwork), "cusolverDnZgetrf_bufferSize");
+      if (std::size_t(lwork) * sizeof(Cplx) > work_.size()) work_ = copa::gpu::DeviceArray<char>(std::size_t(lwork) * sizeof(Cplx));
+      if (pivots_.size() != std::size_t(n_)) pivots_ = copa::gpu::DeviceArray<int>(n_);
+      lu_workspace_bytes_ = double(lwork) * sizeof(Cplx);
       copa::Region r(timer, "lu");
       check_cusolver(cusolverDnZgetrf(solver_, int(n_), int(n_), a, int(n_), reinterpret_cast<cuDoubleComplex*>(work_.data()),
                                       pivots_.data(), info_.data()),
                      "cusolverDnZgetrf");
+    } else {
+      if (!params_) check_cusolver(cusolverDnCreateParams(&params_), "cusolverDnCreateParams");
+      check_cusolver(cusolverDnSetAdvOptions(params_, CUSOLVERDN_GETRF, lu_method_ == "xgetrf-alg1" ? CUSOLVER_ALG_1 : CUSOLVER_ALG_0),
+                     "cusolverDnSetAdvOptions");
+      std::size_t dev_bytes = 0, host_bytes = 0;
+      check_cusolver(cusolverDnXgetrf_bufferSize(solver_, params_, n_, n_, CUDA_C_64F, a, n_, CUDA_C_64F, &dev_bytes, &host_bytes),
+                     "cusolverDnXgetrf_bufferSize");
+      if (dev_bytes > work_.size()) work_ = copa::gpu::DeviceArray<char>(dev_bytes);
+      host_work_.resize(std::max<std::size_t>(host_bytes, 1));
+      if (pivots64_.size() != std::size_t(n_)) pivots64_ = copa::gpu::DeviceArray<std::int64_t>(n_);
+      lu_workspace_bytes_ = double(dev_bytes);
+      copa::Region r(timer, "lu");
+      check_cusolver(cusolverDnXgetrf(solver_, params_, n_, n_, CUDA_C_64F, a, n_, pivots64_.data(), CUDA_C_64F, work_.data(), dev_bytes,
+                                      host_work_.data(), host_bytes, info_.data()),
+                     "cusolverDnXgetrf");
     }
     check_info("zgetrf");
 #else
@@ -368,9 +390,14 @@ class GpuEngine final : public Engine {
     rhs.copy_from_host(reinterpret_cast<const Cplx*>(b.data()));
     {
       copa::Region r(timer, "solve");
-      check_cusolver(cusolverDnZgetrs(solver_, CUBLAS_OP_N, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_),
-                                      pivots_.data(), reinterpret_cast<cuDoubleComplex*>(rhs.data()), int(n_), info_.data()),
-                     "cusolverDnZgetrs");
+      if (lu_method_ == "getrf")
+        check_cusolver(cusolverDnZgetrs(solver_, CUBLAS_OP_N, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_),
+                                        pivots_.data(), reinterpret_cast<cuDoubleComplex*>(rhs.data()), int(n_), info_.data()),
+                       "cusolverDnZgetrs");
+      else
+        check_cusolver(cusolverDnXgetrs(solver_, params_, CUBLAS_OP_N, n_, 1, CUDA_C_64F, a_.data(), n_, pivots64_.data(), CUDA_C_64F,
+                                        rhs.data(), n_, info_.data()),
+                       "cusolverDnXgetrs");
     }
     check_info("zgetrs");
     rhs.copy_to_host(reinterpret_cast<Cplx*>(b.data()));
@@ -399,7 +426,8 @@ class GpuEngine final : public Engine {
     return out;
   }
 
-  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_); }
+  // The fill workspace (estimate) plus the device LU workspace its query returned (after factor).
+  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_) + lu_workspace_bytes_; }
 
  private:
   void fill_blas(double k) {
@@ -439,7 +467,12 @@ class GpuEngine final : public Engine {
   std::string variant_;
   long n_, nt_;
   const Problem* p_ = nullptr;
-  copa::gpu::DeviceArray<Cplx> a_, work_, green_, gemm_out_, source_factor_;
+  copa::gpu::DeviceArray<Cplx> a_, green_, gemm_out_, source_factor_;
+  copa::gpu::DeviceArray<char> work_;  // LU workspace (bytes)
+  std::vector<char> host_work_;
+  copa::gpu::DeviceArray<std::int64_t> pivots64_;
+  std::string lu_method_ = "getrf";
+  double lu_workspace_bytes_ = 0;
   copa::gpu::DeviceArray<Triangle> tris_;
   copa::gpu::DeviceArray<QuadTriangle> quad_;
   copa::gpu::DeviceArray<BasisTriangles> bases_;
@@ -447,6 +480,7 @@ class GpuEngine final : public Engine {
   int chunk_ = 0;
 #if defined(COPA_HAVE_CUDA)
   cusolverDnHandle_t solver_ = nullptr;
+  cusolverDnParams_t params_ = nullptr;
   cublasHandle_t blas_ = nullptr;
 #endif
 };

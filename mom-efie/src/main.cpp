@@ -1,5 +1,6 @@
 // mom-efie: method-of-moments EFIE proxy. Mesh -> RWG -> dense complex fill over triangle pairs
 // -> LU -> currents -> bistatic RCS, verified against the Mie series of the PEC sphere.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -29,6 +30,7 @@ struct AppOptions {
   double tolerance_db = 0.5;
   bool fill_only = false;
   int sampled_entries = 64;
+  std::string lu_method = lu_methods().front();
 };
 
 // FLOPs of one fill by the variant's own algorithm (the study's counts).
@@ -57,6 +59,7 @@ copa::KernelCost cost_of(const std::string& region, const Problem& p) {
     c.flops = 8.0 / 3.0 * n * n * n;
     c.bytes_read = 16 * n * n;
     c.bytes_written = 16 * n * n;
+    c.precision = copa::Precision::fp64_matrix;  // cuSOLVER / LAPACK: GEMM-rich, the DGEMM roof
   } else if (region == "solve") {
     c.flops = 8 * n * n;
     c.bytes_read = 16 * n * n;
@@ -83,6 +86,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   const double bytes = engine_bytes(backend, variant, n, nt);
   if (!copa::is_gpu(backend)) copa::require_host_memory(std::size_t(bytes), "the " + std::to_string(n) + "-unknown EFIE matrix on the host");
   auto engine = make_engine(backend, variant, n, nt);
+  engine->set_lu_method(o.lu_method);
   const auto rhs = plane_wave_rhs(problem);
 
   const double sphere_r = o.problem.mesh_file.empty() ? (o.problem.geometry == "sphere" ? o.problem.radius : 0.0)
@@ -121,6 +125,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   report.set_variant(variant);
   report.set_threads(threads);
   report.set_device(device);
+  report.set_ceilings(copa::run_ceilings(o.common, backend, device));
   report.set_command_line(copa::command_line(argc, argv));
   nlohmann::json vb;
   for (auto b : copa::built_backends()) vb[copa::to_string(b)] = variants(b);
@@ -157,7 +162,10 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   mom["near_pair_fraction"] = problem.near_fraction();
   mom["workspace_bytes"] = engine->workspace_bytes();
   mom["matrix_bytes"] = 16.0 * double(n) * double(n);
-  if (profile.has("lu")) mom["lu_tflops"] = cost_of("lu", problem).flops / profile.stats("lu").median * 1e-12;
+  if (profile.has("lu")) {
+    mom["lu_tflops"] = cost_of("lu", problem).flops / profile.stats("lu").median * 1e-12;
+    mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
+  }
 
   // Without Mie (fill only, or not a sphere) the sampled oracle checks the filled matrix: refill
   // (untimed) after the LU.
@@ -219,7 +227,15 @@ int main(int argc, char** argv) {
     app.add_flag("--fill-only", o.fill_only, "time the fill only (no LU, no RCS; verification by sampled entries)");
     app.add_option("--sampled-entries", o.sampled_entries, "entries recomputed by the serial formula when Mie does not apply (fill only, not a sphere)")
         ->capture_default_str();
+    app.add_option("--lu", o.lu_method, "device LU routine: getrf (cuSOLVER 32-bit API) | xgetrf-alg0 | xgetrf-alg1 "
+                                        "(64-bit cusolverDnXgetrf, CUSOLVER_ALG_0/1); host backends use LAPACK")
+        ->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
+    {
+      const auto m = lu_methods();
+      if (std::find(m.begin(), m.end(), o.lu_method) == m.end())
+        throw copa::InputError("--lu must be one of getrf, xgetrf-alg0, xgetrf-alg1 (got '" + o.lu_method + "')");
+    }
     // --size is a common option; validate it here so that a bad value names the option.
     size_target_unknowns(p.size = o.common.size);
     if (o.common.reps < 1) throw copa::InputError("--reps must be at least 1");
