@@ -46,26 +46,28 @@ void LagrangianHydro::update_qdata(const double* S) {
   qdata_current_ = true;
   const double t0 = copa::host_seconds();
   const double dt = k_.quadrature_update(S, S + vs_, S + 2 * vs_, source_);
-  timing_.qdata += elapsed(t0);
+  const double took = elapsed(t0);
+  timing_.qdata += took;
+  timing_.qdata_samples.push_back(took);
   timing_.quad_tstep += d_.NE;
   ++timing_.qdata_calls;
   dt_est_ = std::fmin(dt_est_, dt);
 }
 
-void LagrangianHydro::op_velocity(const double* x, double* y) {
-  k_.mass_h1(x, y);
-  k_.zero_essential(component_, y);
+double LagrangianHydro::op_velocity(const double* x, double* y) {
   ++timing_.mass_h1_calls;
+  return k_.mass_h1_ess_dot(component_, nh_, x, y);
 }
 
-void LagrangianHydro::op_energy(const double* x, double* y) {
+double LagrangianHydro::op_energy(const double* x, double* y) {
   k_.mass_l2(x, y);
   ++timing_.mass_l2_calls;
+  return k_.dot(d_.nl2, x, y);
 }
 
 // MFEM's CGSolver with x0 = 0: stops when (r, B r) <= rel_tol^2 (r0, B r0); returns the
 // iteration count it reports (max_iter when not converged).
-int LagrangianHydro::cg(void (LagrangianHydro::*op)(const double*, double*), const double* dinv, std::size_t n,
+int LagrangianHydro::cg(double (LagrangianHydro::*op)(const double*, double*), const double* dinv, std::size_t n,
                         const double* b, double* x) {
   const bool velocity = (op == &LagrangianHydro::op_velocity);
   double* r = velocity ? r_ : rl_;
@@ -83,21 +85,12 @@ int LagrangianHydro::cg(void (LagrangianHydro::*op)(const double*, double*), con
   if (nom < 0.0) return 0;
   const double r0 = nom * opt_.cg_tol * opt_.cg_tol;
   if (nom <= r0) return 0;
-  (this->*op)(d, z);
-  double den = k_.dot(n, z, d);
+  double den = (this->*op)(d, z);
   if (den <= 0.0 && den == 0.0) return 0;
   int final_iter = opt_.cg_max_iter;
   for (int i = 1; true;) {
     const double alpha = nom / den;
-    k_.axpby(n, 1.0, x, alpha, d, x);
-    k_.axpby(n, 1.0, r, -alpha, z, r);
-    double betanom;
-    if (dinv) {
-      k_.multiply(n, dinv, r, z);
-      betanom = k_.dot(n, r, z);
-    } else {
-      betanom = k_.dot(n, r, r);
-    }
+    const double betanom = k_.cg_update(n, alpha, d, x, r, z, dinv);
     if (betanom < 0.0) {
       final_iter = i;
       break;
@@ -109,8 +102,7 @@ int LagrangianHydro::cg(void (LagrangianHydro::*op)(const double*, double*), con
     if (++i > opt_.cg_max_iter) break;
     const double beta = betanom / nom;
     k_.axpby(n, 1.0, dinv ? z : r, beta, d, d);
-    (this->*op)(d, z);
-    den = k_.dot(n, d, z);
+    den = (this->*op)(d, z);
     if (den == 0.0) {
       final_iter = i;
       break;
@@ -126,7 +118,9 @@ void LagrangianHydro::solve_velocity(const double* S, double* dSdt) {
   k_.fill(vs_, 0.0, dv);
   double t0 = copa::host_seconds();
   k_.force(rhs_);
-  timing_.force += elapsed(t0);
+  double took = elapsed(t0);
+  timing_.force += took;
+  timing_.force_samples.push_back(took);
   ++timing_.force_calls;
   k_.axpby(vs_, -1.0, rhs_, 0.0, rhs_, rhs_);
   for (int c = 0; c < d_.dim; ++c) {
@@ -135,7 +129,9 @@ void LagrangianHydro::solve_velocity(const double* S, double* dSdt) {
     k_.zero_essential(c, B_);
     t0 = copa::host_seconds();
     const int it = cg(&LagrangianHydro::op_velocity, dinv_, nh_, B_, X_);
-    timing_.cg_h1 += elapsed(t0);
+    took = elapsed(t0);
+    timing_.cg_h1 += took;
+    if (it > 0) timing_.cg_h1_samples.push_back(took / it);
     timing_.h1_iter += it;
     k_.copy(nh_, X_, dv + c * nh_);
   }
@@ -146,12 +142,16 @@ void LagrangianHydro::solve_energy(const double* S, const double* v, double* dSd
   double* de = dSdt + 2 * vs_;
   double t0 = copa::host_seconds();
   k_.force_transpose(v, e_rhs_);
-  timing_.force += elapsed(t0);
+  double took = elapsed(t0);
+  timing_.force += took;
+  timing_.force_samples.push_back(took);
   ++timing_.force_calls;
   if (source_) k_.axpby(d_.nl2, 1.0, e_rhs_, 1.0, source_, e_rhs_);
   t0 = copa::host_seconds();
   const int it = cg(&LagrangianHydro::op_energy, nullptr, d_.nl2, e_rhs_, de);
-  timing_.cg_l2 += elapsed(t0);
+  took = elapsed(t0);
+  timing_.cg_l2 += took;
+  timing_.cg_l2_samples.push_back(took / (it == 0 ? 1 : it));
   timing_.l2_iter += (it == 0) ? 1 : it;
 }
 

@@ -26,6 +26,9 @@ struct RunOptions {
 // Laghos's timers and counters (PrintTimingData).
 struct HydroTiming {
   double cg_h1 = 0, cg_l2 = 0, force = 0, qdata = 0;
+  // Per-sample times (seconds): one per CG solve divided by its iterations (per-iteration time of
+  // that solve), one per force call (F 1 or F^T v), one per quadrature update.
+  std::vector<double> cg_h1_samples, cg_l2_samples, force_samples, qdata_samples;
   std::int64_t h1_iter = 0, l2_iter = 0, quad_tstep = 0;
   std::int64_t force_calls = 0, qdata_calls = 0, mass_h1_calls = 0, mass_l2_calls = 0;
 };
@@ -61,10 +64,10 @@ class LagrangianHydro {
   void solve_energy(const double* S, const double* v, double* dSdt);
   void step_rk4(double* S, double dt);
   void step_rk2avg(double* S, double dt);
-  int cg(void (LagrangianHydro::*op)(const double*, double*), const double* dinv, std::size_t n,
+  int cg(double (LagrangianHydro::*op)(const double*, double*), const double* dinv, std::size_t n,
          const double* b, double* x);
-  void op_velocity(const double* x, double* y);
-  void op_energy(const double* x, double* y);
+  double op_velocity(const double* x, double* y);  // y = M x, returns (x, y)
+  double op_energy(const double* x, double* y);
   double elapsed(double start);
 
   const Discretization& d_;

@@ -37,6 +37,14 @@ class HydroKernels {
   virtual void multiply(std::size_t n, const double* a, const double* x, double* y) = 0;  // y = a .* x
   virtual void zero_essential(int component, double* y) = 0;  // y[ess dofs of component] = 0
 
+  // Fused CG steps. The defaults compose the BLAS-1 calls above in MFEM's order (the serial oracle
+  // keeps MFEM's arithmetic); a backend may fuse them into fewer passes and launches.
+  // x += alpha d; r -= alpha z; then z = dinv .* r and returns (r, z), or (r, r) when dinv is null.
+  virtual double cg_update(std::size_t n, double alpha, const double* d, double* x, double* r, double* z,
+                           const double* dinv);
+  // y = M x (H1 mass, n scalar dofs) with component c's essential rows zeroed; returns (x, y).
+  virtual double mass_h1_ess_dot(int component, std::size_t n, const double* x, double* y);
+
   // Partial-assembly operators.
   virtual void mass_h1(const double* x, double* y) = 0;       // scalar H1 mass, rho0 detJ0 w
   virtual void mass_h1_diagonal(double* diag) = 0;           // its assembled diagonal

@@ -3,6 +3,21 @@
 
 namespace laghos {
 
+double HydroKernels::cg_update(std::size_t n, double alpha, const double* d, double* x, double* r, double* z,
+                               const double* dinv) {
+  axpby(n, 1.0, x, alpha, d, x);
+  axpby(n, 1.0, r, -alpha, z, r);
+  if (!dinv) return dot(n, r, r);
+  multiply(n, dinv, r, z);
+  return dot(n, r, z);
+}
+
+double HydroKernels::mass_h1_ess_dot(int component, std::size_t n, const double* x, double* y) {
+  mass_h1(x, y);
+  zero_essential(component, y);
+  return dot(n, x, y);
+}
+
 std::vector<std::string> variants_of(copa::Backend backend) {
   switch (backend) {
     case copa::Backend::serial:

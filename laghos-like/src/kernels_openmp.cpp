@@ -20,6 +20,10 @@ class OpenMPKernels final : public HydroKernels {
   void setup(const Discretization& d) override {
     d_ = &d;
     ops_ = std::make_unique<ElementOps>(d);
+    // Per-thread scratch, allocated once here (not on every operator call).
+    work_.clear();
+    const int nthreads = omp_get_max_threads();
+    for (int t = 0; t < nthreads; ++t) work_.emplace_back(d);
     stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
     evec_.assign(static_cast<std::size_t>(d.NE) * d.nd * d.dim, 0.0);
     // dof -> list of E-vector positions (CSR).
@@ -68,13 +72,13 @@ class OpenMPKernels final : public HydroKernels {
     const int nd = d_->nd;
 #pragma omp parallel
     {
-      Scratch s(*d_);
-      std::vector<double> xl(nd);
+      ThreadWork& w = work_[omp_get_thread_num()];
+      double* xl = w.xl.data();
 #pragma omp for schedule(static)
       for (int e = 0; e < d_->NE; ++e) {
         const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
         for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
-        ops_->mass_h1(e, xl.data(), &evec_[static_cast<std::size_t>(e) * nd], s);
+        ops_->mass_h1(e, xl, &evec_[static_cast<std::size_t>(e) * nd], w.s);
       }
     }
     gather(evec_.data(), y, 0);
@@ -84,7 +88,7 @@ class OpenMPKernels final : public HydroKernels {
     const int nd = d_->nd;
 #pragma omp parallel
     {
-      Scratch s(*d_);
+      Scratch& s = work_[omp_get_thread_num()].s;
 #pragma omp for schedule(static)
       for (int e = 0; e < d_->NE; ++e) ops_->mass_h1_diagonal(e, &evec_[static_cast<std::size_t>(e) * nd], s);
     }
@@ -95,7 +99,7 @@ class OpenMPKernels final : public HydroKernels {
     const std::size_t nl = d_->nl;
 #pragma omp parallel
     {
-      Scratch s(*d_);
+      Scratch& s = work_[omp_get_thread_num()].s;
 #pragma omp for schedule(static)
       for (int e = 0; e < d_->NE; ++e) ops_->mass_l2(e, x + e * nl, y + e * nl, s);
     }
@@ -106,7 +110,7 @@ class OpenMPKernels final : public HydroKernels {
     const std::size_t comp = static_cast<std::size_t>(d_->NE) * nd;
 #pragma omp parallel
     {
-      Scratch s(*d_);
+      Scratch& s = work_[omp_get_thread_num()].s;
 #pragma omp for schedule(static)
       for (int e = 0; e < d_->NE; ++e) {
         double* yp[3];
@@ -121,9 +125,9 @@ class OpenMPKernels final : public HydroKernels {
     const int nd = d_->nd, dim = d_->dim;
 #pragma omp parallel
     {
-      Scratch s(*d_);
-      std::vector<double> vl(static_cast<std::size_t>(3) * nd);
-      double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+      ThreadWork& w = work_[omp_get_thread_num()];
+      Scratch& s = w.s;
+      double* vp[3] = {&w.vl[0], &w.vl[nd], &w.vl[2 * nd]};
 #pragma omp for schedule(static)
       for (int e = 0; e < d_->NE; ++e) {
         const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
@@ -139,10 +143,10 @@ class OpenMPKernels final : public HydroKernels {
     double dt = INFINITY;
 #pragma omp parallel reduction(min : dt)
     {
-      Scratch s(*d_);
-      std::vector<double> xl(static_cast<std::size_t>(3) * nd), vl(static_cast<std::size_t>(3) * nd);
-      double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
-      double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+      ThreadWork& w = work_[omp_get_thread_num()];
+      Scratch& s = w.s;
+      double* xp[3] = {&w.xl[0], &w.xl[nd], &w.xl[2 * nd]};
+      double* vp[3] = {&w.vl[0], &w.vl[nd], &w.vl[2 * nd]};
 #pragma omp for schedule(static)
       for (int el = 0; el < d_->NE; ++el) {
         const int* map = &d_->h1_map[static_cast<std::size_t>(el) * nd];
@@ -171,8 +175,16 @@ class OpenMPKernels final : public HydroKernels {
     }
   }
 
+  struct ThreadWork {
+    Scratch s;
+    std::vector<double> xl, vl;  // 3 * nd gathered element values of x and v
+    explicit ThreadWork(const Discretization& d)
+        : s(d), xl(static_cast<std::size_t>(3) * d.nd), vl(static_cast<std::size_t>(3) * d.nd) {}
+  };
+
   const Discretization* d_ = nullptr;
   std::unique_ptr<ElementOps> ops_;
+  std::vector<ThreadWork> work_;
   std::vector<double> stress_, evec_;
   std::vector<int> offsets_, positions_;
 };

@@ -101,11 +101,13 @@ LAGHOS_HD inline double min_eigen(const double* S, double* vec) {
         }
       }
     }
+    // Selects without a run-time array index (a dynamic index puts A and V in GPU local memory).
     int m = 0;
-    if (A[1][1] < A[m][m]) m = 1;
-    if (A[2][2] < A[m][m]) m = 2;
-    for (int k = 0; k < 3; ++k) vec[k] = V[k][m];
-    return A[m][m];
+    double amin = A[0][0];
+    if (A[1][1] < amin) { m = 1; amin = A[1][1]; }
+    if (A[2][2] < amin) { m = 2; amin = A[2][2]; }
+    for (int k = 0; k < 3; ++k) vec[k] = m == 0 ? V[k][0] : (m == 1 ? V[k][1] : V[k][2]);
+    return amin;
   }
 }
 

@@ -29,5 +29,8 @@ std::optional<LaghosRun> laghos_run(int number);
 struct VelocityErrors {
   double l1 = 0, l2 = 0, linf = 0;
 };
+struct Discretization;
+// Velocity errors of the host state S = (x, v, e) of problem 0 or 4 (the initial velocity is exact).
+VelocityErrors velocity_errors(const Discretization& d, const std::vector<double>& S, int problem);
 
 }  // namespace laghos

@@ -1,0 +1,231 @@
+// Element operators specialised at compile time on (DIM, D1D, Q1D, L1D) and on the threads per
+// element TPE, included by kernels_gpu.cu. Compared with the generic kernels: every loop bound and
+// every index division is a constant (the contractions unroll, div/mod become multiplies), the 1D
+// bases sit in shared memory, and a block holds several elements (blockDim = (TPE, elements)) so
+// that low orders fill the SM (a 16-thread block per element caps an SM at 32 blocks = 512 threads).
+// The quadrature update runs one thread per point with J and dv/dxi in registers (9 + 9 doubles),
+// so its shared memory per element drops from 2 dim^2 nq + 5 big doubles to 3 big + (dim+1) nq.
+// Stress layout (all GPU kernels): stress[(e * dim^2 + c * dim + d) * nq + q], coalesced in q.
+#pragma once
+
+namespace laghos {
+namespace fixed {
+
+constexpr int cpow(int b, int e) { return e == 0 ? 1 : b * cpow(b, e - 1); }
+constexpr int cmax(int a, int b) { return a > b ? a : b; }
+constexpr int pow2_ceil(int n, int p = 1) { return p >= n ? p : pow2_ceil(n, 2 * p); }
+
+// One contraction of sum factorization along AXIS: out[.., i, ..] = sum_j M(i, j) in[.., j, ..]
+// (TRANS: M(j, i)); M row-major [q * LD + n]. Extents: NOUT on the axes before AXIS (already
+// contracted), NIN on AXIS and after. The element's TPE threads share the work; no barrier here.
+template <int DIM, int AXIS, int NIN, int NOUT, bool TRANS, int LD, int TPE>
+__device__ inline void contract(const double* __restrict__ M, const double* __restrict__ in, double* __restrict__ out,
+                                int tid) {
+  constexpr int before = cpow(NOUT, AXIS), after = cpow(NIN, DIM - 1 - AXIS), total = before * NOUT * after;
+  for (int idx = tid; idx < total; idx += TPE) {
+    const int b = idx % before, i = (idx / before) % NOUT, t = idx / (before * NOUT);
+    double s = 0.0;
+#pragma unroll
+    for (int j = 0; j < NIN; ++j) s += (TRANS ? M[j * LD + i] : M[i * LD + j]) * in[(t * NIN + j) * before + b];
+    out[(t * NOUT + i) * before + b] = s;
+  }
+}
+
+// N^DIM -> NQ^DIM (or back when TRANS) with M0/M1/M2 along x/y/z; ends with a block barrier.
+template <int DIM, int N, int NQ, bool TRANS, int TPE>
+__device__ inline void apply(const double* M0, const double* M1, const double* M2, const double* in, double* out,
+                             double* t0, double* t1, int tid) {
+  constexpr int NIN = TRANS ? NQ : N, NOUT = TRANS ? N : NQ;
+  if constexpr (DIM == 2) {
+    contract<2, 0, NIN, NOUT, TRANS, N, TPE>(M0, in, t0, tid);
+    __syncthreads();
+    contract<2, 1, NIN, NOUT, TRANS, N, TPE>(M1, t0, out, tid);
+    __syncthreads();
+  } else {
+    contract<3, 0, NIN, NOUT, TRANS, N, TPE>(M0, in, t0, tid);
+    __syncthreads();
+    contract<3, 1, NIN, NOUT, TRANS, N, TPE>(M1, t0, t1, tid);
+    __syncthreads();
+    contract<3, 2, NIN, NOUT, TRANS, N, TPE>(M2, t1, out, tid);
+    __syncthreads();
+  }
+}
+
+template <int DIM, int D, int Q, int L>
+struct Shape {
+  static constexpr int ND = cpow(D, DIM), NQ = cpow(Q, DIM), NL = cpow(L, DIM), DD = DIM * DIM;
+  static constexpr int BIG = cpow(cmax(D, Q), DIM);
+  static constexpr int BASIS = 2 * Q * D + Q * L;  // B, G, Bl in shared memory
+};
+
+// Loads B, G, Bl into shared memory (whole block).
+template <int DIM, int D, int Q, int L>
+__device__ inline void load_basis(const DeviceDisc& d, double* sm) {
+  const int t = threadIdx.x + blockDim.x * threadIdx.y, nt = blockDim.x * blockDim.y;
+  for (int i = t; i < Q * D; i += nt) {
+    sm[i] = d.B[i];
+    sm[Q * D + i] = d.G[i];
+  }
+  for (int i = t; i < Q * L; i += nt) sm[2 * Q * D + i] = d.Bl[i];
+  __syncthreads();
+}
+
+// y_e = B^T (rho0DetJ0w .* B x_e) for H1 (gathered through the map) or L2 (element-major).
+template <int DIM, int D, int Q, int L, int TPE, bool H1>
+__global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
+    k_mass(DeviceDisc d, const double* __restrict__ x, double* __restrict__ y) {
+  using S = Shape<DIM, D, Q, L>;
+  constexpr int N = H1 ? D : L, NN = H1 ? S::ND : S::NL;
+  extern __shared__ double sm[];
+  load_basis<DIM, D, Q, L>(d, sm);
+  const double* M = H1 ? sm : sm + 2 * Q * D;
+  double* xl = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
+  double *a = xl + S::BIG, *t0 = a + S::BIG, *t1 = t0 + S::BIG, *yl = t1 + S::BIG;
+  const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool active = e0 < d.NE;
+  const int e = active ? e0 : d.NE - 1;
+  if (H1) {
+    const int* map = d.h1_map + (std::size_t)e * NN;
+    for (int i = tid; i < NN; i += TPE) xl[i] = x[map[i]];
+  } else {
+    for (int i = tid; i < NN; i += TPE) xl[i] = x[(std::size_t)e * NN + i];
+  }
+  __syncthreads();
+  apply<DIM, N, Q, false, TPE>(M, M, M, xl, a, t0, t1, tid);
+  const double* w = d.rho0DetJ0w + (std::size_t)e * S::NQ;
+  for (int q = tid; q < S::NQ; q += TPE) a[q] *= w[q];
+  __syncthreads();
+  apply<DIM, N, Q, true, TPE>(M, M, M, a, yl, t0, t1, tid);
+  if (active)
+    for (int i = tid; i < NN; i += TPE) y[(std::size_t)e * NN + i] = yl[i];
+}
+
+// evec[c][e][i] = sum_d (G_d^T stress[c][d])_i  (F 1 per element, assembled by the gather).
+template <int DIM, int D, int Q, int L, int TPE>
+__global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
+    k_force(DeviceDisc d, const double* __restrict__ stress, double* __restrict__ evec) {
+  using S = Shape<DIM, D, Q, L>;
+  extern __shared__ double sm[];
+  load_basis<DIM, D, Q, L>(d, sm);
+  const double *B = sm, *G = sm + Q * D;
+  double* a = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
+  double *b = a + S::BIG, *t0 = b + S::BIG, *t1 = t0 + S::BIG, *acc = t1 + S::BIG;
+  const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool active = e0 < d.NE;
+  const int e = active ? e0 : d.NE - 1;
+  const double* sj = stress + (std::size_t)e * S::DD * S::NQ;
+  const std::size_t comp = (std::size_t)d.NE * S::ND;
+#pragma unroll 1
+  for (int c = 0; c < DIM; ++c) {
+    for (int i = tid; i < S::ND; i += TPE) acc[i] = 0.0;
+#pragma unroll
+    for (int dd = 0; dd < DIM; ++dd) {
+      for (int q = tid; q < S::NQ; q += TPE) a[q] = sj[(c * DIM + dd) * S::NQ + q];
+      __syncthreads();
+      apply<DIM, D, Q, true, TPE>(dd == 0 ? G : B, dd == 1 ? G : B, dd == 2 ? G : B, a, b, t0, t1, tid);
+      for (int i = tid; i < S::ND; i += TPE) acc[i] += b[i];
+    }
+    if (active)
+      for (int i = tid; i < S::ND; i += TPE) evec[c * comp + (std::size_t)e * S::ND + i] = acc[i];
+  }
+}
+
+// e_rhs_e = Bl^T sum_{c,d} stress[c][d] .* (G_d v_c)  (F^T v per element).
+template <int DIM, int D, int Q, int L, int TPE>
+__global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
+    k_force_t(DeviceDisc d, const double* __restrict__ stress, const double* __restrict__ v,
+              double* __restrict__ e_rhs) {
+  using S = Shape<DIM, D, Q, L>;
+  extern __shared__ double sm[];
+  load_basis<DIM, D, Q, L>(d, sm);
+  const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
+  double* vl = sm + S::BASIS + threadIdx.y * 6 * S::BIG;
+  double *g = vl + S::BIG, *t0 = g + S::BIG, *t1 = t0 + S::BIG, *acc = t1 + S::BIG, *out = acc + S::BIG;
+  const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool active = e0 < d.NE;
+  const int e = active ? e0 : d.NE - 1;
+  const double* sj = stress + (std::size_t)e * S::DD * S::NQ;
+  const int* map = d.h1_map + (std::size_t)e * S::ND;
+  for (int q = tid; q < S::NQ; q += TPE) acc[q] = 0.0;
+#pragma unroll 1
+  for (int c = 0; c < DIM; ++c) {
+    for (int i = tid; i < S::ND; i += TPE) vl[i] = v[(std::size_t)c * d.nh1 + map[i]];
+    __syncthreads();
+#pragma unroll
+    for (int dd = 0; dd < DIM; ++dd) {
+      apply<DIM, D, Q, false, TPE>(dd == 0 ? G : B, dd == 1 ? G : B, dd == 2 ? G : B, vl, g, t0, t1, tid);
+      for (int q = tid; q < S::NQ; q += TPE) acc[q] += sj[(c * DIM + dd) * S::NQ + q] * g[q];
+    }
+  }
+  __syncthreads();
+  apply<DIM, L, Q, true, TPE>(Bl, Bl, Bl, acc, out, t0, t1, tid);
+  if (active)
+    for (int i = tid; i < S::NL; i += TPE) e_rhs[(std::size_t)e * S::NL + i] = out[i];
+}
+
+// Quadrature update, one thread per point (TPE = NQ): the gradients of x and v are contracted in
+// shared memory one component at a time and picked up into registers; the point physics
+// (qpoint_update) then runs on registers only; elem_dt[e] = min over the element's points.
+template <int DIM, int D, int Q, int L>
+__global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
+    k_qupdate(DeviceDisc d, const double* __restrict__ x, const double* __restrict__ v,
+              const double* __restrict__ e_in, double* __restrict__ stress, double* __restrict__ elem_dt) {
+  using S = Shape<DIM, D, Q, L>;
+  constexpr int TPE = S::NQ, RED = cmax(S::NQ, S::BIG);
+  extern __shared__ double sm[];
+  load_basis<DIM, D, Q, L>(d, sm);
+  const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
+  double* xl = sm + S::BASIS + threadIdx.y * (3 * S::BIG + DIM * S::NQ + RED);
+  double *t0 = xl + S::BIG, *t1 = t0 + S::BIG, *g = t1 + S::BIG, *red = g + DIM * S::NQ;
+  const int q = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool active = e0 < d.NE;
+  const int e = active ? e0 : d.NE - 1;
+  const int* map = d.h1_map + (std::size_t)e * S::ND;
+  double Jq[S::DD], dvq[S::DD];
+#pragma unroll
+  for (int field = 0; field < 2; ++field) {
+    const double* src = field == 0 ? x : v;
+#pragma unroll
+    for (int c = 0; c < DIM; ++c) {
+      for (int i = q; i < S::ND; i += TPE) xl[i] = src[(std::size_t)c * d.nh1 + map[i]];
+      __syncthreads();
+#pragma unroll
+      for (int dd = 0; dd < DIM; ++dd)
+        apply<DIM, D, Q, false, TPE>(dd == 0 ? G : B, dd == 1 ? G : B, dd == 2 ? G : B, xl, g + dd * S::NQ, t0, t1, q);
+#pragma unroll
+      for (int dd = 0; dd < DIM; ++dd) (field == 0 ? Jq : dvq)[c * DIM + dd] = g[dd * S::NQ + q];
+    }
+  }
+  for (int i = q; i < S::NL; i += TPE) xl[i] = e_in[(std::size_t)e * S::NL + i];
+  __syncthreads();
+  apply<DIM, L, Q, false, TPE>(Bl, Bl, Bl, xl, red, t0, t1, q);
+  QPointIn in;
+  in.J = Jq;
+  in.dvdxi = dvq;
+  in.Jac0inv = d.Jac0inv + ((std::size_t)e * S::NQ + q) * S::DD;
+  in.e = red[q];
+  in.rho0DetJ0w = d.rho0DetJ0w[(std::size_t)e * S::NQ + q];
+  in.weight = d.wq[q];
+  in.gamma = d.gamma[e];
+  in.h0 = d.h0;
+  in.h1order = d.k;
+  in.cfl = d.cfl;
+  in.viscosity = d.viscosity;
+  double s[S::DD];
+  const double dt = qpoint_update<DIM>(in, s);
+  if (active)
+#pragma unroll
+    for (int i = 0; i < S::DD; ++i) stress[((std::size_t)e * S::DD + i) * S::NQ + q] = s[i];
+  __syncthreads();  // every thread has read red[q]
+  red[q] = dt;
+  __syncthreads();
+  constexpr int P2 = pow2_ceil(TPE);
+  for (int h = P2 / 2; h > 0; h /= 2) {
+    if (q < h && q + h < TPE) red[q] = fmin(red[q], red[q + h]);
+    __syncthreads();
+  }
+  if (active && q == 0) elem_dt[e] = red[0];
+}
+
+}  // namespace fixed
+}  // namespace laghos
