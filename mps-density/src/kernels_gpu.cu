@@ -11,8 +11,9 @@
 //                   candidate), kept in step with x, y, z by every kernel that moves particles
 //   fine-rows       buckets of edge r_max/2, a thread per particle scanning only the parts of the
 //                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
-//   fine-group4/8   fine-rows with 4 or 8 consecutive lanes per particle striding over each row
-//                   range (more loads in flight per particle), reduced by shuffles in the group
+//   fine-group4/8   fine-rows with 4 or 8 consecutive lanes per particle, lane l taking rows
+//                   l, l + G, ... (more loads in flight per particle; the row set-up is not
+//                   repeated per lane), reduced by shuffles in the group
 // Rebucketing is four launches: count (+ rank of each particle in its bucket), block scan, scan
 // of the block totals, add (which also zeroes the counts for the next call); then one scatter
 // writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
@@ -235,10 +236,11 @@ __device__ void group_reduce(Acc<K>& a) {
   }
 }
 
-// fine-rows (G = 1) and fine-group G: G lanes per bucket-sorted particle, the pruned row ranges of
-// fine buckets, lane l taking candidates k0 + l, k0 + l + G, ... (the G lanes read consecutive
-// records: one coalesced access per step). Per candidate the same visit_candidate as every
-// strategy: 8 FLOPs, and 4 more (sqrt, divide, subtract, add) for the ~35% within r_e.
+// fine-rows (G = 1) and fine-group G: G lanes per bucket-sorted particle over the pruned row
+// ranges of fine buckets, lane l taking rows l, l + G, ... (a row set-up costs about as much as
+// four candidates, so it is not repeated per lane; neighbouring particles' lanes read the same
+// rows). Per candidate the same visit_candidate as every strategy: 8 FLOPs, and 4 more (sqrt,
+// divide, subtract, add) for the ~35% within r_e.
 template <class Op, int G>
 __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
   const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -250,9 +252,12 @@ __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
   auto a = op.init(i);
   if (active) {
     const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
-    for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
-      for (int kk = k0 + lane; kk < k1; kk += G) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
-    });
+    for_each_pruned_row(
+        b.grid, b.start, xi, yi, zi, b.reach,
+        [&](int k0, int k1, int, int) {
+          for (int kk = k0; kk < k1; ++kk) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
+        },
+        lane, G);
   }
   if (G > 1) group_reduce<G>(a);
   if (active && lane == 0) op.finish(i, a);
@@ -275,16 +280,19 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
     const float4 qi = q[i];
     const float re2 = re * re, edge = static_cast<float>(g.edge);
     const int cx = __float_as_int(qi.w), cy = g.cy(y[i]), cz = g.cz(z[i]);  // the bucket q was made in
-    for_each_pruned_row(g, b.start, x[i], y[i], z[i], b.reach, [&](int k0, int k1, int yy, int zz) {
-      const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
-      for (int kk = k0 + lane; kk < k1; kk += G) {
-        const int j = b.particle(kk);
-        const float4 qj = q[j];
-        const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
-        const float r2 = dx * dx + dy * dy + dz * dz;
-        if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
-      }
-    });
+    for_each_pruned_row(
+        g, b.start, x[i], y[i], z[i], b.reach,
+        [&](int k0, int k1, int yy, int zz) {
+          const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
+          for (int kk = k0; kk < k1; ++kk) {
+            const int j = b.particle(kk);
+            const float4 qj = q[j];
+            const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
+            const float r2 = dx * dx + dy * dy + dz * dz;
+            if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
+          }
+        },
+        lane, G);
   }
   for (int off = G / 2; off > 0; off /= 2) sum += copa::gpu::shfl_down(sum, off);
   if (active && lane == 0) out[i] = sum;

@@ -183,15 +183,20 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   // FLOP/byte model (README): 8 FLOPs per candidate (3 sub, 3 FMA-equivalent, compare), 3 more
   // (sqrt counted as 1, divide, subtract... add) per true neighbour; minimum bytes: positions read
   // once, n written once (+ bucket starts, + lists for verlet).
+  const bool fine = mps::is_fine(ko.strategy);
+  const int fd = fine ? mps::fine_divisions : 1;
+  const double cells = static_cast<double>(pr.grid.cells()) * fd * fd * (pr.grid.dim == 3 ? fd : 1);
   copa::KernelCost dc;
   dc.flops = 8.0 * st.candidates + 4.0 * st.neighbours;
-  dc.bytes_read = Nd * pos_bytes + (verlet ? st.candidates * 4.0 + Nd * 4 : static_cast<double>(pr.grid.cells()) * 4.0);
+  dc.bytes_read = Nd * pos_bytes + (verlet ? st.candidates * 4.0 + Nd * 4 : cells * 4.0);
   dc.bytes_written = Nd * 8.0;
   dc.precision = ko.precision;
-  copa::KernelCost bc;  // count (read positions, write cell), scan, scatter, gather of 7 fields + type + id
+  // Rebucketing: count (read positions, write cell and rank), scan (read counts, write starts,
+  // zero counts), scatter (read cell, rank, start; write order and, with reorder, 7 fields + type + id).
+  copa::KernelCost bc;
   bc.flops = Nd * 6;
-  bc.bytes_read = Nd * (24 + 4 + 4) + (ko.reorder ? Nd * (7 * 8 + 1 + 4 + 4) : 0) + static_cast<double>(pr.grid.cells()) * 8;
-  bc.bytes_written = Nd * (4 + 4) + (ko.reorder ? Nd * (7 * 8 + 1 + 4) : 0) + static_cast<double>(pr.grid.cells()) * 4;
+  bc.bytes_read = Nd * (24 + 12) + (ko.reorder ? Nd * (7 * 8 + 1 + 4) : 0) + cells * 4;
+  bc.bytes_written = Nd * (8 + 4) + (ko.reorder ? Nd * (7 * 8 + 1 + 4) : 0) + cells * 8;
   if (verlet) {
     bc.flops += 8.0 * st.candidates;
     bc.bytes_written += st.candidates * 4.0;
@@ -203,6 +208,7 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   auto& ex = rep.extra()["mps"];
   ex["particles"] = N;
   ex["buckets"] = {pr.grid.nx, pr.grid.ny, pr.grid.nz};
+  if (fine) ex["fine_buckets"] = {pr.grid.nx * fd, pr.grid.ny * fd, pr.grid.dim == 3 ? pr.grid.nz * fd : 1};
   ex["density_seconds_median"] = td.median;
   ex["rebucket_seconds_median"] = tb.median;
   ex["evaluations_per_second"] = Nd / td.median;
@@ -215,7 +221,7 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   ex["reorder"] = ko.reorder;
   if (!common.quiet) {
     std::cout << "particles " << N << ", buckets " << pr.grid.nx << " x " << pr.grid.ny << " x " << pr.grid.nz
-              << ", candidates/particle " << st.candidates / Nd << ", neighbours/particle " << st.neighbours / Nd << "\n"
+              << (fine ? " (fine: edge r_e/" + std::to_string(fd) + ")" : std::string()) << ", candidates/particle " << st.candidates / Nd << ", neighbours/particle " << st.neighbours / Nd << "\n"
               << "density: " << td.median * 1e6 << " us, with rebucketing " << (td.median + tb.median) * 1e6
               << " us; evaluations/s " << Nd / td.median << " (amortised with rebucketing " << Nd / (td.median + tb.median)
               << "); candidate pairs/s " << st.candidates / td.median << ", true neighbours/s " << st.neighbours / td.median
@@ -398,6 +404,7 @@ int run(int argc, char** argv) {
       rep.set_variant(variant);
       rep.set_threads(copa::is_gpu(b) || b == copa::Backend::serial ? 1 : threads);
       rep.set_device(device);
+      rep.set_ceilings(copa::run_ceilings(common, b, device));
       rep.set_command_line(copa::command_line(argc, argv));
       rep.set_variants_built(nlohmann::json(variants.count(b) ? variants[b] : std::vector<std::string>{}));
       rep.problem() = {{"case", o.case_name}, {"mode", mode}, {"dim", pr.grid.dim}, {"particles", pr.particles.size()},

@@ -99,24 +99,31 @@ MPS_HD void target_rows(const View& v, const BucketsView& b, const Op& op, int i
 // Fine buckets (edge h = reach / d) with per-target pruning: for each (y, z) row of buckets
 // within reach, the squared distance d2 from the target to the row's (y, z) rectangle; rows with
 // d2 >= reach^2 are skipped, and in the others only the buckets between x_i - rx and x_i + rx,
-// rx = sqrt(reach^2 - d2), are scanned (one contiguous range). Any j with |r_j - r_i| < reach
+// rx >= sqrt(reach^2 - d2), are scanned (one contiguous range). Any j with |r_j - r_i| < reach
 // lies in a scanned range: its (y, z) distance is >= d2 of its row, so |x_j - x_i| < rx, and
-// the bucket index is monotone in x. The margin 1e-9 covers the rounding of the bucket bounds.
-// Scanned volume per target for d = 2: about 2.3x less than the 3 x 3 x 3 buckets of edge reach.
+// the bucket index is monotone in x. The margin 1e-9 on reach covers the rounding of the bucket
+// bounds; rx is taken in FP32 (one hardware square root instead of an FP64 one) and enlarged by
+// 1e-6 relative, above the FP32 rounding (< 2e-7), so it never falls below the exact value.
+// Scanned volume per target for d = 2: 85 candidates for P-Flow's tank instead of 213.
+// Rows are numbered in loop order; the call handles rows first, first + stride, ... (several
+// lanes of one target split its rows; the host uses 0, 1).
 template <class F>
-MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, double yi, double zi, double reach, F&& f) {
+MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, double yi, double zi, double reach, F&& f,
+                                int first = 0, int stride = 1) {
   const double rs = reach * (1.0 + 1e-9), rs2 = rs * rs;
   const int ylo = g.cy(yi - rs), yhi = g.cy(yi + rs);
   const int zlo = g.dim == 2 ? 0 : g.cz(zi - rs), zhi = g.dim == 2 ? 0 : g.cz(zi + rs);
+  int row = 0;
   for (int z = zlo; z <= zhi; ++z) {
     const double zb = g.z0 + z * g.edge;
     const double dz = g.dim == 2 ? 0.0 : (zi < zb ? zb - zi : (zi > zb + g.edge ? zi - zb - g.edge : 0.0));
-    for (int y = ylo; y <= yhi; ++y) {
+    for (int y = ylo; y <= yhi; ++y, ++row) {
+      if (row % stride != first) continue;
       const double yb = g.y0 + y * g.edge;
       const double dy = yi < yb ? yb - yi : (yi > yb + g.edge ? yi - yb - g.edge : 0.0);
       const double d2 = dy * dy + dz * dz;
       if (d2 >= rs2) continue;
-      const double rx = sqrt(rs2 - d2);
+      const double rx = static_cast<double>(sqrtf(static_cast<float>(rs2 - d2)) * 1.000001f);
       f(start[g.cell(g.cx(xi - rx), y, z)], start[g.cell(g.cx(xi + rx), y, z) + 1], y, z);
     }
   }

@@ -1,9 +1,13 @@
 // Every strategy of every built backend against the brute-force O(N^2) sums of the serial oracle,
 // on random clouds (2D, 3D) and lattices, for all neighbour ops; verlet under motion.
+#include <algorithm>
+#include <array>
 #include <random>
 
 #include "copa/testing.hpp"
+#include "buckets.hpp"
 #include "kernels.hpp"
+#include "neighbour_loops.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
 #endif
@@ -147,5 +151,32 @@ COPA_TEST(verlet_rebuild_under_motion) {
     }
     // 8 steps of up to 0.087 each: more than skin/2 = 0.2 after a few steps, fewer than 8 rebuilds
     COPA_CHECK(k->list_rebuilds() > 1 && k->list_rebuilds() < 9);
+  }
+}
+
+// Several lanes of one target split its pruned rows (first = lane, stride = lanes, as the GPU
+// fine-group kernels do): together they visit exactly the ranges of the single-lane walk.
+COPA_TEST(pruned_rows_split_over_lanes_cover_the_same_ranges) {
+  for (const auto& pr : problems()) {
+    const mps::Grid g = mps::refine(pr.grid, mps::fine_divisions);
+    const auto& ps = pr.particles;
+    std::vector<int> start, order, cell;
+    mps::build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), static_cast<int>(ps.size()), false, start, order, cell);
+    for (std::size_t i = 0; i < ps.size(); i += 7) {
+      std::vector<std::array<int, 2>> one, split;
+      mps::for_each_pruned_row(g, start.data(), ps.x[i], ps.y[i], ps.z[i], pr.re,
+                               [&](int k0, int k1, int, int) { one.push_back({k0, k1}); });
+      for (int lanes : {4, 8})
+        for (int lane = 0; lane < lanes; ++lane)
+          mps::for_each_pruned_row(
+              g, start.data(), ps.x[i], ps.y[i], ps.z[i], pr.re, [&](int k0, int k1, int, int) { split.push_back({k0, k1}); },
+              lane, lanes);
+      std::vector<std::array<int, 2>> twice = one;
+      twice.insert(twice.end(), one.begin(), one.end());
+      std::sort(twice.begin(), twice.end());
+      std::sort(split.begin(), split.end());
+      COPA_CHECK(!one.empty());
+      COPA_CHECK(split == twice);
+    }
   }
 }
