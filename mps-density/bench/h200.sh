@@ -15,24 +15,46 @@ run() {  # name, then arguments
   echo "=== mps-density $name: $*"
   "$BIN" "$@" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"
 }
-GPU_VARIANTS=sorted-particle,sorted-packed,warp-particle,verlet,bucket-block,bucket-thread
+GPU_VARIANTS=fine-group4,fine-group8,fine-rows,sorted-particle,sorted-packed,warp-particle,verlet,bucket-block,bucket-thread
+FINE_VARIANTS=fine-group4,fine-group8,fine-rows,sorted-particle
+START=$SECONDS
 
 # 1. P-Flow case (224k particles, 70 x 70 x 14 buckets): target <= 50 us per evaluation incl. rebucketing.
 run pflow-cuda --case pflow --backend cuda --variants $GPU_VARIANTS --warmup 5 --reps 50
-run pflow-cuda-fp32 --case pflow --backend cuda --variant sorted-particle --precision fp32 --warmup 5 --reps 50
-run pflow-cuda-noreorder --case pflow --backend cuda --variants sorted-particle,bucket-block --reorder off --warmup 5 --reps 50
+run pflow-cuda-fp32 --case pflow --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 5 --reps 50
+run pflow-cuda-noreorder --case pflow --backend cuda --variants fine-group4,sorted-particle,bucket-block --reorder off --warmup 5 --reps 20
+echo "=== mps-density: $((SECONDS - START)) s so far"
 
-# 2. 10M particles: target >= 5e9 evaluations/s for the best variant.
+# 2. 10M particles: target >= 5e9 evaluations/s for the best variant (FP64).
 run medium-cuda --case pflow --size medium --backend cuda --variants $GPU_VARIANTS --warmup 2 --reps 10
-run medium-cuda-fp32 --case pflow --size medium --backend cuda --variant sorted-particle --precision fp32 --warmup 2 --reps 10
+run medium-cuda-fp32 --case pflow --size medium --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 2 --reps 10
+echo "=== mps-density: $((SECONDS - START)) s so far"
 
-# 3. Short full semi-implicit MPS simulation of the P-Flow tank (particle-steps/s).
-run pflow-simulation-cuda --case pflow --mode simulation --steps 20 --backend cuda --variants sorted-particle,verlet
+# 3. 100M particles (about 20 GB on the device at FP64; verlet about 50 GB): one set-up, every variant.
+run large-cuda --case pflow --size large --backend cuda --variants $GPU_VARIANTS --warmup 1 --reps 3
+echo "=== mps-density: $((SECONDS - START)) s so far"
 
-# 4. 100M particles (about 20 GB on the device at FP64; verlet about 50 GB).
-run large-cuda --case pflow --size large --backend cuda --variants $GPU_VARIANTS --warmup 1 --reps 5
-run large-cuda-fp32 --case pflow --size large --backend cuda --variant sorted-particle --precision fp32 --warmup 1 --reps 5
+# 4. Short full semi-implicit MPS simulation of the P-Flow tank (particle-steps/s).
+run pflow-simulation-cuda --case pflow --mode simulation --steps 20 --backend cuda --variants fine-group4,sorted-particle,verlet
 
 # 5. OpenMP on the host's cores (sorted particles with the SIMD row loop; P-Flow's bucket-thread).
-run pflow-openmp --case pflow --backend openmp --variants sorted-particle,bucket-thread,verlet --warmup 1 --reps 5
-run medium-openmp --case pflow --size medium --backend openmp --variants sorted-particle,bucket-thread --warmup 1 --reps 3
+run pflow-openmp --case pflow --backend openmp --variants fine-rows,sorted-particle,bucket-thread,verlet --warmup 1 --reps 5
+run medium-openmp --case pflow --size medium --backend openmp --variants fine-rows,sorted-particle,bucket-thread --warmup 1 --reps 3
+echo "=== mps-density: $((SECONDS - START)) s so far"
+
+# 6. FP32 at 100M (a second 100M set-up: last).
+run large-cuda-fp32 --case pflow --size large --backend cuda --variants fine-group4,sorted-particle --precision fp32 --warmup 1 --reps 3
+
+# Key numbers: per run and variant, density and rebucket medians and evaluations/s.
+echo "=== mps-density summary (density us, rebucket us, evaluations/s, with rebucketing)"
+for f in "$OUT"/mps-density-*.json; do
+  python3 - "$f" <<'PY' || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d.get("mps", {})
+if "density_seconds_median" in m:
+    print(f"{sys.argv[1].split('/')[-1]:<60} {m['density_seconds_median']*1e6:10.1f} {m['rebucket_seconds_median']*1e6:10.1f} "
+          f"{m['evaluations_per_second']:10.3e} {m['evaluations_per_second_with_rebucket']:10.3e}")
+PY
+done
+echo "=== mps-density: $((SECONDS - START)) s in all"
