@@ -4,11 +4,14 @@
 // device from fill to solve.
 //
 // Variants (FLOPs per fill by the study's counts, bytes = minimum traffic):
-//   triangle-pair  one thread per (test, source) triangle pair, 3x3 block scattered with atomics;
-//                  2335 N_T^2 FLOPs; reads N_T triangles, 9 N_T^2 atomic complex adds (16 N^2 B minimum).
-//   basis-pair     one thread per entry (m, n), its 4 triangle pairs, no atomics; 6044 N^2 FLOPs.
-//   block          32 test x 32 source bases per thread block, the 64 + 64 triangles staged in
-//                  shared memory (18 KB), each thread 4 entries; 6044 N^2 FLOPs.
+//   triangle-pair  one thread per test triangle x 16 source triangles (far_block_local), 3x3 blocks
+//                  scattered with atomics; 2335 N_T^2 FLOPs; reads N_T triangles, 9 N_T^2 atomic
+//                  complex adds (16 N^2 B minimum).
+//   basis-pair     one thread per entry (m, n), its 4 triangle pairs (far_entry_local), no atomics;
+//                  4 N^2 triangle pairs.
+//   block          32 test x 32 source bases per thread block; the tile's triangles deduplicated in
+//                  shared memory, each distinct triangle pair once, entries accumulated in shared
+//                  memory and stored once; about 1.1 N^2 triangle pairs on the sphere.
 //   blas           per chunk of test triangles: the weighted kernel w_p w_q G(r_p, r_q) for all
 //                  source points (3 tc x 7 per source triangle), contracted with the source RWG
 //                  factors by a strided-batched ZGEMM (3 tc x 7) x (7 x 12), then a small kernel
@@ -94,35 +97,81 @@ __global__ void fill_basis_pair_kernel(const QuadTriangle* __restrict__ quad, co
   for (long c = blockIdx.y; c < n; c += gridDim.y) a[m + c * n] = basis_entry(quad, bm, bases[c], k);
 }
 
-// Block (32 x 8 threads) fills the 32 x 32 tile of test bases [bx*32, +32) x source bases [by*32, +32).
-// The tile's test triangles (64) are staged in shared memory (24 KB, read per thread), the source
-// triangles (uniform over a warp row) are read through L1.
-__global__ void __launch_bounds__(block_bases * block_rows, 2) fill_block_kernel(const QuadTriangle* __restrict__ quad, const BasisTriangles* __restrict__ bases, long n, double k,
-                                  Cplx* a) {
-  __shared__ QuadTriangle test_tri[block_bases][2];
-  __shared__ BasisTriangles test_b[block_bases];
+// Block (32 x 8 threads) fills the 32 x 32 tile of test bases [bx*32, +32) x source bases
+// [by*32, +32) without global atomics. The 64 (test) and 64 (source) triangles of the tile's bases
+// are deduplicated in shared memory (with the mesh's local numbering 32 bases live on about 33
+// triangles), each distinct (test, source) triangle pair's block is computed once by
+// far_block_local and its entries that belong to the tile are added to a shared 32 x 32
+// accumulator (shared-memory atomics), which is then stored once, coalesced. Triangle pairs per
+// entry: (distinct triangles / 32)^2, about 1.1 on the sphere (4 without the deduplication).
+__global__ void __launch_bounds__(block_bases * block_rows, 2)
+    fill_block_kernel(const QuadTriangle* __restrict__ quad, const BasisTriangles* __restrict__ bases, long n, double k, Cplx* a) {
+  constexpr int items = 2 * block_bases;  // (basis slot, side) of one tile side
+  constexpr int threads = block_bases * block_rows;
+  __shared__ QuadTriangle test_tri[items];  // distinct test triangles
+  __shared__ int source_tri[items];         // distinct source triangles (indices into quad)
+  __shared__ int slot_of[2][items][3];      // tile slot of local basis i of distinct triangle, -1 if none
+  __shared__ int item_tri[2][items];        // triangle of item e = 2 slot + side, -1 past n
+  __shared__ int item_first[2][items];      // 1 if the item is its triangle's first occurrence
+  __shared__ int distinct[2];
+  __shared__ Cplx acc[block_bases][block_bases];  // [source slot][test slot]
+  const int tid = threadIdx.y * block_bases + threadIdx.x;
   const long m0 = long(blockIdx.x) * block_bases, n0 = long(blockIdx.y) * block_bases;
-  for (int e = threadIdx.y * block_bases + threadIdx.x; e < 2 * block_bases; e += block_bases * block_rows) {
-    const int slot = e / 2, side = e % 2;
-    const long basis = m0 + slot;
-    if (basis < n) {
-      const BasisTriangles b = bases[basis];
-      test_tri[slot][side] = quad[b.tri[side]];
-      if (side == 0) test_b[slot] = b;
+  for (int e = tid; e < block_bases * block_bases; e += threads) acc[e / block_bases][e % block_bases] = {0, 0};
+  const int side = tid / items, e = tid % items;  // threads 0 .. 2 items - 1 own one item each
+  const bool owner = tid < 2 * items;
+  const long basis = (side == 0 ? m0 : n0) + e / 2;
+  if (owner) item_tri[side][e] = basis < n ? bases[basis].tri[e % 2] : -1;
+  __syncthreads();
+  int first = e, pos = 0;  // the earliest item with the same triangle, and its distinct position
+  if (owner) {
+    if (item_tri[side][e] >= 0)
+      for (int x = 0; x < e; ++x)
+        if (item_tri[side][x] == item_tri[side][e]) {
+          first = x;
+          break;
+        }
+    item_first[side][e] = item_tri[side][e] >= 0 && first == e;
+  }
+  __syncthreads();
+  if (owner && item_tri[side][e] >= 0) {
+    for (int x = 0; x < first; ++x) pos += item_first[side][x];
+    if (first == e) {
+      if (side == 0)
+        test_tri[pos] = quad[item_tri[side][e]];
+      else
+        source_tri[pos] = item_tri[side][e];
+      for (int i = 0; i < 3; ++i) slot_of[side][pos][i] = -1;
+    }
+  }
+  if (owner && e == items - 1) {
+    int c = 0;
+    for (int x = 0; x < items; ++x) c += item_first[side][x];
+    distinct[side] = c;
+  }
+  __syncthreads();
+  if (owner && item_tri[side][e] >= 0) slot_of[side][pos][bases[basis].local[e % 2]] = e / 2;
+  __syncthreads();
+  const int nd_t = distinct[0], nd_s = distinct[1];
+  for (int p = tid; p < nd_t * nd_s; p += threads) {
+    const int dt = p % nd_t, ds = p / nd_t;
+    Cplx b[3][3];
+    far_block_local(test_tri[dt], quad[source_tri[ds]], k, b);
+    for (int i = 0; i < 3; ++i) {
+      const int sa = slot_of[0][dt][i];
+      if (sa < 0) continue;
+      for (int j = 0; j < 3; ++j) {
+        const int sb = slot_of[1][ds][j];
+        if (sb < 0) continue;
+        atomicAdd(&acc[sb][sa].re, b[i][j].re);
+        atomicAdd(&acc[sb][sa].im, b[i][j].im);
+      }
     }
   }
   __syncthreads();
-  const long m = m0 + threadIdx.x;
-  if (m >= n) return;
-  for (int r = threadIdx.y; r < block_bases; r += block_rows) {
-    const long c = n0 + r;
-    if (c >= n) break;
-    const BasisTriangles bn = bases[c];
-    Cplx sum{0, 0};
-    for (int x = 0; x < 2; ++x)
-      for (int y = 0; y < 2; ++y)
-        sum = sum + far_entry_local(test_tri[threadIdx.x][x], test_b[threadIdx.x].local[x], quad[bn.tri[y]], bn.local[y], k);
-    a[m + c * n] = sum;
+  for (int x = tid; x < block_bases * block_bases; x += threads) {
+    const long m = m0 + x % block_bases, c = n0 + x / block_bases;
+    if (m < n && c < n) a[m + c * n] = acc[x / block_bases][x % block_bases];
   }
 }
 
