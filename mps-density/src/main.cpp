@@ -312,21 +312,33 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
               << "\n";
   copa::Verification v;
   if (dambreak) {
-    // Martin & Moyce: the experiment's clock runs `offset` ahead of an instantaneous release
-    // (gate lift), T_exp = T + offset; max relative error of Z(T) against Z_mm(T_exp), 1 <= T_exp <= 3.
-    double err = 0;
-    int used = 0;
+    // Martin & Moyce: T_exp = T + offset (the offset is a constant fitted by us, README: it is
+    // not a measured gate time); max relative error of Z(T) against Z_mm(T_exp), 1 <= T_exp <= 3.
+    // Both errors are reported, with the requested offset (the verdict) and with none.
+    auto front_error = [&](double offset, int& used) {
+      double e = 0;
+      used = 0;
+      for (const auto& [T, Z] : TZ) {
+        const double Te = T + offset;
+        if (Te < 1.0 || Te > 3.0) continue;
+        const double Zr = mps::martin_moyce_Z(Te);
+        e = std::max(e, std::fabs(Z - Zr) / Zr);
+        ++used;
+      }
+      return e;
+    };
+    int used = 0, used0 = 0;
+    const double err = front_error(o.time_offset, used);
+    const double err0 = front_error(0.0, used0);
     nlohmann::json series = nlohmann::json::array();
-    for (const auto& [T, Z] : TZ) {
-      series.push_back({T, Z});
-      const double Te = T + o.time_offset;
-      if (Te < 1.0 || Te > 3.0) continue;
-      const double Zr = mps::martin_moyce_Z(Te);
-      err = std::max(err, std::fabs(Z - Zr) / Zr);
-      ++used;
-    }
+    for (const auto& [T, Z] : TZ) series.push_back({T, Z});
     ex["front_T_Z"] = series;
-    v.reference = "Martin & Moyce (1952) surge front";
+    ex["front_error_with_offset"] = err;
+    ex["front_error_no_offset"] = err0;
+    if (!common.quiet)
+      std::cout << "dam break front vs Martin & Moyce, max relative error for 1 <= T <= 3: " << err0 << " with no time offset, "
+                << err << " with the time offset " << o.time_offset << " (a fitted constant, README)\n";
+    v.reference = "Martin & Moyce (1952) surge front, time offset " + std::to_string(o.time_offset) + " in T (fitted, README)";
     v.metric = "max_rel_front_error_T1_3";
     v.value = err;
     v.tolerance = 0.10;
