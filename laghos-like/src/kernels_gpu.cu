@@ -15,18 +15,12 @@
 #include "copa/gpu.hpp"
 #include "kernels.hpp"
 #include "qpoint.hpp"
+#include "device_disc.hpp"
 
 namespace laghos {
 
 namespace {
 
-struct DeviceDisc {
-  int dim, D1D, Q1D, L1D, NE, nd, nq, nl, nh1, nl2, k;
-  double h0, cfl;
-  bool viscosity;
-  const double *B, *G, *Bl, *wq, *rho0DetJ0w, *Jac0inv, *gamma;
-  const int* h1_map;
-};
 
 // out = M (or M^T) applied along `axis` of the lexicographic tensor `in` (extents shape[]);
 // M is row-major [q * n + i] with n = ld. Work is spread over all threads of the block.

@@ -7,6 +7,13 @@
 // so its shared memory per element drops from 2 dim^2 nq + 5 big doubles to 3 big + (dim+1) nq.
 // Stress layout (all GPU kernels): stress[(e * dim^2 + c * dim + d) * nq + q], coalesced in q.
 #pragma once
+#include "device_disc.hpp"
+#include "qpoint.hpp"
+
+// Dynamic shared memory of the block (a host emulation in the tests defines its own).
+#ifndef LAGHOS_DYNAMIC_SHARED
+#define LAGHOS_DYNAMIC_SHARED(name) extern __shared__ double name[]
+#endif
 
 namespace laghos {
 namespace fixed {
@@ -76,7 +83,7 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
     k_mass(DeviceDisc d, const double* __restrict__ x, double* __restrict__ y) {
   using S = Shape<DIM, D, Q, L>;
   constexpr int N = H1 ? D : L, NN = H1 ? S::ND : S::NL;
-  extern __shared__ double sm[];
+  LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double* M = H1 ? sm : sm + 2 * Q * D;
   double* xl = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
@@ -105,7 +112,7 @@ template <int DIM, int D, int Q, int L, int TPE>
 __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
     k_force(DeviceDisc d, const double* __restrict__ stress, double* __restrict__ evec) {
   using S = Shape<DIM, D, Q, L>;
-  extern __shared__ double sm[];
+  LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double *B = sm, *G = sm + Q * D;
   double* a = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
@@ -136,7 +143,7 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
     k_force_t(DeviceDisc d, const double* __restrict__ stress, const double* __restrict__ v,
               double* __restrict__ e_rhs) {
   using S = Shape<DIM, D, Q, L>;
-  extern __shared__ double sm[];
+  LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
   double* vl = sm + S::BASIS + threadIdx.y * 6 * S::BIG;
@@ -172,7 +179,7 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
               const double* __restrict__ e_in, double* __restrict__ stress, double* __restrict__ elem_dt) {
   using S = Shape<DIM, D, Q, L>;
   constexpr int TPE = S::NQ, RED = cmax(S::NQ, S::BIG);
-  extern __shared__ double sm[];
+  LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
   double* xl = sm + S::BASIS + threadIdx.y * (3 * S::BIG + DIM * S::NQ + RED);

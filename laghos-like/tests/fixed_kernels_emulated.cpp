@@ -1,0 +1,178 @@
+// Runs the compile-time-specialised GPU element kernels (src/kernels_gpu_fixed.cuh) on the host:
+// every GPU thread of a block is a std::thread, __syncthreads is a barrier, the dynamic shared
+// memory a NaN-filled buffer. Compares their outputs with the serial element operators on a
+// 3D and a 2D mesh, for both thread layouts (Q1D^2 and Q1D^3 threads per element) and several
+// elements per block, so the kernels' indexing and synchronisation are checked without a GPU.
+#define COPA_TEST_MAIN
+#include <cmath>
+#include <condition_variable>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace emu {
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+inline thread_local Dim3 thread_idx, block_idx;
+inline Dim3 block_dim;
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    const long gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return gen != gen_; });
+    }
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  long gen_ = 0;
+};
+inline Barrier* barrier = nullptr;
+inline std::vector<double> shared;
+}  // namespace emu
+
+#define __global__
+#define __device__
+#define __launch_bounds__(...)
+#define __syncthreads() emu::barrier->wait()
+#define threadIdx emu::thread_idx
+#define blockIdx emu::block_idx
+#define blockDim emu::block_dim
+#define LAGHOS_DYNAMIC_SHARED(name) double* name = emu::shared.data()
+#include "kernels_gpu_fixed.cuh"
+
+#include "copa/testing.hpp"
+#include "discretization.hpp"
+#include "element_ops.hpp"
+#include "mesh.hpp"
+
+using namespace laghos;
+
+namespace {
+
+// Runs body() as a grid of blocks (tpe x nbe threads) with `shared_doubles` of shared memory.
+template <typename Body>
+void launch(int NE, int tpe, int nbe, std::size_t shared_doubles, Body body) {
+  const int grid = (NE + nbe - 1) / nbe;
+  emu::block_dim = emu::Dim3{static_cast<unsigned>(tpe), static_cast<unsigned>(nbe), 1};
+  for (int b = 0; b < grid; ++b) {
+    emu::shared.assign(shared_doubles, std::numeric_limits<double>::quiet_NaN());
+    emu::Barrier bar(tpe * nbe);
+    emu::barrier = &bar;
+    std::vector<std::thread> threads;
+    for (int y = 0; y < nbe; ++y)
+      for (int x = 0; x < tpe; ++x)
+        threads.emplace_back([&, x, y] {
+          emu::thread_idx = emu::Dim3{static_cast<unsigned>(x), static_cast<unsigned>(y), 0};
+          emu::block_idx = emu::Dim3{static_cast<unsigned>(b), 0, 0};
+          body();
+        });
+    for (auto& t : threads) t.join();
+  }
+}
+
+double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0.0, scale = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) scale = std::fmax(scale, std::fabs(b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::fmax(m, std::fabs(a[i] - b[i]));
+  return (std::isnan(m) || scale == 0.0) ? (std::isnan(m) ? 1.0 : m) : m / scale;
+}
+
+template <int DIM, int D, int Q, int L, int TPE>
+void check_kernels(const std::string& mesh_name, int refine, int nbe) {
+  using S = fixed::Shape<DIM, D, Q, L>;
+  CartesianMesh mesh = named_mesh(mesh_name);
+  for (int i = 0; i < refine; ++i) mesh.refine();
+  ProblemSpec spec;
+  spec.problem = 1;
+  spec.order_k = D - 1;
+  spec.order_t = L - 1;
+  std::vector<double> state;
+  const Discretization h = build_discretization(mesh, spec, state);
+  COPA_CHECK(h.D1D == D && h.Q1D == Q && h.L1D == L && h.dim == DIM);
+  const std::size_t vs = h.h1_vsize();
+  // A non-trivial velocity and energy (Sedov starts at rest with e = 0 outside one corner).
+  for (std::size_t i = 0; i < vs; ++i) state[vs + i] = std::sin(0.37 * i);
+  for (int i = 0; i < h.nl2; ++i) state[2 * vs + i] = 1.0 + 0.5 * std::sin(0.11 * i);
+  const double *x = state.data(), *v = x + vs, *e = v + vs;
+  DeviceDisc d{h.dim, h.D1D, h.Q1D, h.L1D, h.NE, h.nd, h.nq, h.nl, h.nh1, h.nl2, h.k, h.h0, h.cfl, h.viscosity,
+               h.B.data(), h.G.data(), h.Bl.data(), h.wq.data(), h.rho0DetJ0w.data(), h.Jac0inv.data(),
+               h.gamma.data(), h.h1_map.data()};
+  ElementOps ops(h);
+  Scratch s(h);
+  const int NE = h.NE, nd = h.nd, nq = h.nq, nl = h.nl, DD = DIM * DIM;
+  auto gather_elem = [&](const double* f, int el, int c, double* out) {
+    for (int i = 0; i < nd; ++i) out[i] = f[static_cast<std::size_t>(c) * h.nh1 + h.h1_map[el * nd + i]];
+  };
+
+  // H1 and L2 mass.
+  std::vector<double> y(static_cast<std::size_t>(NE) * nd), yref(y.size()), xl(3 * nd), vl(3 * nd);
+  launch(NE, TPE, nbe, S::BASIS + nbe * 5 * S::BIG, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, v, y.data()); });
+  for (int el = 0; el < NE; ++el) {
+    gather_elem(v, el, 0, xl.data());
+    ops.mass_h1(el, xl.data(), &yref[el * nd], s);
+  }
+  COPA_CHECK(max_rel_diff(y, yref) < 1e-13);
+  std::vector<double> ml(static_cast<std::size_t>(NE) * nl), mlref(ml.size());
+  launch(NE, TPE, nbe, S::BASIS + nbe * 5 * S::BIG, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, e, ml.data()); });
+  for (int el = 0; el < NE; ++el) ops.mass_l2(el, e + el * nl, &mlref[el * nl], s);
+  COPA_CHECK(max_rel_diff(ml, mlref) < 1e-13);
+
+  // Quadrature update: stress ([e][i][q] vs serial [e][q][i]) and the element dt.
+  std::vector<double> stress(static_cast<std::size_t>(NE) * nq * DD), sref(stress.size()), edt(NE), dtref(NE);
+  launch(NE, S::NQ, std::max(1, 256 / S::NQ), S::BASIS + std::max(1, 256 / S::NQ) * (3 * S::BIG + DIM * S::NQ + fixed::cmax(S::NQ, S::BIG)),
+         [&] { fixed::k_qupdate<DIM, D, Q, L>(d, x, v, e, stress.data(), edt.data()); });
+  for (int el = 0; el < NE; ++el) {
+    const double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
+    const double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+    for (int c = 0; c < DIM; ++c) {
+      gather_elem(x, el, c, &xl[c * nd]);
+      gather_elem(v, el, c, &vl[c * nd]);
+    }
+    dtref[el] = ops.quadrature_update(el, xp, vp, e + el * nl, sref.data(), nullptr, s);
+  }
+  std::vector<double> st(stress.size());
+  for (int el = 0; el < NE; ++el)
+    for (int i = 0; i < DD; ++i)
+      for (int q = 0; q < nq; ++q) st[(static_cast<std::size_t>(el) * nq + q) * DD + i] = stress[(static_cast<std::size_t>(el) * DD + i) * nq + q];
+  COPA_CHECK(max_rel_diff(st, sref) < 1e-12);
+  COPA_CHECK(max_rel_diff(edt, dtref) < 1e-12);
+
+  // F 1 (E-vector per component) and F^T v.
+  std::vector<double> f(static_cast<std::size_t>(DIM) * NE * nd), fref(f.size());
+  launch(NE, TPE, nbe, S::BASIS + nbe * 5 * S::BIG, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress.data(), f.data()); });
+  const std::size_t comp = static_cast<std::size_t>(NE) * nd;
+  for (int el = 0; el < NE; ++el) {
+    double* yp[3] = {&fref[el * nd], &fref[comp + el * nd], DIM == 3 ? &fref[2 * comp + el * nd] : nullptr};
+    ops.force(el, sref.data(), yp, s);
+  }
+  COPA_CHECK(max_rel_diff(f, fref) < 1e-12);
+  std::vector<double> ft(static_cast<std::size_t>(NE) * nl), ftref(ft.size());
+  launch(NE, TPE, nbe, S::BASIS + nbe * 6 * S::BIG,
+         [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress.data(), v, ft.data()); });
+  for (int el = 0; el < NE; ++el) {
+    const double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
+    for (int c = 0; c < DIM; ++c) gather_elem(v, el, c, &vl[c * nd]);
+    ops.force_transpose(el, sref.data(), vp, &ftref[el * nl], s);
+  }
+  COPA_CHECK(max_rel_diff(ft, ftref) < 1e-12);
+}
+
+}  // namespace
+
+// 64 elements: 3 blocks of 24 (tail block partly inactive) and 16 blocks of 4.
+COPA_TEST(fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 1, 24); }
+COPA_TEST(fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64>("cube01_hex", 1, 4); }
+COPA_TEST(fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7); }
+COPA_TEST(fixed_q3q2_2d) { check_kernels<2, 4, 6, 3, 36>("square01_quad", 1, 3); }
