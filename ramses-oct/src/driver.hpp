@@ -20,7 +20,8 @@ struct RunConfig {
   double courant = 0.8;
   double tend = 0;
   long max_steps = 1000000;
-  int warmup = 1;              // steps left out of the timing statistics
+  int warmup = 1;              // steps left out of the timing statistics (of the first repetition)
+  int reps = 1;                // --reps: repetitions of the whole timed run from the initial state
   int block_size = 0;
   bool host_resident = false;
 };
@@ -28,7 +29,8 @@ struct RunConfig {
 struct RunResult {
   std::vector<double> u;       // final state
   double t = 0;
-  long steps = 0;
+  long steps = 0;              // steps of one repetition
+  long timed_steps = 0;        // steps of all repetitions (samples of the "step" row)
   copa::Profile profile;
   std::vector<std::pair<std::string, copa::KernelCost>> costs;
 };

@@ -89,8 +89,10 @@ RO_HD NormalState face_state(const double qh[nvar], const double dq[nvar], doubl
 }
 
 // Conserved state and physical flux along the normal; order (mass, mom_n, mom_t1, mom_t2, E).
-RO_HD void normal_cons_flux(const NormalState& s, double gamma, double u[nvar], double f[nvar]) {
-  const double e = s.p / (gamma - 1.0) + 0.5 * s.r * (s.un * s.un + s.ut1 * s.ut1 + s.ut2 * s.ut2);
+// inv_gm1 = 1 / (gamma - 1), computed once per face: an FP64 division is a Newton sequence of
+// about ten instructions on a GPU, a multiplication one.
+RO_HD void normal_cons_flux(const NormalState& s, double inv_gm1, double u[nvar], double f[nvar]) {
+  const double e = s.p * inv_gm1 + 0.5 * s.r * (s.un * s.un + s.ut1 * s.ut1 + s.ut2 * s.ut2);
   u[0] = s.r;
   u[1] = s.r * s.un;
   u[2] = s.r * s.ut1;
@@ -110,8 +112,9 @@ RO_HD void riemann_hll_flux(const NormalState& l, const NormalState& r, double g
   const double sl = fmin(fmin(l.un, r.un) - cmax, 0.0);
   const double sr = fmax(fmax(l.un, r.un) + cmax, 0.0);
   double ul[nvar], fl[nvar], ur[nvar], fr[nvar];
-  normal_cons_flux(l, gamma, ul, fl);
-  normal_cons_flux(r, gamma, ur, fr);
+  const double inv_gm1 = 1.0 / (gamma - 1.0);
+  normal_cons_flux(l, inv_gm1, ul, fl);
+  normal_cons_flux(r, inv_gm1, ur, fr);
   const double inv = 1.0 / (sr - sl);
   for (int k = 0; k < nvar; ++k) flux[k] = (sr * fl[k] - sl * fr[k] + sr * sl * (ur[k] - ul[k])) * inv;
 }
@@ -121,8 +124,9 @@ RO_HD void riemann_llf_flux(const NormalState& l, const NormalState& r, double g
   const double cl = sqrt(gamma * l.p / l.r), cr = sqrt(gamma * r.p / r.r);
   const double s = fmax(fabs(l.un) + cl, fabs(r.un) + cr);
   double ul[nvar], fl[nvar], ur[nvar], fr[nvar];
-  normal_cons_flux(l, gamma, ul, fl);
-  normal_cons_flux(r, gamma, ur, fr);
+  const double inv_gm1 = 1.0 / (gamma - 1.0);
+  normal_cons_flux(l, inv_gm1, ul, fl);
+  normal_cons_flux(r, inv_gm1, ur, fr);
   for (int k = 0; k < nvar; ++k) flux[k] = 0.5 * (fl[k] + fr[k]) - 0.5 * s * (ur[k] - ul[k]);
 }
 
@@ -132,8 +136,9 @@ RO_HD void riemann_hllc_flux(const NormalState& l, const NormalState& r, double 
   const double cmax = fmax(cl, cr);
   const double sl = fmin(l.un, r.un) - cmax;
   const double sr = fmax(l.un, r.un) + cmax;
-  const double el = l.p / (gamma - 1.0) + 0.5 * l.r * (l.un * l.un + l.ut1 * l.ut1 + l.ut2 * l.ut2);
-  const double er = r.p / (gamma - 1.0) + 0.5 * r.r * (r.un * r.un + r.ut1 * r.ut1 + r.ut2 * r.ut2);
+  const double inv_gm1 = 1.0 / (gamma - 1.0);
+  const double el = l.p * inv_gm1 + 0.5 * l.r * (l.un * l.un + l.ut1 * l.ut1 + l.ut2 * l.ut2);
+  const double er = r.p * inv_gm1 + 0.5 * r.r * (r.un * r.un + r.ut1 * r.ut1 + r.ut2 * r.ut2);
   const double rcl = l.r * (l.un - sl), rcr = r.r * (sr - r.un);
   const double ustar = (rcr * r.un + rcl * l.un + (l.p - r.p)) / (rcr + rcl);
   const double pstar = (rcr * l.p + rcl * r.p + rcl * rcr * (l.un - r.un)) / (rcr + rcl);

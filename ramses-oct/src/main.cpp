@@ -36,6 +36,7 @@ struct Options {
   bool host_resident = false;
   int block_size = 0;
   std::vector<int> sweep;
+  int reps = 1;  // --reps when given; a run's samples are its time steps, so one run by default
 };
 
 // Physics verdict of a run (external reference) and its conservation check.
@@ -110,6 +111,7 @@ ro::RunConfig make_config(const Options& o, const ro::OctMesh& m, const ro::Prob
   c.tend = make_tend(o, m, pp);
   c.max_steps = o.steps;
   c.warmup = o.common.warmup;
+  c.reps = o.reps;
   c.block_size = o.block_size;
   c.host_resident = o.host_resident;
   return c;
@@ -125,8 +127,9 @@ void add_rows(copa::Report& rep, const ro::RunResult& r, int warmup) {
   }
   for (const auto& name : r.profile.names()) {
     const std::size_t count = r.profile.samples(name).size();
-    if (count < std::size_t(r.steps)) continue;  // the initial reduction of a fused variant
-    const int skip = warmup + static_cast<int>(count > std::size_t(r.steps) ? count - r.steps : 0);
+    const std::size_t timed = static_cast<std::size_t>(r.timed_steps);
+    if (count < timed) continue;  // the initial reductions of a fused variant
+    const int skip = warmup + static_cast<int>(count > timed ? count - timed : 0);
     copa::KernelCost cost = name == "step" ? step_cost : copa::KernelCost{};
     for (const auto& [n, c] : r.costs)
       if (n == name) cost = c;
@@ -181,6 +184,9 @@ int run(int argc, char** argv) {
   app.add_option("--block-size", o.block_size, "GPU threads per block (multiple of the warp size, <= 1024; 0 = variant default)");
   app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',');
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
+  // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
+  // common default (5) is not applied: every run already times each of its steps.
+  if (app.get_option("--reps")->count() > 0) o.reps = o.common.reps;
 
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (copa::Backend b : copa::built_backends()) variants[b] = ro::variants_of(b);
@@ -252,10 +258,9 @@ int run(int argc, char** argv) {
       auto& pj = rep.problem();
       pj = {{"problem", o.problem}, {"cells", cells}, {"octs", mesh.noct}, {"gamma", o.gamma}, {"slope", o.slope},
             {"riemann", o.riemann}, {"courant", o.courant}, {"bc", ro::to_string(bc)}, {"tend", cfg.tend},
-            {"steps", r.steps}, {"t_final", r.t}, {"host_resident", o.host_resident}, {"block_size", o.block_size},
+            {"steps", r.steps}, {"reps", cfg.reps}, {"t_final", r.t}, {"host_resident", o.host_resident}, {"block_size", o.block_size},
             {"precision", "fp64"}};
-      if (!o.common.ceilings.empty()) rep.set_ceilings(copa::load_ceilings(o.common.ceilings, b));
-      else if (copa::is_gpu(b)) rep.set_ceilings(copa::builtin_ceilings(b, copa::gpu_name(device)));
+      rep.set_ceilings(copa::run_ceilings(o.common, b, device));
       add_rows(rep, r, cfg.warmup);
       const copa::Stats step = ro::region_stats(r.profile, "step", cfg.warmup);
       rep.set_fom({"cell updates per second (full step: update + dt reduction)", double(mesh.ncell()) / step.median,

@@ -22,7 +22,7 @@ COPA_TEST(riemann_fluxes_are_consistent) {
   // F(U, U) is the physical flux for every solver; the limiter gives 0 at an extremum.
   const NormalState s{1.3, 0.7, -0.2, 0.4, 2.1};
   double u[nvar], f[nvar];
-  normal_cons_flux(s, 1.4, u, f);
+  normal_cons_flux(s, 1.0 / (1.4 - 1.0), u, f);
   for (auto solver : {riemann_hll_flux, riemann_hllc_flux, riemann_llf_flux}) {
     double g[nvar];
     solver(s, s, 1.4, g);
