@@ -369,12 +369,11 @@ class FixedOpsT final : public FixedOps {
 
  public:
   explicit FixedOpsT(int NE)
-      : mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, 5 * S::BIG)),
-        ml2_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, false>, NE, TPE, S::BASIS, 5 * S::BIG)),
-        f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, 5 * S::BIG)),
-        ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, 6 * S::BIG)),
-        q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS,
-                        3 * S::BIG + DIM * S::NQ + fixed::cmax(S::NQ, S::BIG))) {}
+      : mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
+        ml2_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, false>, NE, TPE, S::BASIS, S::MASS)),
+        f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE)),
+        ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
+        q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)) {}
   void mass_h1(const DeviceDisc& d, const double* x, double* evec) override {
     fixed::k_mass<DIM, D, Q, L, TPE, true><<<mh1_.grid, mh1_.block, mh1_.shmem>>>(d, x, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1)");

@@ -58,11 +58,84 @@ __device__ inline void apply(const double* M0, const double* M1, const double* M
   }
 }
 
+// out = M1 . in1 + M2 . in2 along AXIS (two contractions summed in one pass).
+template <int DIM, int AXIS, int NIN, int NOUT, bool TRANS, int LD, int TPE>
+__device__ inline void contract2(const double* __restrict__ M1, const double* __restrict__ in1,
+                                 const double* __restrict__ M2, const double* __restrict__ in2,
+                                 double* __restrict__ out, int tid) {
+  constexpr int before = cpow(NOUT, AXIS), after = cpow(NIN, DIM - 1 - AXIS), total = before * NOUT * after;
+  for (int idx = tid; idx < total; idx += TPE) {
+    const int b = idx % before, i = (idx / before) % NOUT, t = idx / (before * NOUT);
+    double s = 0.0;
+#pragma unroll
+    for (int j = 0; j < NIN; ++j) {
+      const int k = (t * NIN + j) * before + b;
+      s += (TRANS ? M1[j * LD + i] : M1[i * LD + j]) * in1[k] + (TRANS ? M2[j * LD + i] : M2[i * LD + j]) * in2[k];
+    }
+    out[(t * NOUT + i) * before + b] = s;
+  }
+}
+
+// Reference gradient at the points: g[dd * NQ + q] = d/dxi_dd of the H1 field `in` (D^DIM).
+// The partial contractions are shared between the components: 3D = 2 + 3 + 3 contractions in
+// 3 barrier phases instead of 3 x 3 in 9 (2D: 2 + 2 in 2). w: 5 BIG doubles of scratch.
+template <int DIM, int D, int Q, int TPE>
+__device__ inline void grad(const double* B, const double* G, const double* in, double* g, double* w, int tid) {
+  constexpr int BIG = cpow(cmax(D, Q), DIM), NQ = cpow(Q, DIM);
+  double *xB = w, *xG = w + BIG;
+  contract<DIM, 0, D, Q, false, D, TPE>(B, in, xB, tid);
+  contract<DIM, 0, D, Q, false, D, TPE>(G, in, xG, tid);
+  __syncthreads();
+  if constexpr (DIM == 2) {
+    contract<2, 1, D, Q, false, D, TPE>(B, xG, g, tid);
+    contract<2, 1, D, Q, false, D, TPE>(G, xB, g + NQ, tid);
+    __syncthreads();
+  } else {
+    double *yBB = w + 2 * BIG, *yBG = w + 3 * BIG, *yGB = w + 4 * BIG;
+    contract<3, 1, D, Q, false, D, TPE>(B, xB, yBB, tid);
+    contract<3, 1, D, Q, false, D, TPE>(G, xB, yBG, tid);
+    contract<3, 1, D, Q, false, D, TPE>(B, xG, yGB, tid);
+    __syncthreads();
+    contract<3, 2, D, Q, false, D, TPE>(B, yGB, g, tid);
+    contract<3, 2, D, Q, false, D, TPE>(B, yBG, g + NQ, tid);
+    contract<3, 2, D, Q, false, D, TPE>(G, yBB, g + 2 * NQ, tid);
+    __syncthreads();
+  }
+}
+
+// Transposed gradient summed over the directions: out = sum_dd (G on axis dd, B elsewhere)^T
+// s[dd * NQ ..]. 3D = 3 + 2 (paired) + 1 (paired) contractions in 3 phases instead of 9 in 9.
+template <int DIM, int D, int Q, int TPE>
+__device__ inline void grad_t(const double* B, const double* G, const double* s, double* out, double* w, int tid) {
+  constexpr int BIG = cpow(cmax(D, Q), DIM), NQ = cpow(Q, DIM);
+  double *a0 = w, *a1 = w + BIG;
+  contract<DIM, 0, Q, D, true, D, TPE>(G, s, a0, tid);
+  contract<DIM, 0, Q, D, true, D, TPE>(B, s + NQ, a1, tid);
+  if constexpr (DIM == 2) {
+    __syncthreads();
+    contract2<2, 1, Q, D, true, D, TPE>(B, a0, G, a1, out, tid);
+    __syncthreads();
+  } else {
+    double *a2 = w + 2 * BIG, *b01 = w + 3 * BIG, *b2 = w + 4 * BIG;
+    contract<3, 0, Q, D, true, D, TPE>(B, s + 2 * NQ, a2, tid);
+    __syncthreads();
+    contract2<3, 1, Q, D, true, D, TPE>(B, a0, G, a1, b01, tid);
+    contract<3, 1, Q, D, true, D, TPE>(B, a2, b2, tid);
+    __syncthreads();
+    contract2<3, 2, Q, D, true, D, TPE>(B, b01, G, b2, out, tid);
+    __syncthreads();
+  }
+}
+
 template <int DIM, int D, int Q, int L>
 struct Shape {
   static constexpr int ND = cpow(D, DIM), NQ = cpow(Q, DIM), NL = cpow(L, DIM), DD = DIM * DIM;
   static constexpr int BIG = cpow(cmax(D, Q), DIM);
   static constexpr int BASIS = 2 * Q * D + Q * L;  // B, G, Bl in shared memory
+  static constexpr int RED = cmax(NQ, BIG);
+  // Shared doubles per element of each kernel (the layouts in the kernels below).
+  static constexpr int MASS = 5 * BIG, FORCE = 3 * BIG + 5 * BIG + BIG, FORCE_T = BIG + 3 * BIG + 5 * BIG + 2 * BIG;
+  static constexpr int QUPDATE = BIG + 5 * BIG + DIM * NQ + RED;
 };
 
 // Loads B, G, Bl into shared memory (whole block).
@@ -115,8 +188,8 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double *B = sm, *G = sm + Q * D;
-  double* a = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
-  double *b = a + S::BIG, *t0 = b + S::BIG, *t1 = t0 + S::BIG, *acc = t1 + S::BIG;
+  double* sq = sm + S::BASIS + threadIdx.y * S::FORCE;  // DIM * NQ stress of component c
+  double *w = sq + 3 * S::BIG, *out = w + 5 * S::BIG;
   const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
   const bool active = e0 < d.NE;
   const int e = active ? e0 : d.NE - 1;
@@ -124,16 +197,11 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   const std::size_t comp = (std::size_t)d.NE * S::ND;
 #pragma unroll 1
   for (int c = 0; c < DIM; ++c) {
-    for (int i = tid; i < S::ND; i += TPE) acc[i] = 0.0;
-#pragma unroll
-    for (int dd = 0; dd < DIM; ++dd) {
-      for (int q = tid; q < S::NQ; q += TPE) a[q] = sj[(c * DIM + dd) * S::NQ + q];
-      __syncthreads();
-      apply<DIM, D, Q, true, TPE>(dd == 0 ? G : B, dd == 1 ? G : B, dd == 2 ? G : B, a, b, t0, t1, tid);
-      for (int i = tid; i < S::ND; i += TPE) acc[i] += b[i];
-    }
+    for (int q = tid; q < DIM * S::NQ; q += TPE) sq[q] = sj[c * DIM * S::NQ + q];
+    __syncthreads();
+    grad_t<DIM, D, Q, TPE>(B, G, sq, out, w, tid);
     if (active)
-      for (int i = tid; i < S::ND; i += TPE) evec[c * comp + (std::size_t)e * S::ND + i] = acc[i];
+      for (int i = tid; i < S::ND; i += TPE) evec[c * comp + (std::size_t)e * S::ND + i] = out[i];
   }
 }
 
@@ -146,8 +214,8 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
-  double* vl = sm + S::BASIS + threadIdx.y * 6 * S::BIG;
-  double *g = vl + S::BIG, *t0 = g + S::BIG, *t1 = t0 + S::BIG, *acc = t1 + S::BIG, *out = acc + S::BIG;
+  double* vl = sm + S::BASIS + threadIdx.y * S::FORCE_T;
+  double *g = vl + S::BIG, *w = g + 3 * S::BIG, *acc = w + 5 * S::BIG, *out = acc + S::BIG;
   const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
   const bool active = e0 < d.NE;
   const int e = active ? e0 : d.NE - 1;
@@ -158,14 +226,16 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   for (int c = 0; c < DIM; ++c) {
     for (int i = tid; i < S::ND; i += TPE) vl[i] = v[(std::size_t)c * d.nh1 + map[i]];
     __syncthreads();
+    grad<DIM, D, Q, TPE>(B, G, vl, g, w, tid);
+    for (int q = tid; q < S::NQ; q += TPE) {
+      double s = acc[q];
 #pragma unroll
-    for (int dd = 0; dd < DIM; ++dd) {
-      apply<DIM, D, Q, false, TPE>(dd == 0 ? G : B, dd == 1 ? G : B, dd == 2 ? G : B, vl, g, t0, t1, tid);
-      for (int q = tid; q < S::NQ; q += TPE) acc[q] += sj[(c * DIM + dd) * S::NQ + q] * g[q];
+      for (int dd = 0; dd < DIM; ++dd) s += sj[(c * DIM + dd) * S::NQ + q] * g[dd * S::NQ + q];
+      acc[q] = s;
     }
   }
   __syncthreads();
-  apply<DIM, L, Q, true, TPE>(Bl, Bl, Bl, acc, out, t0, t1, tid);
+  apply<DIM, L, Q, true, TPE>(Bl, Bl, Bl, acc, out, w, w + S::BIG, tid);
   if (active)
     for (int i = tid; i < S::NL; i += TPE) e_rhs[(std::size_t)e * S::NL + i] = out[i];
 }
@@ -178,12 +248,12 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
     k_qupdate(DeviceDisc d, const double* __restrict__ x, const double* __restrict__ v,
               const double* __restrict__ e_in, double* __restrict__ stress, double* __restrict__ elem_dt) {
   using S = Shape<DIM, D, Q, L>;
-  constexpr int TPE = S::NQ, RED = cmax(S::NQ, S::BIG);
+  constexpr int TPE = S::NQ;
   LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
-  double* xl = sm + S::BASIS + threadIdx.y * (3 * S::BIG + DIM * S::NQ + RED);
-  double *t0 = xl + S::BIG, *t1 = t0 + S::BIG, *g = t1 + S::BIG, *red = g + DIM * S::NQ;
+  double* xl = sm + S::BASIS + threadIdx.y * S::QUPDATE;
+  double *w = xl + S::BIG, *g = w + 5 * S::BIG, *red = g + DIM * S::NQ;
   const int q = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
   const bool active = e0 < d.NE;
   const int e = active ? e0 : d.NE - 1;
@@ -196,16 +266,14 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
     for (int c = 0; c < DIM; ++c) {
       for (int i = q; i < S::ND; i += TPE) xl[i] = src[(std::size_t)c * d.nh1 + map[i]];
       __syncthreads();
-#pragma unroll
-      for (int dd = 0; dd < DIM; ++dd)
-        apply<DIM, D, Q, false, TPE>(dd == 0 ? G : B, dd == 1 ? G : B, dd == 2 ? G : B, xl, g + dd * S::NQ, t0, t1, q);
+      grad<DIM, D, Q, TPE>(B, G, xl, g, w, q);
 #pragma unroll
       for (int dd = 0; dd < DIM; ++dd) (field == 0 ? Jq : dvq)[c * DIM + dd] = g[dd * S::NQ + q];
     }
   }
   for (int i = q; i < S::NL; i += TPE) xl[i] = e_in[(std::size_t)e * S::NL + i];
   __syncthreads();
-  apply<DIM, L, Q, false, TPE>(Bl, Bl, Bl, xl, red, t0, t1, q);
+  apply<DIM, L, Q, false, TPE>(Bl, Bl, Bl, xl, red, w, w + S::BIG, q);
   QPointIn in;
   in.J = Jq;
   in.dvdxi = dvq;

@@ -118,20 +118,20 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
 
   // H1 and L2 mass.
   std::vector<double> y(static_cast<std::size_t>(NE) * nd), yref(y.size()), xl(3 * nd), vl(3 * nd);
-  launch(NE, TPE, nbe, S::BASIS + nbe * 5 * S::BIG, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, v, y.data()); });
+  launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, v, y.data()); });
   for (int el = 0; el < NE; ++el) {
     gather_elem(v, el, 0, xl.data());
     ops.mass_h1(el, xl.data(), &yref[el * nd], s);
   }
   COPA_CHECK(max_rel_diff(y, yref) < 1e-13);
   std::vector<double> ml(static_cast<std::size_t>(NE) * nl), mlref(ml.size());
-  launch(NE, TPE, nbe, S::BASIS + nbe * 5 * S::BIG, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, e, ml.data()); });
+  launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, e, ml.data()); });
   for (int el = 0; el < NE; ++el) ops.mass_l2(el, e + el * nl, &mlref[el * nl], s);
   COPA_CHECK(max_rel_diff(ml, mlref) < 1e-13);
 
   // Quadrature update: stress ([e][i][q] vs serial [e][q][i]) and the element dt.
   std::vector<double> stress(static_cast<std::size_t>(NE) * nq * DD), sref(stress.size()), edt(NE), dtref(NE);
-  launch(NE, S::NQ, std::max(1, 256 / S::NQ), S::BASIS + std::max(1, 256 / S::NQ) * (3 * S::BIG + DIM * S::NQ + fixed::cmax(S::NQ, S::BIG)),
+  launch(NE, S::NQ, std::max(1, 256 / S::NQ), S::BASIS + std::max(1, 256 / S::NQ) * S::QUPDATE,
          [&] { fixed::k_qupdate<DIM, D, Q, L>(d, x, v, e, stress.data(), edt.data()); });
   for (int el = 0; el < NE; ++el) {
     const double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
@@ -151,7 +151,7 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
 
   // F 1 (E-vector per component) and F^T v.
   std::vector<double> f(static_cast<std::size_t>(DIM) * NE * nd), fref(f.size());
-  launch(NE, TPE, nbe, S::BASIS + nbe * 5 * S::BIG, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress.data(), f.data()); });
+  launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress.data(), f.data()); });
   const std::size_t comp = static_cast<std::size_t>(NE) * nd;
   for (int el = 0; el < NE; ++el) {
     double* yp[3] = {&fref[el * nd], &fref[comp + el * nd], DIM == 3 ? &fref[2 * comp + el * nd] : nullptr};
@@ -159,7 +159,7 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
   }
   COPA_CHECK(max_rel_diff(f, fref) < 1e-12);
   std::vector<double> ft(static_cast<std::size_t>(NE) * nl), ftref(ft.size());
-  launch(NE, TPE, nbe, S::BASIS + nbe * 6 * S::BIG,
+  launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T,
          [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress.data(), v, ft.data()); });
   for (int el = 0; el < NE; ++el) {
     const double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
