@@ -1,5 +1,7 @@
 #include "reference.hpp"
 
+#include <string>
+
 #include <cmath>
 
 #include "copa/errors.hpp"
@@ -35,9 +37,9 @@ const std::vector<FrontPoint>& martin_moyce() {
   return table;
 }
 
-double martin_moyce_Z(double T) {
-  const auto& t = martin_moyce();
-  if (T < t.front().T || T > t.back().T) throw copa::InputError("T outside the Martin & Moyce table");
+namespace {
+double interpolate(const std::vector<FrontPoint>& t, double T, const char* name) {
+  if (T < t.front().T || T > t.back().T) throw copa::InputError(std::string("T outside the ") + name + " table");
   for (std::size_t k = 1; k < t.size(); ++k)
     if (T <= t[k].T) {
       const double s = (T - t[k - 1].T) / (t[k].T - t[k - 1].T);
@@ -45,5 +47,16 @@ double martin_moyce_Z(double T) {
     }
   return t.back().Z;
 }
+}  // namespace
+
+double martin_moyce_Z(double T) { return interpolate(martin_moyce(), T, "Martin & Moyce"); }
+
+const std::vector<FrontPoint>& koshizuka_oka() {
+  static const std::vector<FrontPoint> table = {{0.381, 1.111}, {0.769, 1.252}, {1.153, 1.505}, {1.537, 1.892},
+                                                {1.935, 2.241}, {2.323, 2.615}, {2.719, 3.003}, {3.096, 3.624}};
+  return table;
+}
+
+double koshizuka_oka_Z(double T) { return interpolate(koshizuka_oka(), T, "Koshizuka & Oka"); }
 
 }  // namespace mps

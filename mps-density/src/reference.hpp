@@ -20,5 +20,9 @@ struct FrontPoint {
 const std::vector<FrontPoint>& martin_moyce();
 // Linear interpolation of Z(T) in the table (T within its range).
 double martin_moyce_Z(double T);
+// Koshizuka & Oka's (1996) own MPS front for the same column (instantaneous release, like ours):
+// a comparison that needs no time offset (references/mps.md).
+const std::vector<FrontPoint>& koshizuka_oka();
+double koshizuka_oka_Z(double T);  // linear interpolation, T within 0.381 .. 3.096
 
 }  // namespace mps
