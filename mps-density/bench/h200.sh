@@ -39,7 +39,7 @@ run pflow-simulation-cuda --case pflow --mode simulation --steps 20 --backend cu
 
 # 5. OpenMP on the host's cores (sorted particles with the SIMD row loop; P-Flow's bucket-thread).
 run pflow-openmp --case pflow --backend openmp --variants fine-rows,sorted-particle,bucket-thread,verlet --warmup 1 --reps 5
-run medium-openmp --case pflow --size medium --backend openmp --variants fine-rows,sorted-particle,bucket-thread --warmup 1 --reps 3
+run medium-openmp --case pflow --size medium --backend openmp --variants fine-rows,sorted-particle,bucket-thread --warmup 0 --reps 1
 echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 6. FP32 at 100M (a second 100M set-up: last).
