@@ -36,6 +36,11 @@ struct KernelOptions {
   copa::Precision precision = copa::Precision::fp64;  // fp32: number density from float positions (GPU)
 };
 
+struct CgResult {
+  int iterations = 0;
+  double residual = 0;  // final |r| / |b| (0 when b = 0)
+};
+
 struct NeighbourStats {
   double candidates = 0;  // candidate pairs the strategy tests per evaluation
   double neighbours = 0;  // pairs within r_e (ordered, i != j)
@@ -76,6 +81,12 @@ class MpsKernels {
   virtual void xpay(Field x, double beta, Field y) = 0;   // y = x + beta y
   virtual void copy(Field from, Field to) = 0;
   virtual void clamp_negative_pressure() = 0;
+  // PPE conjugate gradients on p (warm start; p = 0 off the active set), the operator ppe_apply
+  // with (re, coef, diag), until |r| / |b| <= tol or max_iterations. The default drives the
+  // vector operations above from the host (two scalars copied back per iteration); the GPU
+  // backend keeps the scalars on the device and checks convergence every few iterations.
+  // Throws copa::RuntimeError on a breakdown (d^T A d <= 0).
+  virtual CgResult ppe_cg(double re, double coef, double diag, double tol, int max_iterations);
   // Throws copa::RuntimeError when a value is NaN or a particle left the bucket grid.
   virtual void check_state() = 0;
 

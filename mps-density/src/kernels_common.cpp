@@ -1,5 +1,6 @@
 // Strategy names, the factory per backend and the neighbour statistics (host).
 #include <algorithm>
+#include <cmath>
 
 #include "buckets.hpp"
 #include "copa/errors.hpp"
@@ -54,6 +55,31 @@ std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o
 #endif
     default: throw copa::InputError("--backend " + copa::to_string(b) + " is not built");
   }
+}
+
+CgResult MpsKernels::ppe_cg(double re, double coef, double diag, double tol, int max_iterations) {
+  ppe_apply(Field::p, Field::adir, re, coef, diag);
+  copy(Field::rhs, Field::res);
+  axpy(-1.0, Field::adir, Field::res);
+  copy(Field::res, Field::dir);
+  const double bb = dot(Field::rhs, Field::rhs);
+  double rr = dot(Field::res, Field::res);
+  CgResult out;
+  if (!(bb > 0)) return out;
+  while (out.iterations < max_iterations && std::sqrt(rr / bb) > tol) {
+    ppe_apply(Field::dir, Field::adir, re, coef, diag);
+    const double dad = dot(Field::dir, Field::adir);
+    if (!(dad > 0)) throw copa::RuntimeError("PPE conjugate gradients broke down (d^T A d = " + std::to_string(dad) + ")");
+    const double alpha = rr / dad;
+    axpy(alpha, Field::dir, Field::p);
+    axpy(-alpha, Field::adir, Field::res);
+    const double rr_new = dot(Field::res, Field::res);
+    xpay(Field::res, rr_new / rr, Field::dir);
+    rr = rr_new;
+    ++out.iterations;
+  }
+  out.residual = std::sqrt(rr / bb);
+  return out;
 }
 
 NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, double list_radius) {

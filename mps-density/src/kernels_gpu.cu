@@ -19,6 +19,7 @@
 // writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -395,7 +396,7 @@ __global__ void dot_partial_kernel(const double* a, const double* b, int n, doub
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
-__global__ void dot_final_kernel(double* partial, int blocks) {
+__global__ void dot_final_kernel(const double* partial, int blocks, double* out) {
   __shared__ double s[kThreads];
   double sum = 0;
   for (int b = threadIdx.x; b < blocks; b += blockDim.x) sum += partial[b];
@@ -405,7 +406,29 @@ __global__ void dot_final_kernel(double* partial, int blocks) {
     if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
     __syncthreads();
   }
-  if (threadIdx.x == 0) partial[0] = s[0];
+  if (threadIdx.x == 0) *out = s[0];
+}
+
+// CG steps with the scalars on the device (s = the solver's scalar slots):
+// alpha = rr / dAd; p += alpha d; r -= alpha A d. A breakdown (dAd <= 0 while rr > 0) sets the flag
+// and takes alpha = 0, so the host sees it at its next check.
+__global__ void cg_step_kernel(const double* rr, const double* dad, const double* d, const double* ad, double* p, double* r,
+                               int n, double* flag) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double den = *dad, num = *rr;
+  const double alpha = den > 0 ? num / den : 0.0;
+  if (i == 0 && !(den > 0) && num > 0) *flag = 1.0;
+  p[i] += alpha * d[i];
+  r[i] -= alpha * ad[i];
+}
+// beta = rr_new / rr (0 once rr = 0); d = r + beta d.
+__global__ void cg_direction_kernel(const double* rr_new, const double* rr, const double* r, double* d, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double old = *rr;
+  const double beta = old > 0 ? *rr_new / old : 0.0;
+  d[i] = r[i] + beta * d[i];
 }
 
 __global__ void axpy_kernel(double alpha, const double* x, double* y, int n) {
@@ -480,6 +503,8 @@ class GpuKernels final : public MpsKernels {
     totals_ = DeviceArray<int>(scan_blocks_ + 1);
     scalars_ = DeviceArray<unsigned long long>(4);
     partial_ = DeviceArray<double>(1024);
+    cg_scalars_ = DeviceArray<double>(5);
+    copa::gpu::fill_zero(cg_scalars_.data(), cg_scalars_.bytes());
     if (opt_.precision == copa::Precision::fp32) q_ = DeviceArray<float4>(n);
     if (opt_.strategy == Strategy::sorted_packed) {
       pos_ = DeviceArray<Pos4>(n);
@@ -602,15 +627,57 @@ class GpuKernels final : public MpsKernels {
     return static_cast<std::size_t>(c);
   }
   double dot(Field a, Field b) override {
-    const int blocks = static_cast<int>(std::min<unsigned>(1024u, blocks_for(n_, kThreads)));
-    dot_partial_kernel<<<blocks, kThreads>>>(fd(a), fd(b), n_, partial_.data());
-    COPA_GPU_CHECK_LAUNCH("dot_partial_kernel");
-    dot_final_kernel<<<1, kThreads>>>(partial_.data(), blocks);
-    COPA_GPU_CHECK_LAUNCH("dot_final_kernel");
+    dot_to(a, b, cg_scalars_.data());
     double s = 0;
-    copa::gpu::copy_to_host(&s, partial_.data(), sizeof(s));
+    copa::gpu::copy_to_host(&s, cg_scalars_.data(), sizeof(s));
     copa::gpu::synchronize();
     return s;
+  }
+
+  // CG with its scalars in cg_scalars_: [0] = b.b, [1] and [2] = r.r of alternate iterations,
+  // [3] = d.Ad, [4] = breakdown flag. Seven launches per iteration (operator, two dot products
+  // of two launches each, step, direction) and no host synchronisation; the host reads
+  // r.r and the flag every kCheckEvery iterations, so up to kCheckEvery - 1 iterations more than a
+  // host-driven CG are done (each only lowers the residual).
+  CgResult ppe_cg(double re, double coef, double diag, double tol, int max_iterations) override {
+    constexpr int kCheckEvery = 8;
+    double* s = cg_scalars_.data();
+    ppe_apply(Field::p, Field::adir, re, coef, diag);
+    copy(Field::rhs, Field::res);
+    axpy(-1.0, Field::adir, Field::res);
+    copy(Field::res, Field::dir);
+    copa::gpu::fill_zero(s + 4, sizeof(double));
+    dot_to(Field::rhs, Field::rhs, s + 0);
+    dot_to(Field::res, Field::res, s + 1);
+    double host[5] = {0, 0, 0, 0, 0};
+    copa::gpu::copy_to_host(host, s, sizeof(host));
+    copa::gpu::synchronize();
+    const double bb = host[0];
+    double rr = host[1];
+    CgResult out;
+    if (!(bb > 0)) return out;
+    int cur = 1;  // slot of the current r.r
+    while (out.iterations < max_iterations && std::sqrt(rr / bb) > tol) {
+      ppe_apply(Field::dir, Field::adir, re, coef, diag);
+      dot_to(Field::dir, Field::adir, s + 3);
+      cg_step_kernel<<<blocks_for(n_, kThreads), kThreads>>>(s + cur, s + 3, fd(Field::dir), fd(Field::adir), fd(Field::p),
+                                                             fd(Field::res), n_, s + 4);
+      COPA_GPU_CHECK_LAUNCH("cg_step_kernel");
+      const int next = 3 - cur;
+      dot_to(Field::res, Field::res, s + next);
+      cg_direction_kernel<<<blocks_for(n_, kThreads), kThreads>>>(s + next, s + cur, fd(Field::res), fd(Field::dir), n_);
+      COPA_GPU_CHECK_LAUNCH("cg_direction_kernel");
+      cur = next;
+      ++out.iterations;
+      if (out.iterations % kCheckEvery == 0 || out.iterations == max_iterations) {
+        copa::gpu::copy_to_host(host, s, sizeof(host));
+        copa::gpu::synchronize();
+        if (host[4] != 0) throw copa::RuntimeError("PPE conjugate gradients broke down (d^T A d <= 0)");
+        rr = host[cur];
+      }
+    }
+    out.residual = std::sqrt(rr / bb);
+    return out;
   }
   void axpy(double alpha, Field x, Field y) override {
     axpy_kernel<<<blocks_for(n_, kThreads), kThreads>>>(alpha, fd(x), fd(y), n_);
@@ -654,6 +721,14 @@ class GpuKernels final : public MpsKernels {
     COPA_GPU_CHECK_LAUNCH("pack_kernel");
   }
   DeviceArray<double>& fa(Field f) { return f_[idx(f)]; }
+  // Dot product into a device scalar (two launches, no synchronisation).
+  void dot_to(Field a, Field b, double* out) {
+    const int blocks = static_cast<int>(std::min<unsigned>(1024u, blocks_for(n_, kThreads)));
+    dot_partial_kernel<<<blocks, kThreads>>>(fd(a), fd(b), n_, partial_.data());
+    COPA_GPU_CHECK_LAUNCH("dot_partial_kernel");
+    dot_final_kernel<<<1, kThreads>>>(partial_.data(), blocks, out);
+    COPA_GPU_CHECK_LAUNCH("dot_final_kernel");
+  }
   double* fd(Field f) { return f_[idx(f)].data(); }
   std::vector<int> ids() {
     std::vector<int> id(n_);
@@ -806,7 +881,7 @@ class GpuKernels final : public MpsKernels {
   double skin_ = 0, list_radius_ = 0, reach_ = 0;
   std::array<DeviceArray<double>, field_count> f_;
   std::array<DeviceArray<double>, 7> scratch_;
-  DeviceArray<double> xb_, yb_, zb_, partial_;
+  DeviceArray<double> xb_, yb_, zb_, partial_, cg_scalars_;
   DeviceArray<std::uint8_t> type_, type_tmp_, active_;
   DeviceArray<int> id_, id_tmp_, cell_, rank_, order_, count_, start_, totals_, list_, list_count_;
   DeviceArray<unsigned long long> scalars_;

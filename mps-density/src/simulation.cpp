@@ -50,31 +50,11 @@ StepInfo Simulation::step(copa::RegionTimer& timer) {
     const double diag = sp_.rho * sp_.compressibility / (dt_ * dt_);
     info.active = k_.ppe_setup(sp_.beta * c_.n0, c_.n0, sp_.relax * sp_.rho / (dt_ * dt_));
     // Conjugate gradients, warm-started from the previous pressure (zero off the active set).
-    k_.ppe_apply(Field::p, Field::adir, re_lap_, lap_coef, diag);
-    k_.copy(Field::rhs, Field::res);
-    k_.axpy(-1.0, Field::adir, Field::res);
-    k_.copy(Field::res, Field::dir);
-    const double bb = k_.dot(Field::rhs, Field::rhs);
-    double rr = k_.dot(Field::res, Field::res);
-    int it = 0;
-    if (bb > 0) {
-      while (it < sp_.cg_max && std::sqrt(rr / bb) > sp_.cg_tol) {
-        k_.ppe_apply(Field::dir, Field::adir, re_lap_, lap_coef, diag);
-        const double dad = k_.dot(Field::dir, Field::adir);
-        if (!(dad > 0)) throw copa::RuntimeError("PPE conjugate gradients broke down (d^T A d = " + std::to_string(dad) + ")");
-        const double alpha = rr / dad;
-        k_.axpy(alpha, Field::dir, Field::p);
-        k_.axpy(-alpha, Field::adir, Field::res);
-        const double rr_new = k_.dot(Field::res, Field::res);
-        k_.xpay(Field::res, rr_new / rr, Field::dir);
-        rr = rr_new;
-        ++it;
-      }
-      if (std::sqrt(rr / bb) > sp_.cg_tol)
-        throw copa::RuntimeError("PPE conjugate gradients did not converge in " + std::to_string(sp_.cg_max) + " iterations");
-    }
-    info.cg_iterations = it;
-    info.cg_residual = bb > 0 ? std::sqrt(rr / bb) : 0.0;
+    const CgResult cg = k_.ppe_cg(re_lap_, lap_coef, diag, sp_.cg_tol, sp_.cg_max);
+    if (cg.residual > sp_.cg_tol)
+      throw copa::RuntimeError("PPE conjugate gradients did not converge in " + std::to_string(sp_.cg_max) + " iterations");
+    info.cg_iterations = cg.iterations;
+    info.cg_residual = cg.residual;
   }
   {
     copa::Region r(timer, "pressure-gradient");
