@@ -41,7 +41,7 @@ struct AppOptions {
   int nx = 0, ny = 0, nz = 0;
   int print_every = 5;
   double tolerance = 1e-8;
-  double energy_tolerance = 1e-4;
+  double energy_tolerance = -1;  // < 0: derived (README "Verification": rk2avg cg_tol, rk4 no bound)
 };
 
 struct Setup {
@@ -203,7 +203,8 @@ int main(int argc, char** argv) {
     app.add_option("--print-every", o.print_every, "Step line every N steps (Laghos -vs)");
     app.add_option("--tolerance", o.tolerance, "Relative |e| tolerance vs the reference");
     app.add_option("--energy-tolerance", o.energy_tolerance,
-                   "Relative total-energy change accepted when there is no reference run (default 1e-4)");
+                   "Relative total-energy change accepted when there is no reference run (default: "
+                   "rk2avg the CG tolerance; rk4 none, the change is only reported)");
     const int rc = copa::parse_command_line(app, argc, argv);
     if (rc >= 0) return rc;
     std::map<copa::Backend, std::vector<std::string>> variants;
@@ -232,6 +233,10 @@ int main(int argc, char** argv) {
               << d.Q1D << "^" << d.dim << " quadrature points\n";
 
     double serial_e = std::nan("");
+    // RK2Avg conserves IE + KE up to the CG solves: each solve leaves a relative error of order
+    // cg_tol, so cg_tol bounds the change (measured 1e-3 cg_tol after 278 steps of 2D Sedov).
+    const double energy_bound = o.energy_tolerance > 0 ? o.energy_tolerance
+                                : (setup.run.ode == 7 ? setup.run.cg_tol : -1.0);
     int exit_code = 0;
     for (auto backend : backends) {
       // With several backends, a --variant that a backend does not offer selects its default there.
@@ -297,6 +302,8 @@ int main(int argc, char** argv) {
       sol["dt"] = res.dt;
       sol["e_norm"] = res.e_norm;
       sol["energy_diff"] = energy_diff;
+      const double energy_rel = energy_diff / std::fabs(res.energy_initial);
+      sol["energy_relative_change"] = energy_rel;
       sol["rates"] = {{"cg_h1", res.rate_cg_h1}, {"cg_l2", res.rate_cg_l2}, {"forces", res.rate_force},
                       {"update_quad_data", res.rate_qdata}, {"major_kernels_total", res.rate_total}};
       sol["h1_cg_iterations"] = T.h1_iter;
@@ -325,17 +332,19 @@ int main(int argc, char** argv) {
         v.value = rel;
         v.tolerance = 1e-10;
         v.passed = rel <= 1e-10;
-      } else if (!d.taylor_source) {
+      } else if (!d.taylor_source && energy_bound > 0) {
         // Total energy IE + KE is conserved by the semi-discrete scheme (Dobrev, Kolev & Rieben
-        // 2012, sec. 5); RK4 and the CG solves break it only at the level of their errors.
-        const double rel = energy_diff / std::fabs(res.energy_initial);
+        // 2012, sec. 5) and by RK2Avg up to the CG solves; RK4's drift is a time-step error with
+        // no a-priori bound here, so RK4 is checked only against a bound the user gives.
         v.reference = "total-energy conservation (|E_final - E_initial| / |E_initial|)";
         v.metric = "relative total-energy change";
-        v.value = rel;
-        v.tolerance = o.energy_tolerance;
-        v.passed = std::isfinite(res.e_norm) && rel <= o.energy_tolerance;
+        v.value = energy_rel;
+        v.tolerance = energy_bound;
+        v.passed = std::isfinite(res.e_norm) && energy_rel <= energy_bound;
       } else {
-        v.reference = "none for this configuration (energy source: finite-state check only)";
+        v.reference = d.taylor_source ? "none for this configuration (energy source: finite-state check only)"
+                                      : "none for this configuration (RK4 without --energy-tolerance: finite-state "
+                                        "check only; solution.energy_relative_change reports the drift)";
         v.metric = "|e|";
         v.value = res.e_norm;
         v.tolerance = 0;
