@@ -2,8 +2,9 @@
 # laghos-like H200 benchmark: 3D Sedov on the generated unit cube, as Laghos's peer runs in
 # shared/references/laghos.md (-p 1 -dim 3 -nx N -rs 0 -ok K -ot K-1 -tf 10 -ms 40 -pa -d cuda).
 # Usage: bench/h200.sh BUILD_DIR OUT_DIR   (CUDA build; one JSON per case in OUT_DIR)
-# Budget: about 120 s in all. Each large run checks total-energy conservation (relative change
-# <= 1e-4, README "Verification"); the short cross-backend case compares CUDA with serial to 1e-10.
+# Budget: about 120 s in all. The large RK4 runs check a finite state and report their total-energy
+# drift (RK4 has no a-priori energy bound, README "Verification"); the short cross-backend case
+# compares CUDA with serial to 1e-10.
 set -euo pipefail
 BUILD=${1:?build dir}
 OUT=${2:?output dir}
@@ -34,20 +35,21 @@ import glob, json, os, sys
 laghos = {("Q2Q1", 2114907): (4510, 3229, 1423, 3725), ("Q3Q2", 2260713): (3867, 2906, 1099, 3030),
           ("Q2Q1", 16635699): (5412, 3230, 1794, 4464)}
 print("\nrates (megadofs or megaquads x steps / s): laghos-like vs Laghos (reference table)")
-print(f"{'case':22s} {'CG(H1)':>14s} {'Forces':>14s} {'UpdQuad':>14s} {'Major total':>16s}  verdict")
+print(f"{'case':22s} {'CG(H1)':>14s} {'Forces':>14s} {'UpdQuad':>14s} {'Major total':>16s} {'dE/E':>9s}  verdict")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "laghos-like_*.json"))):
     try:
         j = json.load(open(path))
     except Exception as exc:
         print(os.path.basename(path), "unreadable:", exc); continue
-    p, r = j.get("problem", {}), j.get("solution", {}).get("rates", {})
+    p, r = j.get("run", {}).get("problem", {}), j.get("solution", {}).get("rates", {})
     key = (f"Q{p.get('order_k')}Q{p.get('order_t')}", p.get("h1_dofs"))
     ref = laghos.get(key, (None,) * 4)
     vals = [r.get(k, 0) for k in ("cg_h1", "forces", "update_quad_data", "major_kernels_total")]
     cells = [f"{v:7.0f}/{x if x else '-':>6}" for v, x in zip(vals, ref)]
+    drift = j.get("solution", {}).get("energy_relative_change", float("nan"))
     name = os.path.basename(path)[len("laghos-like_"):-5]
     ver = j.get("verification", {})
-    print(f"{name:22s} {cells[0]:>14s} {cells[1]:>14s} {cells[2]:>14s} {cells[3]:>16s}  "
+    print(f"{name:22s} {cells[0]:>14s} {cells[1]:>14s} {cells[2]:>14s} {cells[3]:>16s} {drift:9.2e}  "
           f"{'PASSED' if ver.get('passed') else 'FAILED'} ({ver.get('metric', '')} = {ver.get('value', '')})")
 EOF
 fi
