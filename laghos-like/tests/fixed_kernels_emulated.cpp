@@ -1,4 +1,5 @@
-// Runs the compile-time-specialised GPU element kernels (src/kernels_gpu_fixed.cuh) on the host:
+// Runs the compile-time-specialised GPU element kernels (src/kernels_gpu_fixed.cuh) and the
+// generic ones (src/kernels_gpu_generic.cuh) on the host:
 // every GPU thread of a block is a std::thread, __syncthreads is a barrier, the dynamic shared
 // memory a NaN-filled buffer. Compares their outputs with the serial element operators on a
 // 3D and a 2D mesh, for both thread layouts (Q1D^2 and Q1D^3 threads per element) and several
@@ -6,6 +7,7 @@
 #define COPA_TEST_MAIN
 #include <cmath>
 #include <condition_variable>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -51,6 +53,7 @@ inline std::vector<double> shared;
 #define blockDim emu::block_dim
 #define LAGHOS_DYNAMIC_SHARED(name) double* name = emu::shared.data()
 #include "kernels_gpu_fixed.cuh"
+#include "kernels_gpu_generic.cuh"
 
 #include "copa/testing.hpp"
 #include "discretization.hpp"
@@ -89,56 +92,76 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) 
   return (std::isnan(m) || scale == 0.0) ? (std::isnan(m) ? 1.0 : m) : m / scale;
 }
 
-template <int DIM, int D, int Q, int L, int TPE>
-void check_kernels(const std::string& mesh_name, int refine, int nbe) {
-  using S = fixed::Shape<DIM, D, Q, L>;
+// The element kernels of one GPU variant, each run as an emulated grid.
+struct KernelRuns {
+  std::function<void(const double* v, double* y)> mass_h1;
+  std::function<void(const double* e, double* y)> mass_l2;
+  std::function<void(const double* x, const double* v, const double* e, double* stress, double* elem_dt)> qupdate;
+  std::function<void(const double* stress, double* evec)> force;
+  std::function<void(const double* stress, const double* v, double* e_rhs)> force_t;
+};
+
+struct Case {
+  Discretization h;
+  std::vector<double> state;
+  DeviceDisc d;
+};
+
+Case make_case(const std::string& mesh_name, int refine, int order_k, int order_t) {
   CartesianMesh mesh = named_mesh(mesh_name);
   for (int i = 0; i < refine; ++i) mesh.refine();
   ProblemSpec spec;
   spec.problem = 1;
-  spec.order_k = D - 1;
-  spec.order_t = L - 1;
-  std::vector<double> state;
-  const Discretization h = build_discretization(mesh, spec, state);
-  COPA_CHECK(h.D1D == D && h.Q1D == Q && h.L1D == L && h.dim == DIM);
+  spec.order_k = order_k;
+  spec.order_t = order_t;
+  Case c;
+  c.h = build_discretization(mesh, spec, c.state);
+  const Discretization& h = c.h;
   const std::size_t vs = h.h1_vsize();
   // A non-trivial velocity and energy (Sedov starts at rest with e = 0 outside one corner).
-  for (std::size_t i = 0; i < vs; ++i) state[vs + i] = std::sin(0.37 * i);
-  for (int i = 0; i < h.nl2; ++i) state[2 * vs + i] = 1.0 + 0.5 * std::sin(0.11 * i);
-  const double *x = state.data(), *v = x + vs, *e = v + vs;
-  DeviceDisc d{h.dim, h.D1D, h.Q1D, h.L1D, h.NE, h.nd, h.nq, h.nl, h.nh1, h.nl2, h.k, h.h0, h.cfl, h.viscosity,
-               h.B.data(), h.G.data(), h.Bl.data(), h.wq.data(), h.rho0DetJ0w.data(), h.Jac0inv.data(),
-               h.gamma.data(), h.h1_map.data()};
+  for (std::size_t i = 0; i < vs; ++i) c.state[vs + i] = std::sin(0.37 * i);
+  for (int i = 0; i < h.nl2; ++i) c.state[2 * vs + i] = 1.0 + 0.5 * std::sin(0.11 * i);
+  c.d = DeviceDisc{h.dim, h.D1D, h.Q1D, h.L1D, h.NE, h.nd, h.nq, h.nl, h.nh1, h.nl2, h.k, h.h0, h.cfl, h.viscosity,
+                   h.B.data(), h.G.data(), h.Bl.data(), h.wq.data(), h.rho0DetJ0w.data(), h.Jac0inv.data(),
+                   h.gamma.data(), h.h1_map.data()};
+  return c;
+}
+
+// Every operator of `run` against the serial element operators (relative to the largest entry).
+void compare_with_serial(const Case& c, const KernelRuns& run) {
+  const Discretization& h = c.h;
+  const int DIM = h.dim;
+  const std::size_t vs = h.h1_vsize();
+  const double *x = c.state.data(), *v = x + vs, *e = v + vs;
   ElementOps ops(h);
   Scratch s(h);
   const int NE = h.NE, nd = h.nd, nq = h.nq, nl = h.nl, DD = DIM * DIM;
-  auto gather_elem = [&](const double* f, int el, int c, double* out) {
-    for (int i = 0; i < nd; ++i) out[i] = f[static_cast<std::size_t>(c) * h.nh1 + h.h1_map[el * nd + i]];
+  auto gather_elem = [&](const double* f, int el, int comp, double* out) {
+    for (int i = 0; i < nd; ++i) out[i] = f[static_cast<std::size_t>(comp) * h.nh1 + h.h1_map[el * nd + i]];
   };
 
   // H1 and L2 mass.
   std::vector<double> y(static_cast<std::size_t>(NE) * nd), yref(y.size()), xl(3 * nd), vl(3 * nd);
-  launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, v, y.data()); });
+  run.mass_h1(v, y.data());
   for (int el = 0; el < NE; ++el) {
     gather_elem(v, el, 0, xl.data());
     ops.mass_h1(el, xl.data(), &yref[el * nd], s);
   }
   COPA_CHECK(max_rel_diff(y, yref) < 1e-13);
   std::vector<double> ml(static_cast<std::size_t>(NE) * nl), mlref(ml.size());
-  launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, e, ml.data()); });
+  run.mass_l2(e, ml.data());
   for (int el = 0; el < NE; ++el) ops.mass_l2(el, e + el * nl, &mlref[el * nl], s);
   COPA_CHECK(max_rel_diff(ml, mlref) < 1e-13);
 
   // Quadrature update: stress ([e][i][q] vs serial [e][q][i]) and the element dt.
   std::vector<double> stress(static_cast<std::size_t>(NE) * nq * DD), sref(stress.size()), edt(NE), dtref(NE);
-  launch(NE, S::NQ, std::max(1, 256 / S::NQ), S::BASIS + std::max(1, 256 / S::NQ) * S::QUPDATE,
-         [&] { fixed::k_qupdate<DIM, D, Q, L>(d, x, v, e, stress.data(), edt.data()); });
+  run.qupdate(x, v, e, stress.data(), edt.data());
   for (int el = 0; el < NE; ++el) {
     const double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
     const double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
-    for (int c = 0; c < DIM; ++c) {
-      gather_elem(x, el, c, &xl[c * nd]);
-      gather_elem(v, el, c, &vl[c * nd]);
+    for (int comp = 0; comp < DIM; ++comp) {
+      gather_elem(x, el, comp, &xl[comp * nd]);
+      gather_elem(v, el, comp, &vl[comp * nd]);
     }
     dtref[el] = ops.quadrature_update(el, xp, vp, e + el * nl, sref.data(), nullptr, s);
   }
@@ -151,7 +174,7 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
 
   // F 1 (E-vector per component) and F^T v.
   std::vector<double> f(static_cast<std::size_t>(DIM) * NE * nd), fref(f.size());
-  launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress.data(), f.data()); });
+  run.force(stress.data(), f.data());
   const std::size_t comp = static_cast<std::size_t>(NE) * nd;
   for (int el = 0; el < NE; ++el) {
     double* yp[3] = {&fref[el * nd], &fref[comp + el * nd], DIM == 3 ? &fref[2 * comp + el * nd] : nullptr};
@@ -159,14 +182,61 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
   }
   COPA_CHECK(max_rel_diff(f, fref) < 1e-12);
   std::vector<double> ft(static_cast<std::size_t>(NE) * nl), ftref(ft.size());
-  launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T,
-         [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress.data(), v, ft.data()); });
+  run.force_t(stress.data(), v, ft.data());
   for (int el = 0; el < NE; ++el) {
     const double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
-    for (int c = 0; c < DIM; ++c) gather_elem(v, el, c, &vl[c * nd]);
+    for (int c2 = 0; c2 < DIM; ++c2) gather_elem(v, el, c2, &vl[c2 * nd]);
     ops.force_transpose(el, sref.data(), vp, &ftref[el * nl], s);
   }
   COPA_CHECK(max_rel_diff(ft, ftref) < 1e-12);
+}
+
+template <int DIM, int D, int Q, int L, int TPE>
+void check_kernels(const std::string& mesh_name, int refine, int nbe) {
+  using S = fixed::Shape<DIM, D, Q, L>;
+  const Case c = make_case(mesh_name, refine, D - 1, L - 1);
+  COPA_CHECK(c.h.D1D == D && c.h.Q1D == Q && c.h.L1D == L && c.h.dim == DIM);
+  const DeviceDisc& d = c.d;
+  const int NE = c.h.NE, nbq = std::max(1, 256 / S::NQ);
+  KernelRuns run;
+  run.mass_h1 = [&](const double* v, double* y) {
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, v, y); });
+  };
+  run.mass_l2 = [&](const double* e, double* y) {
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, e, y); });
+  };
+  run.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
+    launch(NE, S::NQ, nbq, S::BASIS + nbq * S::QUPDATE, [&] { fixed::k_qupdate<DIM, D, Q, L>(d, x, v, e, stress, edt); });
+  };
+  run.force = [&](const double* stress, double* f) {
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress, f); });
+  };
+  run.force_t = [&](const double* stress, const double* v, double* ft) {
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T, [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress, v, ft); });
+  };
+  compare_with_serial(c, run);
+}
+
+// The generic kernels as kernels_gpu.cu launches them: one element per block of Q1D^2 threads,
+// 6 big doubles of shared memory (2 dim^2 nq + 4 big + max(threads, big) for the quadrature update).
+template <int DIM>
+void check_generic(const std::string& mesh_name, int refine, int order_k) {
+  const Case c = make_case(mesh_name, refine, order_k, order_k - 1);
+  const DeviceDisc& d = c.d;
+  const int NE = c.h.NE, Q = c.h.Q1D, n = std::max(c.h.D1D, Q), big = DIM == 2 ? n * n : n * n * n;
+  const int threads = Q * Q;
+  const std::size_t eshared = 6 * big, qshared = 2 * DIM * DIM * c.h.nq + 4 * big + std::max(threads, big);
+  KernelRuns run;
+  run.mass_h1 = [&](const double* v, double* y) { launch(NE, threads, 1, eshared, [&] { generic::k_mass_h1(d, big, v, y); }); };
+  run.mass_l2 = [&](const double* e, double* y) { launch(NE, threads, 1, eshared, [&] { generic::k_mass_l2(d, big, e, y); }); };
+  run.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
+    launch(NE, threads, 1, qshared, [&] { generic::k_qupdate<DIM>(d, big, x, v, e, stress, edt, nullptr); });
+  };
+  run.force = [&](const double* stress, double* f) { launch(NE, threads, 1, eshared, [&] { generic::k_force(d, big, stress, f); }); };
+  run.force_t = [&](const double* stress, const double* v, double* ft) {
+    launch(NE, threads, 1, eshared, [&] { generic::k_force_t(d, big, stress, v, ft); });
+  };
+  compare_with_serial(c, run);
 }
 
 }  // namespace
@@ -176,3 +246,7 @@ COPA_TEST(fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 
 COPA_TEST(fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64>("cube01_hex", 1, 4); }
 COPA_TEST(fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7); }
 COPA_TEST(fixed_q3q2_2d) { check_kernels<2, 4, 6, 3, 36>("square01_quad", 1, 3); }
+// The generic kernels at Q4Q3 3D (27 zones, the order of the round-2 gpu-generic-sedov3d-q4 case)
+// and Q2Q1 2D.
+COPA_TEST(generic_q4q3_3d) { check_generic<3>("cube01_hex", 0, 4); }
+COPA_TEST(generic_q2q1_2d) { check_generic<2>("square01_quad", 1, 2); }
