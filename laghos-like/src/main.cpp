@@ -96,6 +96,8 @@ Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
   if (!(o.t_final > 0)) throw copa::InputError("--tf: must be positive");
   if (!(o.cfl > 0)) throw copa::InputError("--cfl: must be positive");
   if (!(o.cg_tol > 0)) throw copa::InputError("--cg-tol: must be positive");
+  if (app.count("--energy-tolerance") && !(o.energy_tolerance > 0))
+    throw copa::InputError("--energy-tolerance: must be positive");
   if (o.cg_max < 1) throw copa::InputError("--cg-max: must be at least 1");
   s.run.t_final = o.t_final;
   s.run.cg_tol = o.cg_tol;
