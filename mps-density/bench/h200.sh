@@ -9,11 +9,14 @@ BUILD=${1:?build dir}
 OUT=${2:?output dir}
 BIN="$BUILD/mps-density/mps-density"
 mkdir -p "$OUT"
+# The measured ceilings (copa-probe) when present: without them the OpenMP rows have no roof.
+CEIL=()
+[[ -f results/h200/ceilings.json ]] && CEIL=(--ceilings results/h200/ceilings.json)
 run() {  # name, then arguments
   local name=$1
   shift
   echo "=== mps-density $name: $*"
-  "$BIN" "$@" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"
+  "$BIN" "$@" "${CEIL[@]}" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"
 }
 GPU_VARIANTS=fine-group4,fine-group8,fine-rows,sorted-particle,sorted-packed,warp-particle,verlet,bucket-block,bucket-thread
 FINE_VARIANTS=fine-group4,fine-group8,fine-rows,sorted-particle

@@ -1,6 +1,6 @@
 // The GPU backend (CUDA and HIP from one source through copa/gpu.hpp). Particle arrays live on the
 // device (structure of arrays); rebucketing is a device counting sort (atomic count, three-phase
-// exclusive scan, atomic scatter) followed by a gather of every per-particle array. The strategies
+// exclusive scan, scatter of every per-particle array; details below). The strategies
 // call the host-device target bodies of neighbour_loops.hpp:
 //   bucket-block    block per bucket, thread per particle of the bucket, 27 buckets (P-Flow P100)
 //   bucket-thread   thread per bucket, its particles one after another (P-Flow CPU mapping)
@@ -11,9 +11,9 @@
 //                   candidate), kept in step with x, y, z by every kernel that moves particles
 //   fine-rows       buckets of edge r_max/2, a thread per particle scanning only the parts of the
 //                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
-//   fine-group4/8   fine-rows with 4 or 8 consecutive lanes per particle, lane l taking rows
-//                   l, l + G, ... (more loads in flight per particle; the row set-up is not
-//                   repeated per lane), reduced by shuffles in the group
+//   fine-group4/8   fine-rows with 4 or 8 threads per particle in different warps of a block,
+//                   lane l taking rows l, l + G, ... (each warp still walks 32 consecutive
+//                   particles' rows in lockstep), partial sums added through shared memory
 // Rebucketing is four launches: count (+ rank of each particle in its bucket), block scan, scan
 // of the block totals, add (which also zeroes the counts for the next call); then one scatter
 // writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
@@ -225,31 +225,49 @@ __global__ void density_fp32_kernel(const float4* q, const double* y, const doub
   out[i] = sum;
 }
 
-// Sum (and minimum) of the accumulators over G consecutive lanes (G divides the warp size and
-// groups start at multiples of G): lane 0 of each group ends with the group's result. Every lane
-// of the warp must call it (full-mask shuffles).
+// fine-group G: the kThreads threads of a block (every launch uses kThreads) serve P = kThreads / G
+// consecutive bucket-sorted particles; thread t is group lane l = t / P of particle p = t % P, so
+// a warp holds consecutive particles at one lane (a 64-wide HIP wavefront with G = 8: two lanes of
+// 32 particles) and walks their rows in lockstep as fine-rows does, while the G warps of a
+// particle split its rows (row l, l + G, ...). The earlier mapping (measured on the H200, commit
+// 29b3b91) put the G lanes of a particle side by side in one warp: a warp then ran G different
+// rows of 32/G particles, so its lanes waited for the longest of G rows (lane utilisation 0.74 ->
+// 0.60 (G=4) / 0.54 (G=8) in the tank) and one load touched 4.3 / 5.9 cache lines instead of 2.9
+// (a host model of the tank's rows); the H200 measured 2.6x / 4.6x the fine-rows time.
+// The partial sums meet in shared memory ([field][thread], conflict-free) and lane 0 adds them.
+template <int G>
+struct FineGroupMap {
+  static constexpr int P = static_cast<int>(kThreads) / G;
+  static_assert(G >= 1 && static_cast<int>(kThreads) % G == 0, "G must divide the block size");
+  MPS_HD static long long particle(unsigned block, unsigned t) { return static_cast<long long>(block) * P + t % P; }
+  MPS_HD static int lane(unsigned t) { return static_cast<int>(t / P); }
+};
+
 template <int G, int K>
-__device__ void group_reduce(Acc<K>& a) {
-  for (int off = G / 2; off > 0; off /= 2) {
-    for (int k = 0; k < K; ++k) a.s[k] += copa::gpu::shfl_down(a.s[k], off);
-    const double o = copa::gpu::shfl_down(a.m, off);
-    a.m = o < a.m ? o : a.m;
-  }
+__device__ void block_group_reduce(Acc<K>& a, double (*part)[kThreads]) {
+  const unsigned t = threadIdx.x;
+  for (int k = 0; k < K; ++k) part[k][t] = a.s[k];
+  part[K][t] = a.m;
+  __syncthreads();
+  if (FineGroupMap<G>::lane(t) == 0)
+    for (int l = 1; l < G; ++l) {
+      const unsigned u = t + l * FineGroupMap<G>::P;
+      for (int k = 0; k < K; ++k) a.s[k] += part[k][u];
+      a.m = part[K][u] < a.m ? part[K][u] : a.m;
+    }
 }
 
-// fine-rows (G = 1) and fine-group G: G lanes per bucket-sorted particle over the pruned row
-// ranges of fine buckets, lane l taking rows l, l + G, ... (a row set-up costs about as much as
-// four candidates, so it is not repeated per lane; neighbouring particles' lanes read the same
-// rows). Per candidate the same visit_candidate as every strategy: 8 FLOPs, and 4 more (sqrt,
-// divide, subtract, add) for the ~35% within r_e.
+// fine-rows (G = 1, a thread per particle) and fine-group G (FineGroupMap above) over the pruned
+// row ranges of fine buckets. Per candidate the same visit_candidate as every strategy: 8 FLOPs,
+// and 4 more (sqrt, divide, subtract, add) for the ~35% within r_e.
 template <class Op, int G>
 __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
-  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long k = gt / G;
-  const int lane = static_cast<int>(gt % G);
+  const long long k = G == 1 ? static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x
+                             : FineGroupMap<G>::particle(blockIdx.x, threadIdx.x);
+  const int lane = G == 1 ? 0 : FineGroupMap<G>::lane(threadIdx.x);
   const bool active = k < v.n;
   if (G == 1 && !active) return;
-  const int i = active ? b.particle(static_cast<int>(k)) : 0;  // inactive lanes only join the shuffles
+  const int i = active ? b.particle(static_cast<int>(k)) : 0;  // inactive threads only join the reduction
   auto a = op.init(i);
   if (active) {
     const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
@@ -260,7 +278,10 @@ __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
         },
         lane, G);
   }
-  if (G > 1) group_reduce<G>(a);
+  if constexpr (G > 1) {
+    __shared__ double part[Op::K + 1][kThreads];
+    block_group_reduce<G>(a, part);
+  }
   if (active && lane == 0) op.finish(i, a);
 }
 
@@ -269,9 +290,9 @@ __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
 template <int G>
 __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const double* y, const double* z, BucketsView b,
                                          int n, float re, double* out) {
-  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long k = gt / G;
-  const int lane = static_cast<int>(gt % G);
+  const long long k = G == 1 ? static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x
+                             : FineGroupMap<G>::particle(blockIdx.x, threadIdx.x);
+  const int lane = G == 1 ? 0 : FineGroupMap<G>::lane(threadIdx.x);
   const bool active = k < n;
   if (G == 1 && !active) return;
   float sum = 0.f;
@@ -295,7 +316,13 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
         },
         lane, G);
   }
-  for (int off = G / 2; off > 0; off /= 2) sum += copa::gpu::shfl_down(sum, off);
+  if constexpr (G > 1) {
+    __shared__ float part[kThreads];
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    if (lane == 0)
+      for (int l = 1; l < G; ++l) sum += part[threadIdx.x + l * FineGroupMap<G>::P];
+  }
   if (active && lane == 0) out[i] = sum;
 }
 
