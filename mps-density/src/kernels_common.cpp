@@ -21,6 +21,7 @@ std::string to_string(Strategy s) {
     case Strategy::fine_rows: return "fine-rows";
     case Strategy::fine_group4: return "fine-group4";
     case Strategy::fine_group8: return "fine-group8";
+    case Strategy::fine_lean: return "fine-lean";
   }
   return "?";
 }
@@ -28,7 +29,7 @@ std::string to_string(Strategy s) {
 Strategy parse_strategy(const std::string& name) {
   for (Strategy s : {Strategy::brute, Strategy::bucket_block, Strategy::bucket_thread, Strategy::sorted_particle,
                      Strategy::verlet, Strategy::warp_particle, Strategy::sorted_packed, Strategy::fine_rows,
-                     Strategy::fine_group4, Strategy::fine_group8})
+                     Strategy::fine_group4, Strategy::fine_group8, Strategy::fine_lean})
     if (to_string(s) == name) return s;
   throw copa::InputError("--variant: unknown strategy '" + name + "'");
 }
@@ -38,7 +39,7 @@ std::vector<std::string> variants_for(copa::Backend b) {
     case copa::Backend::serial: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet", "brute"};
     case copa::Backend::openmp: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet"};
     default:
-      return {"fine-group4", "fine-group8", "fine-rows", "sorted-particle", "sorted-packed",
+      return {"fine-lean", "fine-group4", "fine-group8", "fine-rows", "sorted-particle", "sorted-packed",
               "bucket-block", "bucket-thread", "verlet", "warp-particle"};
   }
 }

@@ -11,6 +11,8 @@
 //                   candidate), kept in step with x, y, z by every kernel that moves particles
 //   fine-rows       buckets of edge r_max/2, a thread per particle scanning only the parts of the
 //                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
+//   fine-lean       fine-rows with a density-only candidate loop (rsqrt weight, select, no
+//                   order[] look-up when reordered); other ops as fine-rows
 //   fine-group4/8   fine-rows with 4 or 8 threads per particle in different warps of a block,
 //                   lane l taking rows l, l + G, ... (each warp still walks 32 consecutive
 //                   particles' rows in lockstep), partial sums added through shared memory
@@ -326,6 +328,41 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
   if (active && lane == 0) out[i] = sum;
 }
 
+// fine-lean number density: the fine-rows walk (same pruned rows, same candidates, a thread per
+// particle) with the candidate loop written for the density alone, to cut instructions per
+// candidate, which bound fine-rows at 10M (2.5e11 candidates/s, ~1 per SM cycle):
+// * w = re * rsqrt(r^2) - 1 as one FMA after the FP64 reciprocal square root (1 ulp, CUDA math
+//   guide) instead of sqrt then divide (two correctly rounded iterations with slow-path tests);
+//   |error| <= ~3 ulp of re / r per pair, far below the 1e-12 gate;
+// * computed for every candidate and selected (r^2 < re^2 and j != i): ~35% of the candidates
+//   are within r_e, so a warp almost always executes the weight anyway; the select drops the
+//   branch (rsqrt(0) = inf for j = i is never added);
+// * Sorted (reorder on): the candidate is its sorted position, no order[] look-up or test of
+//   the order pointer per candidate; positions through const __restrict__ (read-only path);
+// * the inner loop unrolled by 2 so the next candidate's three loads are in flight.
+// Other ops of the fine-lean variant run the generic fine_rows_kernel.
+template <bool Sorted>
+__global__ void fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                         const double* __restrict__ z, BucketsView b, int n, double re,
+                                         double* __restrict__ out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const int i = Sorted ? k : b.order[k];
+  const double xi = x[i], yi = y[i], zi = z[i], re2 = re * re;
+  double sum = 0.0;
+  for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
+#pragma unroll 2
+    for (int kk = k0; kk < k1; ++kk) {
+      const int j = Sorted ? kk : b.order[kk];
+      const double dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      const double w = fma(re, rsqrt(r2), -1.0);
+      sum += (r2 < re2 && j != i) ? w : 0.0;
+    }
+  });
+  out[i] = sum;
+}
+
 // ---------------------------------------------------------------- verlet lists
 __global__ void verlet_count_kernel(View v, BucketsView b, double rl2, int* count, int* capacity) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -615,6 +652,15 @@ class GpuKernels final : public MpsKernels {
       COPA_GPU_CHECK_LAUNCH("density_fp32_kernel");
       return;
     }
+    if (opt_.strategy == Strategy::fine_lean) {
+      const BucketsView b = buckets();
+      if (b.order) fine_lean_density_kernel<false><<<blocks_for(n_, kThreads), kThreads>>>(
+          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, fd(Field::n));
+      else fine_lean_density_kernel<true><<<blocks_for(n_, kThreads), kThreads>>>(
+          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, fd(Field::n));
+      COPA_GPU_CHECK_LAUNCH("fine_lean_density_kernel");
+      return;
+    }
     run(DensityOp{re, re * re, fd(Field::n)});
   }
   void velocity_laplacian(double re, double coef) override {
@@ -884,6 +930,7 @@ class GpuKernels final : public MpsKernels {
         COPA_GPU_CHECK_LAUNCH("verlet_kernel");
         break;
       case Strategy::fine_rows:
+      case Strategy::fine_lean:  // its own kernel for the density only (number_density)
         fine_rows_kernel<Op, 1><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
         break;
