@@ -17,15 +17,17 @@ run() {  # name, time limit (s), arguments...
   timeout "$limit" "$BIN" "$@" --quiet --json "$OUT/laghos-like_$name.json" || echo "case $name exited with $?"
 }
 SEDOV3D=(--problem 1 --dim 3 --tf 10)
-# Most important first. 10 steps instead of Laghos's -ms 40 to stay in budget; the rates are per
-# step / per iteration, so they compare with Laghos's.
-run q2q1_n44_xyz  20 --backend cuda --variant block-xyz "${SEDOV3D[@]}" --nx 44 --order-k 2 --order-t 1 --max-steps 10
+# Most important first: the "-atomic" variant (phase 4) next to round 3's best variant of each case
+# (block-xy at Q2Q1 N = 44, block-xyz at Q3Q2 N = 30 and Q2Q1 N = 88). 10 steps instead of
+# Laghos's -ms 40 to stay in budget; the rates are per step / per iteration, so they compare.
+run q2q1_n44_xy_atomic 20 --backend cuda --variant block-xy-atomic  "${SEDOV3D[@]}" --nx 44 --order-k 2 --order-t 1 --max-steps 10
 run q2q1_n44_xy   20 --backend cuda --variant block-xy  "${SEDOV3D[@]}" --nx 44 --order-k 2 --order-t 1 --max-steps 10
-run q3q2_n30_xy   20 --backend cuda --variant block-xy  "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
+run q3q2_n30_xyz_atomic 20 --backend cuda --variant block-xyz-atomic "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
 run q3q2_n30_xyz  20 --backend cuda --variant block-xyz "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
+run q2q1_n88_xyz_atomic 25 --backend cuda --variant block-xyz-atomic "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
 run q2q1_n88_xyz  25 --backend cuda --variant block-xyz "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
 run laghos_run3   15 --backend cuda --laghos-run 3
-run cuda_vs_serial_n8 20 --backend all --variant block-xyz "${SEDOV3D[@]}" --nx 8 --order-k 2 --order-t 1 --max-steps 3
+run cuda_vs_serial_n8 20 --backend all --variant block-xy-atomic "${SEDOV3D[@]}" --nx 8 --order-k 2 --order-t 1 --max-steps 3
 run omp_q2q1_n16  10 --backend openmp "${SEDOV3D[@]}" --nx 16 --order-k 2 --order-t 1 --max-steps 5
 
 # Laghos-style rates next to Laghos's own (shared/references/laghos.md, same H200 model, -ms 40).

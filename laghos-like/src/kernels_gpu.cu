@@ -4,7 +4,8 @@
 //   "block-xy"  : Q1D x Q1D threads per element (loops over the third index), MFEM's 3D layout;
 //   "block-xyz" : Q1D^3 threads per element (one thread per quadrature point in 3D).
 // H1 outputs go to an E-vector and are assembled by a dof-parallel gather through the transposed
-// element map (no atomics). All state stays on the device; only dot products and the time-step
+// element map (no atomics). The "-atomic" variants (block-xy-atomic, block-xyz-atomic) differ only
+// in the CG's H1 mass: the element kernel adds into the assembled vector with FP64 atomics. All state stays on the device; only dot products and the time-step
 // estimate (scalars) come back to the host.
 #include <cmath>
 #include <memory>
@@ -96,6 +97,20 @@ __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const
   }
   block_sum_to(acc, partial);
 }
+// Essential rows of the assembled y zeroed, fused with the partial sums of (x, y).
+__global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ x,
+                          double* __restrict__ y, double* partial) {
+  double acc = 0.0;
+  for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
+    double s = y[g];
+    if (ess[g]) {
+      s = 0.0;
+      y[g] = 0.0;
+    }
+    acc += x[g] * s;
+  }
+  block_sum_to(acc, partial);
+}
 __global__ void k_min_partial(int n, const double* x, double* partial) {
   __shared__ double part[256];
   double m = INFINITY;
@@ -129,6 +144,7 @@ class FixedOps {
  public:
   virtual ~FixedOps() = default;
   virtual void mass_h1(const DeviceDisc& d, const double* x, double* evec) = 0;
+  virtual void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) = 0;  // y += M x (atomics)
   virtual void mass_l2(const DeviceDisc& d, const double* x, double* y) = 0;
   virtual void force(const DeviceDisc& d, const double* stress, double* evec) = 0;
   virtual void force_t(const DeviceDisc& d, const double* stress, const double* v, double* e_rhs) = 0;
@@ -162,6 +178,7 @@ class FixedOpsT final : public FixedOps {
  public:
   explicit FixedOpsT(int NE)
       : mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
+        mh1s_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true, true>, NE, TPE, S::BASIS, S::MASS)),
         ml2_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, false>, NE, TPE, S::BASIS, S::MASS)),
         f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE)),
         ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
@@ -169,6 +186,10 @@ class FixedOpsT final : public FixedOps {
   void mass_h1(const DeviceDisc& d, const double* x, double* evec) override {
     fixed::k_mass<DIM, D, Q, L, TPE, true><<<mh1_.grid, mh1_.block, mh1_.shmem>>>(d, x, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1)");
+  }
+  void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) override {
+    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<mh1s_.grid, mh1s_.block, mh1s_.shmem>>>(d, x, y);
+    COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1, scatter)");
   }
   void mass_l2(const DeviceDisc& d, const double* x, double* y) override {
     fixed::k_mass<DIM, D, Q, L, TPE, false><<<ml2_.grid, ml2_.block, ml2_.shmem>>>(d, x, y);
@@ -189,7 +210,7 @@ class FixedOpsT final : public FixedOps {
   }
 
  private:
-  LaunchShape mh1_, ml2_, f_, ft_, q_;
+  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_;
 };
 
 // Dispatch table: Laghos's standard pairs Q_k / Q_{k-1} (2k Gauss-Legendre points), k = 1..4.
@@ -209,7 +230,10 @@ std::unique_ptr<FixedOps> make_fixed(int dim, bool xyz, int D, int Q, int L, int
 
 class GpuKernels final : public HydroKernels {
  public:
-  explicit GpuKernels(std::string variant) : variant_(std::move(variant)) {}
+  explicit GpuKernels(std::string variant)
+      : variant_(std::move(variant)),
+        xyz_(variant_.rfind("block-xyz", 0) == 0),
+        atomic_(variant_.size() > 7 && variant_.compare(variant_.size() - 7, 7, "-atomic") == 0) {}
   ~GpuKernels() override {
     for (double* p : owned_) copa::gpu::device_pool().deallocate(p);
     for (int* p : owned_int_) copa::gpu::device_pool().deallocate(p);
@@ -262,7 +286,7 @@ class GpuKernels final : public HydroKernels {
     }
     const int n = h.D1D > h.Q1D ? h.D1D : h.Q1D;
     big_ = h.dim == 2 ? n * n : n * n * n;
-    if (variant_ == "block-xyz" && h.dim == 3)
+    if (xyz_ && h.dim == 3)
       block_ = dim3(h.Q1D, h.Q1D, h.Q1D);
     else
       block_ = dim3(h.Q1D, h.Q1D, 1);
@@ -270,7 +294,7 @@ class GpuKernels final : public HydroKernels {
     qshared_ = ((2 * h.dim * h.dim * h.nq) + 4 * big_ + (threads > big_ ? threads : big_)) * sizeof(double);
     eshared_ = 6 * big_ * sizeof(double);
     if (variant_ != "generic")
-      fixed_ = make_fixed(h.dim, variant_ == "block-xyz", h.D1D, h.Q1D, h.L1D, h.NE);
+      fixed_ = make_fixed(h.dim, xyz_, h.D1D, h.Q1D, h.L1D, h.NE);
     for (int c = 0; c < h.dim; ++c) {
       std::vector<unsigned char> mask(h.nh1, 0);
       for (int g : h.ess[c]) mask[g] = 1;
@@ -335,6 +359,13 @@ class GpuKernels final : public HydroKernels {
     return finish_reduction(kReduceBlocks, false);
   }
   double mass_h1_ess_dot(int c, std::size_t n, const double* x, double* y) override {
+    if (atomic_ && fixed_) {  // y = 0, y += M x by the elements (atomics), ess rows zeroed + (x, y)
+      copa::gpu::fill_zero(y, n * sizeof(double));
+      fixed_->mass_h1_scatter(dd_, x, y);
+      k_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), ess_mask_[c], x, y, partial_);
+      COPA_GPU_CHECK_LAUNCH("k_ess_dot");
+      return finish_reduction(kReduceBlocks, false);
+    }
     element_mass_h1(x);
     k_gather_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), offsets_, positions_, evec_, ess_mask_[c], x, y,
                                              partial_);
@@ -423,6 +454,7 @@ class GpuKernels final : public HydroKernels {
   }
 
   std::string variant_;
+  bool xyz_ = false, atomic_ = false;  // Q1D^3 threads per element (3D); CG H1 mass by atomics
   const Discretization* h_ = nullptr;
   DeviceDisc dd_{};
   const double* B2_ = nullptr;
@@ -442,7 +474,9 @@ class GpuKernels final : public HydroKernels {
 
 }  // namespace
 
-std::vector<std::string> gpu_variants() { return {"block-xy", "block-xyz", "generic"}; }
+std::vector<std::string> gpu_variants() {
+  return {"block-xy", "block-xyz", "generic", "block-xy-atomic", "block-xyz-atomic"};
+}
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant) {
   return std::make_unique<GpuKernels>(variant);

@@ -151,7 +151,12 @@ __device__ inline void load_basis(const DeviceDisc& d, double* sm) {
 }
 
 // y_e = B^T (rho0DetJ0w .* B x_e) for H1 (gathered through the map) or L2 (element-major).
-template <int DIM, int D, int Q, int L, int TPE, bool H1>
+// SCATTER (H1 only): y is the assembled vector (nh1, zeroed by the caller) and each element adds
+// its y_e into it through the map with FP64 atomics, instead of writing the NE nd E-vector that a
+// gather then reads (the E-vector round trip, ~45 MB per call at Q2Q1 N = 44, README). The order
+// of the up-to-2^DIM additions per dof is then not fixed: the sums differ from the gather at
+// round-off.
+template <int DIM, int D, int Q, int L, int TPE, bool H1, bool SCATTER = false>
 __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
     k_mass(DeviceDisc d, const double* __restrict__ x, double* __restrict__ y) {
   using S = Shape<DIM, D, Q, L>;
@@ -176,8 +181,15 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   for (int q = tid; q < S::NQ; q += TPE) a[q] *= w[q];
   __syncthreads();
   apply<DIM, N, Q, true, TPE>(M, M, M, a, yl, t0, t1, tid);
-  if (active)
-    for (int i = tid; i < NN; i += TPE) y[(std::size_t)e * NN + i] = yl[i];
+  if constexpr (SCATTER) {
+    static_assert(H1, "the scatter assembles the H1 mass only");
+    const int* map = d.h1_map + (std::size_t)e * NN;
+    if (active)
+      for (int i = tid; i < NN; i += TPE) atomicAdd(&y[map[i]], yl[i]);
+  } else {
+    if (active)
+      for (int i = tid; i < NN; i += TPE) y[(std::size_t)e * NN + i] = yl[i];
+  }
 }
 
 // evec[c][e][i] = sum_d (G_d^T stress[c][d])_i  (F 1 per element, assembled by the gather).
