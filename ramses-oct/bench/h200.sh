@@ -18,13 +18,27 @@ run() {  # run NAME ARGS...: one case, JSON to OUT_DIR/NAME.json, human output t
   "$APP" --quiet --json "$OUT_DIR/$name.json" "$@" 2>&1 | tee "$OUT_DIR/$name.txt" || echo "### $name: exit code $?"
 }
 
-# (a) the seed's table: Sedov 32^3..256^3, FP64. Every variant GPU-resident; the new design and
-# the seed's subgrid8 also host-resident (the seed's way: the grid copied in and out every step).
+# (0) phase 4: the z-marching variants next to the best tile variant, Sedov 256^3 and 128^3
+# resident, 512^3, and a block-size sweep of zmarch (README "zmarch").
+ZM="zmarch zmarch2x2 zmarch4x4"
+for n in 256 128; do
+  for v in $ZM; do
+    run "sedov-$n-$v-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda --variant "$v"
+  done
+done
+run "sedov-512-zmarch-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch
+run "sweep-256-zmarch" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch \
+  --sweep 64,96,128,192,256
+run "sweep-256-zmarch2x2" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch2x2 \
+  --sweep 32,64,96,128
+
+# (a) the seed's table: Sedov 32^3..256^3, FP64. Every tile variant GPU-resident; the new design
+# also host-resident (the seed's way: the grid copied in and out every step).
 for n in 256 128 64 32; do
   for v in $BEST subgrid8 subgrid6 fused; do
     run "sedov-$n-$v-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda --variant "$v"
   done
-  for v in $BEST subgrid8; do
+  for v in $BEST; do
     run "sedov-$n-$v-host-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda --variant "$v" \
       --host-resident
   done
@@ -36,8 +50,6 @@ run "sedov-512-$BEST-resident" --problem sedov --size large --steps 10 --warmup 
 # (c) block-size sweep at 256^3 (the seed's figure: time per step against threads per block).
 run "sweep-256-$BEST" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant $BEST \
   --sweep 64,96,128,160,192,224,256
-run "sweep-256-subgrid8" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant subgrid8 \
-  --sweep 64,96,128,160,192,256,384
 
 # (d) the CPU column: OpenMP on the host's 16 cores, a few steps each.
 for n in 32 64 128 256; do
@@ -64,3 +76,7 @@ for n in 32 64 128 256; do
     "$sc/$(row "sedov-$n-openmp" step)"
 done
 echo "512^3 $BEST resident step: $(row "sedov-512-$BEST-resident" step) ms (target at 256^3: <= 3.4 ms per step)"
+echo "### zmarch against $BEST, resident step ms (128^3 / 256^3 / 512^3)"
+for v in $BEST $ZM; do
+  echo "$v: $(row "sedov-128-$v-resident" step) / $(row "sedov-256-$v-resident" step) / $(row "sedov-512-$v-resident" step)"
+done

@@ -21,6 +21,7 @@
 #include "copa/gpu.hpp"
 #include "kernels.hpp"
 #include "tile_geometry.hpp"
+#include "zmarch.hpp"
 
 namespace ro {
 namespace {
@@ -267,7 +268,17 @@ __global__ void __launch_bounds__(balanced_max_threads, balanced_min_blocks)
   tile_update_body<2, false, true>(m, hp, u, unew, dtdx, scan);
 }
 
-enum class Variant { subgrid6, subgrid8, fused, balanced };
+// zmarch (zmarch.hpp): a block marches a (px x py oct) patch through a segment of L octs along
+// z, one cell plane at a time; variants by patch: zmarch 4x2 octs, zmarch2x2, zmarch4x4; L = 16.
+__global__ void zmarch_kernel(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
+                              const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  extern __shared__ double smem[];
+  zmarch_block(m, hp, z, bases[blockIdx.x], u, unew, dtdx, smem, threadIdx.x, blockDim.x);
+}
+constexpr int zmarch_segment_octs = 16;
+constexpr int zmarch_max_patch = 4;  // octs per side: bounds the dynamic shared memory
+
+enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4 };
 
 class GpuKernels final : public HydroKernels {
  public:
@@ -276,7 +287,11 @@ class GpuKernels final : public HydroKernels {
     else if (s.variant == "subgrid8") variant_ = Variant::subgrid8;
     else if (s.variant == "fused") variant_ = Variant::fused;
     else if (s.variant == "balanced" || s.variant.empty()) variant_ = Variant::balanced;
-    else throw copa::InputError("--variant: unknown GPU variant '" + s.variant + "' (balanced, subgrid8, subgrid6, fused)");
+    else if (s.variant == "zmarch") variant_ = Variant::zmarch;
+    else if (s.variant == "zmarch2x2") variant_ = Variant::zmarch2x2;
+    else if (s.variant == "zmarch4x4") variant_ = Variant::zmarch4x4;
+    else throw copa::InputError("--variant: unknown GPU variant '" + s.variant +
+                                "' (balanced, subgrid8, subgrid6, fused, zmarch, zmarch2x2, zmarch4x4)");
     block_ = s.block_size > 0 ? s.block_size : default_block(variant_);
     if (variant_ == Variant::balanced && block_ > balanced_max_threads)
       throw copa::InputError("--block-size: " + std::to_string(block_) + " exceeds the launch bound of variant balanced (" +
@@ -305,6 +320,13 @@ class GpuKernels final : public HydroKernels {
     if (setup_.host_resident) {
       copa::require_host_memory(state_bytes, "ramses-oct pinned host copy (--host-resident)");
       host_state_ = static_cast<double*>(copa::gpu::malloc_pinned(state_bytes));
+    }
+    if (is_zmarch()) {
+      const int px = variant_ == Variant::zmarch2x2 ? 2 : 4, py = variant_ == Variant::zmarch4x4 ? 4 : 2;
+      zpatch_ = make_zpatch(mesh_.octs.data(), px, py, zmarch_segment_octs);
+      const std::vector<std::int32_t> bases = zmarch_block_bases(mesh_, zpatch_);
+      zbases_ = copa::gpu::DeviceArray<std::int32_t>(bases.size());
+      zbases_.copy_from_host(bases.data());
     }
     set_shared_limits();
     copa::gpu::synchronize();
@@ -352,6 +374,7 @@ class GpuKernels final : public HydroKernels {
         copa::Region r(*setup_.timer, "hydro_update");
         if (variant_ == Variant::subgrid6) launch_update<1, false>(dtdx);
         else if (variant_ == Variant::balanced) launch_balanced(dtdx);
+        else if (is_zmarch()) launch_zmarch(dtdx);
         else launch_update<2, false>(dtdx);
         std::swap(u_, unew_);
       }
@@ -397,8 +420,20 @@ class GpuKernels final : public HydroKernels {
     switch (v) {
       case Variant::subgrid6: return 64;
       case Variant::balanced: return balanced_max_threads;
+      case Variant::zmarch2x2: return 64;
       default: return 128;
     }
+  }
+
+  bool is_zmarch() const {
+    return variant_ == Variant::zmarch || variant_ == Variant::zmarch2x2 || variant_ == Variant::zmarch4x4;
+  }
+
+  void launch_zmarch(double dtdx) {
+    const unsigned blocks = static_cast<unsigned>(zbases_.size());
+    zmarch_kernel<<<blocks, block_, zpatch_.shared_bytes(), nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
+                                                                      u_.data(), unew_.data(), dtdx);
+    COPA_GPU_CHECK_LAUNCH("zmarch_kernel");
   }
 
   void launch_balanced(double dtdx) {
@@ -410,6 +445,9 @@ class GpuKernels final : public HydroKernels {
   }
 
   void set_shared_limits() {
+    const int side[3] = {zmarch_max_patch, zmarch_max_patch, zmarch_segment_octs};
+    copa::gpu::set_max_dynamic_shared(zmarch_kernel,
+                                      static_cast<int>(make_zpatch(side, zmarch_max_patch, zmarch_max_patch, 1).shared_bytes()));
     copa::gpu::set_max_dynamic_shared(tile_update_balanced, TileShape<2>::shared_doubles * sizeof(double));
 #if defined(COPA_HAVE_CUDA)
     // The largest shared-memory carveout (228 KB on sm_90), so that four 55 KB tiles fit per SM.
@@ -435,6 +473,8 @@ class GpuKernels final : public HydroKernels {
   Variant variant_ = Variant::balanced;
   int block_ = 128;
   MeshView view_;
+  ZPatch zpatch_;
+  copa::gpu::DeviceArray<std::int32_t> zbases_;
   copa::gpu::DeviceArray<std::int32_t> coord_[3], nbor_[6];
   copa::gpu::DeviceArray<double> u_, unew_;
   copa::gpu::DeviceArray<DeviceScan> scan_;
@@ -444,7 +484,9 @@ class GpuKernels final : public HydroKernels {
 
 }  // namespace
 
-std::vector<std::string> gpu_variants() { return {"balanced", "subgrid8", "subgrid6", "fused"}; }
+std::vector<std::string> gpu_variants() {
+  return {"balanced", "subgrid8", "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4"};
+}
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup) {
   return std::make_unique<GpuKernels>(setup);
