@@ -9,6 +9,9 @@
 //             the update kernel's epilogue on the values still in registers: one full step is
 //             one kernel that reads the state once and writes it once (the separate reduction
 //             re-reads 40 bytes per cell, a third of the step's compulsory traffic).
+//   zmarch    a block marches a patch of 4x2 (zmarch2x2, zmarch4x4) octs through a segment of 16
+//             octs along z, one cell plane at a time, with ring buffers of planes in shared
+//             memory (zmarch.hpp): each cell gathered once plus the x, y ghost ring.
 // The grid stays on the device; --host-resident copies it in and out every step (rows h2d, d2h).
 // Block-wide loops stride by blockDim.x, so any multiple of the warp size is a valid block size.
 #include <algorithm>
@@ -270,6 +273,16 @@ __global__ void __launch_bounds__(balanced_max_threads, balanced_min_blocks)
 
 // zmarch (zmarch.hpp): a block marches a (px x py oct) patch through a segment of L octs along
 // z, one cell plane at a time; variants by patch: zmarch 4x2 octs, zmarch2x2, zmarch4x4; L = 16.
+// Blocks of up to 128 threads run the register-capped kernel: 80 registers (ptxas, sm_90, no
+// spills) instead of 90, so six 4x2-patch blocks (768 threads, 6 x 37 KB shared) fit per SM
+// instead of five; larger blocks (the sweep) run the uncapped one.
+constexpr int zmarch_capped_threads = 128;
+__global__ void __launch_bounds__(zmarch_capped_threads, 6)
+    zmarch_kernel_capped(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
+                         const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  extern __shared__ double smem[];
+  zmarch_block(m, hp, z, bases[blockIdx.x], u, unew, dtdx, smem, threadIdx.x, blockDim.x);
+}
 __global__ void zmarch_kernel(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
                               const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
   extern __shared__ double smem[];
@@ -431,9 +444,15 @@ class GpuKernels final : public HydroKernels {
 
   void launch_zmarch(double dtdx) {
     const unsigned blocks = static_cast<unsigned>(zbases_.size());
-    zmarch_kernel<<<blocks, block_, zpatch_.shared_bytes(), nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
-                                                                      u_.data(), unew_.data(), dtdx);
-    COPA_GPU_CHECK_LAUNCH("zmarch_kernel");
+    if (block_ <= zmarch_capped_threads) {
+      zmarch_kernel_capped<<<blocks, block_, zpatch_.shared_bytes(), nullptr>>>(
+          view_, setup_.hydro, zpatch_, zbases_.data(), u_.data(), unew_.data(), dtdx);
+      COPA_GPU_CHECK_LAUNCH("zmarch_kernel_capped");
+    } else {
+      zmarch_kernel<<<blocks, block_, zpatch_.shared_bytes(), nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
+                                                                        u_.data(), unew_.data(), dtdx);
+      COPA_GPU_CHECK_LAUNCH("zmarch_kernel");
+    }
   }
 
   void launch_balanced(double dtdx) {
@@ -446,8 +465,9 @@ class GpuKernels final : public HydroKernels {
 
   void set_shared_limits() {
     const int side[3] = {zmarch_max_patch, zmarch_max_patch, zmarch_segment_octs};
-    copa::gpu::set_max_dynamic_shared(zmarch_kernel,
-                                      static_cast<int>(make_zpatch(side, zmarch_max_patch, zmarch_max_patch, 1).shared_bytes()));
+    const int zmarch_shared = static_cast<int>(make_zpatch(side, zmarch_max_patch, zmarch_max_patch, 1).shared_bytes());
+    copa::gpu::set_max_dynamic_shared(zmarch_kernel, zmarch_shared);
+    copa::gpu::set_max_dynamic_shared(zmarch_kernel_capped, zmarch_shared);
     copa::gpu::set_max_dynamic_shared(tile_update_balanced, TileShape<2>::shared_doubles * sizeof(double));
 #if defined(COPA_HAVE_CUDA)
     // The largest shared-memory carveout (228 KB on sm_90), so that four 55 KB tiles fit per SM.
