@@ -475,7 +475,7 @@ class GpuKernels final : public HydroKernels {
 }  // namespace
 
 std::vector<std::string> gpu_variants() {
-  return {"block-xy", "block-xyz", "generic", "block-xy-atomic", "block-xyz-atomic"};
+  return {"block-xy-atomic", "block-xyz-atomic", "block-xy", "block-xyz", "generic"};
 }
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant) {

@@ -48,7 +48,7 @@ std::vector<std::string> variants_of(copa::Backend b) {
 }
 
 std::string default_variant(copa::Backend b) {
-  if (copa::is_gpu(b)) return "balanced";
+  if (copa::is_gpu(b)) return "zmarch";
   return variants_of(b).front();
 }
 
