@@ -7,13 +7,11 @@ namespace mps {
 void HostKernels::load(const Problem& pr, double max_radius) {
   const Particles& ps = pr.particles;
   n_ = static_cast<int>(ps.size());
-  grid_ = pr.grid;
-  if (max_radius > grid_.edge * (1 + 1e-12)) throw copa::InputError("a radius exceeds the bucket edge");
-  skin_ = opt_.skin * pr.l0;
-  list_radius_ = max_radius + skin_;
-  if (opt_.strategy == Strategy::verlet) grid_ = widen(grid_, list_radius_);
-  if (is_fine(opt_.strategy)) grid_ = refine(grid_, fine_divisions);
-  reach_ = max_radius;
+  const SearchGeometry sg = search_geometry(pr, max_radius, opt_);
+  grid_ = sg.grid;
+  skin_ = sg.skin;
+  list_radius_ = sg.list_radius;
+  reach_ = sg.reach;
   for (auto& a : f_) a.assign(n_, 0.0);
   f_[idx(Field::x)] = ps.x;
   f_[idx(Field::y)] = ps.y;

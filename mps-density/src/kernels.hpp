@@ -38,6 +38,17 @@ struct KernelOptions {
   copa::Precision precision = copa::Precision::fp64;  // fp32: number density from float positions (GPU)
 };
 
+// The bucket grid a strategy searches and its radii, the same for the host and GPU backends:
+// verlet widens the buckets to the list radius r_max + skin, the fine strategies refine them.
+struct SearchGeometry {
+  Grid grid;
+  double skin = 0;         // verlet skin (absolute)
+  double list_radius = 0;  // r_max + skin
+  double reach = 0;        // r_max
+};
+// Throws InputError when max_radius exceeds the problem's bucket edge.
+SearchGeometry search_geometry(const Problem& problem, double max_radius, const KernelOptions& options);
+
 struct CgResult {
   int iterations = 0;
   double residual = 0;  // final |r| / |b| (0 when b = 0)

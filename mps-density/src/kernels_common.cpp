@@ -9,6 +9,18 @@
 
 namespace mps {
 
+SearchGeometry search_geometry(const Problem& pr, double max_radius, const KernelOptions& opt) {
+  if (max_radius > pr.grid.edge * (1 + 1e-12)) throw copa::InputError("a radius exceeds the bucket edge");
+  SearchGeometry g;
+  g.grid = pr.grid;
+  g.skin = opt.skin * pr.l0;
+  g.list_radius = max_radius + g.skin;
+  if (opt.strategy == Strategy::verlet) g.grid = widen(g.grid, g.list_radius);
+  if (is_fine(opt.strategy)) g.grid = refine(g.grid, fine_divisions);
+  g.reach = max_radius;
+  return g;
+}
+
 std::string to_string(Strategy s) {
   switch (s) {
     case Strategy::brute: return "brute";
