@@ -17,6 +17,7 @@
 #include "copa/errors.hpp"
 #include "copa/memory.hpp"
 #include "cpu_sincos.hpp"
+#include "host_engine.hpp"
 #include "kernels.hpp"
 
 namespace efie {
@@ -78,9 +79,9 @@ void far_row(const QuadTriangle& t, const double* __restrict__ soa, long nt, dou
   }
 }
 
-class OpenmpEngine final : public Engine {
+class OpenmpEngine final : public HostMatrixEngine {
  public:
-  explicit OpenmpEngine(long n) : n_(n), a_(std::size_t(n) * n, &copa::host_pool()), locks_(n) {
+  explicit OpenmpEngine(long n) : HostMatrixEngine(n), locks_(n) {
     for (auto& l : locks_) omp_init_lock(&l);
   }
   ~OpenmpEngine() override {
@@ -157,29 +158,12 @@ class OpenmpEngine final : public Engine {
     symmetrise_host(a_.data(), n_);
   }
 
-  void factor(copa::RegionTimer& timer) override {
-    copa::Region r(timer, "lu");
-    host_lu_factor(a_.data(), n_, pivots_);
-  }
-  void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
-    copa::Region r(timer, "solve");
-    host_lu_solve(a_.data(), n_, pivots_, b);
-  }
-  std::vector<complex> matrix() override { return {a_.begin(), a_.end()}; }
-  std::vector<complex> entries(const std::vector<std::array<long, 2>>& at) override {
-    std::vector<complex> out;
-    for (const auto& e : at) out.push_back(a_[std::size_t(e[0]) + std::size_t(e[1]) * n_]);
-    return out;
-  }
 
  private:
-  long n_;
   const Problem* p_ = nullptr;
-  std::pmr::vector<complex> a_;
   std::vector<omp_lock_t> locks_;
   std::vector<QuadTriangle> quad_;
   std::vector<double> soa_;  // source fields, f_count x N_T
-  std::vector<int> pivots_;
 };
 
 }  // namespace

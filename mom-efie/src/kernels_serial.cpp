@@ -7,6 +7,7 @@
 
 #include "copa/errors.hpp"
 #include "copa/memory.hpp"
+#include "host_engine.hpp"
 #include "kernels.hpp"
 
 namespace efie {
@@ -36,9 +37,9 @@ void symmetrise_host(complex* a, long n) {
 
 namespace {
 
-class SerialEngine final : public Engine {
+class SerialEngine final : public HostMatrixEngine {
  public:
-  explicit SerialEngine(long n) : n_(n), a_(std::size_t(n) * n, &copa::host_pool()) {}
+  explicit SerialEngine(long n) : HostMatrixEngine(n) {}
 
   void upload(const Problem& p) override { p_ = &p; }
 
@@ -66,20 +67,6 @@ class SerialEngine final : public Engine {
     symmetrise_serial();
   }
 
-  void factor(copa::RegionTimer& timer) override {
-    copa::Region r(timer, "lu");
-    host_lu_factor(a_.data(), n_, pivots_);
-  }
-  void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
-    copa::Region r(timer, "solve");
-    host_lu_solve(a_.data(), n_, pivots_, b);
-  }
-  std::vector<complex> matrix() override { return {a_.begin(), a_.end()}; }
-  std::vector<complex> entries(const std::vector<std::array<long, 2>>& at) override {
-    std::vector<complex> out;
-    for (const auto& e : at) out.push_back(a_[std::size_t(e[0]) + std::size_t(e[1]) * n_]);
-    return out;
-  }
 
  private:
   void add_block(const Triangle& t, const Triangle& s, const Cplx b[3][3]) {
@@ -100,10 +87,7 @@ class SerialEngine final : public Engine {
       }
   }
 
-  long n_;
   const Problem* p_ = nullptr;
-  std::pmr::vector<complex> a_;
-  std::vector<int> pivots_;
 };
 
 }  // namespace

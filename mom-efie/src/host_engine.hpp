@@ -1,0 +1,40 @@
+// What the serial and OpenMP engines share: the column-major N x N matrix in the host pool, its
+// LAPACK LU (zgetrf/zgetrs) and the read-back of the matrix or of sampled entries. The fills differ.
+#pragma once
+#include <array>
+#include <memory_resource>
+#include <vector>
+
+#include "copa/memory.hpp"
+#include "kernels.hpp"
+
+namespace efie {
+
+class HostMatrixEngine : public Engine {
+ public:
+  explicit HostMatrixEngine(long n) : n_(n), a_(std::size_t(n) * n, &copa::host_pool()) {}
+
+  void factor(copa::RegionTimer& timer) override {
+    copa::Region r(timer, "lu");
+    host_lu_factor(a_.data(), n_, pivots_);
+  }
+  void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
+    copa::Region r(timer, "solve");
+    host_lu_solve(a_.data(), n_, pivots_, b);
+  }
+  std::vector<complex> matrix() override { return {a_.begin(), a_.end()}; }
+  std::vector<complex> entries(const std::vector<std::array<long, 2>>& at) override {
+    std::vector<complex> out;
+    for (const auto& e : at) out.push_back(a_[std::size_t(e[0]) + std::size_t(e[1]) * n_]);
+    return out;
+  }
+
+ protected:
+  long n_;
+  std::pmr::vector<complex> a_;
+
+ private:
+  std::vector<int> pivots_;
+};
+
+}  // namespace efie
