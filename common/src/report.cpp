@@ -46,7 +46,15 @@ constexpr std::size_t max_samples_in_json = 1000;
 
 }  // namespace
 
+Verification not_verified(std::string reason) {
+  Verification v;
+  v.verified = false;
+  v.reason = std::move(reason);
+  return v;
+}
+
 std::string verdict_line(const Verification& v) {
+  if (!v.verified) return "NOT VERIFIED: " + v.reason;
   std::ostringstream os;
   os << "VERIFICATION " << (v.passed ? "PASSED" : "FAILED") << ": " << v.metric << " = "
      << format_number(v.value) << " (tolerance " << format_number(v.tolerance) << ", reference "
@@ -130,12 +138,15 @@ nlohmann::json Report::to_json() const {
   doc["kernels"] = ks;
   doc["fom"] = fom_ ? nlohmann::json{{"name", fom_->name}, {"value", fom_->value}, {"unit", fom_->unit}}
                     : nlohmann::json(nullptr);
-  doc["verification"] = verification_ ? nlohmann::json{{"reference", verification_->reference},
-                                                       {"metric", verification_->metric},
-                                                       {"value", verification_->value},
-                                                       {"tolerance", verification_->tolerance},
-                                                       {"passed", verification_->passed}}
-                                      : nlohmann::json(nullptr);
+  if (!verification_) {
+    doc["verification"] = nullptr;
+  } else if (!verification_->verified) {
+    doc["verification"] = {{"reference", nullptr}, {"passed", nullptr}, {"reason", verification_->reason}};
+  } else {
+    doc["verification"] = {{"reference", verification_->reference}, {"metric", verification_->metric},
+                           {"value", verification_->value},         {"tolerance", verification_->tolerance},
+                           {"passed", verification_->passed}};
+  }
   std::size_t device_peak = 0, host_peak = host_peak_rss_bytes();
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
   device_peak = gpu::device_pool_counters().peak_bytes;

@@ -84,6 +84,16 @@ COPA_TEST(verdict_line_format) {
   COPA_CHECK(copa::verdict_line(v).rfind("VERIFICATION FAILED: ", 0) == 0);
 }
 
+COPA_TEST(not_verified_is_neither_pass_nor_fail) {
+  const copa::Verification v = copa::not_verified("no reference for RK4 runs");
+  COPA_CHECK(copa::verdict_line(v) == "NOT VERIFIED: no reference for RK4 runs");
+  copa::Report r("app", "1");
+  r.set_verification(v);
+  const auto d = r.to_json();
+  COPA_CHECK(d["verification"]["passed"].is_null());
+  COPA_CHECK(d["verification"]["reason"] == "no reference for RK4 runs");
+}
+
 COPA_TEST(json_path_per_backend) {
   COPA_CHECK(copa::json_path_for("out/r.json", copa::Backend::cuda, true) == "out/r.cuda.json");
   COPA_CHECK(copa::json_path_for("out.d/r", copa::Backend::openmp, true) == "out.d/r.openmp");

@@ -21,8 +21,15 @@ struct Verification {
   double value = 0;
   double tolerance = 0;
   bool passed = false;
+  // false when the run has no reference it could fail against: the verdict is NOT VERIFIED (JSON
+  // "passed": null with "reason"), never PASSED. A check that cannot fail is not a pass.
+  bool verified = true;
+  std::string reason;  // why it was not verified (empty when verified)
 };
-// "VERIFICATION PASSED: <metric> = <value> (tolerance <tol>, reference <name>)"
+// A verdict for a run without a reference: NOT VERIFIED, with the reason.
+Verification not_verified(std::string reason);
+// "VERIFICATION PASSED: <metric> = <value> (tolerance <tol>, reference <name>)", or
+// "NOT VERIFIED: <reason>".
 std::string verdict_line(const Verification& v);
 
 struct Fom {
