@@ -1,6 +1,7 @@
 // Optional MPI: initialisation, rank and local rank (one GPU per local rank), and reductions of
 // timings over ranks. Without COPA_HAVE_MPI every call behaves as a single rank.
 #pragma once
+#include <vector>
 
 namespace copa::mpi {
 
@@ -23,5 +24,14 @@ struct Reduced {
 };
 Reduced reduce(double value);  // over all ranks
 double sum(double value);
+
+// Deterministic reductions for the scalars that steer control flow (dt, CG dots, conservation
+// totals): the per-rank partials are gathered and combined in rank order, so every rank gets the
+// same bits whatever the reduction tree of the MPI library.
+double sum_ordered(double partial);
+std::vector<double> sum_ordered(const std::vector<double>& partials);  // element-wise
+double min_all(double value);
+double max_all(double value);
+long long sum_all(long long value);
 
 }  // namespace copa::mpi

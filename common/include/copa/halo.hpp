@@ -1,0 +1,85 @@
+// Halo exchange between MPI ranks with selectable transports (DISTRIBUTED.md, "A transport layer").
+//
+// A pattern is persistent: the links (peer, elements to send, elements that receive) are given once,
+// the buffers (host, pinned or device) and the transport's resources (IPC handles, NCCL communicator)
+// are set up once, and every step calls start() then finish(). All of a rank's outgoing messages are
+// packed by one gather (one kernel launch on the GPU) into one send buffer, and unpacked by one
+// scatter from one receive buffer.
+//
+// Transports:
+//   host        MPI on host memory; for device fields through pinned staging buffers (D2H, MPI, H2D).
+//               The only transport of CPU builds, available in every MPI build: the portable baseline.
+//   cuda-aware  device pointers handed to MPI; refused (InputError, exit 2) where the MPI library does
+//               not report CUDA support.
+//   nccl        grouped ncclSend/ncclRecv on the stream; built only with CUDA, MPI and NCCL found.
+//   ipc         CUDA IPC: each rank maps its peers' receive buffers and copies into them peer to peer;
+//               ranks of one node only.
+// Without MPI (or on one rank) an exchange with no links does nothing; links to oneself (periodic
+// wrap on one rank) are copied locally by every transport.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace copa::halo {
+
+enum class Transport { host, cuda_aware, nccl, ipc };
+// Throws InputError naming --transport for an unknown name or one this build does not have.
+Transport parse_transport(const std::string& name);
+std::string to_string(Transport t);
+// Transports this build can use ("host" always; the GPU ones in GPU + MPI builds).
+std::vector<std::string> transports_built();
+
+enum class Memory { host, device };
+// replace: received values overwrite the ghost elements (forward halo fill).
+// add: received values are added to the elements, links in ascending peer order, so that every
+//      rank adds the same operands in the same order (reverse exchange: partial sums to owners).
+enum class Combine { replace, add };
+
+// One neighbour of this rank: the elements it sends to `peer`, and the elements that receive what
+// `peer` sends, in the order `peer` lists them in its own `send` for this rank.
+struct Link {
+  int peer = 0;
+  std::vector<std::int64_t> send;
+  std::vector<std::int64_t> recv;
+};
+
+// Element i of component c of an exchanged field is at data[c * component_stride + i].
+struct FieldLayout {
+  int components = 1;
+  std::int64_t component_stride = 0;
+};
+
+class Exchange {
+ public:
+  // Collective over MPI_COMM_WORLD (every rank constructs its pattern at the same point).
+  // `stream` is the GPU stream (cudaStream_t / hipStream_t) for device fields, ignored for host ones.
+  Exchange(std::vector<Link> links, FieldLayout layout, Transport transport, Memory memory,
+           Combine combine = Combine::replace, void* stream = nullptr);
+  ~Exchange();
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  // Packs every outgoing message (one gather) and posts the transfers.
+  void start(double* field);
+  // Completes the transfers and unpacks (one scatter); the field is ready on the stream afterwards.
+  void finish(double* field);
+  void run(double* field) {
+    start(field);
+    finish(field);
+  }
+
+  Transport transport() const;
+  std::size_t bytes_sent() const;      // per exchange, to other ranks (self links excluded)
+  std::size_t bytes_received() const;  // per exchange, from other ranks
+  int peers() const;                   // other ranks this rank exchanges with
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace copa::halo
