@@ -12,9 +12,11 @@ Exit status: 1 when a kernel is SLOWER, a candidate verification failed or a can
 import argparse
 import json
 import os
+import sys
 
-from .errors import EXIT_CHECK_FAILED, EXIT_OK, InputError
-from .resultset import ResultSet
+from . import scaling
+from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError
+from .resultset import ResultSet, read_json
 from .tables import fmt_pct, fmt_ratio, fmt_time, text_table
 
 FASTER, SAME, SLOWER, UNKNOWN = "FASTER", "SAME", "SLOWER", "n/a"
@@ -163,6 +165,25 @@ def _verification_value(result):
     return f"{v.get('metric', '')} {_num(v.get('value'))} (tol {_num(v.get('tolerance'))})".strip()
 
 
+def compare_scaling(args):
+    """Two scaling studies: every (app, size, transport, ranks) whose efficiency fell is a regression."""
+    docs = [read_json(os.path.join(d, scaling.SCALING_FILE)) for d in (args.baseline, args.candidate)]
+    if docs[0].get("study") != docs[1].get("study"):
+        raise InputError(f"the studies differ: {docs[0].get('study')} vs {docs[1].get('study')}")
+    found = scaling.efficiency_regressions(docs[0], docs[1], args.efficiency_threshold)
+    shared = {(a["app"], a["size"], r["transport"], r["ranks"]) for a in docs[0]["apps"] for r in a["rows"]} & \
+             {(a["app"], a["size"], r["transport"], r["ranks"]) for a in docs[1]["apps"] for r in a["rows"]}
+    print(f"baseline:  {args.baseline}\ncandidate: {args.candidate}\n{docs[0]['study']} scaling: "
+          f"{len(shared)} rows compared")
+    for r in found:
+        print(f"EFFICIENCY REGRESSION: {r['app']} {r['size']} {r['transport']} x{r['ranks']}: "
+              f"{100 * r['baseline']:.1f}% -> {100 * r['candidate']:.1f}%")
+    if not shared:
+        print("copa-compare: the studies share no row", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_CHECK_FAILED if found else EXIT_OK
+
+
 def main(argv):
     p = argparse.ArgumentParser(
         prog="copa-compare",
@@ -176,11 +197,16 @@ def main(argv):
     p.add_argument("--out", metavar="DIR", default=".", help="directory for compare.md and compare.html (default: .)")
     p.add_argument("--markdown", metavar="FILE", help="Markdown report path (default: OUT/compare.md)")
     p.add_argument("--html", metavar="FILE", help="HTML report path (default: OUT/compare.html)")
+    p.add_argument("--efficiency-threshold", type=float, default=0.05,
+                   help="scaling studies (scaling.json in both): flag a parallel efficiency that fell by more "
+                        "than this (absolute; default 0.05 = 5 points)")
     args = p.parse_args(argv)
     if args.threshold < 0:
         raise InputError(f"--threshold: must not be negative, got {args.threshold}")
     if args.mad_factor < 0:
         raise InputError(f"--mad-factor: must not be negative, got {args.mad_factor}")
+    if all(os.path.isfile(os.path.join(d, scaling.SCALING_FILE)) for d in (args.baseline, args.candidate)):
+        return compare_scaling(args)
     comparison = Comparison(args.baseline, args.candidate, args.threshold, args.mad_factor)
 
     from .compare_report import html_report, markdown_report

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import metadata
+from . import metadata, scaling
 from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError, ToolRuntimeError
 from .resultset import CEILINGS_FILE, RUN_FILE, RUN_SCHEMA, Result, load_ceilings
 from .summary import summary_rows, SUMMARY_HEADERS
@@ -50,6 +50,14 @@ def parse_args(argv):
     p.add_argument("--no-probe", action="store_true", help="neither run copa-probe nor pass ceilings (apps use built-in ones)")
     p.add_argument("--no-charts", action="store_true", help="do not draw the roofline charts")
     p.add_argument("--timeout", type=float, default=0, help="seconds one app run may take (default: no limit)")
+    study = p.add_argument_group("scaling studies (MARBL's strong, weak and throughput; see scripts/README.md)")
+    study.add_argument("--scaling", choices=scaling.STUDIES,
+                       help="run a scaling study instead of the suite table (strong when --ranks is given)")
+    study.add_argument("--ranks", type=_csv, help="comma-separated MPI rank counts, one GPU per rank (1 is always added)")
+    study.add_argument("--transports", type=_csv,
+                       help="comma-separated halo transports: host,cuda-aware,nccl,ipc (default: host)")
+    study.add_argument("--mpiexec", default="mpirun", help="MPI launcher, -np N is appended (default: mpirun)")
+    study.add_argument("--commbench", metavar="FILE", help="copa-comm/1 file of copa-commbench: halo GB/s as %% of the link")
     args = p.parse_args(argv)
     for name in args.apps or []:
         if name not in APPS:
@@ -64,6 +72,12 @@ def parse_args(argv):
         raise InputError(f"--reps: must be at least 1, got {args.reps}")
     if args.ceilings and not os.path.isfile(args.ceilings):
         raise InputError(f"--ceilings: {args.ceilings}: no such file")
+    if args.ranks and not args.scaling:
+        args.scaling = "strong"
+    if args.scaling:
+        scaling.check_options(args)
+        if args.backends and len(args.backends) != 1:
+            raise InputError("--backends: a scaling study runs one backend; name one")
     return args
 
 
@@ -245,6 +259,8 @@ def main(argv):
     ceilings, ceil_desc = get_ceilings(args, build, out)
 
     apps = args.apps or APPS
+    if args.scaling:
+        return run_scaling(args, build, out, apps, ceilings)
     entries, skipped, results = [], [], []
     for i, app in enumerate(apps, 1):
         binary = os.path.join(build, app, app)
@@ -292,6 +308,38 @@ def main(argv):
     for e in failed:
         where = f" (see {os.path.join(out, e['log'])})" if e.get("log") else ""
         print(f"copa-run: {e['app']} {e.get('backend', '')}: {e['status']}{where}")
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def study_backend(args, build, apps):
+    """--backends' one backend, else the fastest kind the first built app offers (GPU before CPU)."""
+    if args.backends:
+        return args.backends[0]
+    for app in apps:
+        binary = os.path.join(build, app, app)
+        if os.access(binary, os.X_OK):
+            built, _ = list_backends(binary)
+            for b in ("cuda", "hip", "openmp", "serial"):
+                if built and b in built:
+                    return b
+    raise InputError(f"--build: no app binary found in {build}")
+
+
+def run_scaling(args, build, out, apps, ceilings):
+    if os.path.exists(os.path.join(out, scaling.SCALING_FILE)):
+        raise InputError(f"--out: {out} already holds a study ({scaling.SCALING_FILE}); choose a new directory")
+    backend = study_backend(args, build, apps)
+    doc, entries = scaling.run_study(args, build, out, apps, backend, ceilings)
+    failed = [e for e in entries if e["status"] not in ("ok", "not_distributed")]
+    print(f"\ncopa-run: {args.scaling} scaling: {len(entries) - len(failed)} of {len(entries)} runs ok; "
+          f"results in {out}")
+    for s in doc["skipped"]:
+        print(f"copa-run: {s['app']}: skipped, {s['reason']}")
+    for e in failed:
+        print(f"copa-run: {e['app']} x{e['ranks']} {e['transport']}: {e['status']} (see {os.path.join(out, e['log'])})")
+    if not doc["apps"]:
+        print("copa-run: no app produced a scaling table", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 

@@ -1,0 +1,128 @@
+"""copa-run's scaling studies and copa-compare's efficiency check, with a fake MPI launcher and a stub
+app whose time per step is planted (no MPI and no real app needed)."""
+import json
+import os
+import unittest
+
+import synthetic
+from tooltest import ToolTest
+
+# A launcher that takes -np N and runs the app once with COPA_FAKE_RANKS=N (as if N ranks ran).
+FAKE_MPIEXEC = r'''#!/usr/bin/python3
+import os, sys
+args = sys.argv[1:]
+n = args[args.index("-np") + 1]
+del args[args.index("-np"):args.index("-np") + 2]
+os.environ["COPA_FAKE_RANKS"] = n
+os.execv(args[0], args)
+'''
+
+# A distributed app: one-rank step 1 ms of compute; on p ranks compute 1/p ms (strong) or 1 ms (weak,
+# recognised by --nz), plus a planted communication overhead of 0.1 ms halo and 0.01 ms allreduce.
+STUB_DIST_APP = r'''#!/usr/bin/python3
+import json, os, sys
+sys.path.insert(0, {synthetic_dir!r})
+import synthetic
+args = sys.argv[1:]
+if "--list" in args:
+    print("ramses-oct: backends and variants built")
+    print("  openmp: default")
+    sys.exit(0)
+opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
+ranks = int(os.environ.get("COPA_FAKE_RANKS", "1")) if {distributed!r} else 1
+weak = "--nz" in args
+compute = 1e-3 if weak else 1e-3 / ranks
+halo, allreduce = (1e-4, 1e-5) if ranks > 1 else (0.0, 0.0)
+kernels = [synthetic.kernel("hydro_update", compute, 1e6, 1e6, noise=0),
+           synthetic.kernel("step", compute + halo + allreduce, 1e6, 1e6, noise=0)]
+if ranks > 1:
+    kernels += [synthetic.kernel("halo_exchange", halo, 0, 4e6, noise=0),
+                synthetic.kernel("allreduce_dt", allreduce, 0, 8, noise=0)]
+    kernels[0]["time_mean_over_ranks"] = compute * 0.8
+doc = synthetic.result("ramses-oct", opt("--backend"), kernels, size=opt("--size"))
+doc["run"]["mpi_ranks"] = ranks
+doc["run"]["transport"] = opt("--transport", "host")
+doc["run"]["decomposition"] = {{"ranks": ranks, "local_work": [1000] * ranks}}
+doc["run"]["command_line"] = " ".join(sys.argv)
+json.dump(doc, open(opt("--json"), "w"))
+'''
+
+
+class ScalingTest(ToolTest):
+    def study(self, *extra, distributed=True):
+        build = self.path("build")
+        synthetic._executable(os.path.join(build, "ramses-oct", "ramses-oct"),
+                              STUB_DIST_APP.format(synthetic_dir=synthetic.HERE, distributed=distributed))
+        launcher = self.path("fake-mpiexec")
+        synthetic._executable(launcher, FAKE_MPIEXEC)
+        out = self.path("out")
+        code, text = self.tool("copa-run", "--build", build, "--out", out, "--no-probe", "--no-charts",
+                               "--apps", "ramses-oct", "--mpiexec", launcher, *extra)
+        doc = None
+        if os.path.exists(os.path.join(out, "scaling.json")):
+            with open(os.path.join(out, "scaling.json")) as f:
+                doc = json.load(f)
+        return code, text, out, doc
+
+    @staticmethod
+    def row(doc, transport, ranks):
+        return next(r for r in doc["apps"][0]["rows"] if r["transport"] == transport and r["ranks"] == ranks)
+
+    def test_strong_scaling_table(self):
+        code, text, out, doc = self.study("--ranks", "2,4", "--transports", "host,ipc")
+        self.assertEqual(code, 0, text)
+        self.assertEqual(doc["study"], "strong")
+        # T(1) = 1 ms; T(2) = 0.5 + 0.11 ms: E = 1 / (2 x 0.61) = 0.8197.
+        r2 = self.row(doc, "ipc", 2)
+        self.assertAlmostEqual(r2["efficiency"], 1e-3 / (2 * 0.61e-3), places=6)
+        self.assertAlmostEqual(r2["comm_fraction"], 0.11e-3 / 0.61e-3, places=6)
+        self.assertAlmostEqual(r2["imbalance"], 1 / 0.8, places=6)
+        self.assertAlmostEqual(self.row(doc, "host", 1)["efficiency"], 1.0)
+        with open(os.path.join(out, "ramses-oct.small.openmp.ipc.r4.json")) as f:
+            self.assertIn("--transport ipc", json.load(f)["run"]["command_line"])
+        self.assertTrue(os.path.exists(os.path.join(out, "scaling.txt")))
+        self.assertIn("ramses-oct small", text)
+
+    def test_weak_scaling_grows_the_problem(self):
+        code, text, out, doc = self.study("--scaling", "weak", "--ranks", "2")
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(out, "ramses-oct.small.openmp.host.r2.json")) as f:
+            cmd = json.load(f)["run"]["command_line"]
+        self.assertIn("--nz 64", cmd)
+        # T(1) = 1 ms; T(2) = 1.11 ms: E = 0.9009.
+        self.assertAlmostEqual(self.row(doc, "host", 2)["efficiency"], 1 / 1.11, places=6)
+
+    def test_an_app_that_does_not_distribute_is_refused(self):
+        code, text, out, doc = self.study("--ranks", "2", distributed=False)
+        self.assertEqual(code, 2, text)
+        self.assertIn("does not split its work over MPI ranks", text)
+
+    def test_throughput_study_runs_every_size_on_one_rank(self):
+        code, text, out, doc = self.study("--scaling", "throughput", "--size", "small,medium")
+        self.assertEqual(code, 0, text)
+        rows = doc["apps"][0]["rows"]
+        self.assertEqual([r["size"] for r in rows], ["small", "medium"])
+        self.assertEqual(rows[0]["work"], 1000)
+
+    def test_bad_rank_list_exit_2(self):
+        code, text, out, doc = self.study("--ranks", "two")
+        self.assertEqual(code, 2, text)
+        self.assertIn("--ranks", text)
+
+    def test_compare_flags_an_efficiency_regression(self):
+        code, text, base, doc = self.study("--ranks", "2")
+        self.assertEqual(code, 0, text)
+        cand = self.path("cand")
+        os.makedirs(cand)
+        doc["apps"][0]["rows"][1]["efficiency"] -= 0.10
+        with open(os.path.join(cand, "scaling.json"), "w") as f:
+            json.dump(doc, f)
+        code, text = self.tool("copa-compare", base, cand, "--out", self.path("report"))
+        self.assertEqual(code, 1, text)
+        self.assertIn("EFFICIENCY REGRESSION: ramses-oct small host x2", text)
+        code, text = self.tool("copa-compare", base, base, "--out", self.path("report"))
+        self.assertEqual(code, 0, text)
+
+
+if __name__ == "__main__":
+    unittest.main()
