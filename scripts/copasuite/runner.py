@@ -282,7 +282,6 @@ def main(argv):
                     verdict = entry["status"].upper()
                     if entry["status"] == "ok":
                         verdict = NOT_VERIFIED if "not_verified" in entry else "ok"
-
                     print(f" {label} {verdict} {entry['wall_s']:.1f}s", end="", flush=True)
             print(flush=True)
 
