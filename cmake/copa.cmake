@@ -46,6 +46,14 @@ function(copa_add_test)
     set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_MPI_RANKS}
       ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endif()
+  copa_sanitizer_environment(${T_NAME})
+endfunction()
+
+# The sanitizers' options (cmake/sanitize.cmake) for a test of a COPA_SANITIZE build.
+function(copa_sanitizer_environment test)
+  if(COPA_SANITIZER_ENVIRONMENT)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT ${COPA_SANITIZER_ENVIRONMENT})
+  endif()
 endfunction()
 
 # copa_expect_exit(NAME name CODE c COMMAND cmd... LABELS l...): the command must exit with code c.
@@ -54,4 +62,5 @@ function(copa_expect_exit)
   add_test(NAME ${T_NAME} COMMAND ${CMAKE_COMMAND}
     -DEXPECT=${T_CODE} -P ${PROJECT_SOURCE_DIR}/cmake/expect_exit.cmake -- ${T_COMMAND})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
+  copa_sanitizer_environment(${T_NAME})
 endfunction()

@@ -16,6 +16,7 @@ import sys
 
 from . import scaling
 from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError
+from .outputs import check_output_dir, check_output_file
 from .resultset import ResultSet, read_json
 from .tables import fmt_pct, fmt_ratio, fmt_time, text_table
 
@@ -58,11 +59,15 @@ class CaseDelta:
         return c["value"] / b["value"] - 1
 
     def verification_note(self):
+        """NOT VERIFIED (no reference that could fail) is neither a pass nor a failure: never a
+        regression, but a candidate that stopped verifying a passing case is said so."""
         b, c = self.base.passed, self.cand.passed
         if c is False:
             return "FAILED" + (" (was passing)" if b else "")
         if b is False and c:
             return "fixed (baseline failed)"
+        if self.cand.not_verified:
+            return "NOT VERIFIED" + (" (was passing)" if b else "")
         if c is None:
             return "no verification"
         return "passed"
@@ -79,6 +84,7 @@ class Comparison:
         self.only_base = [k for k in self.base.results if k not in self.cand.results]
         self.only_cand = [k for k in self.cand.results if k not in self.base.results]
         self.failed_verifications = [r for r in self.cand.results.values() if r.passed is False]
+        self.not_verified = [r for r in self.cand.results.values() if r.not_verified]
         self.failed_runs = [e for e in self.cand.failed_runs if e.get("status") != "verification_failed"]
         self.metadata = metadata_differences(self.base, self.cand)
 
@@ -162,6 +168,8 @@ def _verification_value(result):
     v = result.verification
     if not v:
         return "-"
+    if result.not_verified:
+        return f"NOT VERIFIED: {result.not_verified_reason}"
     return f"{v.get('metric', '')} {_num(v.get('value'))} (tol {_num(v.get('tolerance'))})".strip()
 
 
@@ -207,12 +215,15 @@ def main(argv):
         raise InputError(f"--mad-factor: must not be negative, got {args.mad_factor}")
     if all(os.path.isfile(os.path.join(d, scaling.SCALING_FILE)) for d in (args.baseline, args.candidate)):
         return compare_scaling(args)
+    md_path = args.markdown or os.path.join(args.out, "compare.md")
+    html_path = args.html or os.path.join(args.out, "compare.html")
+    check_output_dir(args.out, "--out")
+    check_output_file(md_path, "--markdown" if args.markdown else "--out")
+    check_output_file(html_path, "--html" if args.html else "--out")
     comparison = Comparison(args.baseline, args.candidate, args.threshold, args.mad_factor)
 
     from .compare_report import html_report, markdown_report
     os.makedirs(args.out, exist_ok=True)
-    md_path = args.markdown or os.path.join(args.out, "compare.md")
-    html_path = args.html or os.path.join(args.out, "compare.html")
     with open(md_path, "w") as f:
         f.write(markdown_report(comparison))
     with open(html_path, "w") as f:
@@ -226,6 +237,8 @@ def main(argv):
         print(f"VERIFICATION FAILED in the candidate: {case_label(r)} ({os.path.basename(r.path)})")
     for e in comparison.failed_runs:
         print(f"RUN FAILED in the candidate: {e.get('app')} {e.get('backend', '')}: {e.get('status')}")
+    for r in comparison.not_verified:
+        print(f"NOT VERIFIED in the candidate (neither pass nor fail): {case_label(r)}: {r.not_verified_reason}")
     print(f"{len(comparison.cases)} cases compared, {len(comparison.only_base)} only in the baseline, "
           f"{len(comparison.only_cand)} only in the candidate; kernels: {comparison.count(SLOWER)} SLOWER, "
           f"{comparison.count(SAME)} SAME, {comparison.count(FASTER)} FASTER")

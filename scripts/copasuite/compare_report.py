@@ -13,6 +13,7 @@ def _sections(c):
     head = [f"Baseline: `{c.base.dir}`; candidate: `{c.cand.dir}`.",
             f"**{verdict}**: {c.count(SLOWER)} kernels SLOWER, {c.count(SAME)} SAME, {c.count(FASTER)} FASTER "
             f"over {len(c.cases)} shared cases; {len(c.failed_verifications)} candidate verifications failed, "
+            f"{len(c.not_verified)} candidate runs NOT VERIFIED (neither pass nor fail), "
             f"{len(c.failed_runs)} candidate runs failed.",
             f"A kernel is SLOWER (FASTER) when its median time grew (shrank) by more than "
             f"max({c.threshold * 100:g}%, {c.mad_factor:g} x the larger relative MAD of the two sets' repetitions)."]

@@ -106,23 +106,47 @@ class Result:
         kernels = _require(doc, "kernels", list, path, "the document")
         self.kernels = [Kernel(k, path, i) for i, k in enumerate(kernels)]
         self.fom = doc.get("fom") if isinstance(doc.get("fom"), dict) else None
-        ver = doc.get("verification")
-        if ver is not None and not (isinstance(ver, dict) and isinstance(ver.get("passed"), bool)):
-            raise InputError(f"{path}: 'verification' must be an object with a boolean 'passed'")
-        self.verification = ver
+        self.verification = _verification(doc.get("verification"), path)
         self.build = doc.get("build") if isinstance(doc.get("build"), dict) else {}
         self.machine = doc.get("machine") if isinstance(doc.get("machine"), dict) else {}
 
     @property
     def passed(self):
-        """True, False, or None when the document carries no verification."""
+        """True, False, or None when the document carries no verification or was not verified."""
         return None if self.verification is None else self.verification["passed"]
+
+    @property
+    def not_verified(self):
+        """True when the app ran without a reference that could fail ("passed": null with a reason):
+        neither a pass nor a failure."""
+        return self.verification is not None and self.verification["passed"] is None
+
+    @property
+    def not_verified_reason(self):
+        return self.verification.get("reason", "") if self.not_verified else ""
 
     def total_time(self):
         """Seconds of one repetition of the app's timed kernels: sum of median x calls / reps.
         Comparable between backends of one app and problem (the same calls are timed)."""
         reps = self.reps if _number(self.reps) and self.reps > 0 else 1
         return sum(k.median * k.calls for k in self.kernels) / reps
+
+
+def _verification(ver, path):
+    """The document's verification: null, a verdict (boolean 'passed'), or NOT VERIFIED ('passed' null
+    with a string 'reason', common/src/report.cpp)."""
+    if ver is None:
+        return None
+    if not isinstance(ver, dict) or "passed" not in ver:
+        raise InputError(f"{path}: 'verification' must be an object with a 'passed' key")
+    if isinstance(ver["passed"], bool):
+        return ver
+    if ver["passed"] is None:
+        if not isinstance(ver.get("reason"), str) or not ver["reason"]:
+            raise InputError(f"{path}: 'verification' has 'passed': null (NOT VERIFIED) but no string 'reason'")
+        return ver
+    raise InputError(f"{path}: 'passed' in verification must be true, false or null, "
+                     f"found {type(ver['passed']).__name__}")
 
 
 def is_result_file(path):

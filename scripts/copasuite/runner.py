@@ -15,8 +15,9 @@ import time
 
 from . import metadata, scaling
 from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError, ToolRuntimeError
+from .outputs import check_output_dir
 from .resultset import CEILINGS_FILE, RUN_FILE, RUN_SCHEMA, Result, load_ceilings
-from .summary import summary_rows, SUMMARY_HEADERS
+from .summary import NOT_VERIFIED, summary_rows, SUMMARY_HEADERS
 from .tables import text_table
 
 APPS = ["laghos-like", "ramses-oct", "mom-efie", "mps-density"]
@@ -203,6 +204,8 @@ def run_one(args, binary, app, size, backend, variant, ceilings, out):
             entry["error"] = str(e)
         if result is not None and result.passed is False and entry["status"] == "ok":
             entry["status"] = "verification_failed"
+        if result is not None and result.not_verified:
+            entry["not_verified"] = result.not_verified_reason
     else:
         entry["json"] = None
         if entry["status"] == "ok":
@@ -247,14 +250,18 @@ def write_run_json(out, args, argv, build, machine, machine_name, ceil_desc, ent
 def main(argv):
     args = parse_args(argv)
     started = datetime.datetime.now().astimezone()
-    build = args.build if args.build else build_preset(args.preset)
-    if not os.path.isdir(build):
-        raise InputError(f"--build: {build}: no such directory")
+    if args.build and not os.path.isdir(args.build):
+        raise InputError(f"--build: {args.build}: no such directory")
     machine = metadata.machine_info()
     machine_name = args.machine or metadata.default_machine_name(machine)
     out = args.out or os.path.join(REPO, "results", machine_name, started.strftime("%Y%m%d-%H%M%S"))
+    # The result directory is checked before the build and the runs, which may take long.
     if os.path.exists(os.path.join(out, RUN_FILE)):
         raise InputError(f"--out: {out} already holds a run ({RUN_FILE}); choose a new directory")
+    check_output_dir(out, "--out")
+    build = args.build if args.build else build_preset(args.preset)
+    if not os.path.isdir(build):
+        raise InputError(f"--build: {build}: no such directory")
     os.makedirs(out, exist_ok=True)
     ceilings, ceil_desc = get_ceilings(args, build, out)
 
@@ -288,7 +295,9 @@ def main(argv):
                     if result is not None:
                         results.append(result)
                     label = backend + (f"/{variant}" if variant else "")
-                    verdict = "ok" if entry["status"] == "ok" else entry["status"].upper()
+                    verdict = entry["status"].upper()
+                    if entry["status"] == "ok":
+                        verdict = NOT_VERIFIED if "not_verified" in entry else "ok"
                     print(f" {label} {verdict} {entry['wall_s']:.1f}s", end="", flush=True)
             print(flush=True)
 
@@ -304,7 +313,13 @@ def main(argv):
     if not args.no_charts and results:
         draw_charts(out)
     failed = [e for e in entries if e["status"] != "ok"]
-    print(f"\ncopa-run: {len(entries) - len(failed)} of {len(entries)} runs verified; results in {out}")
+    # NOT VERIFIED (no reference that could fail) is neither a pass nor a failure: counted apart, and
+    # it does not fail the runner.
+    unverified = [e for e in entries if e["status"] == "ok" and "not_verified" in e]
+    print(f"\ncopa-run: {len(entries) - len(failed) - len(unverified)} of {len(entries)} runs verified, "
+          f"{len(unverified)} {NOT_VERIFIED}, {len(failed)} failed; results in {out}")
+    for e in unverified:
+        print(f"copa-run: {e['app']} {e.get('backend', '')}: {NOT_VERIFIED}: {e['not_verified']}")
     for e in failed:
         where = f" (see {os.path.join(out, e['log'])})" if e.get("log") else ""
         print(f"copa-run: {e['app']} {e.get('backend', '')}: {e['status']}{where}")

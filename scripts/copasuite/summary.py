@@ -8,9 +8,15 @@ from .tables import fmt_num, fmt_ratio, fmt_time
 SUMMARY_HEADERS = ["app", "size", "backend", "variant", "FOM", "time", "verdict", "vs serial", "vs openmp"]
 
 
+NOT_VERIFIED = "NOT VERIFIED"
+
+
 def verdict(entry, result):
-    if result is not None and result.passed is not None and entry.get("status") in ("ok", "verification_failed"):
-        return "PASSED" if result.passed else "FAILED"
+    if result is not None and entry.get("status") in ("ok", "verification_failed"):
+        if result.passed is not None:
+            return "PASSED" if result.passed else "FAILED"
+        if result.not_verified:
+            return NOT_VERIFIED
     return {"ok": "no check"}.get(entry.get("status"), entry.get("status", "?").upper())
 
 

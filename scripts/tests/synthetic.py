@@ -48,6 +48,12 @@ def result(app, backend, kernels, passed=True, fom=1.0e9, variant="default", siz
     }
 
 
+def not_verified(doc, reason="no reference for this problem"):
+    """The document as an app writes it when it ran without a reference that could fail."""
+    doc["verification"] = {"reference": None, "passed": None, "reason": reason}
+    return doc
+
+
 def standard_set(slowdown=1.0, fom_factor=1.0, fail_verification=False, noise=0.01):
     """Two apps x two backends; kernel 'update' of mom-efie/openmp has its median multiplied by slowdown."""
     docs = {}
@@ -74,7 +80,7 @@ def write_set(directory, docs, ceilings=True, run_json=True, git_sha="abc123"):
                        "backends": H200_CEILINGS}, f)
     if run_json:
         runs = [{"app": d["app"], "size": "small", "backend": d["run"]["backend"], "json": k + ".json",
-                 "status": "ok" if d["verification"]["passed"] else "verification_failed", "reps": 5}
+                 "status": "verification_failed" if d["verification"]["passed"] is False else "ok", "reps": 5}
                 for k, d in docs.items()]
         with open(os.path.join(directory, "run.json"), "w") as f:
             json.dump({"schema": "copa-run/1", "machine_name": "testbox", "git": {"sha": git_sha, "dirty": False},
@@ -103,6 +109,8 @@ doc = synthetic.result(app, backend, [synthetic.kernel("k1", 1e-3 * speed, 1e6, 
                        passed=passed, size=opt("--size"), variant=opt("--variant", "default"))
 doc["run"]["reps"] = int(opt("--reps", 5))
 doc["run"]["ceilings_file"] = opt("--ceilings")
+if backend in {unverified!r}:
+    synthetic.not_verified(doc, "stub without a reference")
 json.dump(doc, open(opt("--json"), "w"))
 print("VERIFICATION " + ("PASSED" if passed else "FAILED"))
 sys.exit(0 if passed else 1)
@@ -129,11 +137,13 @@ def _executable(path, text):
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def fake_build(directory, apps, failing_backends=(), probe=True):
-    """A build directory holding stub apps (BUILD/<app>/<app>) and, if asked, a stub copa-probe."""
+def fake_build(directory, apps, failing_backends=(), probe=True, unverified_backends=()):
+    """A build directory holding stub apps (BUILD/<app>/<app>) and, if asked, a stub copa-probe.
+    Backends in unverified_backends write a NOT VERIFIED document and exit 0."""
     for app in apps:
         _executable(os.path.join(directory, app, app),
-                    STUB_APP.format(synthetic_dir=HERE, app=app, failing=list(failing_backends)))
+                    STUB_APP.format(synthetic_dir=HERE, app=app, failing=list(failing_backends),
+                                    unverified=list(unverified_backends)))
     if probe:
         _executable(os.path.join(directory, "common", "probe", "copa-probe"), STUB_PROBE.format(synthetic_dir=HERE))
     return directory

@@ -115,6 +115,42 @@ class CompareTest(ToolTest):
         self.assertEqual(code, 0, out)
         self.assertIn("20250102-000000", out)
 
+    def test_not_verified_is_neither_pass_nor_fail(self):
+        docs = synthetic.standard_set()
+        synthetic.not_verified(docs["mps-density.small.openmp"], "no reference for RK4 runs")
+        code, out, md = self.compare(docs)
+        self.assertEqual(code, 0, out)  # not a failure...
+        self.assertNotIn("VERIFICATION FAILED", out)
+        self.assertIn("NOT VERIFIED in the candidate (neither pass nor fail): mps-density small openmp", out)
+        self.assertIn("NOT VERIFIED: no reference for RK4 runs", md)
+        self.assertIn("NOT VERIFIED (was passing)", md)  # ...nor a pass: the lost check is named
+        self.assertIn("1 candidate runs NOT VERIFIED", md)
+        # The same case NOT VERIFIED on both sides compares its kernels as usual.
+        code, out, md = self.compare(docs, baseline_docs=docs)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mps-density small openmp default", "density"), "SAME")
+
+    def test_verification_passed_must_be_boolean_or_null_with_a_reason(self):
+        for passed, extra, message in (("yes", {}, "'passed' in verification must be true, false or null"),
+                                       (None, {}, "'verification' has 'passed': null (NOT VERIFIED) but no string 'reason'")):
+            docs = synthetic.standard_set()
+            docs["mom-efie.small.serial"]["verification"] = dict({"passed": passed}, **extra)
+            code, out, _ = self.compare(docs)
+            self.assertEqual(code, 2, out)
+            self.assertIn("mom-efie.small.serial.json: " + message, out)
+
+    def test_unwritable_output_is_refused_before_reading_the_sets(self):
+        blocker = self.path("a-file")
+        with open(blocker, "w") as f:
+            f.write("not a directory\n")
+        # The sets do not even exist: the output is checked first, and nothing is written.
+        for args in (["--out", os.path.join(blocker, "report")], ["--out", blocker],
+                     ["--markdown", os.path.join(blocker, "x.md")], ["--html", self.path()]):
+            code, out = self.tool("copa-compare", self.path("no-base"), self.path("no-cand"), *args)
+            self.assertEqual(code, 2, f"{args}: {out}")
+            self.assertIn(args[0], out)
+            self.assertNotIn("no such result directory", out)
+
 
 if __name__ == "__main__":
     unittest.main()

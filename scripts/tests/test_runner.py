@@ -94,6 +94,39 @@ class RunnerTest(ToolTest):
         self.assertEqual(code, 2, text)
         self.assertIn("nothing ran", text)
 
+    def test_not_verified_run_is_neither_pass_nor_fail(self):
+        build = synthetic.fake_build(self.path("build"), ["mps-density"], unverified_backends=["openmp"])
+        out = self.path("out")
+        code, text = self.tool("copa-run", "--build", build, "--out", out, "--no-charts", "--no-probe")
+        self.assertEqual(code, 0, text)  # not a failure
+        self.assertIn("[4/4] mps-density (small): serial ok", text)
+        self.assertIn("openmp NOT VERIFIED", text)
+        row = next(line for line in text.splitlines() if line.split()[:3] == ["mps-density", "small", "openmp"])
+        self.assertIn("NOT VERIFIED", row)  # not PASSED
+        self.assertNotIn("PASSED", row)
+        self.assertIn("1 of 2 runs verified, 1 NOT VERIFIED, 0 failed", text)
+        self.assertIn("mps-density openmp: NOT VERIFIED: stub without a reference", text)
+        with open(os.path.join(out, "run.json")) as f:
+            runs = json.load(f)["runs"]
+        self.assertEqual([(r["backend"], r["status"], r.get("not_verified")) for r in runs],
+                         [("serial", "ok", None), ("openmp", "ok", "stub without a reference")])
+
+    def test_unwritable_out_exits_2_before_building_or_running(self):
+        blocker = self.path("a-file")
+        with open(blocker, "w") as f:
+            f.write("not a directory\n")
+        build = synthetic.fake_build(self.path("build"), ["mom-efie"])
+        for out in (os.path.join(blocker, "run"), blocker):
+            # With --build: no app runs (the stub would write its log into --out).
+            code, text = self.tool("copa-run", "--build", build, "--out", out, "--no-probe")
+            self.assertEqual(code, 2, text)
+            self.assertIn(f"--out: {out}", text)
+            self.assertNotIn("mom-efie (small)", text)
+            # Without --build: refused before configuring (an unknown preset would fail with exit 3).
+            code, text = self.tool("copa-run", "--preset", "no-such-preset", "--out", out)
+            self.assertEqual(code, 2, text)
+            self.assertNotIn("cmake --preset", text)
+
 
 if __name__ == "__main__":
     unittest.main()
