@@ -15,6 +15,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  copa::mpi::Session mpi_session(argc, argv);
   return copa::guarded_main([&] {
     CLI::App app{"copa-probe: measures STREAM bandwidth, FMA peaks and (GPU) launch and transfer costs per backend, "
                  "and writes them as copa-ceilings/1 JSON for the roofline of every copa app"};

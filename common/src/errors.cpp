@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "copa/mpi.hpp"
+
 namespace copa {
 
 std::string format_bytes(double bytes) {
@@ -29,21 +31,31 @@ OutOfMemoryError::OutOfMemoryError(const std::string& what, std::size_t needed_b
       needed_(needed_bytes),
       available_(available_bytes) {}
 
+namespace {
+// One rank failing alone would leave the others waiting in their next collective: with more than
+// one rank the failure names the rank and ends every rank through MPI_Abort with the same code
+// (mpirun then exits with it). A single process prints and returns the code as before.
+int fail(int code, const std::string& message) {
+  if (mpi::size() > 1) {
+    std::cerr << "error (rank " << mpi::rank() << " of " << mpi::size() << "): " << message << std::endl;
+    mpi::abort_all(code);
+  }
+  std::cerr << "error: " << message << "\n";
+  return code;
+}
+}  // namespace
+
 int guarded_main(const std::function<int()>& body) {
   try {
     return body();
   } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return exit_bad_input;
+    return fail(exit_bad_input, e.what());
   } catch (const RuntimeError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return exit_runtime_failure;
+    return fail(exit_runtime_failure, e.what());
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: out of host memory (an allocation failed)\n";
-    return exit_runtime_failure;
+    return fail(exit_runtime_failure, "out of host memory (an allocation failed)");
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return exit_runtime_failure;
+    return fail(exit_runtime_failure, e.what());
   }
 }
 

@@ -1,5 +1,10 @@
 #include "copa/mpi.hpp"
 
+#include <cstdlib>
+#include <string>
+
+#include "copa/errors.hpp"
+
 #if defined(COPA_HAVE_MPI)
 #include <mpi.h>
 #endif
@@ -59,8 +64,17 @@ int local_rank() {
   return cached_local_rank;
 }
 
+bool is_root() { return rank() == 0; }
+
 void barrier() {
   if (enabled()) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void abort_all(int code) {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (enabled() && !finalised) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
 }
 
 Reduced reduce(double value) {
@@ -81,6 +95,63 @@ double sum(double value) {
   return total;
 }
 
+// Floating-point addition is not associative: an MPI_Allreduce may add the partials in any tree
+// (and a different one for another rank count or message size), so the last bits of the sum can
+// differ between runs or even between ranks. Gathering every partial and adding them left to
+// right in rank order gives ((p0 + p1) + p2) + ... on every rank.
+double sum_ordered(double partial) {
+  if (!enabled() || size() == 1) return partial;
+  std::vector<double> all(static_cast<std::size_t>(size()));
+  MPI_Allgather(&partial, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  double total = all[0];
+  for (std::size_t r = 1; r < all.size(); ++r) total += all[r];
+  return total;
+}
+
+std::vector<double> sum_ordered(const std::vector<double>& partials) {
+  if (!enabled() || size() == 1) return partials;
+  const long long n = static_cast<long long>(partials.size());
+  long long n_min = 0, n_max = 0;
+  MPI_Allreduce(&n, &n_min, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&n, &n_max, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (n_min != n_max)
+    throw RuntimeError("mpi::sum_ordered: ranks passed vectors of different lengths (" + std::to_string(n_min) +
+                       " to " + std::to_string(n_max) + ")");
+  const std::size_t ranks = static_cast<std::size_t>(size());
+  std::vector<double> all(partials.size() * ranks);
+  MPI_Allgather(partials.data(), static_cast<int>(n), MPI_DOUBLE, all.data(), static_cast<int>(n), MPI_DOUBLE,
+                MPI_COMM_WORLD);
+  std::vector<double> total(partials.size());
+  for (std::size_t i = 0; i < partials.size(); ++i) {
+    double t = all[i];
+    for (std::size_t r = 1; r < ranks; ++r) t += all[r * partials.size() + i];
+    total[i] = t;
+  }
+  return total;
+}
+
+// Minimum, maximum and integer sums are exact whatever the order: MPI_Allreduce is deterministic.
+double min_all(double value) {
+  if (!enabled()) return value;
+  double out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  return out;
+}
+
+double max_all(double value) {
+  if (!enabled()) return value;
+  double out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+long long sum_all(long long value) {
+  if (!enabled()) return value;
+  long long out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+
 #else
 
 Session::Session(int&, char**&) {}
@@ -89,9 +160,16 @@ bool enabled() { return false; }
 int rank() { return 0; }
 int size() { return 1; }
 int local_rank() { return 0; }
+bool is_root() { return true; }
 void barrier() {}
+void abort_all(int code) { std::exit(code); }
 Reduced reduce(double value) { return {value, value, value}; }
 double sum(double value) { return value; }
+double sum_ordered(double partial) { return partial; }
+std::vector<double> sum_ordered(const std::vector<double>& partials) { return partials; }
+double min_all(double value) { return value; }
+double max_all(double value) { return value; }
+long long sum_all(long long value) { return value; }
 
 #endif
 

@@ -1,18 +1,101 @@
+// MPI layer on 2 and 3 ranks (ctest runs it both ways): reductions of timings, the deterministic
+// rank-ordered sums, and the exact min/max/integer reductions.
 #define COPA_TEST_MAIN
 #define COPA_TEST_CUSTOM_MAIN
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
 #include "copa/mpi.hpp"
 #include "copa/testing.hpp"
 
-// Run with 2 ranks: each rank contributes rank + 1.
+namespace {
+
+std::uint64_t bits_of(double x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// True when every rank passed the same bits.
+bool same_bits_on_every_rank(double x) {
+  const std::uint64_t mine = bits_of(x);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(copa::mpi::size()));
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (std::uint64_t b : all)
+    if (b != mine) return false;
+  return true;
+}
+
+// Rank 0 holds 1, every other rank half an ulp of 1 (2^-53). Left to right each small partial is
+// rounded away (1 + 2^-53 ties to even, back to 1), while any tree that adds two small partials
+// first gets 2^-52 and then 1 + 2^-52: a reduction in another order changes the last bit.
+double partial_of(int rank, int element) {
+  const double half_ulp = std::ldexp(1.0, -53);
+  const double scale = 1.0 + element;  // powers of the same pattern per element
+  return rank == 0 ? scale : half_ulp * scale;
+}
+
+double rank_ordered_serial_sum(int ranks, int element) {
+  double total = partial_of(0, element);
+  for (int r = 1; r < ranks; ++r) total += partial_of(r, element);
+  return total;
+}
+
+}  // namespace
+
 COPA_TEST(timings_are_reduced_over_ranks) {
   COPA_CHECK(copa::mpi::enabled());
-  COPA_CHECK(copa::mpi::size() == 2);
+  const int n = copa::mpi::size();
+  COPA_CHECK(n >= 2);
   const copa::mpi::Reduced r = copa::mpi::reduce(copa::mpi::rank() + 1.0);
   COPA_CHECK_NEAR(r.min, 1.0, 0);
-  COPA_CHECK_NEAR(r.max, 2.0, 0);
-  COPA_CHECK_NEAR(r.mean, 1.5, 0);
-  COPA_CHECK_NEAR(copa::mpi::sum(1.0), 2.0, 0);
+  COPA_CHECK_NEAR(r.max, n, 0);
+  COPA_CHECK_NEAR(r.mean, (n + 1) / 2.0, 0);
+  COPA_CHECK_NEAR(copa::mpi::sum(1.0), n, 0);
   COPA_CHECK(copa::mpi::local_rank() == copa::mpi::rank());  // one node
+  COPA_CHECK(copa::mpi::is_root() == (copa::mpi::rank() == 0));
+}
+
+COPA_TEST(sum_ordered_gives_the_rank_ordered_bits_on_every_rank) {
+  const int n = copa::mpi::size();
+  const double s = copa::mpi::sum_ordered(partial_of(copa::mpi::rank(), 0));
+  COPA_CHECK(same_bits_on_every_rank(s));
+  COPA_CHECK(bits_of(s) == bits_of(rank_ordered_serial_sum(n, 0)));
+  COPA_CHECK(s == 1.0);
+  if (n >= 3) {
+    // The values do tell the orders apart: the small partials added first give another result.
+    double small_first = partial_of(1, 0) + partial_of(2, 0);
+    for (int r = 3; r < n; ++r) small_first += partial_of(r, 0);
+    COPA_CHECK(small_first + partial_of(0, 0) != s);
+  }
+}
+
+COPA_TEST(sum_ordered_vector_is_element_wise) {
+  const int n = copa::mpi::size();
+  const int elements = 5;
+  std::vector<double> partials(elements);
+  for (int i = 0; i < elements; ++i) partials[static_cast<std::size_t>(i)] = partial_of(copa::mpi::rank(), i);
+  const std::vector<double> s = copa::mpi::sum_ordered(partials);
+  COPA_CHECK(s.size() == partials.size());
+  for (int i = 0; i < elements && i < static_cast<int>(s.size()); ++i) {
+    COPA_CHECK(same_bits_on_every_rank(s[static_cast<std::size_t>(i)]));
+    COPA_CHECK(bits_of(s[static_cast<std::size_t>(i)]) == bits_of(rank_ordered_serial_sum(n, i)));
+  }
+  COPA_CHECK(copa::mpi::sum_ordered(std::vector<double>{}).empty());
+}
+
+COPA_TEST(min_max_and_integer_sums_over_ranks) {
+  const int n = copa::mpi::size();
+  const int r = copa::mpi::rank();
+  COPA_CHECK(copa::mpi::min_all(10.0 - r) == 10.0 - (n - 1));
+  COPA_CHECK(copa::mpi::max_all(10.0 - r) == 10.0);
+  // Beyond 2^53, where a double sum would round: integers are summed exactly.
+  const long long big = (1LL << 60) + r;
+  COPA_CHECK(copa::mpi::sum_all(big) == n * (1LL << 60) + static_cast<long long>(n) * (n - 1) / 2);
 }
 
 int main(int argc, char** argv) {

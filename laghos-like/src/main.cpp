@@ -180,6 +180,7 @@ std::string laghos_timing_block(const RunResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  copa::mpi::Session mpi_session(argc, argv);
   return copa::guarded_main([&]() -> int {
     CLI::App app{"laghos-like: Laghos's high-order Lagrangian hydro (PA mass, force, quadrature update)"};
     copa::CommonOptions common;

@@ -226,6 +226,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
 }  // namespace
 
 int main(int argc, char** argv) {
+  copa::mpi::Session mpi_session(argc, argv);
   return copa::guarded_main([&]() -> int {
     AppOptions o;
     CLI::App app{"mom-efie: method-of-moments EFIE proxy (RWG fill over triangle pairs, dense complex LU), "

@@ -451,5 +451,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  copa::mpi::Session mpi_session(argc, argv);
   return copa::guarded_main([&] { return run(argc, argv); });
 }

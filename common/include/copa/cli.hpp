@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "copa/backend.hpp"
+#include "copa/mpi.hpp"  // every app's main starts with copa::mpi::Session
 #include "copa/roofline.hpp"
 
 namespace copa {

@@ -40,7 +40,9 @@ class OutOfMemoryError : public RuntimeError {
 // Human-readable byte count ("14.40 GB").
 std::string format_bytes(double bytes);
 
-// Runs body and maps exceptions to the exit codes above, printing "error: ..." on stderr.
+// Runs body and maps exceptions to the exit codes above, printing "error: ..." on stderr. In a run
+// of several MPI ranks a failing rank prints "error (rank r of n): ..." and calls MPI_Abort with
+// the code, so that no other rank hangs.
 int guarded_main(const std::function<int()>& body);
 
 // Host memory available to a new allocation (MemAvailable of /proc/meminfo; 0 if unknown).

@@ -5,6 +5,9 @@
 
 namespace copa::mpi {
 
+// The first line of every app's main: MPI_Init before anything else (option parsing, device
+// selection), MPI_Finalize when main returns (guarded_main never lets an exception escape, and a
+// failing rank of a multi-rank run calls MPI_Abort instead of returning).
 class Session {
  public:
   Session(int& argc, char**& argv);
@@ -17,7 +20,11 @@ bool enabled();
 int rank();
 int size();
 int local_rank();  // rank among the processes of this node
+bool is_root();    // rank 0: the only rank that prints the human tables
 void barrier();
+// Ends every rank of MPI_COMM_WORLD with `code` (MPI_Abort), so that no rank waits forever in a
+// collective for a rank that failed. Without MPI (or before MPI_Init) it exits the process.
+[[noreturn]] void abort_all(int code);
 
 struct Reduced {
   double min = 0, max = 0, mean = 0;
