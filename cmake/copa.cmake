@@ -44,7 +44,7 @@ function(copa_add_test)
   endif()
   if(T_MPI_RANKS)
     set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_MPI_RANKS}
-      ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+      ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;NCCL_NVLS_ENABLE=0")
   endif()
 endfunction()
 

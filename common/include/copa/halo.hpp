@@ -31,6 +31,10 @@ Transport parse_transport(const std::string& name);
 std::string to_string(Transport t);
 // Transports this build can use ("host" always; the GPU ones in GPU + MPI builds).
 std::vector<std::string> transports_built();
+// "" when transport t can run here, else why not: not built, an MPI without CUDA support
+// (cuda-aware), ranks that share one GPU (nccl). Collective over MPI_COMM_WORLD in GPU + MPI builds
+// (the device of every rank is gathered), so that every rank gets the same answer.
+std::string transport_unavailable(Transport t);
 
 enum class Memory { host, device };
 // replace: received values overwrite the ghost elements (forward halo fill).

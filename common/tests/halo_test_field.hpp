@@ -1,0 +1,38 @@
+// Runs one exchange on a host vector for the halo tests: directly for host fields, or through a
+// device copy of it (copied to the GPU, exchanged there, copied back) for device fields.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "copa/halo.hpp"
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/gpu.hpp"
+#endif
+
+namespace copa::halo::testing {
+
+inline Memory memory_named(const std::string& name) { return name == "device" ? Memory::device : Memory::host; }
+
+inline void exchange_on(std::vector<double>& field, const std::vector<Link>& links, FieldLayout layout,
+                        Transport transport, Memory memory, Combine combine, int steps = 1) {
+  if (memory == Memory::host) {
+    Exchange x(links, layout, transport, memory, combine);
+    for (int s = 0; s < steps; ++s) x.run(field.data());
+    return;
+  }
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  const std::size_t bytes = field.size() * sizeof(double);
+  gpu::stream_t stream = gpu::create_stream();
+  auto* d = static_cast<double*>(gpu::malloc_device(bytes == 0 ? 8 : bytes));
+  gpu::copy_to_device(d, field.data(), bytes, stream);
+  {
+    Exchange x(links, layout, transport, memory, combine, stream);
+    for (int s = 0; s < steps; ++s) x.run(d);
+    gpu::copy_to_host(field.data(), d, bytes, stream);
+  }
+  gpu::free_device(d);
+  gpu::destroy_stream(stream);
+#endif
+}
+
+}  // namespace copa::halo::testing
