@@ -14,6 +14,20 @@
 
 namespace ro {
 
+// The communication of a distributed step (dist.hpp): the ghost layer filled before every update
+// and the dt reduction made global. Absent on one rank.
+class StepComm {
+ public:
+  virtual ~StepComm() = default;
+  // Fills the ghost octs of the kernels' current state from their owners.
+  virtual void fill_ghosts(HydroKernels& k) = 0;
+  // Global largest speed, and the lowest global index of a bad cell over all ranks (-1: none);
+  // `local.bad_cell` is already a global index. Same bits on every rank.
+  virtual ScanResult combine(const ScanResult& local) = 0;
+  // A rank without the bad cell waits here for the owner's report (MPI_Abort ends both).
+  [[noreturn]] virtual void wait_for_failure(long step, double t, std::int64_t global_cell) = 0;
+};
+
 struct RunConfig {
   ProblemParams problem;
   HydroParams hydro;
@@ -24,10 +38,11 @@ struct RunConfig {
   int reps = 1;                // --reps: repetitions of the whole timed run from the initial state
   int block_size = 0;
   bool host_resident = false;
+  StepComm* comm = nullptr;    // distributed run: halo and global reductions (rows halo_exchange, allreduce)
 };
 
 struct RunResult {
-  std::vector<double> u;       // final state
+  std::vector<double> u;       // final state (the stored octs: owned, then ghosts)
   double t = 0;
   long steps = 0;              // steps of one repetition
   long timed_steps = 0;        // steps of all repetitions (samples of the "step" row)

@@ -38,6 +38,11 @@ class HydroKernels {
   // Moves a state [field][oct][8] (5 * 8 * noct doubles) onto the backend and back.
   virtual void load(const std::vector<double>& u) = 0;
   virtual void store(std::vector<double>& u) = 0;
+  // The current state where the kernels keep it (device memory for GPU backends): the field the
+  // halo exchange fills in a distributed run. Valid until the next advance().
+  virtual double* state() = 0;
+  // Waits for the backend's queued work (GPU stream); nothing on the host backends.
+  virtual void synchronize() {}
   // dt reduction of the current state.
   virtual ScanResult scan() = 0;
   // One full step: update with dt, then the reduction of the new state (fused or separate).
@@ -48,6 +53,11 @@ class HydroKernels {
 
 std::vector<std::string> variants_of(copa::Backend b);
 std::string default_variant(copa::Backend b);
+// Whether a variant can run on a mesh: the GPU tiles need whole 2x2x2 groups in the owned range,
+// zmarch a power-of-two brick on one rank (README, "Distributed runs").
+bool variant_applies(copa::Backend b, const std::string& variant, const OctMesh& m);
+// The backend's default variant, or the fastest one that applies to the mesh.
+std::string default_variant(copa::Backend b, const OctMesh& m);
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup);
 
 std::unique_ptr<HydroKernels> make_serial_kernels(const SolverSetup& setup);

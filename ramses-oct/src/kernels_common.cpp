@@ -52,6 +52,19 @@ std::string default_variant(copa::Backend b) {
   return variants_of(b).front();
 }
 
+bool variant_applies(copa::Backend b, const std::string& variant, const OctMesh& m) {
+  if (!copa::is_gpu(b)) return true;
+  if (variant.rfind("zmarch", 0) == 0) return m.dense && m.nowned == m.noct;
+  if (variant == "subgrid6") return true;
+  return m.whole_groups() && m.first_global % 8 == 0 && m.nowned % 8 == 0;
+}
+
+std::string default_variant(copa::Backend b, const OctMesh& m) {
+  for (const std::string& v : {default_variant(b), std::string("balanced")})
+    if (variant_applies(b, v, m)) return v;
+  return copa::is_gpu(b) ? "subgrid6" : default_variant(b);
+}
+
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup) {
   switch (b) {
     case copa::Backend::serial: return make_serial_kernels(setup);

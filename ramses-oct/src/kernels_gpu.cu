@@ -89,12 +89,13 @@ __device__ inline void scan_cell(const double uc[nvar], double gamma, long long 
 
 // dt reduction: sum_i(|u_i| + c_s) maximised over cells, positivity check. Reads 40 B/cell,
 // about 25 FLOP/cell.
-__global__ void scan_kernel(const double* __restrict__ u, long long ncell, double gamma, DeviceScan* out) {
+__global__ void scan_kernel(const double* __restrict__ u, long long owned, long long stride, double gamma,
+                            DeviceScan* out) {
   double vmax = 0.0;
   unsigned long long bad_not = 0;
-  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ncell; g += (long long)gridDim.x * blockDim.x) {
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < owned; g += (long long)gridDim.x * blockDim.x) {
     double uc[nvar];
-    for (int f = 0; f < nvar; ++f) uc[f] = u[f * ncell + g];
+    for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + g];
     scan_cell(uc, gamma, g, vmax, bad_not);
   }
   block_reduce_scan(vmax, bad_not, out);
@@ -312,6 +313,15 @@ class GpuKernels final : public HydroKernels {
     if (block_ % COPA_WARP_SIZE != 0 || block_ > 1024)
       throw copa::InputError("--block-size: " + std::to_string(block_) + " is not a multiple of the warp size (" +
                              std::to_string(COPA_WARP_SIZE) + ") in [" + std::to_string(COPA_WARP_SIZE) + ", 1024]");
+    // Tiles of 2x2x2 octs need whole aligned groups in the owned range; zmarch marches whole
+    // columns of a power-of-two brick held by one rank.
+    const bool grouped = mesh_.whole_groups() && mesh_.first_global % 8 == 0 && mesh_.nowned % 8 == 0;
+    if (variant_ != Variant::subgrid6 && !is_zmarch() && !grouped)
+      throw copa::InputError("--variant: " + s.variant + " needs whole 2x2x2 oct groups (cells per axis a multiple "
+                             "of 4, rank boundaries on groups); use subgrid6");
+    if (is_zmarch() && (!mesh_.dense || mesh_.nowned != mesh_.noct))
+      throw copa::InputError("--variant: " + s.variant + " needs a power-of-two brick on one rank; use balanced "
+                             "(or subgrid6) for other extents and for several ranks");
     const std::size_t state_bytes = std::size_t(mesh_.ncell()) * nvar * sizeof(double);
     const std::size_t mesh_bytes = std::size_t(mesh_.noct) * 9 * sizeof(std::int32_t);
     copa::gpu::require_device_memory(2 * state_bytes + mesh_bytes + 4096, "ramses-oct state (2 copies) and oct tables");
@@ -358,13 +368,16 @@ class GpuKernels final : public HydroKernels {
     u.resize(u_.size());
     u_.copy_to_host(u.data());
   }
+  double* state() override { return u_.data(); }
+  void synchronize() override { copa::gpu::synchronize(); }
 
   ScanResult scan() override {
     copa::Region r(*setup_.timer, "dt_reduction");
     copa::gpu::fill_zero(scan_.data(), sizeof(DeviceScan));
-    const long long ncell = mesh_.ncell();
-    const unsigned blocks = std::min<unsigned>(copa::gpu::blocks_for(ncell, 256), 132u * 16u);
-    scan_kernel<<<blocks, 256, 0, nullptr>>>(u_.data(), ncell, setup_.hydro.gamma, scan_.data());
+    // The owned cells (the first nowned octs), fields strided by every stored cell.
+    const long long owned = mesh_.nowned_cells(), stride = mesh_.ncell();
+    const unsigned blocks = std::min<unsigned>(copa::gpu::blocks_for(owned, 256), 132u * 16u);
+    scan_kernel<<<blocks, 256, 0, nullptr>>>(u_.data(), owned, stride, setup_.hydro.gamma, scan_.data());
     COPA_GPU_CHECK_LAUNCH("scan_kernel");
     return read_scan();
   }
@@ -420,7 +433,7 @@ class GpuKernels final : public HydroKernels {
  private:
   template <int B, bool FUSED>
   void launch_update(double dtdx) {
-    const unsigned tiles = static_cast<unsigned>(mesh_.noct / (B * B * B));
+    const unsigned tiles = static_cast<unsigned>(mesh_.nowned / (B * B * B));
     const int shared = TileShape<B>::shared_doubles * sizeof(double);
     tile_update_kernel<B, FUSED><<<tiles, block_, shared, nullptr>>>(view_, setup_.hydro, u_.data(), unew_.data(),
                                                                      dtdx, scan_.data());
@@ -456,7 +469,7 @@ class GpuKernels final : public HydroKernels {
   }
 
   void launch_balanced(double dtdx) {
-    const unsigned tiles = static_cast<unsigned>(mesh_.noct / 8);
+    const unsigned tiles = static_cast<unsigned>(mesh_.nowned / 8);
     const int shared = TileShape<2>::shared_doubles * sizeof(double);
     tile_update_balanced<<<tiles, block_, shared, nullptr>>>(view_, setup_.hydro, u_.data(), unew_.data(), dtdx,
                                                             scan_.data());

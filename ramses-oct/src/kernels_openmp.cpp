@@ -21,6 +21,13 @@ class OpenmpKernels final : public HydroKernels {
       : setup_(s), mesh_(*s.mesh), view_(host_view(mesh_)), u_(mesh_.ncell() * nvar), unew_(u_.size()) {
     tiles_.resize(omp_get_max_threads());
     for (auto& t : tiles_) t = std::make_unique<HostTile<2>>();
+    // 8^3 tiles need whole aligned 2x2x2 groups in the owned range; otherwise (odd oct extents,
+    // a rank boundary inside a group) every oct is its own 6^3 tile, as in the oracle.
+    grouped_ = mesh_.whole_groups() && mesh_.first_global % 8 == 0 && mesh_.nowned % 8 == 0;
+    if (!grouped_) {
+      single_.resize(omp_get_max_threads());
+      for (auto& t : single_) t = std::make_unique<HostTile<1>>();
+    }
   }
 
   // First touch by the threads that will update the octs (static schedule, same partition).
@@ -33,10 +40,11 @@ class OpenmpKernels final : public HydroKernels {
     }
   }
   void store(std::vector<double>& u) override { u = u_; }
+  double* state() override { return u_.data(); }
 
   ScanResult scan() override {
     copa::Region r(*setup_.timer, "dt_reduction");
-    const std::int64_t n = mesh_.ncell();
+    const std::int64_t n = mesh_.nowned_cells(), stride = mesh_.ncell();
     double vmax = 0;
     std::int64_t bad = n;
     const double gamma = setup_.hydro.gamma;
@@ -44,7 +52,7 @@ class OpenmpKernels final : public HydroKernels {
 #pragma omp parallel for simd schedule(static) reduction(max : vmax) reduction(min : bad)
     for (std::int64_t g = 0; g < n; ++g) {
       double uc[nvar];
-      for (int f = 0; f < nvar; ++f) uc[f] = u[f * n + g];
+      for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + g];
       bool ok;
       const double speed = cell_signal_speed(uc, gamma, ok);
       if (!ok) bad = g < bad ? g : bad;
@@ -57,13 +65,23 @@ class OpenmpKernels final : public HydroKernels {
     {
       copa::Region r(*setup_.timer, "hydro_update");
       const double dtdx = dt / mesh_.dx;
-      const std::int64_t groups = mesh_.noct / 8;
+      if (grouped_) {
+        const std::int64_t groups = mesh_.nowned / 8;
 #pragma omp parallel
-      {
-        HostTile<2>& tile = *tiles_[omp_get_thread_num()];
+        {
+          HostTile<2>& tile = *tiles_[omp_get_thread_num()];
 #pragma omp for schedule(static)
-        for (std::int64_t g = 0; g < groups; ++g)
-          tile.advance(view_, setup_.hydro, u_.data(), unew_.data(), g * 8, dtdx);
+          for (std::int64_t g = 0; g < groups; ++g)
+            tile.advance(view_, setup_.hydro, u_.data(), unew_.data(), g * 8, dtdx);
+        }
+      } else {
+#pragma omp parallel
+        {
+          HostTile<1>& tile = *single_[omp_get_thread_num()];
+#pragma omp for schedule(static)
+          for (std::int64_t o = 0; o < mesh_.nowned; ++o)
+            tile.advance(view_, setup_.hydro, u_.data(), unew_.data(), o, dtdx);
+        }
       }
       u_.swap(unew_);
     }
@@ -80,6 +98,8 @@ class OpenmpKernels final : public HydroKernels {
   MeshView view_;
   std::vector<double> u_, unew_;
   std::vector<std::unique_ptr<HostTile<2>>> tiles_;
+  std::vector<std::unique_ptr<HostTile<1>>> single_;
+  bool grouped_ = true;
 };
 
 }  // namespace

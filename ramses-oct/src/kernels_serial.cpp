@@ -17,11 +17,13 @@ class SerialKernels final : public HydroKernels {
 
   void load(const std::vector<double>& u) override { u_ = u; }
   void store(std::vector<double>& u) override { u = u_; }
+  double* state() override { return u_.data(); }
 
   ScanResult scan() override {
     copa::Region r(*setup_.timer, "dt_reduction");
     ScanResult s;
-    const std::int64_t n = mesh_.ncell(), stride = n;
+    // The owned cells (the first nowned octs); fields are strided by every stored cell.
+    const std::int64_t n = mesh_.nowned_cells(), stride = mesh_.ncell();
     for (std::int64_t g = 0; g < n; ++g) {
       double uc[nvar];
       for (int f = 0; f < nvar; ++f) uc[f] = u_[f * stride + g];
@@ -37,7 +39,7 @@ class SerialKernels final : public HydroKernels {
     {
       copa::Region r(*setup_.timer, "hydro_update");
       const double dtdx = dt / mesh_.dx;
-      for (std::int64_t o = 0; o < mesh_.noct; ++o)
+      for (std::int64_t o = 0; o < mesh_.nowned; ++o)
         tile_->advance(view_, setup_.hydro, u_.data(), unew_.data(), o, dtdx);
       u_.swap(unew_);
     }

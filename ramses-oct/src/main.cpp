@@ -3,6 +3,11 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -10,15 +15,22 @@
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
+#include "copa/mpi.hpp"
 #include "copa/report.hpp"
 #include "copa/roofline.hpp"
+#include "decomposition.hpp"
 #include "driver.hpp"
 #include "kernels.hpp"
 #include "mesh.hpp"
 #include "problems.hpp"
 #include "reference.hpp"
+#include "verification.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
+#endif
+#if defined(COPA_HAVE_MPI)
+#include "copa/halo.hpp"
+#include "dist.hpp"
 #endif
 
 namespace {
@@ -36,69 +48,29 @@ struct Options {
   bool host_resident = false;
   int block_size = 0;
   std::vector<int> sweep;
+  std::string transport = "host";
   int reps = 1;  // --reps when given; a run's samples are its time steps, so one run by default
-};
-
-// Physics verdict of a run (external reference) and its conservation check.
-struct Physics {
-  copa::Verification v;
-  nlohmann::json extra;
 };
 
 double make_tend(const Options& o, const ro::OctMesh& m, const ro::ProblemParams& pp) {
   return o.tend >= 0 ? o.tend : ro::default_tend(m, pp);
 }
 
-Physics check_physics(const Options& o, const ro::OctMesh& m, const ro::ProblemParams& pp, const ro::RunResult& r,
-                      const ro::Totals& t0) {
-  Physics ph;
-  auto& v = ph.v;
-  if (o.problem == "sod") {
-    const double l1 = ro::sod_l1_density_error(m, r.u, pp.gamma, r.t);
-    // 0.011 at >= 128 cells (Athena++'s second-order acceptance); the L1 error of a solution with
-    // discontinuities scales like dx, so coarser tubes get 0.011 * 128 / nx.
-    const double tol = 0.011 * std::max(1.0, 128.0 / m.cells[0]);
-    v = {"exact Riemann solution (Toro test 1)", "sod_l1_density_error", l1, tol, l1 < tol && std::fabs(r.t - 0.2) < 1e-12};
-    ph.extra["sod"] = {{"l1_density_error", l1}, {"t", r.t}};
-  } else if (o.problem == "sedov") {
-    const auto prof = ro::radial_profile(m, r.u, pp.gamma);
-    const double rs = ro::shock_radius(prof);
-    const double re = ro::sedov_radius(pp.energy, r.t, 1.0, pp.gamma);
-    const double err = re > 0 ? std::fabs(rs - re) / re : INFINITY;
-    // The 3% (at 128^3); the peak of the binned density already meets it at 32^3 (README).
-    const double tol = 0.03;
-    const double half = 0.5 * std::min(m.cells[0], std::min(m.cells[1], m.cells[2])) * m.dx;
-    const bool inside = re < half - 2 * m.dx;
-    v = {"Sedov-Taylor radius 1.0328 (E t^2/rho0)^(1/5)", "sedov_radius_relative_error", err, tol, err < tol && inside};
-    ph.extra["sedov"] = {{"shock_radius", rs}, {"reference_radius", re}, {"t", r.t}, {"inside_box", inside}};
-  } else {
-    const auto w = ro::sound_wave(m, pp);
-    const double e = ro::sound_relative_l1(m, r.u, w, r.t);
-    // Measured error constants (README): MC err = 0.12-0.14 (k dx)^2 (second order); minmod
-    // clips the extrema, err = 0.33 (k dx)^1.5. The tolerance is twice the measured model.
-    const double kdx = w.omega * m.dx;
-    const double tol = o.slope == "mc" ? 0.3 * kdx * kdx : 0.66 * std::pow(kdx, 1.5);
-    v = {"linear sound wave", "sound_relative_l1_error", e, tol, e < tol};
-    ph.extra["sound"] = {{"relative_l1_error", e}, {"k_dx", kdx}, {"t", r.t}};
-  }
-  const bool reached_tend = std::fabs(r.t - make_tend(o, m, pp)) <= 1e-12 * std::max(1.0, r.t);
-  if (!reached_tend) {
-    // Stopped by --steps before --tend (timing runs): the external reference does not apply;
-    // the verdict is conservation (closed boundaries) or positivity (enforced by exit 3).
-    ph.extra["reference_skipped"] = "run stopped by --steps at t = " + std::to_string(r.t);
-    v = {"positivity of density and pressure (exit 3 otherwise)", "non_physical_cells", 0, 0, true};
-  }
-  const bool closed = std::all_of(m.bc.begin(), m.bc.end(), [](ro::Boundary b) { return b != ro::Boundary::outflow; });
-  const ro::Totals t1 = ro::totals(m, r.u);
-  const double dm = std::fabs(t1.mass - t0.mass) / t0.mass, de = std::fabs(t1.energy - t0.energy) / t0.energy;
-  ph.extra["conservation"] = {{"closed_boundaries", closed}, {"mass_relative_change", dm},
-                              {"energy_relative_change", de}, {"tolerance", 1e-12}};
-  if (closed && !reached_tend) v = {"conservation of mass and energy", "max_relative_change", std::max(dm, de), 1e-12, true};
-  if (closed && (dm > 1e-12 || de > 1e-12)) {
-    v.passed = false;
-    v.metric += " (conservation violated: mass " + std::to_string(dm) + ", energy " + std::to_string(de) + ")";
-  }
-  return ph;
+// An output file must be creatable before any work is done (exit 2 naming the option otherwise):
+// the file is opened for appending, as the run will open it, and removed again if this created it.
+// Opening rather than asking access() also refuses read-only file systems and root's writes to /proc.
+void check_output_path(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw copa::InputError(option + ": '" + path + "' is a directory");
+  const bool existed = fs::exists(path, ec);
+  std::ofstream probe(path, std::ios::app);
+  if (!probe)
+    throw copa::InputError(option + ": cannot create '" + path + "' (" + std::strerror(errno) +
+                           "): its directory must exist and be writable");
+  probe.close();
+  if (!existed) fs::remove(path, ec);
 }
 
 ro::RunConfig make_config(const Options& o, const ro::OctMesh& m, const ro::ProblemParams& pp) {
@@ -146,20 +118,69 @@ std::string variant_path(const std::string& path, const std::string& variant) {
 
 // --sweep: time per step against threads per block (the seed's figure).
 nlohmann::json block_size_sweep(const Options& o, copa::Backend b, const std::string& variant, const ro::OctMesh& m,
-                                const std::vector<double>& u0, ro::RunConfig cfg) {
+                                const std::vector<double>& u0, ro::RunConfig cfg, bool print) {
   nlohmann::json rows = nlohmann::json::array();
-  std::cout << "\nblock-size sweep (" << variant << ", " << m.cells[0] << "x" << m.cells[1] << "x" << m.cells[2]
+  std::ostringstream null_stream;
+  std::ostream& out = print ? std::cout : null_stream;
+  out << "\nblock-size sweep (" << variant << ", " << m.cells[0] << "x" << m.cells[1] << "x" << m.cells[2]
             << ", " << cfg.max_steps << " steps)\n  threads/block   ms/step (median)   cell updates/s\n";
   for (int bs : o.sweep) {
     cfg.block_size = bs;
     const ro::RunResult r = ro::run_backend(b, variant, m, u0, cfg);
     const copa::Stats s = ro::region_stats(r.profile, "step", cfg.warmup);
-    const double fom = double(m.ncell()) / s.median;
-    std::cout << "  " << std::setw(13) << bs << "   " << std::setw(16) << s.median * 1e3 << "   " << fom << "\n";
+    const double fom = double(m.nowned_cells()) * copa::mpi::size() / copa::mpi::max_all(s.median);
+    out << "  " << std::setw(13) << bs << "   " << std::setw(16) << s.median * 1e3 << "   " << fom << "\n";
     rows.push_back({{"threads_per_block", bs}, {"step_median_s", s.median}, {"step_min_s", s.min},
                     {"cell_updates_per_s", fom}});
   }
   return rows;
+}
+
+// Rank 0 gets the global state from the owned octs of every rank (a copy on one rank).
+std::vector<double> gather_global(const ro::OctMesh& local, const std::optional<ro::Partition>& part,
+                                  const std::vector<double>& u) {
+#if defined(COPA_HAVE_MPI)
+  if (part) return ro::gather_owned(local, *part, u);
+#endif
+  (void)local;
+  (void)part;
+  return u;
+}
+
+std::unique_ptr<ro::StepComm> make_comm(const std::optional<ro::LocalDomain>& local, const std::string& transport,
+                                        bool device) {
+#if defined(COPA_HAVE_MPI)
+  if (local) return ro::make_mpi_step_comm(*local, copa::halo::parse_transport(transport), device);
+#endif
+  (void)local;
+  (void)transport;
+  (void)device;
+  return nullptr;
+}
+
+// Per-rank medians reduced over the ranks: the step (max: the FOM), the compute (update and dt
+// reduction: max and mean, the imbalance), the halo exchange and the allreduce.
+struct RankTimes {
+  copa::mpi::Reduced step, compute, halo, allreduce;
+  nlohmann::json to_json() const {
+    auto j = [](const copa::mpi::Reduced& r) { return nlohmann::json{{"max", r.max}, {"mean", r.mean}, {"min", r.min}}; };
+    return {{"step_median_s", j(step)}, {"compute_median_s", j(compute)}, {"halo_exchange_median_s", j(halo)},
+            {"allreduce_median_s", j(allreduce)}};
+  }
+};
+
+RankTimes rank_times(const ro::RunResult& r, int warmup) {
+  auto median = [&](const std::string& name) {
+    const auto& names = r.profile.names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) return 0.0;
+    return ro::region_stats(r.profile, name, warmup).median;
+  };
+  RankTimes t;
+  t.step = copa::mpi::reduce(median("step"));
+  t.compute = copa::mpi::reduce(median("hydro_update") + median("dt_reduction") + median("hydro_update+dt"));
+  t.halo = copa::mpi::reduce(median("halo_exchange"));
+  t.allreduce = copa::mpi::reduce(median("allreduce"));
+  return t;
 }
 
 int run(int argc, char** argv) {
@@ -167,7 +188,7 @@ int run(int argc, char** argv) {
   CLI::App app{"ramses-oct: oct-based hydro proxy of RAMSES (unsplit MUSCL-Hancock on 2x2x2-cell octs)"};
   copa::add_common_options(app, o.common);
   app.add_option("--problem", o.problem, "sod | sedov | sound")->check(CLI::IsMember({"sod", "sedov", "sound"}))->capture_default_str();
-  app.add_option("--n", o.n, "Cells per side (power of two >= 4); default from --size (32/128/512), sod 256");
+  app.add_option("--n", o.n, "Cells per side (even, >= 4); default from --size (32/128/512), sod 256");
   app.add_option("--nx", o.nx, "Cells along x (brick root domain; overrides --n)");
   app.add_option("--ny", o.ny, "Cells along y (default --n; sod 8)");
   app.add_option("--nz", o.nz, "Cells along z (default --n; sod 8)");
@@ -182,11 +203,20 @@ int run(int argc, char** argv) {
   app.add_option("--profile", o.profile, "CSV: sod x,rho,u,p along x; sedov r,rho,p binned; sound x,rho,rho_exact");
   app.add_flag("--host-resident", o.host_resident, "GPU: copy the grid to the device and back every step (the seed's way)");
   app.add_option("--block-size", o.block_size, "GPU threads per block (multiple of the warp size, <= 1024; 0 = variant default)");
+  app.add_option("--transport", o.transport, "Halo exchange between MPI ranks: host | cuda-aware | nccl | ipc")
+      ->capture_default_str();
   app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',');
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
   // common default (5) is not applied: every run already times each of its steps.
   if (app.get_option("--reps")->count() > 0) o.reps = o.common.reps;
+#if defined(COPA_HAVE_MPI)
+  copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
+#else
+  if (o.transport != "host") throw copa::InputError("--transport: '" + o.transport + "': this build has no MPI (host only)");
+#endif
+  check_output_path("--json", o.common.json);
+  check_output_path("--profile", o.profile);
 
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (copa::Backend b : copa::built_backends()) variants[b] = ro::variants_of(b);
@@ -209,43 +239,84 @@ int run(int argc, char** argv) {
   std::array<int, 3> cells = {o.nx > 0 ? o.nx : n, o.ny > 0 ? o.ny : (o.problem == "sod" ? 8 : n),
                               o.nz > 0 ? o.nz : (o.problem == "sod" ? 8 : n)};
   const ro::Boundary bc = o.bc.empty() ? ro::default_boundary(o.problem) : ro::parse_boundary(o.bc);
-  if (o.tend == 0) throw copa::InputError("--tend: must be positive");
+  if (o.tend == 0 || (o.tend < 0 && app.get_option("--tend")->count() > 0))
+    throw copa::InputError("--tend: must be positive");
   for (int a = 0; a < 3; ++a)
-    if (cells[a] < 4 || (cells[a] & (cells[a] - 1)) != 0)
+    if (cells[a] < 4 || cells[a] % 2 != 0 || cells[a] > (1 << 14))
       throw copa::InputError(std::string(a == 0 ? "--nx/--n" : a == 1 ? "--ny/--n" : "--nz/--n") + ": " +
-                             std::to_string(cells[a]) + " is not a power of two >= 4");
+                             std::to_string(cells[a]) + " is not even in [4, 16384] (octs are 2x2x2 cells)");
   const double ncell = double(cells[0]) * cells[1] * cells[2];
+  // Oct indices (neighbour table, tile bases) are 32-bit.
+  if (ncell / 8 > double(INT32_MAX))
+    throw copa::InputError("--n/--nx/--ny/--nz: " + std::to_string(ncell / 8) + " octs exceed the 32-bit oct index (2^31 - 1)");
   // Host: mesh tables, the initial state, the final state of each backend and a backend's two
-  // working copies (serial/OpenMP), 40 bytes per cell each.
-  copa::require_host_memory(static_cast<std::size_t>(ncell * (4 * 40.0 + ro::mesh_bytes_per_oct / 8)),
-                            "ramses-oct host state");
+  // working copies (serial/OpenMP), 40 bytes per cell each. On several ranks every rank also
+  // holds the global oct tables (set-up), and rank 0 the gathered global states (README).
+  const int nranks = copa::mpi::size(), me = copa::mpi::rank();
+  const bool root = copa::mpi::is_root();
+  const double local_cells = ncell / nranks;
+  const double host_bytes = nranks == 1 ? ncell * (4 * 40.0 + ro::mesh_bytes_per_oct / 8)
+                                        : local_cells * 4 * 40.0 * 1.5 + ncell * ro::mesh_bytes_per_oct / 8 +
+                                              (root ? 3 * 40.0 * ncell : 0);
+  if (nranks > 1 && ncell * 1.0 > double(INT32_MAX))
+    throw copa::InputError("--n/--nx/--ny/--nz: " + std::to_string(ncell) +
+                           " cells exceed the 32-bit counts of the gather to rank 0 on several ranks");
+  copa::require_host_memory(static_cast<std::size_t>(host_bytes), "ramses-oct host state");
   const ro::OctMesh mesh = ro::build_mesh(cells, {bc, bc, bc});
+
+  // Several ranks: this rank's contiguous Morton range plus its ghost layer (decomposition.hpp).
+  std::optional<ro::Partition> part;
+  std::optional<ro::LocalDomain> local;
+  if (nranks > 1) {
+    part = ro::partition_mesh(mesh, nranks);
+    local = ro::build_local_domain(mesh, *part, me);
+  }
+  const ro::OctMesh& run_mesh = local ? local->mesh : mesh;
 
   ro::ProblemParams pp;
   pp.name = o.problem;
   pp.gamma = o.gamma;
   pp.energy = o.energy;
   std::vector<double> u0;
-  ro::initialise(mesh, pp, u0);
-  const ro::Totals t0 = ro::totals(mesh, u0);
-  const ro::RunConfig cfg = make_config(o, mesh, pp);
+  ro::initialise(run_mesh, pp, u0);
+  // The initial totals of the global state (rank 0 judges conservation on the gathered state).
+  const std::vector<double> u0_global = local ? gather_global(run_mesh, part, u0) : std::vector<double>{};
+  const ro::Totals t0 = root ? ro::totals(mesh, local ? u0_global : u0) : ro::Totals{};
+  ro::RunConfig cfg = make_config(o, mesh, pp);
+
+  nlohmann::json decomposition = {{"ranks", part ? part->describe() : "1 rank, the whole mesh"}};
+  decomposition["local_work"] = nlohmann::json::array();
+  for (int r = 0; r < nranks; ++r) decomposition["local_work"].push_back((part ? part->owned(r) : mesh.noct) * 8);
+  if (local) decomposition["ghost_octs_rank0"] = local->ghost_global.size();
 
   int rc = copa::exit_ok;
   std::vector<double> oracle;
   const bool several = backends.size() > 1;
   const int threads = copa::apply_threads(o.common.threads);
   for (copa::Backend b : backends) {
-    const std::string variant = o.common.variant.empty() || several ? ro::default_variant(b) : o.common.variant;
-    const std::vector<std::string> run_variants =
-        several && copa::is_gpu(b) ? variants[b] : std::vector<std::string>{variant};
+    const std::string variant =
+        o.common.variant.empty() || several ? ro::default_variant(b, run_mesh) : o.common.variant;
+    std::vector<std::string> run_variants = {variant};
+    if (several && copa::is_gpu(b)) {
+      run_variants.clear();
+      for (const std::string& v : variants[b])
+        if (ro::variant_applies(b, v, run_mesh)) run_variants.push_back(v);
+    }
     for (const std::string& var : run_variants) {
       int device = -1;
       if (copa::is_gpu(b)) device = copa::select_device(o.common.device);
-      if (!o.common.quiet)
+      if (!o.common.quiet && root)
         std::cout << "\n== ramses-oct " << o.problem << " " << cells[0] << "x" << cells[1] << "x" << cells[2]
                   << " backend " << copa::to_string(b) << " variant " << var << (o.host_resident ? " (host-resident)" : "")
-                  << "\n";
-      const ro::RunResult r = ro::run_backend(b, var, mesh, u0, cfg);
+                  << (nranks > 1 ? " on " + part->describe() + ", transport " + o.transport : "") << "\n";
+      std::unique_ptr<ro::StepComm> comm = make_comm(local, o.transport, copa::is_gpu(b));
+      cfg.comm = comm.get();
+      const ro::RunResult r = ro::run_backend(b, var, run_mesh, u0, cfg);
+      const std::vector<double> u = local ? gather_global(run_mesh, part, r.u) : r.u;
+      const RankTimes times = rank_times(r, cfg.warmup);
+      nlohmann::json sweep;
+      if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root);
+      if (!root) continue;
       copa::Report rep(app_name, app_version);
       rep.set_backend(b);
       rep.set_variant(var);
@@ -262,32 +333,38 @@ int run(int argc, char** argv) {
             {"precision", "fp64"}};
       rep.set_ceilings(copa::run_ceilings(o.common, b, device));
       add_rows(rep, r, cfg.warmup);
-      const copa::Stats step = ro::region_stats(r.profile, "step", cfg.warmup);
-      rep.set_fom({"cell updates per second (full step: update + dt reduction)", double(mesh.ncell()) / step.median,
+      // FOM: global cell updates over the slowest rank's step (the step ends with the global dt).
+      rep.set_fom({"cell updates per second (full step: update + dt reduction)", double(mesh.ncell()) / times.step.max,
                    "cell-updates/s"});
-      Physics ph = check_physics(o, mesh, pp, r, t0);
+      rep.extra()["transport"] = o.transport;
+      rep.extra()["decomposition"] = decomposition;
+      rep.extra()["rank_times"] = times.to_json();
+      const ro::PhysicsVerdict ph = ro::check_physics(mesh, pp, o.slope, u, r.t, t0);
       rep.extra()["physics"] = ph.extra;
       rep.extra()["physics_verdict"] = copa::verdict_line(ph.v);
+      rep.extra()["state_checksum"] = ro::hex(ro::state_checksum(u));
+      if (!o.common.quiet) std::cout << "state checksum (FNV-1a of the final state's bits): " << ro::hex(ro::state_checksum(u)) << "\n";
       copa::Verification v = ph.v;
-      if (b == copa::Backend::serial) oracle = r.u;
+      if (b == copa::Backend::serial) oracle = u;
       if (b != copa::Backend::serial && !oracle.empty()) {
-        const double l2 = ro::relative_l2(r.u, oracle);
+        const double l2 = ro::relative_l2(u, oracle);
         rep.extra()["cross_backend"] = {{"relative_l2_vs_serial", l2}, {"tolerance", 1e-12}};
         if (!o.common.quiet) std::cout << copa::verdict_line(ph.v) << "\n";
-        v = {"serial oracle", "relative_l2_vs_serial", l2, 1e-12, l2 < 1e-12 && ph.v.passed};
+        // Agreement with the oracle is a check that can fail even where no physics reference applies.
+        v = {"serial oracle", "relative_l2_vs_serial", l2, 1e-12, l2 < 1e-12 && (!ph.v.verified || ph.v.passed), true, {}};
       }
-      if (copa::is_gpu(b) && !o.sweep.empty())
-        rep.extra()["block_size_sweep"] = block_size_sweep(o, b, var, mesh, u0, cfg);
+      if (!sweep.is_null()) rep.extra()["block_size_sweep"] = sweep;
       rep.set_verification(v);
       rep.print(std::cout);
       if (!o.common.json.empty())
         rep.write_json(variant_path(copa::json_path_for(o.common.json, b, several), run_variants.size() > 1 ? var : ""));
       if (!o.profile.empty() && b == backends.front())
-        ro::write_profile(o.profile, o.problem, mesh, r.u, o.gamma, r.t, ro::sound_wave(mesh, pp));
-      if (!v.passed) rc = copa::exit_verification_failed;
+        ro::write_profile(o.profile, o.problem, mesh, u, o.gamma, r.t, ro::sound_wave(mesh, pp));
+      if (v.verified && !v.passed) rc = copa::exit_verification_failed;
     }
   }
-  return rc;
+  // Rank 0 judged the gathered state; every rank returns its verdict.
+  return static_cast<int>(copa::mpi::max_all(double(rc)));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "mesh.hpp"
 
+#include <algorithm>
+
 #include "copa/errors.hpp"
 
 namespace ro {
@@ -43,17 +45,19 @@ std::array<int, 3> MortonBrick::decode(std::uint64_t code) const {
 
 std::int32_t OctMesh::oct_at(int x, int y, int z) const {
   auto wrap = [](int v, int n) { return ((v % n) + n) % n; };
-  return static_cast<std::int32_t>(order.encode(wrap(x, octs[0]), wrap(y, octs[1]), wrap(z, octs[2])));
+  const std::uint64_t code = order.encode(wrap(x, octs[0]), wrap(y, octs[1]), wrap(z, octs[2]));
+  if (dense) return static_cast<std::int32_t>(code);
+  return static_cast<std::int32_t>(std::lower_bound(keys.begin(), keys.end(), code) - keys.begin());
 }
 
 std::array<int, 3> OctMesh::cell_coords(std::int64_t o, int c) const {
   return {2 * coord[0][o] + (c & 1), 2 * coord[1][o] + ((c >> 1) & 1), 2 * coord[2][o] + ((c >> 2) & 1)};
 }
 
-static int log2_exact(int n) {
+static int log2_ceil(int n) {
   int b = 0;
   while ((1 << b) < n) ++b;
-  return (1 << b) == n ? b : -1;
+  return b;
 }
 
 OctMesh build_mesh(std::array<int, 3> cells, std::array<Boundary, 3> bc) {
@@ -62,21 +66,29 @@ OctMesh build_mesh(std::array<int, 3> cells, std::array<Boundary, 3> bc) {
   m.cells = cells;
   m.bc = bc;
   for (int a = 0; a < 3; ++a) {
-    const int b = log2_exact(cells[a]);
-    if (cells[a] < 4 || b < 0 || cells[a] > (1 << 14))
+    if (cells[a] < 4 || cells[a] % 2 != 0 || cells[a] > (1 << 14))
       throw copa::InputError(std::string(names[a]) + " (or --n): " + std::to_string(cells[a]) +
-                             " cells is not a power of two in [4, 16384] (octs are 2x2x2 cells and the 2x2x2-oct tiles need two octs per axis)");
+                             " cells is not even in [4, 16384] (octs are 2x2x2 cells and a tile needs two octs per axis)");
     m.octs[a] = cells[a] / 2;
-    m.order.bits[a] = b - 1;
-    m.level = std::max(m.level, b);
+    m.order.bits[a] = log2_ceil(m.octs[a]);
+    m.dense = m.dense && (1 << m.order.bits[a]) == m.octs[a];
+    m.level = std::max(m.level, log2_ceil(cells[a]));
   }
   m.dx = 1.0 / cells[0];
   m.noct = std::int64_t(m.octs[0]) * m.octs[1] * m.octs[2];
+  m.nowned = m.noct;
   m.oct_level.assign(m.noct, static_cast<std::int8_t>(m.level));
   for (int a = 0; a < 3; ++a) m.coord[a].resize(m.noct);
   for (int f = 0; f < 6; ++f) m.nbor[f].resize(m.noct);
+  if (!m.dense) {
+    m.keys.reserve(m.noct);
+    for (int z = 0; z < m.octs[2]; ++z)
+      for (int y = 0; y < m.octs[1]; ++y)
+        for (int x = 0; x < m.octs[0]; ++x) m.keys.push_back(m.order.encode(x, y, z));
+    std::sort(m.keys.begin(), m.keys.end());
+  }
   for (std::int64_t o = 0; o < m.noct; ++o) {
-    const auto c = m.order.decode(o);
+    const auto c = m.order.decode(m.dense ? std::uint64_t(o) : m.keys[o]);
     for (int a = 0; a < 3; ++a) m.coord[a][o] = c[a];
   }
   for (std::int64_t o = 0; o < m.noct; ++o) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "copa/errors.hpp"
@@ -44,6 +46,18 @@ double ExactRiemann::pressure_function(double p, const Primitive1d& k, double c,
   return 2 * c / (g_ - 1) * (std::pow(pr, (g_ - 1) / (2 * g_)) - 1);
 }
 
+double ExactRiemann::left_wave_speed() const {
+  const double g = g_;
+  if (pstar_ > l_.p) return l_.u - cl_ * std::sqrt((g + 1) / (2 * g) * pstar_ / l_.p + (g - 1) / (2 * g));
+  return l_.u - cl_;
+}
+
+double ExactRiemann::right_wave_speed() const {
+  const double g = g_;
+  if (pstar_ > r_.p) return r_.u + cr_ * std::sqrt((g + 1) / (2 * g) * pstar_ / r_.p + (g - 1) / (2 * g));
+  return r_.u + cr_;
+}
+
 // Toro section 4.5 sampling.
 Primitive1d ExactRiemann::sample(double s) const {
   const double g = g_;
@@ -79,7 +93,7 @@ Primitive1d ExactRiemann::sample(double s) const {
   return {r_.rho * std::pow(c / cr_, 2 / (g - 1)), u, r_.p * std::pow(c / cr_, 2 * g / (g - 1))};
 }
 
-static ExactRiemann sod_exact(double gamma) { return ExactRiemann({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, gamma); }
+ExactRiemann sod_exact(double gamma) { return ExactRiemann({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, gamma); }
 
 double sod_l1_density_error(const OctMesh& m, const std::vector<double>& u, double gamma, double t) {
   const ExactRiemann ex = sod_exact(gamma);
@@ -181,6 +195,25 @@ Totals totals(const OctMesh& m, const std::vector<double>& u) {
     energy.add(u[4 * n + g]);
   }
   return {mass.value() * dv, energy.value() * dv};
+}
+
+std::uint64_t state_checksum(const std::vector<double>& u) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (double v : u) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int b = 0; b < 8; ++b) {
+      h ^= (bits >> (8 * b)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {

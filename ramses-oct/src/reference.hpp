@@ -1,6 +1,7 @@
 // References the runs are checked against: the exact Riemann solution (Toro ch. 4) for Sod, the
 // Sedov-Taylor shock radius, the linear sound wave; and the measurements taken from a state.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ class ExactRiemann {
   double p_star() const { return pstar_; }
   double u_star() const { return ustar_; }
   Primitive1d sample(double s) const;
+  // Speeds of the outermost waves (Toro 4.5): the left shock or rarefaction head, and the right one.
+  double left_wave_speed() const;
+  double right_wave_speed() const;
 
  private:
   double pressure_function(double p, const Primitive1d& k, double c, double& derivative) const;
@@ -29,6 +33,8 @@ class ExactRiemann {
   double g_, cl_, cr_, pstar_ = 0, ustar_ = 0;
 };
 
+// Toro test 1: left (1, 0, 1), right (0.125, 0, 0.1), interface at x = 0.5.
+ExactRiemann sod_exact(double gamma);
 // Mean over all cells of |rho - rho_exact| (the L1 norm on the unit-length tube), Toro test 1
 // with the interface at x = 0.5, at time t.
 double sod_l1_density_error(const OctMesh& m, const std::vector<double>& u, double gamma, double t);
@@ -52,6 +58,11 @@ struct Totals {
   double mass = 0, energy = 0;
 };
 Totals totals(const OctMesh& m, const std::vector<double>& u);
+
+// FNV-1a 64-bit hash of the bit patterns of a state: equal hashes mean (up to collisions) bitwise
+// equal states; the determinism and rank-count tests compare it.
+std::uint64_t state_checksum(const std::vector<double>& u);
+std::string hex(std::uint64_t v);
 
 // Relative L2 difference of two states over all fields: ||a - b|| / ||b||.
 double relative_l2(const std::vector<double>& a, const std::vector<double>& b);

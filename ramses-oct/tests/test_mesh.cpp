@@ -43,7 +43,7 @@ COPA_TEST(neighbour_table_wraps_and_reflects) {
   COPA_CHECK(r.nbor[0][q] == q);   // across a reflecting face: itself, mirrored by index mapping
   COPA_CHECK(r.nbor[3][q] == q);   // across an outflow face: itself
   COPA_CHECK(r.nbor[2][q] == r.oct_at(0, 2, 2));
-  COPA_CHECK_THROWS(build_mesh({12, 8, 8}, {}), copa::InputError);
+  COPA_CHECK_THROWS(build_mesh({13, 8, 8}, {}), copa::InputError);  // odd: not whole octs
   COPA_CHECK_THROWS(build_mesh({2, 8, 8}, {}), copa::InputError);
 }
 
@@ -61,4 +61,23 @@ COPA_TEST(predictor_region_is_interior_plus_faces) {
     }
     COPA_CHECK(int(seen.size()) == T * T * T + 6 * T * T);
   }
+}
+
+COPA_TEST(even_extents_are_sorted_morton_with_holes_skipped) {
+  // 10 x 6 x 12 cells = 5 x 3 x 6 octs: codes of the enclosing 8 x 4 x 8 brick, sorted.
+  const OctMesh m = build_mesh({10, 6, 12}, {Boundary::periodic, Boundary::reflecting, Boundary::outflow});
+  COPA_CHECK(!m.dense && m.noct == 5 * 3 * 6);
+  std::set<std::array<int, 3>> seen;
+  for (std::int64_t o = 0; o < m.noct; ++o) {
+    const int x = m.coord[0][o], y = m.coord[1][o], z = m.coord[2][o];
+    seen.insert({x, y, z});
+    COPA_CHECK(m.oct_at(x, y, z) == o);
+    if (o > 0) COPA_CHECK(m.order.encode(x, y, z) > m.order.encode(m.coord[0][o - 1], m.coord[1][o - 1], m.coord[2][o - 1]));
+    COPA_CHECK(m.nbor[0][o] == m.oct_at(x - 1, y, z));                  // periodic wrap
+    COPA_CHECK(m.nbor[3][o] == (y == 2 ? o : m.oct_at(x, y + 1, z)));   // reflecting: itself
+  }
+  COPA_CHECK(seen.size() == std::size_t(m.noct));
+  // A power-of-two brick keeps the dense code (index = code, no key table).
+  const OctMesh d = build_mesh({32, 8, 4}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  COPA_CHECK(d.dense && d.keys.empty());
 }

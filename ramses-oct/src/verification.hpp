@@ -1,0 +1,40 @@
+// The verdict of a run: the external reference of its problem evaluated at the time the run
+// reached (the exact Riemann solution, the Sedov-Taylor radius and the linear sound wave exist at
+// any t), where that reference applies; conservation of mass and energy with closed boundaries;
+// NOT VERIFIED, with the reason, when neither applies.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "copa/report.hpp"
+#include "mesh.hpp"
+#include "problems.hpp"
+#include "reference.hpp"
+
+namespace ro {
+
+struct PhysicsVerdict {
+  copa::Verification v;
+  nlohmann::json extra;  // the figures behind the verdict (JSON "physics")
+};
+
+// The problem's reference at time t, or not_verified(reason) where it does not apply (Sod with a
+// periodic tube or waves at the tube's ends, Sedov without xi0 for gamma, unresolved or leaving the
+// box, the sound wave without periodic boundaries).
+copa::Verification reference_verdict(const OctMesh& m, const ProblemParams& pp, const std::string& slope,
+                                     const std::vector<double>& u, double t, nlohmann::json& extra);
+
+// The reference verdict combined with the conservation check (closed boundaries: every face
+// periodic or reflecting). t0 holds the initial totals.
+PhysicsVerdict check_physics(const OctMesh& m, const ProblemParams& pp, const std::string& slope,
+                             const std::vector<double>& u, double t, const Totals& t0);
+
+// Relative change of mass and energy allowed with closed boundaries (compensated totals: README).
+inline constexpr double conservation_tolerance = 1e-12;
+// Sedov: the shock must span this many cells before the binned-density peak measures the
+// self-similar radius (README, "Problems and verification").
+inline constexpr double sedov_min_radius_cells = 6.0;
+
+}  // namespace ro
