@@ -1,0 +1,38 @@
+# Determinism: runs the command after "--" twice, each with --json RUN_DIR/run<i>.json, and
+# compares the final |e| and the bitwise checksum of the final state (solution.e_norm,
+# solution.state_checksum). With REL_TOL the runs may differ by that relative |e| (FP64 atomics:
+# the order of additions changes from run to run); the difference is printed either way.
+set(cmd)
+set(after FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 1 ${last})
+  if(after)
+    list(APPEND cmd "${CMAKE_ARGV${i}}")
+  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+    set(after TRUE)
+  endif()
+endforeach()
+file(MAKE_DIRECTORY "${RUN_DIR}")
+foreach(i 1 2)
+  file(REMOVE "${RUN_DIR}/run${i}.json")
+  execute_process(COMMAND ${cmd} --json "${RUN_DIR}/run${i}.json" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "run ${i} exited with ${rc}\n${out}${err}")
+  endif()
+  file(READ "${RUN_DIR}/run${i}.json" doc)
+  string(JSON e${i} GET "${doc}" solution e_norm)
+  string(JSON sum${i} GET "${doc}" solution state_checksum)
+endforeach()
+message(STATUS "run 1: |e| = ${e1}, checksum ${sum1}")
+message(STATUS "run 2: |e| = ${e2}, checksum ${sum2}")
+if(REL_TOL)
+  # CMake's math() is integer-only: awk forms the relative difference.
+  execute_process(COMMAND /usr/bin/env awk "BEGIN { d = (${e1}) - (${e2}); if (d < 0) d = -d; r = d / (${e1}); printf \"%.3e\", r; exit (r <= ${REL_TOL}) ? 0 : 1 }"
+                  RESULT_VARIABLE within OUTPUT_VARIABLE rel)
+  message(STATUS "relative |e| difference between the runs: ${rel} (bound ${REL_TOL}); checksums ${sum1} ${sum2}")
+  if(NOT within EQUAL 0)
+    message(FATAL_ERROR "the runs differ by ${rel} in |e|, more than ${REL_TOL}")
+  endif()
+elseif(NOT e1 STREQUAL e2 OR NOT sum1 STREQUAL sum2)
+  message(FATAL_ERROR "two runs with the same options differ: |e| ${e1} vs ${e2}, checksum ${sum1} vs ${sum2}")
+endif()
