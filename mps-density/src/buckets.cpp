@@ -1,5 +1,7 @@
 #include "buckets.hpp"
 
+#include <algorithm>
+
 namespace mps {
 
 void build_buckets(const Grid& g, const double* x, const double* y, const double* z, int n, bool parallel,
@@ -27,6 +29,11 @@ void build_buckets(const Grid& g, const double* x, const double* y, const double
       slot = cur[cell[i]]++;
       order[slot] = i;
     }
+    // The atomic hands out the slots of a bucket in the order the threads arrive, which changes
+    // from run to run; sorting each bucket (a few particles) restores the serial order, so the
+    // neighbour sums add in the same order in every run (bitwise reproducible results).
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < cells; ++c) std::sort(order.begin() + s[c], order.begin() + s[c + 1]);
   } else {
     for (int i = 0; i < n; ++i) order[cur[cell[i]]++] = i;
   }

@@ -7,8 +7,8 @@
 namespace mps {
 
 // start has cells + 1 entries; order[k] = particle at sorted position k. Stable (particles of a
-// bucket keep their relative order) in the serial form; `parallel` counts and scatters with
-// OpenMP atomics (order inside a bucket then depends on the schedule).
+// bucket keep their relative order) in both forms: `parallel` counts and scatters with OpenMP
+// atomics and then sorts each bucket, so the result is the serial one in every run.
 void build_buckets(const Grid& g, const double* x, const double* y, const double* z, int n, bool parallel,
                    std::vector<int>& start, std::vector<int>& order, std::vector<int>& cell_scratch);
 

@@ -1,5 +1,6 @@
 #include "host_kernels.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace mps {
@@ -219,11 +220,22 @@ std::size_t HostKernels::ppe_setup(double n_surface, double n0, double src) {
   return count;
 }
 
+// Partial sums over fixed blocks, added in block order: an OpenMP reduction combines the threads'
+// partial sums in the order they finish, so CG (and every particle after it) would differ in the
+// last bits from run to run. Fixed blocks give the same sum in every run and for every thread count.
 double HostKernels::dot(Field fa, Field fb) {
   const double *a = fd(fa), *b = fd(fb);
+  constexpr int block = 4096;
+  const int blocks = (n_ + block - 1) / block;
+  std::vector<double> partial(blocks);
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int k = 0; k < blocks; ++k) {
+    double s = 0;
+    for (int i = k * block; i < std::min(n_, (k + 1) * block); ++i) s += a[i] * b[i];
+    partial[k] = s;
+  }
   double s = 0;
-#pragma omp parallel for if (parallel_) schedule(static) reduction(+ : s)
-  for (int i = 0; i < n_; ++i) s += a[i] * b[i];
+  for (double p : partial) s += p;
   return s;
 }
 

@@ -36,6 +36,9 @@ struct KernelOptions {
   bool reorder = true;          // permute the particle arrays by bucket at every rebucketing
   double skin = 0.3;            // verlet: list radius = r_max + skin (in units of the problem's l0)
   copa::Precision precision = copa::Precision::fp64;  // fp32: number density from float positions (GPU)
+  // GPU: order each bucket by storage index after the atomic counting sort (two more launches), so
+  // that results are bitwise the same in every run; the host's counting sort is always stable.
+  bool stable_buckets = false;
 };
 
 // The bucket grid a strategy searches and its radii, the same for the host and GPU backends:

@@ -101,6 +101,23 @@ __global__ void scan_add_kernel(int* out, const int* totals, long long n, const 
   if (i == n) out[n] = *grand_total;
 }
 
+// --rebucket stable: the atomic ranks of count_kernel only place the particles (order_slots);
+// stable_rank then ranks each particle among its bucket's members by storage index, the host's
+// order, so the scatter that follows is the same in every run (a few particles per bucket).
+__global__ void order_slots_kernel(const int* cell, const int* rank, const int* start, int n, int* order) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) order[start[cell[i]] + rank[i]] = i;
+}
+
+__global__ void stable_rank_kernel(const int* cell, const int* start, const int* order, int n, int* rank) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = cell[i];
+  int r = 0;
+  for (int k = start[c]; k < start[c + 1]; ++k) r += order[k] < i;
+  rank[i] = r;
+}
+
 __global__ void pack_kernel(const double* x, const double* y, const double* z, int n, Pos4* pos) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
@@ -842,6 +859,12 @@ class GpuKernels final : public MpsKernels {
     COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
     scan_add_kernel<<<scan_blocks_ + 1, kScanBlock>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, count_.data());
     COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
+    if (opt_.stable_buckets) {
+      order_slots_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), rank_.data(), start_.data(), n_, order_.data());
+      COPA_GPU_CHECK_LAUNCH("order_slots_kernel");
+      stable_rank_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), start_.data(), order_.data(), n_, rank_.data());
+      COPA_GPU_CHECK_LAUNCH("stable_rank_kernel");
+    }
     ScatterSet ss;
     for (int f = 0; f < 7; ++f) {
       ss.in[f] = f_[f].data();

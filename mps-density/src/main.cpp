@@ -1,9 +1,15 @@
 // mps-density: MPS particle proxy of JAXA's P-Flow (bucket neighbour search, particle number
 // density, full semi-implicit MPS dam break). CLI and driver, backend-agnostic.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -35,11 +41,11 @@ struct AppOptions {
   double t_end = 3.0;  // dimensionless T = t sqrt(2g/a)
   int steps = 0;
   double dt = 0;
-  double time_offset = 0;
   std::string front;
   std::string reorder = "on";
   double skin = 0.3;
   std::string precision = "fp64";
+  std::string rebucket = "atomic";
   std::vector<std::string> variants;  // --variants: several strategies on one set-up
 };
 
@@ -51,29 +57,134 @@ std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& pr
   return std::make_unique<copa::HostTimer>(profile);
 }
 
-mps::Problem make_problem(const AppOptions& o, const std::string& size) {
-  std::size_t target = size == "small" ? 50000 : size == "medium" ? 10000000 : size == "large" ? 100000000 : 0;
+// The parameters of a set-up, resolved from the options (defaults filled in), so that its size can
+// be estimated before it is built and then built from the same values.
+struct SetUp {
+  std::size_t pflow_target = 0;
+  int lattice_m = 0;
+  std::size_t random_n = 0;
+  double random_box = 0;
+  double dambreak_l0 = 0;
+  int depth_layers = 0;
+};
+
+SetUp resolve_set_up(const AppOptions& o, const std::string& size) {
+  const std::size_t target = size == "small" ? 224910 : size == "medium" ? 10000000 : size == "large" ? 100000000 : 0;
   if (target == 0) throw copa::InputError("--size must be small, medium or large");
-  if (o.particles) target = o.particles;
-  // The set-up, the backend's host copy (host backends) and the oracle's buckets.
-  copa::require_host_memory(static_cast<std::size_t>(target * 1.05) * (mps::host_bytes_per_particle * 2 + 24),
-                            "particle set-up on the host");
-  if (o.case_name == "pflow") return mps::pflow_problem(o.particles ? o.particles : (size == "small" ? 224910 : target));
-  if (o.case_name == "lattice") {
-    const int m = o.lattice_m > 0 ? o.lattice_m : (o.dim == 2 ? 40 : 16);
-    return mps::lattice_problem(o.dim, o.re, m);
+  SetUp s;
+  if (o.case_name == "pflow") {
+    s.pflow_target = o.particles ? o.particles : target;
+  } else if (o.case_name == "lattice") {
+    if (!(o.re > 1.0 && o.re <= 6.0)) throw copa::InputError("--re must be in (1, 6] (r_e / l0)");
+    s.lattice_m = o.lattice_m != 0 ? o.lattice_m : (o.dim == 2 ? 40 : 16);
+    // Interior particles (r_e from every face) must exist, or the n0 check has nothing to test.
+    const int min_m = 2 * static_cast<int>(std::ceil(o.re)) + 1;
+    if (s.lattice_m < min_m) throw copa::InputError("--lattice-m must be at least " + std::to_string(min_m) + " for --re " + std::to_string(o.re) + " (interior particles)");
+  } else if (o.case_name == "random") {
+    if (!(o.re > 1.0 && o.re <= 6.0)) throw copa::InputError("--re must be in (1, 6] (r_e / l0)");
+    s.random_n = o.particles ? o.particles : 20000;
+    s.random_box = std::pow(static_cast<double>(s.random_n), 1.0 / o.dim);  // about one particle per l0^dim
+  } else if (o.case_name == "dambreak") {
+    if (!(o.a > 0) || !std::isfinite(o.a)) throw copa::InputError("--a must be a positive column width in m");
+    s.dambreak_l0 = o.l0 > 0 ? o.l0 : o.a / 20.0;
+    if (o.dim == 3 && o.depth_layers != 0 && o.depth_layers < 4) throw copa::InputError("--depth-layers must be at least 4");
+    s.depth_layers = o.dim == 3 ? std::max(o.depth_layers, 4) : 0;
+  } else {
+    throw copa::InputError("--case must be pflow, lattice, random or dambreak");
   }
-  if (o.case_name == "random") {
-    const std::size_t n = o.particles ? o.particles : 20000;
-    const double density = o.dim == 2 ? 1.0 : 1.0;  // about one particle per l0^dim
-    const double box = std::pow(static_cast<double>(n) / density, 1.0 / o.dim);
-    return mps::random_cloud_problem(o.dim, n, box, o.re, 12345u);
+  return s;
+}
+
+mps::ProblemSize problem_size(const AppOptions& o, const SetUp& s) {
+  if (o.case_name == "pflow") return mps::pflow_size(s.pflow_target);
+  if (o.case_name == "lattice") return mps::lattice_size(o.dim, o.re, s.lattice_m);
+  if (o.case_name == "random") return mps::random_cloud_size(o.dim, s.random_n, s.random_box, o.re);
+  return mps::dambreak_size(o.dim, o.a, s.dambreak_l0, s.depth_layers);
+}
+
+mps::Problem make_problem(const AppOptions& o, const SetUp& s) {
+  if (o.case_name == "pflow") return mps::pflow_problem(s.pflow_target);
+  if (o.case_name == "lattice") return mps::lattice_problem(o.dim, o.re, s.lattice_m);
+  if (o.case_name == "random") return mps::random_cloud_problem(o.dim, s.random_n, s.random_box, o.re, 12345u);
+  return mps::dambreak_problem(o.dim, o.a, s.dambreak_l0, s.depth_layers);
+}
+
+std::size_t to_bytes(double b) {
+  return b >= static_cast<double>(std::numeric_limits<std::size_t>::max()) ? std::numeric_limits<std::size_t>::max()
+                                                                            : static_cast<std::size_t>(b);
+}
+
+// Refuses a run that does not fit before anything is allocated (exit 3 with the estimate). Host:
+// the set-up (x,y,z,u,v,w,p,type), the oracle's and the statistics' bucket arrays (3 ints each)
+// and result copies (2 doubles), a snapshot in simulation mode, plus the largest host backend's own
+// storage. Device: the largest GPU variant's storage (bytes_needed). Backends run one after another.
+void require_memory(const AppOptions& o, const mps::ProblemSize& size, const std::vector<copa::Backend>& backends,
+                    const std::vector<std::string>& variants, int device_ordinal, bool simulation) {
+  const double N = size.particles;
+  const double neighbours = o.dim == 2 ? 20.0 : 60.0;
+  const bool indexable = N <= std::numeric_limits<int>::max() && size.buckets <= 2.0e9;
+  // The largest storage of any requested variant on a host backend and on a GPU backend.
+  auto backend_bytes = [&](bool gpu) {
+    double most = 0;
+    for (auto b : backends) {
+      if (copa::is_gpu(b) != gpu || !indexable) continue;
+      for (const auto& v : variants) {
+        mps::KernelOptions ko;
+        ko.strategy = mps::parse_strategy(!v.empty() ? v : gpu ? "fine-lean" : "sorted-particle");
+        if (gpu && o.precision == "fp32") ko.precision = copa::Precision::fp32;
+        most = std::max(most, static_cast<double>(mps::make_kernels(b, ko)->bytes_needed(
+                                  static_cast<std::size_t>(N), static_cast<long long>(size.buckets), neighbours)));
+      }
+    }
+    return most;
+  };
+  const double host = N * (mps::host_bytes_per_particle + 2 * 3 * sizeof(int) + 2 * sizeof(double)) +
+                      (simulation ? N * mps::host_bytes_per_particle : 0.0) + backend_bytes(false);
+  const double device = backend_bytes(true);
+  auto count = [](double c) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.0f", c);
+    return std::string(text);
+  };
+  const std::string what = count(N) + " particles, " + count(size.buckets) + " buckets; estimate: host " +
+                           copa::format_bytes(host) + ", device " + (device > 0 ? copa::format_bytes(device) : std::string("none"));
+  copa::require_host_memory(to_bytes(host), "set-up, oracle and host backend storage (" + what + ")");
+  if (!indexable)
+    throw copa::InputError("the set-up (" + what + ") has more particles or buckets than 32-bit indices address (2^31)");
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  for (auto b : backends)
+    if (copa::is_gpu(b)) {
+      copa::select_device(device_ordinal);
+      copa::gpu::require_device_memory(to_bytes(device), "particles, buckets and lists on the device (" + what + ")");
+      break;
+    }
+#else
+  (void)device_ordinal;
+#endif
+}
+
+// An output file must be creatable before the run starts: its directory exists and is writable.
+void require_writable(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  if (fs::is_directory(p)) throw copa::InputError(option + ": " + path + " is a directory");
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir)) throw copa::InputError(option + ": directory " + dir.string() + " does not exist");
+  if (access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + ": directory " + dir.string() + " is not writable");
+}
+
+// FNV-1a over the bytes of the values (original particle order): two runs are bitwise identical
+// exactly when their checksums are.
+std::string checksum(const std::vector<const std::vector<double>*>& fields) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto* f : fields) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(f->data());
+    for (std::size_t k = 0; k < f->size() * sizeof(double); ++k) h = (h ^ bytes[k]) * 1099511628211ull;
   }
-  if (o.case_name == "dambreak") {
-    const double l0 = o.l0 > 0 ? o.l0 : o.a / 20.0;
-    return mps::dambreak_problem(o.dim, o.a, l0, o.dim == 3 ? std::max(o.depth_layers, 4) : 0);
-  }
-  throw copa::InputError("--case must be pflow, lattice, random or dambreak");
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
+  return text;
 }
 
 // Host oracle for sampled targets: serial row traversal over host buckets (checked against the
@@ -98,23 +209,46 @@ std::vector<double> oracle_density(const mps::Problem& pr, const std::vector<int
   return out;
 }
 
-copa::Verification verify_density(const mps::Problem& pr, const std::vector<double>& n, bool fp32) {
-  const int N = static_cast<int>(pr.particles.size());
-  const int samples = std::min(N, 200000);
+// Evenly strided targets, at most `count` of them.
+std::vector<int> sample_targets(int n, int count) {
+  const int samples = std::min(n, count);
   std::vector<int> targets(samples);
-  for (int s = 0; s < samples; ++s) targets[s] = static_cast<int>(static_cast<long long>(s) * N / samples);
-  const bool brute = N <= 20000;
-  const auto ref = oracle_density(pr, targets, brute);
+  for (int s = 0; s < samples; ++s) targets[s] = static_cast<int>(static_cast<long long>(s) * n / samples);
+  return targets;
+}
+
+// max |n - ref| / max |ref| over the targets.
+double relative_error(const std::vector<double>& n, const std::vector<double>& ref, const std::vector<int>& targets) {
   double err = 0, scale = 0;
   for (int t : targets) {
     err = std::max(err, std::fabs(n[t] - ref[t]));
     scale = std::max(scale, std::fabs(ref[t]));
   }
+  return scale > 0 ? err / scale : err;
+}
+
+// Two references, both independent of the backend's buckets and strategy: the brute-force sum over
+// every particle (all targets up to 20000 particles; beyond, a strided sample of 5e8 / N targets,
+// at least 64, so the check costs ~5e8 pair tests at any size) and the serial bucket sum (row
+// traversal, itself checked against the brute force in the tests) on up to 200k strided targets.
+copa::Verification verify_density(const mps::Problem& pr, const std::vector<double>& n, bool fp32) {
+  const int N = static_cast<int>(pr.particles.size());
+  const int brute_count = N <= 20000 ? N : std::max(64, static_cast<int>(5.0e8 / N));
+  const auto brute_targets = sample_targets(N, brute_count);
+  const double brute_err = relative_error(n, oracle_density(pr, brute_targets, true), brute_targets);
   copa::Verification v;
-  v.reference = brute ? "brute-force O(N^2) sum" : "serial bucket sum (sampled)";
   v.metric = "max_rel_density_error";
-  v.value = scale > 0 ? err / scale : err;
   v.tolerance = fp32 ? 1e-5 : 1e-12;
+  if (static_cast<int>(brute_targets.size()) == N) {
+    v.reference = "brute-force O(N^2) sum, every particle";
+    v.value = brute_err;
+  } else {
+    const auto row_targets = sample_targets(N, 200000);
+    const double row_err = relative_error(n, oracle_density(pr, row_targets, false), row_targets);
+    v.reference = "brute-force sum over all particles (" + std::to_string(brute_targets.size()) +
+                  " strided targets) and serial bucket sum (" + std::to_string(row_targets.size()) + " strided targets)";
+    v.value = std::max(brute_err, row_err);
+  }
   v.passed = v.value <= v.tolerance;
   return v;
 }
@@ -153,19 +287,11 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   ko.strategy = mps::parse_strategy(variant);
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
+  ko.stable_buckets = o.rebucket == "stable";
   ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
   if (ko.precision == copa::Precision::fp32 && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
   auto k = mps::make_kernels(b, ko);
   const std::size_t N = pr.particles.size();
-  const double nb_est = o.dim == 2 ? 20.0 : 60.0;
-  copa::require_host_memory(N * (mps::host_bytes_per_particle * 2 + 24), "particles and oracle on the host");
-  if (copa::is_gpu(b)) {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-    copa::gpu::require_device_memory(k->bytes_needed(N, pr.grid.cells(), nb_est), "particles, buckets and lists on the device");
-#endif
-  } else {
-    copa::require_host_memory(k->bytes_needed(N, pr.grid.cells(), nb_est), "backend particle storage");
-  }
   k->load(pr, pr.re);
   copa::Profile profile;
   auto timer = make_timer(b, profile);
@@ -219,13 +345,15 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   ex["true_neighbours_per_second"] = st.neighbours / td.median;
   ex["precision"] = o.precision;
   ex["reorder"] = ko.reorder;
+  ex["checksum"] = checksum({&n});
   if (!common.quiet) {
     std::cout << "particles " << N << ", buckets " << pr.grid.nx << " x " << pr.grid.ny << " x " << pr.grid.nz
               << (fine ? " (fine: edge r_e/" + std::to_string(fd) + ")" : std::string()) << ", candidates/particle " << st.candidates / Nd << ", neighbours/particle " << st.neighbours / Nd << "\n"
               << "density: " << td.median * 1e6 << " us, with rebucketing " << (td.median + tb.median) * 1e6
               << " us; evaluations/s " << Nd / td.median << " (amortised with rebucketing " << Nd / (td.median + tb.median)
               << "); candidate pairs/s " << st.candidates / td.median << ", true neighbours/s " << st.neighbours / td.median
-              << "\n";
+              << "\n"
+              << "checksum of n (FNV-1a of the bits, original order): " << ex["checksum"].get<std::string>() << "\n";
   }
   copa::Verification v = verify_density(pr, n, fp32);
   if (o.case_name == "lattice" && v.passed) {
@@ -244,11 +372,11 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   if (ko.strategy == mps::Strategy::brute && pr.particles.size() > 50000) throw copa::InputError("--variant brute: at most 50000 particles");
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
+  ko.stable_buckets = o.rebucket == "stable";
   auto k = mps::make_kernels(b, ko);
   mps::SimParams sp;
   sp.dt = o.dt;
   const std::size_t N = pr.particles.size();
-  copa::require_host_memory(N * mps::host_bytes_per_particle * 2, "particles on the host");
   mps::Simulation sim(*k, pr, sp);
   const bool dambreak = pr.column_width > 0 && o.case_name == "dambreak";
   const double a = pr.column_width;
@@ -259,7 +387,7 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   copa::Profile profile;
   auto timer = make_timer(b, profile);
   std::ofstream front;
-  if (!o.front.empty()) {
+  if (!o.front.empty() && dambreak) {
     front.open(o.front);
     if (!front) throw copa::InputError("--front: cannot write " + o.front);
     front << "t,z_front,T,Z\n";
@@ -305,61 +433,63 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   ex["cg_iterations_max"] = cg_max;
   ex["list_rebuilds"] = k->list_rebuilds();
   ex["wall_seconds"] = wall;
-  ex["time_offset_T"] = o.time_offset;
   if (!common.quiet)
     std::cout << "particles " << N << ", steps " << steps << ", dt " << sim.dt() << " s, CG iterations mean "
               << static_cast<double>(cg_total) / steps << " max " << cg_max << ", particle-steps/s " << Nd * steps / step_time
               << "\n";
+  mps::Particles end;
+  k->store(end);
+  ex["checksum"] = checksum({&end.x, &end.y, &end.z, &end.u, &end.v, &end.w, &end.p});
+  if (!common.quiet) std::cout << "checksum of x,y,z,u,v,w,p (FNV-1a of the bits, original order): " << ex["checksum"].get<std::string>() << "\n";
   copa::Verification v;
   if (dambreak) {
-    // Martin & Moyce: T_exp = T + offset (the offset is a constant fitted by us, README: it is
-    // not a measured gate time); max relative error of Z(T) against Z_mm(T_exp), 1 <= T_exp <= 3.
-    // Both errors are reported, with the requested offset (the verdict) and with none.
-    auto front_error = [&](double offset, int& used) {
+    // Surge front Z(T), T = t sqrt(2g/a) (Martin & Moyce's n t sqrt(g/a) for n^2 = 2), against the
+    // experiment with no time offset, over 1 <= T <= 3. Tolerance: the scatter of the literature,
+    // the largest relative distance between Koshizuka & Oka's published MPS front and the
+    // experiment over the same range (computed from the two tables, README).
+    constexpr double T0 = 1.0, T1 = 3.0;
+    auto front_error = [&](double (*reference)(double), int& used) {
       double e = 0;
       used = 0;
       for (const auto& [T, Z] : TZ) {
-        const double Te = T + offset;
-        if (Te < 1.0 || Te > 3.0) continue;
-        const double Zr = mps::martin_moyce_Z(Te);
+        if (T < T0 || T > T1) continue;
+        const double Zr = reference(T);
         e = std::max(e, std::fabs(Z - Zr) / Zr);
         ++used;
       }
       return e;
     };
-    int used = 0, used0 = 0;
-    const double err = front_error(o.time_offset, used);
-    const double err0 = front_error(0.0, used0);
-    double err_ko = 0;  // against Koshizuka & Oka's MPS (instantaneous release): no offset needed
-    for (const auto& [T, Z] : TZ)
-      if (T >= 1.0 && T <= 3.0) err_ko = std::max(err_ko, std::fabs(Z - mps::koshizuka_oka_Z(T)) / mps::koshizuka_oka_Z(T));
+    int used = 0, used_ko = 0;
+    const double err_mm = front_error(mps::martin_moyce_Z, used);
+    const double err_ko = front_error(mps::koshizuka_oka_Z, used_ko);
+    const double scatter = mps::front_reference_scatter(T0, T1);
     nlohmann::json series = nlohmann::json::array();
     for (const auto& [T, Z] : TZ) series.push_back({T, Z});
     ex["front_T_Z"] = series;
-    ex["front_error_with_offset"] = err;
-    ex["front_error_no_offset"] = err0;
+    ex["front_error_vs_martin_moyce"] = err_mm;
     ex["front_error_vs_koshizuka_oka_mps"] = err_ko;
+    ex["front_reference_scatter"] = scatter;
+    ex["front_points_compared"] = used;
     if (!common.quiet)
-      std::cout << "dam break front vs Martin & Moyce, max relative error for 1 <= T <= 3: " << err0 << " with no time offset, "
-                << err << " with the time offset " << o.time_offset << " (a fitted constant, README); vs Koshizuka & Oka's MPS "
-                << "(same instantaneous release, no offset): " << err_ko << "\n";
-    v.reference = "Martin & Moyce (1952) surge front, time offset " + std::to_string(o.time_offset) + " in T (fitted, README)";
-    v.metric = "max_rel_front_error_T1_3";
-    v.value = err;
-    v.tolerance = 0.10;
-    v.passed = used > 0 && err <= v.tolerance;
-    if (used == 0) v.metric = "max_rel_front_error_T1_3 (no output in 1 <= T <= 3)";
+      std::cout << "dam break front, max relative error for 1 <= T <= 3 (no time offset): " << err_mm
+                << " vs Martin & Moyce's experiment, " << err_ko << " vs Koshizuka & Oka's MPS; scatter of the "
+                << "literature (Koshizuka & Oka's MPS vs the experiment): " << scatter << "\n";
+    if (used == 0) {
+      v = copa::not_verified("the run ends at T = " + std::to_string(TZ.back().first) +
+                             ", before the compared range 1 <= T <= 3 of the dam-break front (--t-end, --steps)");
+    } else {
+      v.reference = "Martin & Moyce (1952) surge front, no time offset; tolerance = Koshizuka & Oka's MPS vs the experiment";
+      v.metric = "max_rel_front_error_T1_3";
+      v.value = err_mm;
+      v.tolerance = scatter;
+      v.passed = err_mm <= scatter;
+    }
   } else {
-    mps::Particles end;
-    k->store(end);
-    v.reference = "particle count and finite state";
-    v.metric = "lost_particles";
-    v.value = static_cast<double>(pr.particles.size()) - static_cast<double>(end.size());
-    v.tolerance = 0;
-    v.passed = v.value == 0;
+    v = copa::not_verified("the tank simulation has no reference (no published P-Flow tank result); NaN and "
+                           "particles leaving the bucket grid are checked every step (exit 3)");
   }
   rep.set_verification(v);
-  return v.passed ? copa::exit_ok : copa::exit_verification_failed;
+  return !v.verified || v.passed ? copa::exit_ok : copa::exit_verification_failed;
 }
 
 int run(int argc, char** argv) {
@@ -379,12 +509,12 @@ int run(int argc, char** argv) {
   app.add_option("--t-end", o.t_end, "dam break end time T = t sqrt(2g/a)");
   app.add_option("--steps", o.steps, "time steps (simulation; overrides --t-end)");
   app.add_option("--dt", o.dt, "time step in s (0 = Courant 0.2 on sqrt(2 g H))");
-  app.add_option("--time-offset", o.time_offset, "gate-release delay in T units: Z(T) is compared with Martin & Moyce at T + offset (README)");
   app.add_option("--front", o.front, "CSV file of the surge front: t, z_front, T, Z");
   app.add_option("--reorder", o.reorder, "on: reorder particle arrays by bucket at rebucketing; off: access through the bucket index list");
   app.add_option("--skin", o.skin, "verlet skin in units of l0");
   app.add_option("--variants", o.variants, "several strategies run one after another on one set-up (one JSON each: FILE.<backend>.<variant>.json)")
       ->delimiter(',');
+  app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run) or stable (bitwise reproducible, 2 more launches); host: always stable");
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   std::map<copa::Backend, std::vector<std::string>> variants;
@@ -396,6 +526,7 @@ int run(int argc, char** argv) {
   if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim must be 2 or 3");
   if (o.reorder != "on" && o.reorder != "off") throw copa::InputError("--reorder must be on or off");
   if (o.precision != "fp64" && o.precision != "fp32") throw copa::InputError("--precision must be fp64 or fp32");
+  if (o.rebucket != "atomic" && o.rebucket != "stable") throw copa::InputError("--rebucket must be atomic or stable");
   if (!(o.skin > 0) || o.skin > 2) throw copa::InputError("--skin must be in (0, 2]");
   if (common.reps < 1) throw copa::InputError("--reps must be at least 1");
   if (o.case_name == "pflow" && o.dim != 3) throw copa::InputError("--case pflow is 3D (--dim 3)");
@@ -408,8 +539,13 @@ int run(int argc, char** argv) {
   if (run_variants.empty()) run_variants.push_back(common.variant);
   for (auto b : backends)
     for (const auto& v : run_variants) copa::check_variant(v, variants[b], b);
+  if (!o.front.empty() && o.case_name != "dambreak") throw copa::InputError("--front: only the dam break (--case dambreak) has a surge front");
+  require_writable("--front", o.front);
+  for (auto b : backends) require_writable("--json", copa::json_path_for(common.json, b, backends.size() > 1));
   const int threads = copa::apply_threads(common.threads);
-  const mps::Problem pr = make_problem(o, common.size);
+  const SetUp setup = resolve_set_up(o, common.size);
+  require_memory(o, problem_size(o, setup), backends, run_variants, common.device, mode == "simulation");
+  const mps::Problem pr = make_problem(o, setup);
   int worst = 0;
   for (auto b : backends)
     for (const auto& requested : run_variants) {
@@ -427,7 +563,7 @@ int run(int argc, char** argv) {
       rep.set_variants_built(nlohmann::json(variants.count(b) ? variants[b] : std::vector<std::string>{}));
       rep.problem() = {{"case", o.case_name}, {"mode", mode}, {"dim", pr.grid.dim}, {"particles", pr.particles.size()},
                        {"re_over_l0", pr.re / pr.l0}, {"l0", pr.l0}, {"size", common.size}, {"precision", o.precision},
-                       {"reorder", o.reorder}};
+                       {"reorder", o.reorder}, {"rebucket", o.rebucket}};
       if (!common.quiet) std::cout << "--- backend " << copa::to_string(b) << ", variant " << variant << "\n";
       const int rc = mode == "density" ? run_density(o, common, variant, b, pr, rep)
                                        : run_simulation(o, common, variant, b, pr, rep);

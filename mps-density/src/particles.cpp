@@ -26,7 +26,15 @@ void Particles::add(double px, double py, double pz, ParticleType t) {
 
 std::size_t Particles::count(ParticleType t) const { return static_cast<std::size_t>(std::count(type.begin(), type.end(), t)); }
 
+// Buckets per axis of make_grid: the extent in edges, rounded up, plus one bucket each side.
+static double buckets_along(double lo, double hi, double edge) { return std::ceil((hi - lo) / edge) + 2; }
+
+static double grid_buckets(int dim, double edge, const double lo[3], const double hi[3]) {
+  return buckets_along(lo[0], hi[0], edge) * buckets_along(lo[1], hi[1], edge) * (dim == 2 ? 1.0 : buckets_along(lo[2], hi[2], edge));
+}
+
 Grid make_grid(int dim, double edge, const double lo[3], const double hi[3]) {
+  if (grid_buckets(dim, edge, lo, hi) > 2.0e9) throw copa::InputError("bucket grid too large (more than 2^31 buckets)");
   Grid g;
   g.dim = dim;
   g.edge = edge;
@@ -34,11 +42,9 @@ Grid make_grid(int dim, double edge, const double lo[3], const double hi[3]) {
   g.x0 = lo[0] - edge;
   g.y0 = lo[1] - edge;
   g.z0 = dim == 2 ? 0.0 : lo[2] - edge;
-  auto cells = [&](int a) { return static_cast<int>(std::ceil((hi[a] - lo[a]) / edge)) + 2; };
-  g.nx = cells(0);
-  g.ny = cells(1);
-  g.nz = dim == 2 ? 1 : cells(2);
-  if (static_cast<double>(g.nx) * g.ny * g.nz > 2.0e9) throw copa::InputError("bucket grid too large (more than 2^31 buckets)");
+  g.nx = static_cast<int>(buckets_along(lo[0], hi[0], edge));
+  g.ny = static_cast<int>(buckets_along(lo[1], hi[1], edge));
+  g.nz = dim == 2 ? 1 : static_cast<int>(buckets_along(lo[2], hi[2], edge));
   return g;
 }
 
@@ -128,9 +134,13 @@ static void add_tank(Problem& pr, int dim, int nx, int nz, int wall_height, int 
       }
 }
 
-Problem dambreak_problem(int dim, double a, double l0, int depth_layers) {
+static void check_dambreak(int dim, double a, double l0) {
   if (dim != 2 && dim != 3) throw copa::InputError("--dim must be 2 or 3");
-  if (!(l0 > 0) || a / l0 < 4 || a / l0 > 2000) throw copa::InputError("--l0 must give between 4 and 2000 particles across the column width");
+  if (!(l0 > 0) || !(a / l0 >= 4) || a / l0 > 2000) throw copa::InputError("--l0 must give between 4 and 2000 particles across the column width");
+}
+
+Problem dambreak_problem(int dim, double a, double l0, int depth_layers) {
+  check_dambreak(dim, a, l0);
   Problem pr;
   pr.name = "dambreak";
   pr.l0 = l0;
@@ -148,25 +158,42 @@ Problem dambreak_problem(int dim, double a, double l0, int depth_layers) {
   return pr;
 }
 
-Problem pflow_problem(std::size_t target) {
+// P-Flow's tank scaled to a target count: lattice extents and the fluid column m (README).
+struct PflowLayout {
+  int NX = 0, NZ = 0, nx = 0, nz = 0, m = 1;
+  double particles = 0;
+};
+
+static PflowLayout pflow_layout(std::size_t target) {
   // P-Flow: bucket edge 40 cm / 70 = r_e = 2.1 l0, so the 40 cm tank is 147 l0 and 8 cm is 29 l0.
-  const double edge = 0.4 / 70.0, l0 = edge / 2.1;
   const double s = std::max(1.0, std::cbrt(static_cast<double>(target) / 224910.0));
-  const int NX = static_cast<int>(std::lround(147 * s)), NZ = static_cast<int>(std::lround(29 * s));
-  const int nx = NX - 8, nz = NZ - 8;  // inner region, the 4 wall layers are inside the tank
+  PflowLayout t;
+  t.NX = static_cast<int>(std::lround(147 * s));
+  t.NZ = static_cast<int>(std::lround(29 * s));
+  t.nx = t.NX - 8;  // inner region, the 4 wall layers are inside the tank
+  t.nz = t.NZ - 8;
   // Fluid column m x 2m x nz, side walls up to m above the floor: pick m for the target count.
   auto total = [&](double m) {
-    return 2.0 * m * m * nz + static_cast<double>(NX) * NZ * 4 + (static_cast<double>(NX) * NZ - double(nx) * nz) * m;
+    return 2.0 * m * m * t.nz + static_cast<double>(t.NX) * t.NZ * 4 +
+           (static_cast<double>(t.NX) * t.NZ - double(t.nx) * t.nz) * m;
   };
-  int m = 1;
-  while (m + 1 <= nx && 2 * (m + 1) <= NX - 4 && total(m + 1) <= static_cast<double>(target)) ++m;
-  if (m + 1 <= nx && std::fabs(total(m + 1) - target) < std::fabs(total(m) - target)) ++m;
+  int& m = t.m;
+  while (m + 1 <= t.nx && 2 * (m + 1) <= t.NX - 4 && total(m + 1) <= static_cast<double>(target)) ++m;
+  if (m + 1 <= t.nx && std::fabs(total(m + 1) - target) < std::fabs(total(m) - target)) ++m;
+  t.particles = total(m);
+  return t;
+}
+
+Problem pflow_problem(std::size_t target) {
+  const double edge = 0.4 / 70.0, l0 = edge / 2.1;
+  const PflowLayout t = pflow_layout(target);
+  const int NX = t.NX, NZ = t.NZ, nx = t.nx, nz = t.nz, m = t.m;
   Problem pr;
   pr.name = "pflow";
   pr.l0 = l0;
   pr.re = pr.re_lap = 2.1 * l0;
   pr.particles.dim = 3;
-  pr.particles.reserve(static_cast<std::size_t>(total(m)) + 16);
+  pr.particles.reserve(static_cast<std::size_t>(t.particles) + 16);
   // Lattice indices are shifted by 4 so that the tank with its walls spans [0, NX l0).
   Particles& ps = pr.particles;
   for (int k = -4; k < nz + 4; ++k)
@@ -194,6 +221,35 @@ Problem pflow_problem(std::size_t target) {
   pr.column_width = m * l0;
   pr.left_wall_face = 4 * l0;
   return pr;
+}
+
+ProblemSize lattice_size(int dim, double re_over_l0, int m) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {m - 1.0, m - 1.0, dim == 2 ? 0.0 : m - 1.0};
+  return {std::pow(static_cast<double>(m), dim), grid_buckets(dim, re_over_l0, lo, hi)};
+}
+
+ProblemSize random_cloud_size(int dim, std::size_t n, double box, double re) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {box, box, dim == 2 ? 0.0 : box};
+  return {static_cast<double>(n), grid_buckets(dim, re, lo, hi)};
+}
+
+ProblemSize dambreak_size(int dim, double a, double l0, int depth_layers) {
+  check_dambreak(dim, a, l0);
+  const double m = std::round(a / l0), nx = 5 * m, nz = dim == 2 ? 1.0 : std::max(depth_layers, 1);
+  // add_tank: every point of the tank box outside the inner region is wall or dummy, plus the
+  // m x 2m column (x nz layers in 3D).
+  const double box = (nx + 8) * (3 * m + 4) * (dim == 2 ? 1.0 : nz + 8);
+  const double particles = box - nx * 3 * m * nz + m * 2 * m * nz;
+  const double lo[3] = {-4 * l0, -4 * l0, dim == 2 ? 0.0 : -4 * l0};
+  const double hi[3] = {(nx + 4) * l0, 4.0 * m * l0, dim == 2 ? 0.0 : (nz + 4) * l0};
+  return {particles, grid_buckets(dim, 3.1 * l0, lo, hi)};
+}
+
+ProblemSize pflow_size(std::size_t target) {
+  const PflowLayout t = pflow_layout(target);
+  const double edge = 0.4 / 70.0, l0 = edge / 2.1;
+  auto cells = [&](int points) { return std::ceil(points * l0 / edge - 1e-9); };
+  return {t.particles, cells(t.NX) * cells(t.NX) * cells(t.NZ)};
 }
 
 }  // namespace mps

@@ -33,7 +33,19 @@ struct Problem {
 };
 
 // Grid of buckets of edge `edge` covering [lo, hi] (plus one bucket of margin on every side).
+// Throws InputError when the grid has more buckets than int bucket indices can address.
 Grid make_grid(int dim, double edge, const double lo[3], const double hi[3]);
+
+// The size of a set-up, computed without building it (in doubles, so that an absurd request is
+// measured, not overflowed): the memory estimate refuses a run before anything is allocated.
+struct ProblemSize {
+  double particles = 0;
+  double buckets = 0;  // of the set-up's own grid (edge = largest radius)
+};
+ProblemSize lattice_size(int dim, double re_over_l0, int m);
+ProblemSize random_cloud_size(int dim, std::size_t n, double box, double re);
+ProblemSize dambreak_size(int dim, double a, double l0, int depth_layers);
+ProblemSize pflow_size(std::size_t target);
 
 // Perfect lattice of m^dim particles, spacing 1 (so radii are in units of l0), fluid.
 Problem lattice_problem(int dim, double re_over_l0, int m);

@@ -1,8 +1,8 @@
 #include "reference.hpp"
 
-#include <string>
-
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "copa/errors.hpp"
 #include "geometry.hpp"
@@ -58,5 +58,17 @@ const std::vector<FrontPoint>& koshizuka_oka() {
 }
 
 double koshizuka_oka_Z(double T) { return interpolate(koshizuka_oka(), T, "Koshizuka & Oka"); }
+
+double front_reference_scatter(double T0, double T1) {
+  // Between the tables' breakpoints both curves are linear, so (Z_KO - Z_MM) / Z_MM is monotone
+  // there: its largest magnitude is at a breakpoint of either table or at T0, T1.
+  std::vector<double> at = {T0, T1};
+  for (const auto* table : {&martin_moyce(), &koshizuka_oka()})
+    for (const auto& p : *table)
+      if (p.T > T0 && p.T < T1) at.push_back(p.T);
+  double scatter = 0;
+  for (double T : at) scatter = std::max(scatter, std::fabs(koshizuka_oka_Z(T) - martin_moyce_Z(T)) / martin_moyce_Z(T));
+  return scatter;
+}
 
 }  // namespace mps

@@ -24,5 +24,8 @@ double martin_moyce_Z(double T);
 // a comparison that needs no time offset (references/mps.md).
 const std::vector<FrontPoint>& koshizuka_oka();
 double koshizuka_oka_Z(double T);  // linear interpolation, T within 0.381 .. 3.096
+// The scatter of the literature on [T0, T1]: max |Z_KO(T) - Z_MM(T)| / Z_MM(T), Koshizuka & Oka's
+// MPS front against Martin & Moyce's experiment (0.0912 on [1, 3], at T = 2.719).
+double front_reference_scatter(double T0, double T1);
 
 }  // namespace mps

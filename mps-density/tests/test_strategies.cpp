@@ -113,6 +113,33 @@ COPA_TEST(all_strategies_match_brute_force) {
   }
 }
 
+// GPU --rebucket stable: every strategy still matches the brute force, and two evaluations from a
+// fresh load agree bitwise (no order-dependent atomics left). Host backends are always stable.
+COPA_TEST(stable_rebucketing_is_bitwise_reproducible) {
+  mps::KernelOptions brute;
+  brute.strategy = mps::Strategy::brute;
+  for (const auto& pr : problems()) {
+    const Results ref = evaluate(copa::Backend::serial, brute, pr);
+    for (auto b : copa::built_backends()) {
+      if (copa::is_gpu(b) && !gpu_present()) continue;
+      for (const auto& name : mps::variants_for(b))
+        for (bool reorder : {true, false}) {
+          mps::KernelOptions ko;
+          ko.strategy = mps::parse_strategy(name);
+          ko.reorder = reorder;
+          ko.stable_buckets = true;
+          const Results first = evaluate(b, ko, pr), second = evaluate(b, ko, pr);
+          const double d = max_rel_diff(ref, first), again = max_rel_diff(first, second);
+          if (d > 1e-12 || again != 0)
+            std::cerr << copa::to_string(b) << " " << name << " stable, reorder " << reorder << " dim " << pr.grid.dim
+                      << " " << pr.name << ": vs brute " << d << ", run to run " << again << "\n";
+          COPA_CHECK(d <= 1e-12);
+          COPA_CHECK(again == 0);
+        }
+    }
+  }
+}
+
 // Verlet lists stay valid while particles move less than skin/2 and are rebuilt after.
 COPA_TEST(verlet_rebuild_under_motion) {
   auto pr = mps::random_cloud_problem(3, 3000, 14.0, 2.1, 3u);
