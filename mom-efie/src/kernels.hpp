@@ -49,12 +49,18 @@ std::vector<std::string> variants(copa::Backend b);
 // problems that do not fit before allocating.
 double engine_bytes(copa::Backend b, const std::string& variant, long n, long triangles);
 std::unique_ptr<Engine> make_engine(copa::Backend b, const std::string& variant, long n, long triangles);
+// Refuses (copa::OutOfMemoryError, exit 3, with the estimate and what is free) a problem that
+// cannot fit, from its size alone, before the mesh is built: on the host the problem data (mesh,
+// RWG, near list, quadrature data, RCS points) plus, for host engines, the matrix and the LU's
+// pivots; on the device the matrix, the variant's workspace and the LU workspace.
+void require_memory(copa::Backend b, const std::string& variant, double n, double triangles);
 
 // Per-backend factories (kernels_serial.cpp, kernels_openmp.cpp, kernels_gpu.cu).
 std::unique_ptr<Engine> make_serial_engine(long n);
 std::unique_ptr<Engine> make_openmp_engine(long n);
 std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles);
 double gpu_workspace_bytes(const std::string& variant, long n, long triangles);
+void gpu_require_memory(const std::string& variant, long n, long triangles);
 
 // Host LAPACK (LAPACKE zgetrf / zgetrs through OpenBLAS), shared by the host engines.
 void host_lu_factor(complex* a, long n, std::vector<int>& pivots);

@@ -314,8 +314,7 @@ class GpuEngine final : public Engine {
     if (variant_ == "blas")
       throw copa::RuntimeError("--variant blas is unavailable in the HIP build: hipBLAS/rocBLAS are not installed here");
 #endif
-    copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(variant_, n, nt)),
-                                     "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant_ + " fill + LU)");
+    gpu_require_memory(variant_, n, nt);
     a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n) * std::size_t(n));
     tris_ = copa::gpu::DeviceArray<Triangle>(nt);
     quad_ = copa::gpu::DeviceArray<QuadTriangle>(nt);
@@ -541,6 +540,11 @@ double gpu_workspace_bytes(const std::string& variant, long n, long nt) {
   double bytes = 0.01 * 16.0 * double(n) * double(n) + 64.0 * double(n) + 160.0 * double(nt);
   if (variant == "blas") bytes += (57.0 * blas_chunk(nt) + 84.0) * 16.0 * double(nt);
   return bytes;
+}
+
+void gpu_require_memory(const std::string& variant, long n, long nt) {
+  copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(variant, n, nt)),
+                                   "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant + " fill + LU)");
 }
 
 std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles) {

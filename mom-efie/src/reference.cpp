@@ -74,7 +74,7 @@ double mie_monostatic(double ka) {
   return std::norm(s) / (ka * ka);
 }
 
-std::vector<double> interior_resonances(double ka_max) {
+std::vector<double> interior_resonances(double ka_max, double ka_min) {
   // Sign changes of j_n(x) (TE) and psi_n'(x) (TM) on a fine grid, refined by bisection.
   auto jn = [](int n, double x) { return std::sph_bessel(unsigned(n), x); };
   auto dpsi = [](int n, double x) {
@@ -85,7 +85,7 @@ std::vector<double> interior_resonances(double ka_max) {
   for (int n = 1; n <= int(ka_max) + 2; ++n)
     for (int kind = 0; kind < 2; ++kind) {
       auto f = [&](double x) { return kind == 0 ? jn(n, x) : dpsi(n, x); };
-      double x0 = 0.05, f0 = f(x0);
+      double x0 = std::max(0.05, ka_min), f0 = f(x0);
       for (double x1 = x0 + h; x1 <= ka_max + h; x1 += h) {
         const double f1 = f(x1);
         if ((f0 < 0) != (f1 < 0)) {
@@ -105,8 +105,10 @@ std::vector<double> interior_resonances(double ka_max) {
 
 double distance_to_resonance(double ka) {
   double best = 1e300;
-  for (double r : interior_resonances(ka + 1.0)) best = std::min(best, std::fabs(r - ka));
-  return best;
+  // The window [ka - 1, ka + 1] holds the nearest zero or bounds the distance by 1 (the zeros of
+  // consecutive orders interlace with spacing below pi); scanning from 0 would cost O(ka^2) Bessel calls.
+  for (double r : interior_resonances(ka + 1.0, ka - 1.0)) best = std::min(best, std::fabs(r - ka));
+  return std::min(best, 1.0);
 }
 
 double rms_db_error(const RcsCuts& cuts, double ka) {

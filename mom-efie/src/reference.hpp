@@ -12,9 +12,9 @@ namespace efie {
 void mie_bistatic(double ka, double theta, double& e_plane, double& h_plane);
 double mie_monostatic(double ka);
 
-// ka of the sphere's cavity modes (zeros of j_n(x) and of [x j_n(x)]') up to ka_max, sorted.
-std::vector<double> interior_resonances(double ka_max);
-// Distance from ka to the nearest interior resonance.
+// ka of the sphere's cavity modes (zeros of j_n(x) and of [x j_n(x)]') in [ka_min, ka_max], sorted.
+std::vector<double> interior_resonances(double ka_max, double ka_min = 0);
+// Distance from ka to the nearest interior resonance (at most 1: only that window is searched).
 double distance_to_resonance(double ka);
 
 // RMS over both cuts of 10 log10(sigma / sigma_Mie) (dB).
