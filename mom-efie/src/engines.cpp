@@ -7,6 +7,21 @@
 
 namespace efie {
 
+std::vector<std::string> formulations_implemented() { return {"efie", "mfie", "cfie"}; }
+
+Formulation make_formulation(const std::string& name, double cfie_alpha) {
+  if (name == "pmchwt" || name == "muller")
+    throw copa::InputError("--formulation " + name + ": the dielectric formulations are not implemented yet (efie, mfie, cfie are)");
+  if (name != "efie" && name != "mfie" && name != "cfie")
+    throw copa::InputError("--formulation '" + name + "': expected efie, mfie or cfie (pmchwt, muller: not implemented yet)");
+  if (!(cfie_alpha > 0 && cfie_alpha < 1))
+    throw copa::InputError("--cfie-alpha must lie strictly between 0 (MFIE) and 1 (EFIE)");
+  Formulation f;
+  f.name = name;
+  f.alpha = name == "efie" ? 1.0 : (name == "mfie" ? 0.0 : cfie_alpha);
+  return f;
+}
+
 std::vector<std::string> variants(copa::Backend b) {
   switch (b) {
     case copa::Backend::serial: return {"pairs"};
