@@ -5,6 +5,9 @@
 #   2. the device LU alternatives on the same matrix (64-bit cusolverDnXgetrf, ALG_0 / ALG_1)
 #   3. every GPU fill variant on the large and medium spheres (fill only, sampled-entry oracle)
 #   4. OpenMP fill + LAPACK LU on 16 host cores, small and medium
+#   5. the formulations (efie, mfie, cfie) end to end at the interior resonance ka = 2.7437 on the
+#      medium sphere (cuda; the MFIE is expected to FAIL there, exit 1, reported), the CFIE on the
+#      large sphere at ka = 2, and the CFIE with OpenMP on the small sphere
 # Ends with a summary of the key lines (fill, LU, FOM, verdict) of every case.
 set -euo pipefail
 BUILD=${1:?usage: h200.sh BUILD_DIR OUT_DIR}
@@ -50,5 +53,17 @@ for size in small medium; do
     --json "$OUT/mom-efie_${size}_openmp.json"
 done
 
+for f in efie mfie cfie; do
+  run_case "$f, medium sphere end to end at the resonance ka = 2.7437 (cuda, default variant)" \
+    --backend cuda --formulation "$f" --ka 2.7437 --size medium --reps 2 --warmup 1 \
+    --json "$OUT/mom-efie_medium_resonance_${f}_cuda.json" || echo "($f at the resonance: exit $?)" | tee -a "$LOG"
+done
+run_case "cfie, large sphere end to end at ka = 2 (cuda, default variant)" \
+  --backend cuda --formulation cfie --size large --reps 2 --warmup 1 \
+  --json "$OUT/mom-efie_large_e2e_cfie_cuda.json" || echo "(large cfie: exit $?)" | tee -a "$LOG"
+OPENBLAS_NUM_THREADS=16 run_case "cfie openmp, small sphere at ka = 2.7437, 16 threads" \
+  --backend openmp --threads 16 --formulation cfie --ka 2.7437 --size small --reps 1 --warmup 0 \
+  --json "$OUT/mom-efie_small_resonance_cfie_openmp.json" || echo "(openmp cfie: exit $?)" | tee -a "$LOG"
+
 echo "== mom-efie summary (fill rows: study count 2335 FLOPs per triangle pair; lu: (8/3) N^3, DGEMM roof)"
-grep -E '^== mom-efie: |^fill  |^fill\.far|^lu  |^FOM|^VERIFICATION' "$LOG"
+grep -E '^== mom-efie: |^fill  |^fill\.far|^fill\.mfie|^lu  |^FOM|^VERIFICATION|^NOT VERIFIED' "$LOG"

@@ -31,7 +31,7 @@ struct Triangle {
 // every pair sharing a vertex is closer than 2 diameters, so it is near.
 constexpr double near_factor = 2.0;
 
-inline bool is_near(const Triangle& t, const Triangle& s) {
+EFIE_HD bool is_near(const Triangle& t, const Triangle& s) {
   const Vec3 d = t.centroid - s.centroid;
   const double lim = near_factor * (t.diameter > s.diameter ? t.diameter : s.diameter);
   return dot(d, d) < lim * lim;

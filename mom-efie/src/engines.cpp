@@ -1,8 +1,26 @@
 // Backend dispatch: variant lists, memory estimates and the engine factory.
+#include <algorithm>
+#include <cstdio>
+
 #include "copa/errors.hpp"
 #include "kernels.hpp"
 
 namespace efie {
+
+std::vector<std::string> formulations_implemented() { return {"efie", "mfie", "cfie"}; }
+
+Formulation make_formulation(const std::string& name, double cfie_alpha) {
+  if (name == "pmchwt" || name == "muller")
+    throw copa::InputError("--formulation " + name + ": the dielectric formulations are not implemented yet (efie, mfie, cfie are)");
+  if (name != "efie" && name != "mfie" && name != "cfie")
+    throw copa::InputError("--formulation '" + name + "': expected efie, mfie or cfie (pmchwt, muller: not implemented yet)");
+  if (!(cfie_alpha > 0 && cfie_alpha < 1))
+    throw copa::InputError("--cfie-alpha must lie strictly between 0 (MFIE) and 1 (EFIE)");
+  Formulation f;
+  f.name = name;
+  f.alpha = name == "efie" ? 1.0 : (name == "mfie" ? 0.0 : cfie_alpha);
+  return f;
+}
 
 std::vector<std::string> variants(copa::Backend b) {
   switch (b) {
@@ -14,15 +32,36 @@ std::vector<std::string> variants(copa::Backend b) {
   return {};
 }
 
+// Host bytes of one problem per triangle, generously: mesh (36 B), Triangle (144), RWG (36),
+// near list (about 60 pairs of 8 B near the diagonal of a fine mesh), QuadTriangle and the
+// OpenMP source SoA (376 + 288), the RCS source points and moments (7 x 72), the right-hand side.
+constexpr double host_bytes_per_triangle = 2048;
+
 double engine_bytes(copa::Backend b, const std::string& variant, long n, long triangles) {
   const double matrix = 16.0 * double(n) * double(n);
-  if (!copa::is_gpu(b)) return matrix + 48.0 * double(n) * 64;  // + per-thread rows (up to 64 threads)
+  // + per-thread rows (3 N complex) and far-block arrays (18 N_T doubles), up to 64 threads; pivots
+  if (!copa::is_gpu(b)) return matrix + (48.0 * double(n) + 144.0 * double(triangles)) * 64 + 4.0 * double(n);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
   return matrix + gpu_workspace_bytes(variant, n, triangles);
 #else
   (void)variant;
   (void)triangles;
   return matrix;
+#endif
+}
+
+void require_memory(copa::Backend b, const std::string& variant, double n, double triangles) {
+  char what[160];
+  std::snprintf(what, sizeof what, "the %.4g-unknown EFIE problem (%.4g triangles, matrix %s)", n, triangles,
+                copa::format_bytes(16 * n * n).c_str());
+  // LAPACKE and cuSOLVER's zgetrf take 32-bit dimensions; a matrix past that is refused too.
+  if (n > 2147483647.0)
+    throw copa::RuntimeError(std::string(what) + ": N exceeds the 32-bit dimension of the LU routines");
+  double host = host_bytes_per_triangle * triangles;
+  if (!copa::is_gpu(b)) host += engine_bytes(b, variant, long(n), long(triangles));
+  copa::require_host_memory(std::size_t(std::min(host, 1e19)), std::string(what) + " on the host");
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  if (copa::is_gpu(b)) gpu_require_memory(variant, long(n), long(triangles));
 #endif
 }
 

@@ -15,9 +15,15 @@ class HostMatrixEngine : public Engine {
   explicit HostMatrixEngine(long n) : n_(n), a_(std::size_t(n) * n, &copa::host_pool()) {}
 
   void factor(copa::RegionTimer& timer) override {
-    copa::Region r(timer, "lu");
-    host_lu_factor(a_.data(), n_, pivots_);
+    const double norm1 = host_norm1(a_.data(), n_);
+    {
+      copa::Region r(timer, "lu");
+      host_lu_factor(a_.data(), n_, pivots_);
+    }
+    condition_ = host_condition_estimate(a_.data(), n_, norm1);
   }
+  double condition_estimate() const override { return condition_; }
+  void set_formulation(const Formulation& f) override { form_ = f; }
   void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
     copa::Region r(timer, "solve");
     host_lu_solve(a_.data(), n_, pivots_, b);
@@ -32,9 +38,11 @@ class HostMatrixEngine : public Engine {
  protected:
   long n_;
   std::pmr::vector<complex> a_;
+  Formulation form_;
 
  private:
   std::vector<int> pivots_;
+  double condition_ = 0;
 };
 
 }  // namespace efie

@@ -16,6 +16,8 @@
 //                  source points (3 tc x 7 per source triangle), contracted with the source RWG
 //                  factors by a strided-batched ZGEMM (3 tc x 7) x (7 x 12), then a small kernel
 //                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
+// MFIE / CFIE (--formulation): after the variant's EFIE fill (CFIE) the matrix is scaled by alpha
+// and the MFIE part added by one fill for every variant (mfie_far_kernel, mfie_near_kernel).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +28,7 @@
 #include "copa/gpu.hpp"
 #include "copa/gpu_timing.hpp"
 #include "kernels.hpp"
+#include "mfie_pair.hpp"
 
 #if defined(COPA_HAVE_CUDA)
 #include <cublas_v2.h>
@@ -195,6 +198,49 @@ __global__ void near_correction_kernel(const Triangle* __restrict__ tris, const 
   scatter_block(a, n, t, s, b);
 }
 
+// ---- MFIE part of the MFIE and CFIE (mfie_pair.hpp): C = alpha C + w M, w = -j k (1 - alpha) ------
+// One fill for every variant (the variant chooses the EFIE part only): the triangle-pair layout of
+// fill_triangle_pair_kernel with the plain pair formula; near pairs are skipped by the same
+// is_near test that built the near list (the MFIE's far formula on a self pair is not small, so a
+// far-then-correct scheme would subtract large values) and done by mfie_near_kernel.
+__global__ void scale_kernel(Cplx* a, long count, double alpha) {
+  const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < count) a[e] = alpha * a[e];
+}
+
+__device__ inline void weight_block(Cplx b[3][3], Cplx w) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = w * b[i][j];
+}
+
+__global__ void __launch_bounds__(pair_threads) mfie_far_kernel(const Triangle* __restrict__ tris, int nt, double k, Cplx w, Cplx* a,
+                                                                long n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  const Triangle tt = tris[t];
+  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
+  for (int s = blockIdx.y * pair_sources; s < s_end; ++s) {
+    const Triangle ss = tris[s];
+    if (is_near(tt, ss)) continue;
+    Cplx b[3][3];
+    mfie_pair_block<false>(tt, ss, false, k, b);
+    weight_block(b, w);
+    scatter_block(a, n, tt, ss, b);
+  }
+}
+
+__global__ void mfie_near_kernel(const Triangle* __restrict__ tris, const int* __restrict__ pairs, long count, double k, Cplx w, Cplx* a,
+                                 long n) {
+  const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  const int ti = pairs[2 * e], si = pairs[2 * e + 1];
+  const Triangle t = tris[ti], s = tris[si];
+  Cplx b[3][3];
+  mfie_pair_block<true>(t, s, ti == si, k, b);
+  weight_block(b, w);
+  scatter_block(a, n, t, s, b);
+}
+
 // A = (A + A^T)/2 by 32 x 32 tiles through shared memory: block (bi >= bj) reads tile (bi, bj) and
 // its mirror (bj, bi) coalesced and writes both; every value is the same sum as its mirror's.
 __global__ void symmetrise_kernel(Cplx* a, long n) {
@@ -314,8 +360,7 @@ class GpuEngine final : public Engine {
     if (variant_ == "blas")
       throw copa::RuntimeError("--variant blas is unavailable in the HIP build: hipBLAS/rocBLAS are not installed here");
 #endif
-    copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(variant_, n, nt)),
-                                     "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant_ + " fill + LU)");
+    gpu_require_memory(variant_, n, nt);
     a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n) * std::size_t(n));
     tris_ = copa::gpu::DeviceArray<Triangle>(nt);
     quad_ = copa::gpu::DeviceArray<QuadTriangle>(nt);
@@ -357,7 +402,34 @@ class GpuEngine final : public Engine {
     copa::gpu::synchronize();
   }
 
+  void set_formulation(const Formulation& f) override { form_ = f; }
+
   void fill(copa::RegionTimer& timer) override {
+    if (form_.alpha > 0) fill_efie(timer);
+    if (form_.alpha < 1) fill_mfie(timer);
+  }
+
+  void fill_mfie(copa::RegionTimer& timer) {
+    const double k = p_->k;
+    const int nt = int(nt_);
+    const Cplx w{0, -k * (1 - form_.alpha)};
+    copa::Region r(timer, "fill.mfie");
+    const long count = n_ * n_;
+    if (form_.alpha == 0) {
+      copa::gpu::fill_zero(a_.data(), a_.bytes());
+    } else {
+      scale_kernel<<<copa::gpu::blocks_for(count, 256), 256, 0, nullptr>>>(a_.data(), count, form_.alpha);
+      COPA_GPU_CHECK_LAUNCH("scale_kernel");
+    }
+    const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
+    mfie_far_kernel<<<grid, pair_threads, 0, nullptr>>>(tris_.data(), nt, k, w, a_.data(), n_);
+    COPA_GPU_CHECK_LAUNCH("mfie_far_kernel");
+    const long near_count = long(p_->near_pairs.size());
+    mfie_near_kernel<<<copa::gpu::blocks_for(near_count, 64), 64, 0, nullptr>>>(tris_.data(), near_.data(), near_count, k, w, a_.data(), n_);
+    COPA_GPU_CHECK_LAUNCH("mfie_near_kernel");
+  }
+
+  void fill_efie(copa::RegionTimer& timer) {
     const double k = p_->k;
     const int nt = int(nt_);
     {
@@ -522,6 +594,7 @@ class GpuEngine final : public Engine {
   copa::gpu::DeviceArray<std::int64_t> pivots64_;
   std::string lu_method_ = "getrf";
   double lu_workspace_bytes_ = 0;
+  Formulation form_;
   copa::gpu::DeviceArray<Triangle> tris_;
   copa::gpu::DeviceArray<QuadTriangle> quad_;
   copa::gpu::DeviceArray<BasisTriangles> bases_;
@@ -541,6 +614,11 @@ double gpu_workspace_bytes(const std::string& variant, long n, long nt) {
   double bytes = 0.01 * 16.0 * double(n) * double(n) + 64.0 * double(n) + 160.0 * double(nt);
   if (variant == "blas") bytes += (57.0 * blas_chunk(nt) + 84.0) * 16.0 * double(nt);
   return bytes;
+}
+
+void gpu_require_memory(const std::string& variant, long n, long nt) {
+  copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(variant, n, nt)),
+                                   "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant + " fill + LU)");
 }
 
 std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles) {

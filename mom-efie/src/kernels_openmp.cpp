@@ -19,6 +19,7 @@
 #include "cpu_sincos.hpp"
 #include "host_engine.hpp"
 #include "kernels.hpp"
+#include "mfie_pair.hpp"
 
 namespace efie {
 namespace {
@@ -111,6 +112,62 @@ class OpenmpEngine final : public HostMatrixEngine {
   }
 
   void fill(copa::RegionTimer& timer) override {
+    if (form_.alpha > 0) fill_efie(timer);
+    if (form_.alpha < 1) {
+      copa::Region r(timer, "fill.mfie");
+      add_mfie();
+    }
+  }
+
+ private:
+  // C = alpha C - j k (1 - alpha) M with the plain pair formula (mfie_pair.hpp; not vectorised).
+  // Deterministic without locks: in phase 0 each test triangle adds the rows of the unknowns it is
+  // T+ of, in phase 1 those it is T- of, so within a phase every row has one writer, and its
+  // entries receive their source-triangle terms in a fixed order. A pair whose triangle holds
+  // T+ and T- rows is evaluated in both phases (at most 2x the MFIE pair work).
+  void add_mfie() {
+    const auto& tris = p_->triangles;
+    const long nt = long(tris.size()), n = n_;
+    const double k = p_->k;
+    const complex w(0, -k * (1 - form_.alpha));
+    complex* a = a_.data();
+#pragma omp parallel for schedule(static)
+    for (long c = 0; c < n; ++c)
+      for (long r = 0; r < n; ++r) a[r + c * n] = form_.alpha == 0 ? complex(0) : form_.alpha * a[r + c * n];
+    for (int phase = 0; phase < 2; ++phase) {
+#pragma omp parallel
+      {
+        std::vector<char> near(nt, 0);
+#pragma omp for schedule(dynamic, 4)
+        for (long t = 0; t < nt; ++t) {
+          const Triangle& tt = tris[t];
+          bool mine[3], any = false;
+          for (int i = 0; i < 3; ++i) {
+            const int m = tt.basis[i];
+            mine[i] = m >= 0 && p_->rwg[m].tri[phase] == int(t);
+            any = any || mine[i];
+          }
+          if (!any) continue;
+          for (int e = p_->near_offsets[t]; e < p_->near_offsets[t + 1]; ++e) near[p_->near_pairs[e][1]] = 1;
+          for (long s = 0; s < nt; ++s) {
+            Cplx b[3][3];
+            if (near[s])
+              mfie_pair_block<true>(tt, tris[s], s == t, k, b);
+            else
+              mfie_pair_block<false>(tt, tris[s], false, k, b);
+            for (int i = 0; i < 3; ++i) {
+              if (!mine[i]) continue;
+              for (int j = 0; j < 3; ++j)
+                if (tris[s].basis[j] >= 0) a[std::size_t(tt.basis[i]) + std::size_t(tris[s].basis[j]) * n] += w * complex(b[i][j].re, b[i][j].im);
+            }
+          }
+          for (int e = p_->near_offsets[t]; e < p_->near_offsets[t + 1]; ++e) near[p_->near_pairs[e][1]] = 0;
+        }
+      }
+    }
+  }
+
+  void fill_efie(copa::RegionTimer& timer) {
     const auto& tris = p_->triangles;
     const long nt = long(tris.size()), n = n_;
     const double k = p_->k;
@@ -158,8 +215,6 @@ class OpenmpEngine final : public HostMatrixEngine {
     symmetrise_host(a_.data(), n_);
   }
 
-
- private:
   const Problem* p_ = nullptr;
   std::vector<omp_lock_t> locks_;
   std::vector<QuadTriangle> quad_;

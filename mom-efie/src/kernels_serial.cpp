@@ -1,6 +1,8 @@
 // The serial oracle: every (test, source) triangle pair in turn, near pairs (from the near list)
 // by singularity extraction and the rest by the 7-point rule, each 3x3 block added to P; then
-// A = (P + P^T) / 2. Plain loops, written to be read.
+// A = (P + P^T) / 2. The MFIE part of the MFIE and CFIE (mfie_pair.hpp) in the same order.
+// Plain loops, written to be read.
+#include <limits>
 #include <memory_resource>
 
 #include <lapacke.h>
@@ -9,6 +11,7 @@
 #include "copa/memory.hpp"
 #include "host_engine.hpp"
 #include "kernels.hpp"
+#include "mfie_pair.hpp"
 
 namespace efie {
 
@@ -23,6 +26,41 @@ void host_lu_solve(const complex* a, long n, const std::vector<int>& pivots, std
   const int info = LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', int(n), 1, reinterpret_cast<const lapack_complex_double*>(a),
                                   int(n), pivots.data(), reinterpret_cast<lapack_complex_double*>(b.data()), int(n));
   if (info != 0) throw copa::RuntimeError("zgetrs failed (info " + std::to_string(info) + ")");
+}
+
+double host_norm1(const complex* a, long n) {
+  return LAPACKE_zlange(LAPACK_COL_MAJOR, '1', int(n), int(n), reinterpret_cast<const lapack_complex_double*>(a), int(n));
+}
+
+double host_condition_estimate(const complex* lu, long n, double norm1) {
+  double rcond = 0;
+  const int info = LAPACKE_zgecon(LAPACK_COL_MAJOR, '1', int(n), reinterpret_cast<const lapack_complex_double*>(lu), int(n), norm1, &rcond);
+  if (info != 0) throw copa::RuntimeError("zgecon failed (info " + std::to_string(info) + ")");
+  return rcond > 0 ? 1.0 / rcond : std::numeric_limits<double>::infinity();
+}
+
+void add_mfie_serial(const Problem& p, const Formulation& f, complex* a, long n) {
+  const auto& tris = p.triangles;
+  const long nt = long(tris.size());
+  const complex w(0, -p.k * (1 - f.alpha));
+  for (long e = 0; e < n * n; ++e) a[e] = f.alpha == 0 ? complex(0) : f.alpha * a[e];
+  std::vector<char> near(nt, 0);
+  for (long t = 0; t < nt; ++t) {
+    for (int e = p.near_offsets[t]; e < p.near_offsets[t + 1]; ++e) near[p.near_pairs[e][1]] = 1;
+    for (long s = 0; s < nt; ++s) {
+      Cplx b[3][3];
+      if (near[s])
+        mfie_pair_block<true>(tris[t], tris[s], s == t, p.k, b);
+      else
+        mfie_pair_block<false>(tris[t], tris[s], false, p.k, b);
+      for (int i = 0; i < 3; ++i) {
+        if (tris[t].basis[i] < 0) continue;
+        for (int j = 0; j < 3; ++j)
+          if (tris[s].basis[j] >= 0) a[std::size_t(tris[t].basis[i]) + std::size_t(tris[s].basis[j]) * n] += w * complex(b[i][j].re, b[i][j].im);
+      }
+    }
+    for (int e = p.near_offsets[t]; e < p.near_offsets[t + 1]; ++e) near[p.near_pairs[e][1]] = 0;
+  }
 }
 
 void symmetrise_host(complex* a, long n) {
@@ -44,6 +82,15 @@ class SerialEngine final : public HostMatrixEngine {
   void upload(const Problem& p) override { p_ = &p; }
 
   void fill(copa::RegionTimer& timer) override {
+    if (form_.alpha > 0) fill_efie(timer);
+    if (form_.alpha < 1) {
+      copa::Region r(timer, "fill.mfie");
+      add_mfie_serial(*p_, form_, a_.data(), n_);
+    }
+  }
+
+ private:
+  void fill_efie(copa::RegionTimer& timer) {
     const auto& tris = p_->triangles;
     const long nt = long(tris.size());
     {
@@ -67,8 +114,6 @@ class SerialEngine final : public HostMatrixEngine {
     symmetrise_serial();
   }
 
-
- private:
   void add_block(const Triangle& t, const Triangle& s, const Cplx b[3][3]) {
     for (int i = 0; i < 3; ++i) {
       if (t.basis[i] < 0) continue;

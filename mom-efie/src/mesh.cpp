@@ -85,10 +85,10 @@ Mesh make_sphere(double radius, int frequency) {
 
 // The icosahedron inscribed in a sphere of radius a has edge a / sin(2 pi / 5) = 1.0515 a; the
 // geodesic edges after projection are on average about 1.08 times the chord divided by f.
-int sphere_frequency_for_edge(double radius, double edge_length) {
+double sphere_frequency_for_edge(double radius, double edge_length) {
   if (edge_length <= 0) throw copa::InputError("--edge-length must be positive");
   const double chord = radius / std::sin(2.0 * M_PI / 5.0);
-  return std::max(1, int(std::ceil(1.08 * chord / edge_length)));
+  return std::max(1.0, std::ceil(1.08 * chord / edge_length));
 }
 
 int sphere_frequency_for_unknowns(long target) {

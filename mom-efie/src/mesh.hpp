@@ -18,8 +18,8 @@ struct Mesh {
 // Geodesic sphere: every icosahedron face split into frequency^2 triangles, vertices projected
 // onto the sphere. 20 f^2 triangles, 30 f^2 edges (= RWG unknowns), 10 f^2 + 2 vertices.
 Mesh make_sphere(double radius, int frequency);
-// Smallest frequency whose mean edge is at most edge_length.
-int sphere_frequency_for_edge(double radius, double edge_length);
+// Smallest frequency whose mean edge is at most edge_length (a double: a tiny edge exceeds int).
+double sphere_frequency_for_edge(double radius, double edge_length);
 // Frequency whose unknown count 30 f^2 is nearest to the target.
 int sphere_frequency_for_unknowns(long target);
 

@@ -104,6 +104,39 @@ std::vector<complex> plane_wave_rhs(const Problem& p) {
   return v;
 }
 
+std::vector<complex> plane_wave_rhs_mfie(const Problem& p) {
+  std::vector<complex> v(p.rwg.size(), 0.0);
+  const Vec3 kh = p.wave.direction, h = cross(kh, p.wave.polarisation);
+  for (const auto& t : p.triangles) {
+    const Vec3 nn = cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
+    const Vec3 n_x_h = cross((1.0 / norm(nn)) * nn, h);
+    for (int q = 0; q < test_points; ++q) {
+      Vec3 r;
+      double w;
+      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
+      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
+      for (int i = 0; i < 3; ++i)
+        if (t.basis[i] >= 0) v[t.basis[i]] += 0.5 * t.coef[i] * w * dot(r - t.v[i], n_x_h) * phase;
+    }
+  }
+  return v;
+}
+
+std::vector<complex> excitation(const Problem& p, double alpha) {
+  if (alpha == 1) return plane_wave_rhs(p);
+  if (alpha == 0) return plane_wave_rhs_mfie(p);
+  auto v = plane_wave_rhs(p);
+  const auto h = plane_wave_rhs_mfie(p);
+  for (std::size_t m = 0; m < v.size(); ++m) v[m] = alpha * v[m] + (1 - alpha) * h[m];
+  return v;
+}
+
+double signed_volume6(const Mesh& m) {
+  double v = 0;
+  for (const auto& t : m.triangles) v += dot(m.vertices[t[0]], cross(m.vertices[t[1]], m.vertices[t[2]]));
+  return v;
+}
+
 RcsCuts bistatic_rcs(const Problem& p, const std::vector<complex>& x, int samples) {
   // Current moments at the source points: J_q = sum_i x_i (c_i / 2) w_q (r_q - v_i), so that
   // J~(r_hat) = sum_q J_q exp(j k r_hat.r_q) and sigma = k^4 / (4 pi) |J~_perp|^2.

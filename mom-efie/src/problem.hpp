@@ -42,6 +42,14 @@ Problem make_problem(Mesh mesh, double k, double radius, PlaneWave wave);
 // Right-hand side V_m = int f_m . E_inc by the 3-point test rule, E_inc = e exp(-j k k_hat.r).
 std::vector<complex> plane_wave_rhs(const Problem& p);
 
+// Right-hand side of the MFIE for the unknowns x of the EFIE (kernels.hpp, Formulation):
+// <f_m, n x eta H_inc> = int f_m . n x (k_hat x e) exp(-j k k_hat.r), by the same test rule.
+std::vector<complex> plane_wave_rhs_mfie(const Problem& p);
+// The right-hand side of C = alpha A - j k (1 - alpha) M: alpha V_E + (1 - alpha) V_H.
+std::vector<complex> excitation(const Problem& p, double alpha);
+// 6 x the volume enclosed by the surface (positive when the normals point outwards).
+double signed_volume6(const Mesh& m);
+
 // Bistatic cuts relative to the incidence: E-plane (k_hat, e) and H-plane (k_hat, k_hat x e), theta
 // measured from k_hat (theta = 180 deg is the monostatic direction). sigma / (pi a^2) of the current
 // I = (k / (j eta)) x, where A x = V.

@@ -59,29 +59,71 @@ PlaneWave plane_wave(const ProblemOptions& o) {
   return w;
 }
 
-Mesh build_mesh(const ProblemOptions& o, double k) {
-  if (!o.mesh_file.empty()) return read_gmsh(o.mesh_file);
+namespace {
+
+// The target mean edge: --edge-length or --elements-per-wavelength, else 0 (the --size preset).
+double requested_edge(const ProblemOptions& o, double k) {
   if (o.elements_per_wavelength < 0) throw copa::InputError("--elements-per-wavelength must be positive");
   if (o.edge_length < 0) throw copa::InputError("--edge-length must be positive");
   if (o.elements_per_wavelength > 0 && o.edge_length > 0)
     throw copa::InputError("--elements-per-wavelength and --edge-length are exclusive");
-  double h = o.edge_length;
-  if (o.elements_per_wavelength > 0) h = 2 * M_PI / k / o.elements_per_wavelength;
+  if (o.elements_per_wavelength > 0) return 2 * M_PI / k / o.elements_per_wavelength;
+  return o.edge_length;
+}
+
+// Divisions of the built-in geometry: the sphere's frequency f (20 f^2 triangles) or the cube's
+// and plate's squares per side m. A --size preset is refined to min_elements_per_wavelength.
+double divisions(const ProblemOptions& o, double k) {
+  const double h = requested_edge(o, k), lambda_edge = 2 * M_PI / k / min_elements_per_wavelength;
   const long target = size_target_unknowns(o.size);
   const double side = 2 * o.radius;
   if (o.geometry == "sphere") {
-    const int f = h > 0 ? sphere_frequency_for_edge(o.radius, h) : sphere_frequency_for_unknowns(target);
-    return make_sphere(o.radius, f);
+    if (h > 0) return sphere_frequency_for_edge(o.radius, h);
+    return std::max(double(sphere_frequency_for_unknowns(target)), sphere_frequency_for_edge(o.radius, lambda_edge));
   }
+  // Squares of side s cut by one diagonal: edges s, s and s sqrt 2 per square, mean (2 + sqrt 2)/3 s.
+  const double square_edges = std::ceil((2 + std::sqrt(2.0)) / 3 * side / lambda_edge);
   if (o.geometry == "cube") {
-    const int m = h > 0 ? int(std::ceil(side / h)) : std::max(1, int(std::lround(std::sqrt(target / 18.0))));
-    return make_cube(side, m);
+    if (h > 0) return std::ceil(side / h);
+    return std::max(std::max(1.0, std::round(std::sqrt(target / 18.0))), square_edges);
   }
   if (o.geometry == "plate") {
-    const int m = h > 0 ? int(std::ceil(side / h)) : std::max(1, int(std::lround(std::sqrt(target / 3.0))));
-    return make_plate(side, m);
+    if (h > 0) return std::ceil(side / h);
+    return std::max(std::max(1.0, std::round(std::sqrt(target / 3.0))), square_edges);
   }
   throw copa::InputError("--geometry '" + o.geometry + "': expected sphere, cube or plate");
+}
+
+}  // namespace
+
+Mesh build_mesh(const ProblemOptions& o, double k) {
+  if (!o.mesh_file.empty()) return read_gmsh(o.mesh_file);
+  const int d = int(divisions(o, k));
+  if (o.geometry == "sphere") return make_sphere(o.radius, d);
+  if (o.geometry == "cube") return make_cube(2 * o.radius, d);
+  return make_plate(2 * o.radius, d);
+}
+
+SizeEstimate estimate_size(const ProblemOptions& o, double k) {
+  SizeEstimate e;
+  if (!o.mesh_file.empty()) {
+    // Every interior edge is shared by two triangles: at most 3/2 unknowns per triangle.
+    e.triangles = double(read_gmsh(o.mesh_file).triangles.size());
+    e.unknowns = 1.5 * e.triangles;
+    return e;
+  }
+  const double d = divisions(o, k);
+  if (o.geometry == "sphere") {
+    e.triangles = 20 * d * d;
+    e.unknowns = 30 * d * d;
+  } else if (o.geometry == "cube") {
+    e.triangles = 12 * d * d;
+    e.unknowns = 18 * d * d;
+  } else {
+    e.triangles = 2 * d * d;
+    e.unknowns = 3 * d * d - 2 * d;  // the 4 d boundary edges carry none
+  }
+  return e;
 }
 
 double sphere_radius_of(const Mesh& m) {

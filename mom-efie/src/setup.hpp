@@ -26,6 +26,20 @@ long size_target_unknowns(const std::string& size);
 double wavenumber(const ProblemOptions& o);
 PlaneWave plane_wave(const ProblemOptions& o);
 Mesh build_mesh(const ProblemOptions& o, double k);
+
+// The size of the problem the options ask for, known before the mesh is built (built-in
+// geometries: from the divisions build_mesh will use; --mesh: from the file's triangle count),
+// so that a problem that cannot fit is refused before any work (DESIGN.md, exit 3). Doubles:
+// a huge --ka gives counts beyond int.
+struct SizeEstimate {
+  double triangles = 0;
+  double unknowns = 0;  // RWG functions: interior edges
+};
+SizeEstimate estimate_size(const ProblemOptions& o, double k);
+
+// Fewest elements per wavelength a --size preset keeps: the RWG accuracy rule of thumb (README,
+// Verification: ka = 2 at 10.5 per wavelength gives 0.28 dB); a preset at a large ka is refined.
+constexpr double min_elements_per_wavelength = 10.0;
 // Radius of the sphere all mesh vertices lie on (centre at the origin), or 0 when they do not.
 double sphere_radius_of(const Mesh& m);
 

@@ -67,3 +67,64 @@ EFIE_HD PotentialIntegrals potential_integrals(Vec3 r, Vec3 va, Vec3 vb, Vec3 vc
 }
 
 }  // namespace efie
+
+namespace efie {
+
+// Gradients (with respect to the observation point r) of the same potentials, for the MFIE's
+// n x grad G kernel; Gauss's theorem in the source plane turns the tangential parts into the
+// edge integrals L_-1 = int 1/R dl and L_1 = int R dl of potential_integrals, and the normal
+// part of grad(1/R) is the solid angle sum(beta) (Graglia 1993, eqs. for grad I):
+//   int grad(1/R) dS' = -sum u_i L_-1,i - n sign(d) sum beta_i
+//   int grad R dS'    = -sum u_i L_1,i  + n d I_-1
+// In the plane of the triangle (d = 0) the normal part is 0: that is the principal value, the
+// jump +-2 pi n of the solid angle being the 1/2 identity term of the MFIE, added separately.
+struct GradientIntegrals {
+  Vec3 grad_inv_r;  // int grad_r (1/R) dS' = -int (r - r') / R^3 dS'
+  Vec3 grad_r;      // int grad_r R dS'     =  int (r - r') / R dS'
+};
+
+EFIE_HD GradientIntegrals gradient_integrals(Vec3 r, Vec3 va, Vec3 vb, Vec3 vc) {
+  const Vec3 nn = cross(vb - va, vc - va);
+  const Vec3 n = (1.0 / norm(nn)) * nn;
+  const double scale = norm(vb - va) + norm(vc - vb) + norm(va - vc);
+  // A point in the plane up to round-off is in the plane: its normal part is the principal value 0,
+  // not the +-2 pi of a rounding error's sign.
+  const double d_raw = dot(r - va, n), d = fabs(d_raw) <= 1e-13 * scale ? 0.0 : d_raw, ad = fabs(d);
+  const Vec3 rho = r - d_raw * n;
+  const Vec3 v[3] = {va, vb, vc};
+  double sum_p0_lm1 = 0, sum_beta = 0;
+  Vec3 sum_u_lm1{0, 0, 0}, sum_u_l1{0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 pm = v[i], pp = v[(i + 1) % 3];
+    const Vec3 edge = pp - pm;
+    const Vec3 t = (1.0 / norm(edge)) * edge;
+    const Vec3 u = cross(t, n);
+    const double lp = dot(pp - rho, t), lm = dot(pm - rho, t);
+    const double p0 = dot(pm - rho, u);
+    const double r0sq = p0 * p0 + d * d;
+    const double rp = norm(pp - r), rm = norm(pm - r);
+    double lm1;
+    if (r0sq > 1e-28 * scale * scale) {
+      const double fp = lp >= 0 ? rp + lp : r0sq / (rp - lp);
+      const double fm = lm >= 0 ? rm + lm : r0sq / (rm - lm);
+      lm1 = log(fp / fm);
+    } else {
+      // r on the edge's line, off the edge (a test point is never on a source edge): int dl/|l|.
+      lm1 = lm > 0 ? log(lp / lm) : (lp < 0 ? log(lm / lp) : 0.0);
+    }
+    const double l1 = 0.5 * (r0sq * lm1 + lp * rp - lm * rm);
+    if (r0sq > 1e-28 * scale * scale && ad > 0)
+      sum_beta += atan(p0 * lp / (r0sq + ad * rp)) - atan(p0 * lm / (r0sq + ad * rm));
+    sum_p0_lm1 += p0 * lm1;
+    sum_u_lm1 = sum_u_lm1 + lm1 * u;
+    sum_u_l1 = sum_u_l1 + l1 * u;
+  }
+  const double inv_r = sum_p0_lm1 - ad * sum_beta;
+  const double sign_d = d > 0 ? 1.0 : (d < 0 ? -1.0 : 0.0);
+  GradientIntegrals out;
+  out.grad_inv_r = (-1.0) * sum_u_lm1 - (sign_d * sum_beta) * n;
+  out.grad_r = (-1.0) * sum_u_l1 + (d * inv_r) * n;
+  return out;
+}
+
+}  // namespace efie

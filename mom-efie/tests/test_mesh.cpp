@@ -1,11 +1,13 @@
 // Geometry: built-in surfaces (counts, vertices on the sphere, closedness), Gmsh readers, the mesh
 // checks (InputError), RWG functions (interior edges only, signs).
 #include <cmath>
+#include <iostream>
 
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "mesh.hpp"
 #include "problem.hpp"
+#include "setup.hpp"
 
 using namespace efie;
 
@@ -26,7 +28,7 @@ COPA_TEST(sphere_counts_and_radius) {
 
 COPA_TEST(sphere_edge_length_target) {
   const double h = 0.2;
-  const Mesh m = make_sphere(1.0, sphere_frequency_for_edge(1.0, h));
+  const Mesh m = make_sphere(1.0, int(sphere_frequency_for_edge(1.0, h)));
   COPA_CHECK(check_mesh(m).mean_edge <= h);
 }
 
@@ -84,4 +86,31 @@ COPA_TEST(mesh_checks_reject_bad_meshes) {
   Mesh flipped = make_sphere(1.0, 2);
   std::swap(flipped.triangles[5][1], flipped.triangles[5][2]);
   COPA_CHECK_THROWS(check_mesh(flipped), copa::InputError);
+}
+
+// The size estimate the app refuses problems by (before any mesh exists) is the size of the mesh
+// that build_mesh then builds, for every built-in geometry and way of choosing the density; a
+// preset at a large ka is refined to about 10 elements per wavelength (the sphere's edge formula
+// is approximate: 9.6 at ka = 12, hence the 0.9).
+COPA_TEST(size_estimate_matches_mesh) {
+  struct Case {
+    const char* geometry;
+    double ka, epw, edge;
+  };
+  for (const Case c : {Case{"sphere", 2, 0, 0}, Case{"sphere", 12, 0, 0}, Case{"sphere", 2, 14, 0}, Case{"cube", 2, 0, 0},
+                       Case{"cube", 1, 0, 0.3}, Case{"plate", 2, 0, 0}, Case{"plate", 9, 0, 0}, Case{"plate", 2, 0, 0.25}}) {
+    ProblemOptions o;
+    o.geometry = c.geometry;
+    o.ka = c.ka;
+    o.elements_per_wavelength = c.epw;
+    o.edge_length = c.edge;
+    const double k = wavenumber(o);
+    const SizeEstimate e = estimate_size(o, k);
+    const Mesh m = build_mesh(o, k);
+    const auto s = check_mesh(m);
+    COPA_CHECK(e.triangles == double(m.triangles.size()));
+    COPA_CHECK(e.unknowns == double(s.interior_edges));
+    std::cout << "  " << c.geometry << " ka " << c.ka << ": " << 2 * M_PI / k / s.mean_edge << " per wavelength\n";
+    if (c.epw == 0 && c.edge == 0) COPA_CHECK(2 * M_PI / k / s.mean_edge >= 0.9 * min_elements_per_wavelength);
+  }
 }
