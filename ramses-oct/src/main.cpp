@@ -14,6 +14,7 @@
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/halo.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
 #include "copa/report.hpp"
@@ -29,7 +30,6 @@
 #include "copa/gpu.hpp"
 #endif
 #if defined(COPA_HAVE_MPI)
-#include "copa/halo.hpp"
 #include "dist.hpp"
 #endif
 
@@ -49,6 +49,7 @@ struct Options {
   int block_size = 0;
   std::vector<int> sweep;
   std::string transport = "host";
+  bool compare_one_rank = false;
   int reps = 1;  // --reps when given; a run's samples are its time steps, so one run by default
 };
 
@@ -205,16 +206,14 @@ int run(int argc, char** argv) {
   app.add_option("--block-size", o.block_size, "GPU threads per block (multiple of the warp size, <= 1024; 0 = variant default)");
   app.add_option("--transport", o.transport, "Halo exchange between MPI ranks: host | cuda-aware | nccl | ipc")
       ->capture_default_str();
+  app.add_flag("--compare-one-rank", o.compare_one_rank,
+               "Several ranks: rank 0 also runs the problem alone and requires the same bits (exit 1 otherwise)");
   app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',');
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
   // common default (5) is not applied: every run already times each of its steps.
   if (app.get_option("--reps")->count() > 0) o.reps = o.common.reps;
-#if defined(COPA_HAVE_MPI)
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
-#else
-  if (o.transport != "host") throw copa::InputError("--transport: '" + o.transport + "': this build has no MPI (host only)");
-#endif
   check_output_path("--json", o.common.json);
   check_output_path("--profile", o.profile);
 
@@ -354,6 +353,22 @@ int run(int argc, char** argv) {
         v = {"serial oracle", "relative_l2_vs_serial", l2, 1e-12, l2 < 1e-12 && (!ph.v.verified || ph.v.passed), true, {}};
       }
       if (!sweep.is_null()) rep.extra()["block_size_sweep"] = sweep;
+      if (o.compare_one_rank && local) {
+        // The one-rank answer, computed here on rank 0 with the same backend and variant: a
+        // distributed update uses the same operands in the same order, so the bits must agree.
+        ro::RunConfig alone = cfg;
+        alone.comm = nullptr;
+        const ro::RunResult r1 = ro::run_backend(b, var, mesh, u0_global, alone);
+        const bool same = r1.t == r.t && r1.u == u;
+        double diff = 0;
+        for (std::size_t i = 0; i < u.size(); ++i) diff = std::max(diff, std::fabs(r1.u[i] - u[i]));
+        const std::string c1 = ro::hex(ro::state_checksum(r1.u)), cn = ro::hex(ro::state_checksum(u));
+        rep.extra()["one_rank_check"] = {{"checksum_one_rank", c1}, {"checksum_ranks", cn}, {"t_one_rank", r1.t},
+                                         {"bitwise_equal", same}, {"max_abs_difference", diff}};
+        if (!o.common.quiet)
+          std::cout << "one-rank check: checksum " << c1 << " alone, " << cn << " on " << nranks << " ranks\n";
+        if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false, true, {}};
+      }
       rep.set_verification(v);
       rep.print(std::cout);
       if (!o.common.json.empty())
