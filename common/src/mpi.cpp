@@ -145,6 +145,23 @@ double max_all(double value) {
   return out;
 }
 
+std::vector<double> max_all(const std::vector<double>& values) {
+  if (!enabled()) return values;
+  const long long n = static_cast<long long>(values.size());
+  if (min_all(static_cast<double>(n)) != max_all(static_cast<double>(n)))
+    throw RuntimeError("mpi::max_all: ranks passed vectors of different lengths");
+  std::vector<double> out(values.size());
+  MPI_Allreduce(values.data(), out.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+std::vector<double> gather_all(double value) {
+  if (!enabled()) return {value};
+  std::vector<double> all(static_cast<std::size_t>(size()));
+  MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  return all;
+}
+
 long long sum_all(long long value) {
   if (!enabled()) return value;
   long long out = value;
@@ -170,6 +187,8 @@ std::vector<double> sum_ordered(const std::vector<double>& partials) { return pa
 double min_all(double value) { return value; }
 double max_all(double value) { return value; }
 long long sum_all(long long value) { return value; }
+std::vector<double> max_all(const std::vector<double>& values) { return values; }
+std::vector<double> gather_all(double value) { return {value}; }
 
 #endif
 

@@ -65,12 +65,44 @@ std::string verdict_line(const Verification& v) {
 Report::Report(std::string app, std::string version) : app_(std::move(app)), version_(std::move(version)) {}
 
 void Report::add_kernel(const std::string& name, const Stats& time, const KernelCost& cost) {
-  kernels_.push_back({name, time.count, time, cost, {}});
+  kernels_.push_back({name, time.count, time, cost, {}, {}, {}});
 }
 
 void Report::add_kernel(const Profile& profile, const std::string& name, const KernelCost& cost) {
   const auto& samples = profile.samples(name);
-  kernels_.push_back({name, samples.size(), summarize(samples), cost, samples});
+  kernels_.push_back({name, samples.size(), summarize(samples), cost, samples, {}, {}});
+}
+
+nlohmann::json Report::make_decomposition(nlohmann::json ranks, double local_work, const std::string& unit) {
+  return {{"ranks", std::move(ranks)}, {"local_work", mpi::gather_all(local_work)}, {"unit", unit}};
+}
+
+void Report::reduce_over_ranks() {
+  if (mpi::size() == 1) return;
+  for (KernelRow& k : kernels_) {
+    const std::vector<double> medians = mpi::gather_all(k.time.median);
+    double mean = 0, slowest = 0;
+    for (double m : medians) {
+      mean += m;
+      slowest = std::max(slowest, m);
+    }
+    mean /= static_cast<double>(medians.size());
+    k.time_mean_over_ranks = mean;
+    k.imbalance = mean > 0 ? slowest / mean : 1.0;
+    if (!k.samples.empty()) {
+      k.samples = mpi::max_all(k.samples);
+      k.time = summarize(k.samples);
+    } else {
+      const std::vector<double> worst =
+          mpi::max_all({k.time.min, k.time.median, k.time.max, k.time.mean, k.time.total, k.time.mad});
+      k.time.min = worst[0];
+      k.time.median = worst[1];
+      k.time.max = worst[2];
+      k.time.mean = worst[3];
+      k.time.total = worst[4];
+      k.time.mad = worst[5];
+    }
+  }
 }
 
 void Report::set_memory(std::size_t device_peak, std::size_t host_peak) { memory_ = {device_peak, host_peak}; }
@@ -102,7 +134,9 @@ nlohmann::json Report::to_json() const {
                 {"variant", variant_},
                 {"variants_built", variants_built_},
                 {"problem", problem_},
-                {"mpi_ranks", mpi::size()},
+                {"mpi_ranks", mpi_ranks_ ? *mpi_ranks_ : mpi::size()},
+                {"transport", transport_.empty() ? nlohmann::json(nullptr) : nlohmann::json(transport_)},
+                {"decomposition", decomposition_},
                 {"threads", threads_},
                 {"device", device_},
                 {"command_line", command_line_},
@@ -134,6 +168,10 @@ nlohmann::json Report::to_json() const {
                   {"frac_flops", p.frac_flops},
                   {"frac_roofline", p.frac_roofline},
                   {"bound", p.bound}});
+    if (k.imbalance) {
+      ks.back()["time_mean_over_ranks"] = *k.time_mean_over_ranks;
+      ks.back()["imbalance"] = *k.imbalance;
+    }
   }
   doc["kernels"] = ks;
   doc["fom"] = fom_ ? nlohmann::json{{"name", fom_->name}, {"value", fom_->value}, {"unit", fom_->unit}}
@@ -185,6 +223,8 @@ void Report::print(std::ostream& os) const {
     }
     os << "(roofline: " << (roofs ? roofs->source : std::string("no ceilings; pass --ceilings FILE"))
        << ")\n";
+    if (kernels_.front().imbalance)
+      os << "(times: per-sample max over " << mpi::size() << " ranks; FLOPs and bytes per rank)\n";
   }
   if (fom_) os << "FOM: " << fom_->name << " = " << format_number(fom_->value) << " " << fom_->unit << "\n";
   if (verification_) os << verdict_line(*verification_) << "\n";

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "copa/mpi.hpp"
+#include "copa/report.hpp"
+#include "copa/stats.hpp"
 #include "copa/testing.hpp"
 
 namespace {
@@ -96,6 +98,37 @@ COPA_TEST(min_max_and_integer_sums_over_ranks) {
   // Beyond 2^53, where a double sum would round: integers are summed exactly.
   const long long big = (1LL << 60) + r;
   COPA_CHECK(copa::mpi::sum_all(big) == n * (1LL << 60) + static_cast<long long>(n) * (n - 1) / 2);
+}
+
+COPA_TEST(report_kernel_times_are_the_max_over_ranks) {
+  const int n = copa::mpi::size();
+  const double r = copa::mpi::rank();
+  copa::Report report("test-app", "0.1");
+  report.add_kernel({"k", 3, copa::summarize({r + 1, 2 * (r + 1), 3.0}), {}, {r + 1, 2 * (r + 1), 3.0}, {}, {}});
+  report.add_kernel("stats-only", copa::summarize({r + 1}), {});
+  report.set_decomposition(copa::Report::make_decomposition({{"grid", {n, 1, 1}}}, 100.0 + r, "cells"));
+  report.set_transport("host");
+  report.reduce_over_ranks();
+  const auto& k = report.kernels()[0];
+  COPA_CHECK(k.samples == (std::vector<double>{1.0 * n, 2.0 * n, 3.0}));  // per-sample max
+  COPA_CHECK(k.time.median == copa::summarize({1.0 * n, 2.0 * n, 3.0}).median);
+  double mean = 0, slowest = 0;
+  for (int q = 0; q < n; ++q) {
+    const double m = copa::summarize({q + 1.0, 2.0 * (q + 1), 3.0}).median;
+    mean += m / n;
+    slowest = std::max(slowest, m);
+  }
+  COPA_CHECK_NEAR(*k.time_mean_over_ranks, mean, 1e-15);
+  COPA_CHECK_NEAR(*k.imbalance, slowest / mean, 1e-15);
+  COPA_CHECK(*k.imbalance > 1.0);
+  COPA_CHECK(report.kernels()[1].time.median == n);
+  const auto doc = report.to_json();
+  COPA_CHECK(doc["run"]["mpi_ranks"] == n);
+  COPA_CHECK(doc["run"]["transport"] == "host");
+  COPA_CHECK(doc["run"]["decomposition"]["local_work"].size() == static_cast<std::size_t>(n));
+  COPA_CHECK(doc["run"]["decomposition"]["local_work"][n - 1] == 100.0 + n - 1);
+  COPA_CHECK(doc["kernels"][0]["imbalance"] == *k.imbalance);
+  COPA_CHECK(doc["kernels"][0].contains("time_mean_over_ranks"));
 }
 
 int main(int argc, char** argv) {

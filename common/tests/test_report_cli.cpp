@@ -176,3 +176,21 @@ COPA_TEST(run_ceilings_from_file_or_builtin) {
   COPA_CHECK_THROWS(copa::run_ceilings(o, copa::Backend::openmp, -1), copa::InputError);
   std::remove(path);
 }
+
+COPA_TEST(distributed_run_fields_on_one_rank) {
+  copa::Report r("test-app", "0.1");
+  auto doc = r.to_json();
+  COPA_CHECK(doc["run"]["mpi_ranks"] == 1);
+  COPA_CHECK(doc["run"]["transport"].is_null());
+  COPA_CHECK(doc["run"]["decomposition"].is_null());
+  r.set_transport("ipc");
+  r.set_decomposition(copa::Report::make_decomposition({{"grid", {1, 1, 1}}}, 4096, "cells"));
+  r.set_mpi(1);
+  r.add_kernel("k", copa::summarize({1.0, 2.0}), {});
+  r.reduce_over_ranks();  // one rank: nothing to reduce, no imbalance fields
+  doc = r.to_json();
+  COPA_CHECK(doc["run"]["transport"] == "ipc");
+  COPA_CHECK(doc["run"]["decomposition"]["local_work"] == nlohmann::json::array({4096.0}));
+  COPA_CHECK(doc["run"]["decomposition"]["ranks"]["grid"][2] == 1);
+  COPA_CHECK(!doc["kernels"][0].contains("imbalance"));
+}

@@ -40,5 +40,10 @@ std::vector<double> sum_ordered(const std::vector<double>& partials);  // elemen
 double min_all(double value);
 double max_all(double value);
 long long sum_all(long long value);
+std::vector<double> max_all(const std::vector<double>& values);  // element-wise, same length on every rank
+
+// Every rank's value, in rank order, on every rank (for per-rank tables such as the local work of
+// a decomposition).
+std::vector<double> gather_all(double value);
 
 }  // namespace copa::mpi

@@ -42,8 +42,11 @@ struct KernelRow {
   std::string name;
   std::size_t calls = 0;  // calls whose times are in `time` (the samples)
   Stats time;             // seconds per call
-  KernelCost cost;        // per call
+  KernelCost cost;        // per call (of this rank in an MPI run)
   std::vector<double> samples;  // seconds, in the order measured (may be empty)
+  // Set by Report::reduce_over_ranks: the mean over ranks of each rank's median, and
+  // imbalance = (max over ranks of the medians) / that mean.
+  std::optional<double> time_mean_over_ranks, imbalance;
 };
 
 class Report {
@@ -57,6 +60,14 @@ class Report {
   void set_command_line(std::string c) { command_line_ = std::move(c); }
   void set_device(int d) { device_ = d; }
   void set_variants_built(nlohmann::json v) { variants_built_ = std::move(v); }
+  // Distributed runs (DISTRIBUTED.md). run.mpi_ranks is copa::mpi::size() unless set.
+  void set_mpi(int ranks) { mpi_ranks_ = ranks; }
+  void set_transport(std::string name) { transport_ = std::move(name); }  // run.transport
+  // run.decomposition: at least "ranks" (the process grid or partition) and "local_work" (one entry
+  // per rank); make_decomposition builds it.
+  void set_decomposition(nlohmann::json d) { decomposition_ = std::move(d); }
+  // Collective: {"ranks": ranks, "local_work": [every rank's local_work in rank order], "unit": unit}.
+  static nlohmann::json make_decomposition(nlohmann::json ranks, double local_work, const std::string& unit);
   nlohmann::json& problem() { return problem_; }
 
   void add_kernel(KernelRow row) { kernels_.push_back(std::move(row)); }
@@ -64,6 +75,11 @@ class Report {
   // The row of a profiled region: its samples and statistics (region name = kernel name).
   void add_kernel(const Profile& profile, const std::string& name, const KernelCost& cost);
   const std::vector<KernelRow>& kernels() const { return kernels_; }
+  // Collective, once every rank added the same kernels in the same order: each row's time becomes
+  // the per-sample MAX over ranks (the slowest rank sets the pace; the FOM is global work over that
+  // time), with time_mean_over_ranks and imbalance beside it. Rows without samples take the MAX of
+  // each statistic. Without MPI or on one rank it changes nothing.
+  void reduce_over_ranks();
   // Without a call, a GPU run on a known device (the H200) uses its built-in ceilings.
   void set_ceilings(std::optional<Ceilings> c) { ceilings_ = std::move(c); }
   std::optional<Ceilings> ceilings() const;
@@ -91,6 +107,9 @@ class Report {
   std::string variant_ = "default";
   int threads_ = 1, device_ = -1;
   std::string command_line_;
+  std::optional<int> mpi_ranks_;
+  std::string transport_;
+  nlohmann::json decomposition_;
   nlohmann::json problem_ = nlohmann::json::object();
   nlohmann::json variants_built_ = nlohmann::json::object();
   nlohmann::json extra_ = nlohmann::json::object();
