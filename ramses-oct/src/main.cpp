@@ -93,7 +93,7 @@ ro::RunConfig make_config(const Options& o, const ro::OctMesh& m, const ro::Prob
 void add_rows(copa::Report& rep, const ro::RunResult& r, int warmup) {
   copa::KernelCost step_cost;
   for (const auto& [name, cost] : r.costs) {
-    if (name == "h2d" || name == "d2h") continue;
+    if (name == "h2d" || name == "d2h" || name == "halo_exchange") continue;  // transfers, not the step's memory traffic
     step_cost.flops += cost.flops;
     step_cost.bytes_read += cost.bytes_read;
     step_cost.bytes_written += cost.bytes_written;
@@ -283,10 +283,9 @@ int run(int argc, char** argv) {
   const ro::Totals t0 = root ? ro::totals(mesh, local ? u0_global : u0) : ro::Totals{};
   ro::RunConfig cfg = make_config(o, mesh, pp);
 
-  nlohmann::json decomposition = {{"ranks", part ? part->describe() : "1 rank, the whole mesh"}};
-  decomposition["local_work"] = nlohmann::json::array();
-  for (int r = 0; r < nranks; ++r) decomposition["local_work"].push_back((part ? part->owned(r) : mesh.noct) * 8);
-  if (local) decomposition["ghost_octs_rank0"] = local->ghost_global.size();
+  nlohmann::json decomposition_ranks = part ? nlohmann::json{{"partition", part->describe()},
+                                                               {"ghost_octs", local->ghost_global.size()}}
+                                            : nlohmann::json("1 rank, the whole mesh");
 
   int rc = copa::exit_ok;
   std::vector<double> oracle;
@@ -315,7 +314,6 @@ int run(int argc, char** argv) {
       const RankTimes times = rank_times(r, cfg.warmup);
       nlohmann::json sweep;
       if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root);
-      if (!root) continue;
       copa::Report rep(app_name, app_version);
       rep.set_backend(b);
       rep.set_variant(var);
@@ -330,13 +328,15 @@ int run(int argc, char** argv) {
             {"riemann", o.riemann}, {"courant", o.courant}, {"bc", ro::to_string(bc)}, {"tend", cfg.tend},
             {"steps", r.steps}, {"reps", cfg.reps}, {"t_final", r.t}, {"host_resident", o.host_resident}, {"block_size", o.block_size},
             {"precision", "fp64"}};
+      rep.set_transport(o.transport);
+      rep.set_decomposition(copa::Report::make_decomposition(decomposition_ranks, double(run_mesh.nowned_cells()), "cells"));
       rep.set_ceilings(copa::run_ceilings(o.common, b, device));
       add_rows(rep, r, cfg.warmup);
+      rep.reduce_over_ranks();  // collective: each row the per-sample max over ranks
+      if (!root) continue;
       // FOM: global cell updates over the slowest rank's step (the step ends with the global dt).
       rep.set_fom({"cell updates per second (full step: update + dt reduction)", double(mesh.ncell()) / times.step.max,
                    "cell-updates/s"});
-      rep.extra()["transport"] = o.transport;
-      rep.extra()["decomposition"] = decomposition;
       rep.extra()["rank_times"] = times.to_json();
       const ro::PhysicsVerdict ph = ro::check_physics(mesh, pp, o.slope, u, r.t, t0);
       rep.extra()["physics"] = ph.extra;
