@@ -257,6 +257,9 @@ int run(int argc, char** argv) {
   const double host_bytes = nranks == 1 ? ncell * (4 * 40.0 + ro::mesh_bytes_per_oct / 8)
                                         : local_cells * 4 * 40.0 * 1.5 + ncell * ro::mesh_bytes_per_oct / 8 +
                                               (root ? 3 * 40.0 * ncell : 0);
+  // --host-resident copies the whole state in at the start of every step, over the ghosts the
+  // exchange has just filled on the device.
+  if (nranks > 1 && o.host_resident) throw copa::InputError("--host-resident: one rank only");
   if (nranks > 1 && ncell * 1.0 > double(INT32_MAX))
     throw copa::InputError("--n/--nx/--ny/--nz: " + std::to_string(ncell) +
                            " cells exceed the 32-bit counts of the gather to rank 0 on several ranks");
