@@ -23,12 +23,13 @@ std::string Partition::describe() const {
 Partition partition_mesh(const OctMesh& global, int ranks) {
   Partition p;
   p.ranks = ranks;
-  const std::int64_t unit = global.whole_groups() ? 8 : 1;
-  const std::int64_t units = global.noct / unit;
-  if (units < ranks)
+  if (global.noct < ranks)
     throw copa::InputError("MPI ranks: " + std::to_string(ranks) + " ranks for " + std::to_string(global.noct) +
-                           " octs (" + std::to_string(units) + " units of " + std::to_string(unit) +
-                           "): a rank would get no cells; use fewer ranks or a larger --n");
+                           " octs: a rank would get no cells; use fewer ranks or a larger --n");
+  // Whole groups when every rank can get at least one, else single octs (OpenMP then updates one
+  // oct per tile, and the GPU runs subgrid6).
+  const std::int64_t unit = global.whole_groups() && global.noct / 8 >= ranks ? 8 : 1;
+  const std::int64_t units = global.noct / unit;
   p.split.resize(ranks + 1);
   for (int r = 0; r <= ranks; ++r) p.split[r] = unit * ((units * r) / ranks);
   return p;

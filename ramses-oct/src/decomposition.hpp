@@ -22,9 +22,10 @@ struct Partition {
   std::string describe() const;
 };
 
-// Near-equal contiguous ranges, cut on whole 2x2x2 groups when the mesh has them (so that the
-// tiles of the OpenMP and GPU variants stay inside a rank). Throws InputError (exit 2) when a
-// rank would get no cells.
+// Near-equal contiguous ranges, cut on whole 2x2x2 groups when the mesh has them and there are
+// at least as many groups as ranks (so that the tiles of the OpenMP and GPU variants stay inside a
+// rank), else on single octs. Throws InputError (exit 2) only when a rank would get no cells
+// (fewer octs than ranks).
 Partition partition_mesh(const OctMesh& global, int ranks);
 
 struct LocalDomain {

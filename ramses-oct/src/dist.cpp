@@ -29,6 +29,10 @@ class MpiStepComm final : public StepComm {
     return g;
   }
 
+  copa::KernelCost halo_cost() const override {
+    return {0, double(exchange_.bytes_sent()), double(exchange_.bytes_received())};
+  }
+
   [[noreturn]] void wait_for_failure(long step, double t, std::int64_t global_cell) override {
     copa::mpi::barrier();  // the owner never arrives: its error ends every rank (MPI_Abort)
     std::ostringstream os;

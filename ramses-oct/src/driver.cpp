@@ -96,6 +96,7 @@ RunResult run_backend(copa::Backend backend, const std::string& variant, const O
   res.t = t;
   res.steps = step;
   res.costs = kernels->kernel_costs();
+  if (cfg.comm) res.costs.push_back({"halo_exchange", cfg.comm->halo_cost()});
   return res;
 }
 

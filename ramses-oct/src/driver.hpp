@@ -26,6 +26,8 @@ class StepComm {
   virtual ScanResult combine(const ScanResult& local) = 0;
   // A rank without the bad cell waits here for the owner's report (MPI_Abort ends both).
   [[noreturn]] virtual void wait_for_failure(long step, double t, std::int64_t global_cell) = 0;
+  // Bytes this rank sends to and receives from other ranks per exchange (the halo row's GB/s).
+  virtual copa::KernelCost halo_cost() const = 0;
 };
 
 struct RunConfig {

@@ -17,13 +17,14 @@ MeshView host_view(const OctMesh& m) {
   return v;
 }
 
+// Per call of this rank: its owned cells (all cells on one rank).
 copa::KernelCost update_cost(const OctMesh& m) {
-  const double cells = double(m.ncell());
-  return {flops_per_cell_update * cells, cells * nvar * 8.0 + m.noct * 6.0 * 4, cells * nvar * 8.0};
+  const double cells = double(m.nowned_cells());
+  return {flops_per_cell_update * cells, cells * nvar * 8.0 + m.nowned * 6.0 * 4, cells * nvar * 8.0};
 }
 
 copa::KernelCost scan_cost(const OctMesh& m) {
-  const double cells = double(m.ncell());
+  const double cells = double(m.nowned_cells());
   return {flops_per_cell_scan * cells, cells * nvar * 8.0, 0};
 }
 

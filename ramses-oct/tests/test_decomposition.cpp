@@ -155,14 +155,18 @@ COPA_TEST(partition_is_contiguous_and_ghosts_complete) {
 }
 
 COPA_TEST(rank_without_cells_is_refused) {
+  // 4 x 4 x 8 cells = 16 octs = 2 whole groups: 2 ranks get a group each, 3 ranks single octs
+  // (6/5/5), 17 ranks are refused.
   const OctMesh g = build_mesh({4, 4, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  COPA_CHECK(partition_mesh(g, 2).owned(1) == 8);
+  const Partition p3 = partition_mesh(g, 3);
+  COPA_CHECK(p3.owned(0) == 5 && p3.owned(1) == 5 && p3.owned(2) == 6);
   bool refused = false;
   try {
-    partition_mesh(g, 3);  // 16 octs = 2 whole groups for 3 ranks
+    partition_mesh(g, 17);
   } catch (const copa::InputError& e) {
     refused = true;
     std::cout << e.what() << "\n";
   }
   COPA_CHECK(refused);
-  COPA_CHECK(partition_mesh(g, 2).owned(1) == 8);
 }
