@@ -1,13 +1,13 @@
 // laghos-like: Laghos's Lagrange phase (PA mass, force, quadrature update) on serial, OpenMP,
 // CUDA and HIP backends, reproducing Laghos's verification table and reporting its FOM.
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
-#include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -112,6 +112,8 @@ Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
   if (o.order_k < 1 || o.order_k > kmax)
     throw copa::InputError("--order-k: must be in 1.." + std::to_string(kmax) + " in " + std::to_string(s.dim) + "D");
   if (o.order_t < 0 || o.order_t > o.order_k) throw copa::InputError("--order-t: must be in 0..order-k");
+  if (o.problem != 0 && o.problem != 1 && o.problem != 3 && o.problem != 4)
+    throw copa::InputError("--problem: supported problems are 0 (Taylor-Green), 1 (Sedov), 3 (triple point), 4 (Gresho)");
   s.size.dim = s.dim;
   s.size.order_k = o.order_k;
   s.size.order_t = o.order_t;
