@@ -372,6 +372,8 @@ int main(int argc, char** argv) {
       pj["cg_tol"] = setup.run.cg_tol;
       pj["max_steps"] = setup.run.max_steps;
       if (setup.reference) pj["laghos_run"] = setup.reference->run;
+      const MemoryEstimate mem = estimate_memory(setup.size, backend);
+      pj["memory_estimate"] = {{"host_bytes", mem.host_bytes}, {"device_bytes", mem.device_bytes}};
 
       CostModel cm{d};
       const HydroTiming& T = res.timing;
