@@ -1,6 +1,7 @@
 # The memory model against a measurement: runs the command after "--" with --json JSON and requires
-# the host estimate (run.problem.memory_estimate.host_bytes) to lie within LOW..HIGH percent of the
-# measured peak resident set (memory.host_peak_bytes, which also holds the executable and libraries).
+# the estimate of WHICH (host or device; run.problem.memory_estimate.<WHICH>_bytes) to lie within
+# LOW..HIGH percent of the measured peak (memory.<WHICH>_peak_bytes: the host's peak resident set,
+# which also holds the executable and libraries, or the device pool's peak).
 set(cmd)
 set(after FALSE)
 math(EXPR last "${CMAKE_ARGC} - 1")
@@ -17,11 +18,11 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "exit ${rc}\n${out}${err}")
 endif()
 file(READ "${JSON}" doc)
-string(JSON estimate GET "${doc}" run problem memory_estimate host_bytes)
-string(JSON measured GET "${doc}" memory host_peak_bytes)
+string(JSON estimate GET "${doc}" run problem memory_estimate ${WHICH}_bytes)
+string(JSON measured GET "${doc}" memory ${WHICH}_peak_bytes)
 string(REGEX REPLACE "\\..*$" "" estimate "${estimate}")
 math(EXPR percent "${estimate} * 100 / ${measured}")
-message(STATUS "host estimate ${estimate} B, measured peak ${measured} B: ${percent} %")
+message(STATUS "${WHICH} estimate ${estimate} B, measured peak ${measured} B: ${percent} %")
 if(percent LESS ${LOW} OR percent GREATER ${HIGH})
   message(FATAL_ERROR "the estimate is ${percent} % of the measured peak, outside ${LOW}..${HIGH} %")
 endif()
