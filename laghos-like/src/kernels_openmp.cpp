@@ -3,6 +3,7 @@
 // map (no atomics, deterministic for a given thread count).
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -40,10 +41,22 @@ class OpenMPKernels final : public HydroKernels {
   void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
   void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
 
+  // Per-thread partial sums over the static chunks, added in thread order: `reduction(+)` combines
+  // the partials in the order the threads finish, which with more than two threads changes the
+  // rounding from run to run (README "Determinism").
   double dot(std::size_t n, const double* x, const double* y) override {
+    const std::size_t nthreads = static_cast<std::size_t>(omp_get_max_threads());
+    if (partial_.size() < nthreads * kPad) partial_.resize(nthreads * kPad);
+    std::fill(partial_.begin(), partial_.end(), 0.0);
+#pragma omp parallel
+    {
+      double s = 0.0;
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
+      partial_[static_cast<std::size_t>(omp_get_thread_num()) * kPad] = s;
+    }
     double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
-    for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
+    for (std::size_t t = 0; t < partial_.size(); t += kPad) s += partial_[t];
     return s;
   }
   void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
@@ -187,6 +200,8 @@ class OpenMPKernels final : public HydroKernels {
   std::vector<ThreadWork> work_;
   std::vector<double> stress_, evec_;
   std::vector<int> offsets_, positions_;
+  static constexpr std::size_t kPad = 8;  // one 64-byte line per thread's partial sum
+  std::vector<double> partial_;
 };
 
 }  // namespace

@@ -1,13 +1,13 @@
 // laghos-like: Laghos's Lagrange phase (PA mass, force, quadrature update) on serial, OpenMP,
 // CUDA and HIP backends, reproducing Laghos's verification table and reporting its FOM.
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
-#include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -112,6 +112,8 @@ Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
   if (o.order_k < 1 || o.order_k > kmax)
     throw copa::InputError("--order-k: must be in 1.." + std::to_string(kmax) + " in " + std::to_string(s.dim) + "D");
   if (o.order_t < 0 || o.order_t > o.order_k) throw copa::InputError("--order-t: must be in 0..order-k");
+  if (o.problem != 0 && o.problem != 1 && o.problem != 3 && o.problem != 4)
+    throw copa::InputError("--problem: supported problems are 0 (Taylor-Green), 1 (Sedov), 3 (triple point), 4 (Gresho)");
   s.size.dim = s.dim;
   s.size.order_k = o.order_k;
   s.size.order_t = o.order_t;
@@ -371,6 +373,8 @@ int main(int argc, char** argv) {
       pj["cg_tol"] = setup.run.cg_tol;
       pj["max_steps"] = setup.run.max_steps;
       if (setup.reference) pj["laghos_run"] = setup.reference->run;
+      const MemoryEstimate mem = estimate_memory(setup.size, backend);
+      pj["memory_estimate"] = {{"host_bytes", mem.host_bytes}, {"device_bytes", mem.device_bytes}};
 
       CostModel cm{d};
       const HydroTiming& T = res.timing;

@@ -1,0 +1,28 @@
+# The memory model against a measurement: runs the command after "--" with --json JSON and requires
+# the estimate of WHICH (host or device; run.problem.memory_estimate.<WHICH>_bytes) to lie within
+# LOW..HIGH percent of the measured peak (memory.<WHICH>_peak_bytes: the host's peak resident set,
+# which also holds the executable and libraries, or the device pool's peak).
+set(cmd)
+set(after FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 1 ${last})
+  if(after)
+    list(APPEND cmd "${CMAKE_ARGV${i}}")
+  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+    set(after TRUE)
+  endif()
+endforeach()
+file(REMOVE "${JSON}")
+execute_process(COMMAND ${cmd} --json "${JSON}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit ${rc}\n${out}${err}")
+endif()
+file(READ "${JSON}" doc)
+string(JSON estimate GET "${doc}" run problem memory_estimate ${WHICH}_bytes)
+string(JSON measured GET "${doc}" memory ${WHICH}_peak_bytes)
+string(REGEX REPLACE "\\..*$" "" estimate "${estimate}")
+math(EXPR percent "${estimate} * 100 / ${measured}")
+message(STATUS "${WHICH} estimate ${estimate} B, measured peak ${measured} B: ${percent} %")
+if(percent LESS ${LOW} OR percent GREATER ${HIGH})
+  message(FATAL_ERROR "the estimate is ${percent} % of the measured peak, outside ${LOW}..${HIGH} %")
+endif()
