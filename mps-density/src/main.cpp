@@ -289,7 +289,6 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   ko.skin = o.skin;
   ko.stable_buckets = o.rebucket == "stable";
   ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
-  if (ko.precision == copa::Precision::fp32 && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
   auto k = mps::make_kernels(b, ko);
   const std::size_t N = pr.particles.size();
   k->load(pr, pr.re);
@@ -475,7 +474,7 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
                 << " vs Martin & Moyce's experiment, " << err_ko << " vs Koshizuka & Oka's MPS; scatter of the "
                 << "literature (Koshizuka & Oka's MPS vs the experiment): " << scatter << "\n";
     if (used == 0) {
-      v = copa::not_verified("the run ends at T = " + std::to_string(TZ.back().first) +
+      v = copa::not_verified("the run ends at T = " + std::to_string(steps * sim.dt() * tscale) +
                              ", before the compared range 1 <= T <= 3 of the dam-break front (--t-end, --steps)");
     } else {
       v.reference = "Martin & Moyce (1952) surge front, no time offset; tolerance = Koshizuka & Oka's MPS vs the experiment";
@@ -539,6 +538,8 @@ int run(int argc, char** argv) {
   if (run_variants.empty()) run_variants.push_back(common.variant);
   for (auto b : backends)
     for (const auto& v : run_variants) copa::check_variant(v, variants[b], b);
+  for (auto b : backends)
+    if (o.precision == "fp32" && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
   if (!o.front.empty() && o.case_name != "dambreak") throw copa::InputError("--front: only the dam break (--case dambreak) has a surge front");
   require_writable("--front", o.front);
   for (auto b : backends) require_writable("--json", copa::json_path_for(common.json, b, backends.size() > 1));
