@@ -402,7 +402,10 @@ class GpuEngine final : public Engine {
     copa::gpu::synchronize();
   }
 
-  void set_formulation(const Formulation& f) override { form_ = f; }
+  void set_formulation(const Formulation& f) override {
+    if (f.dielectric()) throw copa::InputError("--formulation " + f.name + " is implemented on the serial backend only");
+    form_ = f;
+  }
 
   void fill(copa::RegionTimer& timer) override {
     if (form_.alpha > 0) fill_efie(timer);

@@ -111,6 +111,11 @@ class OpenmpEngine final : public HostMatrixEngine {
       throw copa::InputError("the OpenMP fill supports k R < " + std::to_string(cpu_sincos_limit) + " (the mesh is too large electrically)");
   }
 
+  void set_formulation(const Formulation& f) override {
+    if (f.dielectric()) throw copa::InputError("--formulation " + f.name + " is implemented on the serial backend only");
+    form_ = f;
+  }
+
   void fill(copa::RegionTimer& timer) override {
     if (form_.alpha > 0) fill_efie(timer);
     if (form_.alpha < 1) {
