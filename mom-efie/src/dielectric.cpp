@@ -3,81 +3,43 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mfie_pair.hpp"
+#include "dielectric_pair.hpp"
 #include "reference.hpp"
 
 namespace efie {
-namespace {
 
-// <f_i, n x f_j> over one triangle: c_i c_j / (4 A) sum_p w_p (r_p - v_i).(n x (r_p - v_j)), exact
-// with the 3-point rule (a quadratic): the identity terms the Mueller weights leave.
-void rotated_gram_block(const Triangle& t, double out[3][3]) {
-  const Vec3 n = unit_normal(t);
-  const double area = 0.5 * norm(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) out[i][j] = 0;
-  for (int p = 0; p < test_points; ++p) {
-    Vec3 rp;
-    double wp;
-    test_rule(p, t.v[0], t.v[1], t.v[2], rp, wp);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) out[i][j] += wp * dot(rp - t.v[i], cross(n, rp - t.v[j]));
-  }
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) out[i][j] *= t.coef[i] * t.coef[j] / (4 * area);
-}
-
-}  // namespace
-
-void dielectric_fill(const Problem& p, const Dielectric& d, bool muller, complex* a) {
+void dielectric_rows(const Problem& p, const Dielectric& d, bool muller, long t, const bool rows[3], complex* a) {
   const long n = p.unknowns(), n2 = 2 * n, nt = p.triangle_count();
   const auto& tris = p.triangles;
-  const double k[2] = {p.k, p.k * std::sqrt(d.eps_r * d.mu_r)}, eta_r[2] = {1.0, std::sqrt(d.mu_r / d.eps_r)};
-  // Weights of the interior equations: PMCHWT 1, 1; Mueller -eps_r, -mu_r (dielectric.hpp).
-  const double we = muller ? -d.eps_r : 1.0, wh = muller ? -d.mu_r : 1.0;
-  std::fill(a, a + std::size_t(n2) * n2, complex(0));
-  std::vector<char> near(nt, 0);
-  for (long t = 0; t < nt; ++t) {
-    for (int e = p.near_offsets[t]; e < p.near_offsets[t + 1]; ++e) near[p.near_pairs[e][1]] = 1;
-    for (long s = 0; s < nt; ++s) {
-      complex zj[3][3] = {}, zm[3][3] = {}, ke[3][3] = {}, kh[3][3] = {};
-      double nx[3][3] = {};
-      if (s == t && muller) rotated_gram_block(tris[t], nx);
-      for (int m = 0; m < 2; ++m) {
-        Cplx pa[3][3], pk[3][3];
-        if (near[s]) {
-          pair_block<true>(tris[t], tris[s], k[m], pa);
-          k_pair_block<true>(tris[t], tris[s], s == t, k[m], pk);
-        } else {
-          pair_block<false>(tris[t], tris[s], k[m], pa);
-          k_pair_block<false>(tris[t], tris[s], false, k[m], pk);
-        }
-        const double ve = m == 0 ? 1.0 : we, vh = m == 0 ? 1.0 : wh;
-        const complex wj(0, ve * eta_r[m] / k[m]), wm(0, vh / (k[m] * eta_r[m]));
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) {
-            const complex av(pa[i][j].re, pa[i][j].im), kv(pk[i][j].re, pk[i][j].im);
-            zj[i][j] += wj * av;
-            zm[i][j] += wm * av;
-            ke[i][j] += ve * kv;
-            kh[i][j] += vh * kv;
-          }
-      }
-      for (int i = 0; i < 3; ++i) {
-        const long r = tris[t].basis[i];
-        if (r < 0) continue;
-        for (int j = 0; j < 3; ++j) {
-          const long c = tris[s].basis[j];
-          if (c < 0) continue;
-          a[r + c * n2] += zj[i][j];
-          a[r + (c + n) * n2] += ke[i][j] + 0.5 * (1 - we) * nx[i][j];
-          a[(r + n) + c * n2] -= kh[i][j] + 0.5 * (1 - wh) * nx[i][j];
-          a[(r + n) + (c + n) * n2] += zm[i][j];
-        }
+  const DielectricMedia md = dielectric_media(p.k, d.eps_r, d.mu_r, muller);
+  std::vector<char> near(nt, 0);  // the near-list row of t
+  for (int e = p.near_offsets[t]; e < p.near_offsets[t + 1]; ++e) near[p.near_pairs[e][1]] = 1;
+  for (long s = 0; s < nt; ++s) {
+    DielectricBlocks b;
+    if (near[s])
+      dielectric_pair<true>(tris[t], tris[s], s == t, md, b);
+    else
+      dielectric_pair<false>(tris[t], tris[s], false, md, b);
+    for (int i = 0; i < 3; ++i) {
+      const long r = tris[t].basis[i];
+      if (r < 0 || !rows[i]) continue;
+      for (int j = 0; j < 3; ++j) {
+        const long c = tris[s].basis[j];
+        if (c < 0) continue;
+        a[r + c * n2] += complex(b.jj[i][j].re, b.jj[i][j].im);
+        a[r + (c + n) * n2] += complex(b.jm[i][j].re, b.jm[i][j].im);
+        a[(r + n) + c * n2] += complex(b.mj[i][j].re, b.mj[i][j].im);
+        a[(r + n) + (c + n) * n2] += complex(b.mm[i][j].re, b.mm[i][j].im);
       }
     }
-    for (int e = p.near_offsets[t]; e < p.near_offsets[t + 1]; ++e) near[p.near_pairs[e][1]] = 0;
   }
+}
+
+void dielectric_fill(const Problem& p, const Dielectric& d, bool muller, complex* a) {
+  const long n2 = 2 * p.unknowns();
+  std::fill(a, a + std::size_t(n2) * n2, complex(0));
+  const bool all[3] = {true, true, true};
+  for (long t = 0; t < p.triangle_count(); ++t) dielectric_rows(p, d, muller, t, all, a);
 }
 
 std::vector<complex> dielectric_rhs(const Problem& p) {

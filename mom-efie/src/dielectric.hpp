@@ -35,6 +35,9 @@ struct Dielectric {
 // pairs with singularity extraction in both media), raw Galerkin (3 x 7 rule): PMCHWT, or with
 // muller the Mueller weights.
 void dielectric_fill(const Problem& p, const Dielectric& d, bool muller, complex* a);
+// What test triangle t adds to the rows (m and m + N) of its unknowns i with rows[i] (the OpenMP
+// fill's phases); dielectric_fill is this for every triangle and every row, after zeroing.
+void dielectric_rows(const Problem& p, const Dielectric& d, bool muller, long t, const bool rows[3], complex* a);
 // [<f_m, e exp(-jk k_hat.r)>; <f_m, (k_hat x e) exp(-jk k_hat.r)>] (both formulations)
 std::vector<complex> dielectric_rhs(const Problem& p);
 // sigma / (pi a^2) from both currents: sigma = k^2/(4 pi) |(eta0 J~)_perp + M~ x r_hat|^2.

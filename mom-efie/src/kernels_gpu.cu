@@ -403,7 +403,7 @@ class GpuEngine final : public Engine {
   }
 
   void set_formulation(const Formulation& f) override {
-    if (f.dielectric()) throw copa::InputError("--formulation " + f.name + " is implemented on the serial backend only");
+    if (f.dielectric()) throw copa::InputError("--formulation " + f.name + " is implemented on the serial and openmp backends only");
     form_ = f;
   }
 
