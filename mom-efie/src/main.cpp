@@ -131,8 +131,6 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   const std::string variant = o.common.variant.empty() ? variants(backend).front() : o.common.variant;
   copa::check_variant(variant, variants(backend), backend);
   const Formulation form = make_formulation(o.formulation, o.cfie_alpha, o.eps_r, o.mu_r);
-  if (form.dielectric() && copa::is_gpu(backend))
-    throw copa::InputError("--formulation " + form.name + " is implemented on the serial and openmp backends only");
   const int threads = copa::apply_threads(o.common.threads);
   int device = -1;
   if (copa::is_gpu(backend)) device = copa::select_device(o.common.device);
