@@ -8,8 +8,8 @@
 #   5. the formulations (efie, mfie, cfie) end to end at the interior resonance ka = 2.7437 on the
 #      medium sphere (cuda; the MFIE is expected to FAIL there, exit 1, reported), the CFIE on the
 #      large sphere at ka = 2, and the CFIE with OpenMP on the small sphere
-#   6. the dielectric formulations (pmchwt, muller; serial and OpenMP, no GPU fill) on the small
-#      sphere, eps_r = 4, ka = 1 (2N = 2,940 unknowns)
+#   6. the dielectric formulations (pmchwt, muller) on the small sphere, eps_r = 4, ka = 1
+#      (2N = 2,940 unknowns; serial and OpenMP), and on the medium sphere with cuda (2N = 19,440)
 # Ends with a summary of the key lines (fill, LU, FOM, verdict) of every case.
 set -euo pipefail
 BUILD=${1:?usage: h200.sh BUILD_DIR OUT_DIR}
@@ -73,6 +73,9 @@ for f in pmchwt muller; do
   OPENBLAS_NUM_THREADS=16 run_case "$f openmp, small sphere, eps_r 4, ka = 1, 16 threads" \
     --backend openmp --threads 16 --formulation "$f" --eps-r 4 --ka 1 --size small --reps 1 --warmup 0 \
     --json "$OUT/mom-efie_small_${f}_openmp.json" || echo "($f: exit $?)" | tee -a "$LOG"
+  run_case "$f cuda, medium sphere, eps_r 4, ka = 1" \
+    --backend cuda --formulation "$f" --eps-r 4 --ka 1 --size medium --reps 2 --warmup 1 \
+    --json "$OUT/mom-efie_medium_${f}_cuda.json" || echo "($f cuda: exit $?)" | tee -a "$LOG"
 done
 
 echo "== mom-efie summary (fill rows: study count 2335 FLOPs per triangle pair; lu: (8/3) N^3, DGEMM roof)"

@@ -1,6 +1,8 @@
-// A homogeneous dielectric body: the PMCHWT formulation with RWG electric and magnetic currents
-// on its closed surface, the serial oracle fill, its plane-wave excitation and the RCS from both
-// currents. Lossless real eps_r, mu_r only (the pair kernels take a real wavenumber).
+// A homogeneous dielectric body: the PMCHWT and Mueller formulations with RWG electric and magnetic
+// currents on its closed surface, the host fill (the serial oracle; the OpenMP engine runs its
+// rows in phases; the per-pair blocks are dielectric_pair.hpp's, shared with the GPU), the
+// plane-wave excitation and the RCS from both currents. Lossless real eps_r, mu_r only (the pair
+// kernels take a real wavenumber).
 //
 // Equivalence (n outward, region 1 outside with k1, eta1 = eta0; region 2 inside with
 // k2 = k1 sqrt(eps_r mu_r), eta2 = eta0 sqrt(mu_r / eps_r)); exterior currents J = n x H,

@@ -28,7 +28,7 @@ struct Formulation {
   double eps_r = 1, mu_r = 1;  // the body's (dielectric formulations)
   bool dielectric() const { return name == "pmchwt" || name == "muller"; }
 };
-// Formulations that exist (and those the issue asks for that do not yet: refused with exit 2).
+// The formulations every backend builds (--formulation).
 std::vector<std::string> formulations_implemented();
 // Throws InputError naming --formulation / --cfie-alpha for unknown, not implemented or bad values.
 Formulation make_formulation(const std::string& name, double cfie_alpha, double eps_r = 1, double mu_r = 1);

@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
                                         "(64-bit cusolverDnXgetrf, CUSOLVER_ALG_0/1); host backends use LAPACK")
         ->capture_default_str();
     app.add_option("--formulation", o.formulation, "integral equation: efie | mfie | cfie (closed PEC surfaces) | pmchwt | muller "
-                                                    "(closed dielectric body, serial backend)")
+                                                    "(closed dielectric body, --eps-r, --mu-r)")
         ->capture_default_str();
     app.add_option("--eps-r", o.eps_r, "relative permittivity of the body (pmchwt, muller; real, lossless)")->capture_default_str();
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller; real)")->capture_default_str();
