@@ -8,6 +8,8 @@
 #   5. the formulations (efie, mfie, cfie) end to end at the interior resonance ka = 2.7437 on the
 #      medium sphere (cuda; the MFIE is expected to FAIL there, exit 1, reported), the CFIE on the
 #      large sphere at ka = 2, and the CFIE with OpenMP on the small sphere
+#   6. the dielectric formulations (pmchwt, muller) on the small sphere, eps_r = 4, ka = 1
+#      (2N = 2,940 unknowns; serial and OpenMP), and on the medium sphere with cuda (2N = 19,440)
 # Ends with a summary of the key lines (fill, LU, FOM, verdict) of every case.
 set -euo pipefail
 BUILD=${1:?usage: h200.sh BUILD_DIR OUT_DIR}
@@ -64,6 +66,17 @@ run_case "cfie, large sphere end to end at ka = 2 (cuda, default variant)" \
 OPENBLAS_NUM_THREADS=16 run_case "cfie openmp, small sphere at ka = 2.7437, 16 threads" \
   --backend openmp --threads 16 --formulation cfie --ka 2.7437 --size small --reps 1 --warmup 0 \
   --json "$OUT/mom-efie_small_resonance_cfie_openmp.json" || echo "(openmp cfie: exit $?)" | tee -a "$LOG"
+for f in pmchwt muller; do
+  run_case "$f serial, small sphere, eps_r 4, ka = 1" \
+    --backend serial --formulation "$f" --eps-r 4 --ka 1 --size small --reps 1 --warmup 0 \
+    --json "$OUT/mom-efie_small_${f}_serial.json" || echo "($f: exit $?)" | tee -a "$LOG"
+  OPENBLAS_NUM_THREADS=16 run_case "$f openmp, small sphere, eps_r 4, ka = 1, 16 threads" \
+    --backend openmp --threads 16 --formulation "$f" --eps-r 4 --ka 1 --size small --reps 1 --warmup 0 \
+    --json "$OUT/mom-efie_small_${f}_openmp.json" || echo "($f: exit $?)" | tee -a "$LOG"
+  run_case "$f cuda, medium sphere, eps_r 4, ka = 1" \
+    --backend cuda --formulation "$f" --eps-r 4 --ka 1 --size medium --reps 2 --warmup 1 \
+    --json "$OUT/mom-efie_medium_${f}_cuda.json" || echo "($f cuda: exit $?)" | tee -a "$LOG"
+done
 
 echo "== mom-efie summary (fill rows: study count 2335 FLOPs per triangle pair; lu: (8/3) N^3, DGEMM roof)"
-grep -E '^== mom-efie: |^fill  |^fill\.far|^fill\.mfie|^lu  |^FOM|^VERIFICATION|^NOT VERIFIED' "$LOG"
+grep -E '^== mom-efie: |^fill  |^fill\.far|^fill\.mfie|^fill\.dielectric|^lu  |^FOM|^VERIFICATION|^NOT VERIFIED' "$LOG"

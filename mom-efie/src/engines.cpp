@@ -7,18 +7,21 @@
 
 namespace efie {
 
-std::vector<std::string> formulations_implemented() { return {"efie", "mfie", "cfie"}; }
+std::vector<std::string> formulations_implemented() { return {"efie", "mfie", "cfie", "pmchwt", "muller"}; }
 
-Formulation make_formulation(const std::string& name, double cfie_alpha) {
-  if (name == "pmchwt" || name == "muller")
-    throw copa::InputError("--formulation " + name + ": the dielectric formulations are not implemented yet (efie, mfie, cfie are)");
-  if (name != "efie" && name != "mfie" && name != "cfie")
-    throw copa::InputError("--formulation '" + name + "': expected efie, mfie or cfie (pmchwt, muller: not implemented yet)");
+Formulation make_formulation(const std::string& name, double cfie_alpha, double eps_r, double mu_r) {
+  const auto known = formulations_implemented();
+  if (std::find(known.begin(), known.end(), name) == known.end())
+    throw copa::InputError("--formulation '" + name + "': expected efie, mfie, cfie, pmchwt or muller");
   if (!(cfie_alpha > 0 && cfie_alpha < 1))
     throw copa::InputError("--cfie-alpha must lie strictly between 0 (MFIE) and 1 (EFIE)");
+  if (!(eps_r > 0)) throw copa::InputError("--eps-r must be positive (lossy, complex eps_r is not implemented)");
+  if (!(mu_r > 0)) throw copa::InputError("--mu-r must be positive");
   Formulation f;
   f.name = name;
   f.alpha = name == "efie" ? 1.0 : (name == "mfie" ? 0.0 : cfie_alpha);
+  f.eps_r = eps_r;
+  f.mu_r = mu_r;
   return f;
 }
 

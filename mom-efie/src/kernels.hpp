@@ -21,14 +21,17 @@ namespace efie {
 // (mfie_pair.hpp): the CFIE alpha Z_E + (1 - alpha) eta Z_H with Z_E = (j eta / k) A and Z_H = M,
 // written for x, so that one right-hand side (excitation(), problem.hpp) and one RCS serve all.
 // efie: alpha = 1; mfie: alpha = 0; cfie: 0 < alpha < 1.
+// pmchwt, muller: a dielectric body (dielectric.hpp), unknowns [eta0 J; M], 2N of them.
 struct Formulation {
   std::string name = "efie";
   double alpha = 1;
+  double eps_r = 1, mu_r = 1;  // the body's (dielectric formulations)
+  bool dielectric() const { return name == "pmchwt" || name == "muller"; }
 };
-// Formulations that exist (and those the issue asks for that do not yet: refused with exit 2).
+// The formulations every backend builds (--formulation).
 std::vector<std::string> formulations_implemented();
 // Throws InputError naming --formulation / --cfie-alpha for unknown, not implemented or bad values.
-Formulation make_formulation(const std::string& name, double cfie_alpha);
+Formulation make_formulation(const std::string& name, double cfie_alpha, double eps_r = 1, double mu_r = 1);
 
 class Engine {
  public:

@@ -18,6 +18,8 @@
 //                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
 // MFIE / CFIE (--formulation): after the variant's EFIE fill (CFIE) the matrix is scaled by alpha
 // and the MFIE part added by one fill for every variant (mfie_far_kernel, mfie_near_kernel).
+// PMCHWT / Mueller (--formulation): one fill for every variant (dielectric_far_kernel,
+// dielectric_near_kernel) into the 2N x 2N matrix.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,7 +30,7 @@
 #include "copa/gpu.hpp"
 #include "copa/gpu_timing.hpp"
 #include "kernels.hpp"
-#include "mfie_pair.hpp"
+#include "dielectric_pair.hpp"
 
 #if defined(COPA_HAVE_CUDA)
 #include <cublas_v2.h>
@@ -241,6 +243,43 @@ __global__ void mfie_near_kernel(const Triangle* __restrict__ tris, const int* _
   scatter_block(a, n, t, s, b);
 }
 
+// ---- PMCHWT / Mueller (dielectric_pair.hpp): the 2N x 2N matrix, quadrants (J, M) x (J, M) ------
+// The MFIE's layout and near-pair treatment; each pair's four 3x3 blocks scattered with atomics
+// into the quadrants (leading dimension 2N, the M rows and columns offset by N).
+__device__ inline void scatter_dielectric(Cplx* a, long n, const Triangle& t, const Triangle& s, const DielectricBlocks& b) {
+  const long n2 = 2 * n;
+  scatter_block(a, n2, t, s, b.jj);
+  scatter_block(a + n * n2, n2, t, s, b.jm);
+  scatter_block(a + n, n2, t, s, b.mj);
+  scatter_block(a + n + n * n2, n2, t, s, b.mm);
+}
+
+__global__ void __launch_bounds__(pair_threads) dielectric_far_kernel(const Triangle* __restrict__ tris, int nt, DielectricMedia md,
+                                                                      Cplx* a, long n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  const Triangle tt = tris[t];
+  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
+  for (int s = blockIdx.y * pair_sources; s < s_end; ++s) {
+    const Triangle ss = tris[s];
+    if (is_near(tt, ss)) continue;
+    DielectricBlocks b;
+    dielectric_pair<false>(tt, ss, false, md, b);
+    scatter_dielectric(a, n, tt, ss, b);
+  }
+}
+
+__global__ void dielectric_near_kernel(const Triangle* __restrict__ tris, const int* __restrict__ pairs, long count, DielectricMedia md,
+                                       Cplx* a, long n) {
+  const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  const int ti = pairs[2 * e], si = pairs[2 * e + 1];
+  const Triangle t = tris[ti], s = tris[si];
+  DielectricBlocks b;
+  dielectric_pair<true>(t, s, ti == si, md, b);
+  scatter_dielectric(a, n, t, s, b);
+}
+
 // A = (A + A^T)/2 by 32 x 32 tiles through shared memory: block (bi >= bj) reads tile (bi, bj) and
 // its mirror (bj, bi) coalesced and writes both; every value is the same sum as its mirror's.
 __global__ void symmetrise_kernel(Cplx* a, long n) {
@@ -364,7 +403,6 @@ class GpuEngine final : public Engine {
     a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n) * std::size_t(n));
     tris_ = copa::gpu::DeviceArray<Triangle>(nt);
     quad_ = copa::gpu::DeviceArray<QuadTriangle>(nt);
-    bases_ = copa::gpu::DeviceArray<BasisTriangles>(n);
 #if defined(COPA_HAVE_CUDA)
     check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
     if (variant_ == "blas") {
@@ -396,6 +434,7 @@ class GpuEngine final : public Engine {
     quad_.copy_from_host(q.data());
     std::vector<BasisTriangles> b(p.rwg.size());
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = {{p.rwg[i].tri[0], p.rwg[i].tri[1]}, {p.rwg[i].local[0], p.rwg[i].local[1]}};
+    bases_ = copa::gpu::DeviceArray<BasisTriangles>(b.size());  // N: the matrix is 2N for a dielectric
     bases_.copy_from_host(b.data());
     near_ = copa::gpu::DeviceArray<int>(2 * p.near_pairs.size());
     near_.copy_from_host(reinterpret_cast<const int*>(p.near_pairs.data()));
@@ -405,8 +444,27 @@ class GpuEngine final : public Engine {
   void set_formulation(const Formulation& f) override { form_ = f; }
 
   void fill(copa::RegionTimer& timer) override {
+    if (form_.dielectric()) {
+      fill_dielectric(timer);
+      return;
+    }
     if (form_.alpha > 0) fill_efie(timer);
     if (form_.alpha < 1) fill_mfie(timer);
+  }
+
+  void fill_dielectric(copa::RegionTimer& timer) {
+    const int nt = int(nt_);
+    const long n = n_ / 2;  // RWG functions; the matrix is 2N
+    const DielectricMedia md = dielectric_media(p_->k, form_.eps_r, form_.mu_r, form_.name == "muller");
+    copa::Region r(timer, "fill.dielectric");
+    copa::gpu::fill_zero(a_.data(), a_.bytes());
+    const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
+    dielectric_far_kernel<<<grid, pair_threads, 0, nullptr>>>(tris_.data(), nt, md, a_.data(), n);
+    COPA_GPU_CHECK_LAUNCH("dielectric_far_kernel");
+    const long near_count = long(p_->near_pairs.size());
+    dielectric_near_kernel<<<copa::gpu::blocks_for(near_count, 64), 64, 0, nullptr>>>(tris_.data(), near_.data(), near_count, md,
+                                                                                      a_.data(), n);
+    COPA_GPU_CHECK_LAUNCH("dielectric_near_kernel");
   }
 
   void fill_mfie(copa::RegionTimer& timer) {

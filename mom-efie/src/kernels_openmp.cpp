@@ -19,6 +19,7 @@
 #include "cpu_sincos.hpp"
 #include "host_engine.hpp"
 #include "kernels.hpp"
+#include "dielectric.hpp"
 #include "mfie_pair.hpp"
 
 namespace efie {
@@ -112,6 +113,11 @@ class OpenmpEngine final : public HostMatrixEngine {
   }
 
   void fill(copa::RegionTimer& timer) override {
+    if (form_.dielectric()) {
+      copa::Region r(timer, "fill.dielectric");
+      fill_dielectric();
+      return;
+    }
     if (form_.alpha > 0) fill_efie(timer);
     if (form_.alpha < 1) {
       copa::Region r(timer, "fill.mfie");
@@ -163,6 +169,31 @@ class OpenmpEngine final : public HostMatrixEngine {
           }
           for (int e = p_->near_offsets[t]; e < p_->near_offsets[t + 1]; ++e) near[p_->near_pairs[e][1]] = 0;
         }
+      }
+    }
+  }
+
+  // PMCHWT / Mueller (dielectric.hpp) by the serial oracle's per-triangle rows, in the two phases
+  // of add_mfie (rows of the unknowns a triangle is T+ of, then T- of): one writer per row and
+  // phase, deterministic. The engine's matrix is 2N x 2N (n_ = 2N).
+  void fill_dielectric() {
+    const long nt = long(p_->triangles.size());
+    const Dielectric body{form_.eps_r, form_.mu_r};
+    const bool muller = form_.name == "muller";
+    complex* a = a_.data();
+#pragma omp parallel for schedule(static)
+    for (long c = 0; c < n_; ++c)
+      for (long r = 0; r < n_; ++r) a[r + c * n_] = 0;
+    for (int phase = 0; phase < 2; ++phase) {
+#pragma omp parallel for schedule(dynamic, 4)
+      for (long t = 0; t < nt; ++t) {
+        bool mine[3], any = false;
+        for (int i = 0; i < 3; ++i) {
+          const int m = p_->triangles[t].basis[i];
+          mine[i] = m >= 0 && p_->rwg[m].tri[phase] == int(t);
+          any = any || mine[i];
+        }
+        if (any) dielectric_rows(*p_, body, muller, t, mine, a);
       }
     }
   }

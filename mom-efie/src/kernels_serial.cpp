@@ -11,6 +11,7 @@
 #include "copa/memory.hpp"
 #include "host_engine.hpp"
 #include "kernels.hpp"
+#include "dielectric.hpp"
 #include "mfie_pair.hpp"
 
 namespace efie {
@@ -82,6 +83,11 @@ class SerialEngine final : public HostMatrixEngine {
   void upload(const Problem& p) override { p_ = &p; }
 
   void fill(copa::RegionTimer& timer) override {
+    if (form_.dielectric()) {
+      copa::Region r(timer, "fill.dielectric");
+      dielectric_fill(*p_, {form_.eps_r, form_.mu_r}, form_.name == "muller", a_.data());
+      return;
+    }
     if (form_.alpha > 0) fill_efie(timer);
     if (form_.alpha < 1) {
       copa::Region r(timer, "fill.mfie");

@@ -12,6 +12,7 @@
 #include "copa/errors.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
+#include "dielectric.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
@@ -29,6 +30,9 @@ constexpr double flops_per_basis_pair = 6044;
 // counted as one FLOP each: 21 x 50 (point, kernel, Ig) + 3 x 271 (9 entries per test point) +
 // about 130 (normal, scaling, weighted add) = about 2000 per triangle pair.
 constexpr double flops_per_triangle_pair_mfie = 2000;
+// PMCHWT / Mueller (fill.dielectric): the EFIE pair (2335) and the K pair (about 1900: the MFIE's
+// without the normal) in both media, plus the 4 quadrants' weighted adds (about 200).
+constexpr double flops_per_triangle_pair_dielectric = 2 * 2335 + 2 * 1900 + 200;
 
 struct AppOptions {
   copa::CommonOptions common;
@@ -40,6 +44,7 @@ struct AppOptions {
   std::string lu_method = lu_methods().front();
   std::string formulation = "efie";
   double cfie_alpha = 0.5;
+  double eps_r = 1, mu_r = 1;  // of the body (pmchwt, muller)
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -65,8 +70,9 @@ double variant_fill_flops(const std::string& variant, const Problem& p) {
   return flops_per_triangle_pair * nt * nt;
 }
 
-copa::KernelCost cost_of(const std::string& region, const Problem& p) {
-  const double n = double(p.unknowns()), nt = double(p.triangle_count()), nn = double(p.near_pairs.size());
+// n_matrix: the matrix dimension (2N for the dielectric formulations, J and M).
+copa::KernelCost cost_of(const std::string& region, const Problem& p, long n_matrix) {
+  const double n = double(n_matrix), nt = double(p.triangle_count()), nn = double(p.near_pairs.size());
   const double tri_bytes = double(sizeof(Triangle)) * nt;
   copa::KernelCost c;
   if (region == "fill" || region == "fill.pairs" || region == "fill.far") {
@@ -76,6 +82,10 @@ copa::KernelCost cost_of(const std::string& region, const Problem& p) {
   } else if (region == "fill.mfie") {
     c.flops = flops_per_triangle_pair_mfie * nt * nt;
     c.bytes_read = tri_bytes + 16 * n * n;
+    c.bytes_written = 16 * n * n;
+  } else if (region == "fill.dielectric") {
+    c.flops = flops_per_triangle_pair_dielectric * nt * nt;
+    c.bytes_read = tri_bytes;
     c.bytes_written = 16 * n * n;
   } else if (region == "fill.near") {
     c.flops = 2 * flops_per_triangle_pair * nn;  // near block and the far block it replaces
@@ -120,14 +130,15 @@ Problem build_problem(const AppOptions& o) {
 int run_backend(const AppOptions& o, copa::Backend backend, bool several, int argc, char** argv) {
   const std::string variant = o.common.variant.empty() ? variants(backend).front() : o.common.variant;
   copa::check_variant(variant, variants(backend), backend);
-  const Formulation form = make_formulation(o.formulation, o.cfie_alpha);
+  const Formulation form = make_formulation(o.formulation, o.cfie_alpha, o.eps_r, o.mu_r);
   const int threads = copa::apply_threads(o.common.threads);
   int device = -1;
   if (copa::is_gpu(backend)) device = copa::select_device(o.common.device);
 
   // The size from the options alone: a problem that cannot fit is refused before the mesh.
   const SizeEstimate size = estimate_size(o.problem, wavenumber(o.problem));
-  require_memory(backend, variant, size.unknowns, size.triangles);
+  const double unknowns_per_edge = form.dielectric() ? 2 : 1;  // J and M
+  require_memory(backend, variant, unknowns_per_edge * size.unknowns, size.triangles);
   Problem problem = build_problem(o);
   const long n = problem.unknowns(), nt = problem.triangle_count();
   if (form.name != "efie") {
@@ -137,16 +148,18 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     if (signed_volume6(problem.mesh) <= 0)
       throw copa::InputError("--formulation " + form.name + ": the mesh's normals point inwards (the MFIE needs outward normals)");
   }
-  auto engine = make_engine(backend, variant, n, nt);
+  const long n_matrix = form.dielectric() ? 2 * n : n;
+  auto engine = make_engine(backend, variant, n_matrix, nt);
   engine->set_lu_method(o.lu_method);
   engine->set_formulation(form);
-  const auto rhs = excitation(problem, form.alpha);
+  const auto rhs = form.dielectric() ? dielectric_rhs(problem) : excitation(problem, form.alpha);
+  const Dielectric body{form.eps_r, form.mu_r};
 
   const double sphere_r = o.problem.mesh_file.empty() ? (o.problem.geometry == "sphere" ? o.problem.radius : 0.0)
                                                       : sphere_radius_of(problem.mesh);
   if (sphere_r > 0) problem.radius = sphere_r;
   const double ka = problem.k * problem.radius;
-  if (form.name != "cfie" && sphere_r > 0 && distance_to_resonance(ka) < 0.05 && !o.common.quiet)
+  if ((form.name == "efie" || form.name == "mfie") && sphere_r > 0 && distance_to_resonance(ka) < 0.05 && !o.common.quiet)
     std::cerr << "warning: ka = " << ka << " is within 0.05 of an interior resonance of the sphere; the " << form.name
               << " is ill-posed there (--formulation cfie is not)\n";
 
@@ -168,7 +181,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
       std::vector<complex> x = rhs;
       engine->factor(*timer);
       engine->solve(x, *timer);
-      cuts = bistatic_rcs(problem, x);
+      cuts = form.dielectric() ? bistatic_rcs_jm(problem, x) : bistatic_rcs(problem, x);
     }
     timer->flush();
     if (timed) e2e.push_back(copa::host_seconds() - t0);
@@ -198,8 +211,10 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   pj["fill_only"] = o.fill_only;
   pj["formulation"] = form.name;
   pj["cfie_alpha"] = form.alpha;
+  pj["eps_r"] = form.eps_r;
+  pj["mu_r"] = form.mu_r;
 
-  for (const auto& name : profile.names()) report.add_kernel(name, profile.stats(name), cost_of(name, problem));
+  for (const auto& name : profile.names()) report.add_kernel(name, profile.stats(name), cost_of(name, problem, n_matrix));
   if (!e2e.empty()) report.add_kernel(o.fill_only ? "end_to_end(mesh..fill)" : "end_to_end(mesh..rcs)", copa::summarize(e2e), {});
 
   const double t_fill = profile.stats("fill").median;
@@ -219,9 +234,9 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   mom["near_pairs"] = problem.near_pairs.size();
   mom["near_pair_fraction"] = problem.near_fraction();
   mom["workspace_bytes"] = engine->workspace_bytes();
-  mom["matrix_bytes"] = 16.0 * double(n) * double(n);
+  mom["matrix_bytes"] = 16.0 * double(n_matrix) * double(n_matrix);
   if (profile.has("lu")) {
-    mom["lu_tflops"] = cost_of("lu", problem).flops / profile.stats("lu").median * 1e-12;
+    mom["lu_tflops"] = cost_of("lu", problem, n_matrix).flops / profile.stats("lu").median * 1e-12;
     mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
   }
   // ||C||_1 ||C^-1||_1 estimated by LAPACK's zgecon from the LU (host engines; null on the GPU).
@@ -247,14 +262,22 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
 
   copa::Verification v;
   if (mie_check) {
-    const double rms = rms_db_error(cuts, ka);
-    double e90, h90;
-    mie_bistatic(ka, M_PI / 2, e90, h90);
+    const double rms = form.dielectric() ? rms_db_error_dielectric(cuts, ka, body) : rms_db_error(cuts, ka);
+    double e90, h90, e180, h180;
+    if (form.dielectric()) {
+      mie_bistatic_dielectric(ka, body.eps_r, body.mu_r, M_PI / 2, e90, h90);
+      mie_bistatic_dielectric(ka, body.eps_r, body.mu_r, M_PI, e180, h180);
+    } else {
+      mie_bistatic(ka, M_PI / 2, e90, h90);
+      e180 = mie_monostatic(ka);
+    }
     mom["rms_db_error"] = rms;
-    mom["monostatic_sigma_over_pia2"] = {{"efie", 0.5 * (cuts.e_plane.back() + cuts.h_plane.back())}, {"mie", mie_monostatic(ka)}};
+    mom["monostatic_sigma_over_pia2"] = {{"efie", 0.5 * (cuts.e_plane.back() + cuts.h_plane.back())}, {"mie", e180}};
     mom["sigma_90deg_over_pia2"] = {{"efie_e", cuts.e_plane[90]}, {"efie_h", cuts.h_plane[90]}, {"mie_e", e90}, {"mie_h", h90}};
     mom["distance_to_interior_resonance"] = distance_to_resonance(ka);
-    v = {"Mie series (PEC sphere)", "rms_db_error", rms, o.tolerance_db, rms <= o.tolerance_db, true, {}};
+    v = {form.dielectric() ? "Mie series (dielectric sphere, eps_r " + std::to_string(body.eps_r) + ", mu_r " + std::to_string(body.mu_r) + ")"
+                           : std::string("Mie series (PEC sphere)"),
+         "rms_db_error", rms, o.tolerance_db, rms <= o.tolerance_db, true, {}};
   } else if (sampled_check) {
     v = {o.fill_only ? "serial pair formula (sampled entries)" : "serial pair formula (sampled entries; the LU and RCS have no reference here)",
          "max_rel_entry_error", sample_err, 1e-12, sample_err <= 1e-12, true, {}};
@@ -302,12 +325,14 @@ int main(int argc, char** argv) {
     app.add_option("--lu", o.lu_method, "device LU routine: getrf (cuSOLVER 32-bit API) | xgetrf-alg0 | xgetrf-alg1 "
                                         "(64-bit cusolverDnXgetrf, CUSOLVER_ALG_0/1); host backends use LAPACK")
         ->capture_default_str();
-    app.add_option("--formulation", o.formulation, "integral equation: efie | mfie | cfie (closed surfaces) | pmchwt | muller "
-                                                    "(dielectric: not implemented yet)")
+    app.add_option("--formulation", o.formulation, "integral equation: efie | mfie | cfie (closed PEC surfaces) | pmchwt | muller "
+                                                    "(closed dielectric body, --eps-r, --mu-r)")
         ->capture_default_str();
+    app.add_option("--eps-r", o.eps_r, "relative permittivity of the body (pmchwt, muller; real, lossless)")->capture_default_str();
+    app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller; real)")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
-    make_formulation(o.formulation, o.cfie_alpha);  // bad names and weights exit 2 before any work
+    make_formulation(o.formulation, o.cfie_alpha, o.eps_r, o.mu_r);  // bad names and values exit 2 before any work
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
       throw copa::InputError("--formulation " + o.formulation + " needs a closed surface: --geometry plate is open");
     {

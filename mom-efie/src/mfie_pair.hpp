@@ -137,4 +137,26 @@ EFIE_HD void mfie_pair_block(const Triangle& t, const Triangle& s, bool self, do
     for (int j = 0; j < 3; ++j) out[i][j] = (-0.25 * t.coef[i] * s.coef[j]) * out[i][j];
 }
 
+// The 3x3 block of the K operator tested with RWG (no n x): <f_i, int grad G x f_j dS'>
+//   = (c_i c_j / 4) sum_p w_p a . (Ig_p x b)
+// principal value (the +-1/2 terms cancel in the PMCHWT); 0 on a self pair (a, Ig, b in one plane).
+template <bool Singular>
+EFIE_HD void k_pair_block(const Triangle& t, const Triangle& s, bool self, double k, Cplx out[3][3]) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out[i][j] = {0, 0};
+  if (self) return;
+  for (int p = 0; p < test_points; ++p) {
+    Vec3 rp;
+    double wp;
+    test_rule(p, t.v[0], t.v[1], t.v[2], rp, wp);
+    const CVec3 ig = mean_grad_green<Singular>(rp, s, k);
+    for (int i = 0; i < 3; ++i) {
+      const Vec3 a = rp - t.v[i];
+      for (int j = 0; j < 3; ++j) out[i][j] = out[i][j] + wp * dot(cross(rp - s.v[j], a), ig);  // a.(Ig x b) = Ig.(b x a)
+    }
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out[i][j] = (0.25 * t.coef[i] * s.coef[j]) * out[i][j];
+}
+
 }  // namespace efie

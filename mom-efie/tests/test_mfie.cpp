@@ -135,3 +135,4 @@ COPA_TEST(cfie_combination) {
   }
   COPA_CHECK(d <= 1e-13 * s);
 }
+

@@ -1,0 +1,127 @@
+#include "dielectric.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dielectric_pair.hpp"
+#include "reference.hpp"
+
+namespace efie {
+
+void dielectric_rows(const Problem& p, const Dielectric& d, bool muller, long t, const bool rows[3], complex* a) {
+  const long n = p.unknowns(), n2 = 2 * n, nt = p.triangle_count();
+  const auto& tris = p.triangles;
+  const DielectricMedia md = dielectric_media(p.k, d.eps_r, d.mu_r, muller);
+  std::vector<char> near(nt, 0);  // the near-list row of t
+  for (int e = p.near_offsets[t]; e < p.near_offsets[t + 1]; ++e) near[p.near_pairs[e][1]] = 1;
+  for (long s = 0; s < nt; ++s) {
+    DielectricBlocks b;
+    if (near[s])
+      dielectric_pair<true>(tris[t], tris[s], s == t, md, b);
+    else
+      dielectric_pair<false>(tris[t], tris[s], false, md, b);
+    for (int i = 0; i < 3; ++i) {
+      const long r = tris[t].basis[i];
+      if (r < 0 || !rows[i]) continue;
+      for (int j = 0; j < 3; ++j) {
+        const long c = tris[s].basis[j];
+        if (c < 0) continue;
+        a[r + c * n2] += complex(b.jj[i][j].re, b.jj[i][j].im);
+        a[r + (c + n) * n2] += complex(b.jm[i][j].re, b.jm[i][j].im);
+        a[(r + n) + c * n2] += complex(b.mj[i][j].re, b.mj[i][j].im);
+        a[(r + n) + (c + n) * n2] += complex(b.mm[i][j].re, b.mm[i][j].im);
+      }
+    }
+  }
+}
+
+void dielectric_fill(const Problem& p, const Dielectric& d, bool muller, complex* a) {
+  const long n2 = 2 * p.unknowns();
+  std::fill(a, a + std::size_t(n2) * n2, complex(0));
+  const bool all[3] = {true, true, true};
+  for (long t = 0; t < p.triangle_count(); ++t) dielectric_rows(p, d, muller, t, all, a);
+}
+
+std::vector<complex> dielectric_rhs(const Problem& p) {
+  const long n = p.unknowns();
+  std::vector<complex> v(2 * n, 0.0);
+  const Vec3 kh = p.wave.direction, e = p.wave.polarisation, h = cross(kh, e);
+  for (const auto& t : p.triangles)
+    for (int q = 0; q < test_points; ++q) {
+      Vec3 r;
+      double w;
+      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
+      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
+      for (int i = 0; i < 3; ++i)
+        if (t.basis[i] >= 0) {
+          v[t.basis[i]] += 0.5 * t.coef[i] * w * dot(r - t.v[i], e) * phase;
+          v[t.basis[i] + n] += 0.5 * t.coef[i] * w * dot(r - t.v[i], h) * phase;
+        }
+    }
+  return v;
+}
+
+RcsCuts bistatic_rcs_jm(const Problem& p, const std::vector<complex>& x, int samples) {
+  const long n = p.unknowns();
+  const std::size_t nq = p.triangles.size() * source_points;
+  std::vector<Vec3> pos(nq);
+  std::vector<std::array<complex, 6>> moment(nq);  // (eta0 J)_xyz, M_xyz at the source points
+  for (std::size_t t = 0; t < p.triangles.size(); ++t) {
+    const Triangle& tr = p.triangles[t];
+    for (int q = 0; q < source_points; ++q) {
+      Vec3 r;
+      double w;
+      source_rule(q, tr.v[0], tr.v[1], tr.v[2], r, w);
+      std::array<complex, 6> m{};
+      for (int i = 0; i < 3; ++i)
+        if (tr.basis[i] >= 0)
+          for (int c = 0; c < 2; ++c) {
+            const complex f = x[tr.basis[i] + c * n] * (0.5 * tr.coef[i] * w);
+            const Vec3 a = r - tr.v[i];
+            m[3 * c] += f * a.x;
+            m[3 * c + 1] += f * a.y;
+            m[3 * c + 2] += f * a.z;
+          }
+      pos[t * source_points + q] = r;
+      moment[t * source_points + q] = m;
+    }
+  }
+  const Vec3 kh = p.wave.direction, e = p.wave.polarisation, h = cross(kh, e);
+  RcsCuts cuts;
+  cuts.theta_deg.resize(samples);
+  cuts.e_plane.resize(samples);
+  cuts.h_plane.resize(samples);
+  const double norm_area = M_PI * p.radius * p.radius;
+  for (int s = 0; s < 2 * samples; ++s) {
+    const int it = s % samples;
+    const double th = M_PI * it / (samples - 1);
+    const Vec3 rh = std::cos(th) * kh + std::sin(th) * (s < samples ? e : h);
+    complex f[6] = {};
+    for (std::size_t q = 0; q < nq; ++q) {
+      const double ph = p.k * dot(rh, pos[q]);
+      const complex w(std::cos(ph), std::sin(ph));
+      for (int c = 0; c < 6; ++c) f[c] += moment[q][c] * w;
+    }
+    // (eta0 J~)_perp + M~ x r_hat
+    const complex rj = rh.x * f[0] + rh.y * f[1] + rh.z * f[2];
+    const complex v[3] = {f[0] - rj * rh.x + (f[4] * rh.z - f[5] * rh.y), f[1] - rj * rh.y + (f[5] * rh.x - f[3] * rh.z),
+                          f[2] - rj * rh.z + (f[3] * rh.y - f[4] * rh.x)};
+    const double sigma = p.k * p.k / (4 * M_PI) * (std::norm(v[0]) + std::norm(v[1]) + std::norm(v[2])) / norm_area;
+    cuts.theta_deg[it] = 180.0 * it / (samples - 1);
+    (s < samples ? cuts.e_plane : cuts.h_plane)[it] = sigma;
+  }
+  return cuts;
+}
+
+double rms_db_error_dielectric(const RcsCuts& cuts, double ka, const Dielectric& d) {
+  double sum = 0;
+  for (std::size_t i = 0; i < cuts.theta_deg.size(); ++i) {
+    double e, h;
+    mie_bistatic_dielectric(ka, d.eps_r, d.mu_r, cuts.theta_deg[i] * M_PI / 180.0, e, h);
+    const double de = 10.0 * std::log10(cuts.e_plane[i] / e), dh = 10.0 * std::log10(cuts.h_plane[i] / h);
+    sum += de * de + dh * dh;
+  }
+  return std::sqrt(sum / double(2 * cuts.theta_deg.size()));
+}
+
+}  // namespace efie

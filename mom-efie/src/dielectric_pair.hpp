@@ -1,0 +1,73 @@
+// The PMCHWT / Mueller interaction of one (test T, source S) triangle pair: the four 3x3 blocks
+// of the 2N x 2N matrix (rows J-equation / M-equation, columns eta0 J / M; dielectric.hpp for the
+// formulation). Shared by the host fills and the GPU kernels.
+#pragma once
+#include "mfie_pair.hpp"
+
+namespace efie {
+
+// Wavenumbers and relative impedances of the two media, and the weights of the interior
+// equations (PMCHWT 1, 1; Mueller -eps_r, -mu_r).
+struct DielectricMedia {
+  double k[2], eta_r[2], we, wh;
+};
+
+inline DielectricMedia dielectric_media(double k0, double eps_r, double mu_r, bool muller) {
+  return {{k0, k0 * std::sqrt(eps_r * mu_r)}, {1.0, std::sqrt(mu_r / eps_r)}, muller ? -eps_r : 1.0, muller ? -mu_r : 1.0};
+}
+
+struct DielectricBlocks {
+  Cplx jj[3][3], jm[3][3], mj[3][3], mm[3][3];
+};
+
+// <f_i, n x f_j> over one triangle: c_i c_j / (4 A) sum_p w_p (r_p - v_i).(n x (r_p - v_j)), exact
+// with the 3-point rule (a quadratic): the identity terms the Mueller weights leave.
+EFIE_HD void rotated_gram_block(const Triangle& t, double out[3][3]) {
+  const Vec3 n = unit_normal(t);
+  const double area = 0.5 * norm(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out[i][j] = 0;
+  for (int p = 0; p < test_points; ++p) {
+    Vec3 rp;
+    double wp;
+    test_rule(p, t.v[0], t.v[1], t.v[2], rp, wp);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) out[i][j] += wp * dot(rp - t.v[i], cross(n, rp - t.v[j]));
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out[i][j] *= t.coef[i] * t.coef[j] / (4 * area);
+}
+
+template <bool Singular>
+EFIE_HD void dielectric_pair(const Triangle& t, const Triangle& s, bool self, const DielectricMedia& md, DielectricBlocks& out) {
+  double nx[3][3];
+  if (self) {
+    rotated_gram_block(t, nx);
+  } else {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) nx[i][j] = 0;
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      out.jj[i][j] = out.mm[i][j] = {0, 0};
+      out.jm[i][j] = {0.5 * (1 - md.we) * nx[i][j], 0};
+      out.mj[i][j] = {-0.5 * (1 - md.wh) * nx[i][j], 0};
+    }
+  for (int m = 0; m < 2; ++m) {
+    Cplx pa[3][3], pk[3][3];
+    pair_block<Singular>(t, s, md.k[m], pa);
+    k_pair_block<Singular>(t, s, self, md.k[m], pk);
+    const double ve = m == 0 ? 1.0 : md.we, vh = m == 0 ? 1.0 : md.wh;
+    // j (ve eta_r / k) and j (vh / (k eta_r)) times the EFIE pair: (x j) a = (-x a.im, x a.re)
+    const double wj = ve * md.eta_r[m] / md.k[m], wm = vh / (md.k[m] * md.eta_r[m]);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        out.jj[i][j] = out.jj[i][j] + Cplx{-wj * pa[i][j].im, wj * pa[i][j].re};
+        out.mm[i][j] = out.mm[i][j] + Cplx{-wm * pa[i][j].im, wm * pa[i][j].re};
+        out.jm[i][j] = out.jm[i][j] + ve * pk[i][j];
+        out.mj[i][j] = out.mj[i][j] - vh * pk[i][j];
+      }
+  }
+}
+
+}  // namespace efie
