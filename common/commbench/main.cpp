@@ -1,5 +1,6 @@
 // copa-commbench: ping-pong (ranks 0 <-> 1) and a 3D 26-neighbour halo per transport of the halo
 // layer, host and device memory, message sizes in powers of 4; writes copa-comm/1 JSON.
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -95,7 +96,10 @@ int main(int argc, char** argv) {
     const cb::Halo3d grid = cb::halo3d_links(1);
     for (const auto& name : o.transports) {
       const hb::Transport t = hb::parse_transport(name);
-      const std::string why = hb::transport_unavailable(t);  // the same answer on every rank
+      const bool device_memory = std::find(memories.begin(), memories.end(), hb::Memory::device) != memories.end();
+      const std::string why = t != hb::Transport::host && !device_memory
+                                  ? "moves device memory, and --memory is host"
+                                  : hb::transport_unavailable(t);  // the same answer on every rank
       if (!why.empty()) {
         skipped.push_back({{"transport", name}, {"reason", why}});
         if (root) std::cout << "skipped " << name << ": " << why << "\n";

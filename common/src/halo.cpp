@@ -120,7 +120,9 @@ class StagedMover : public Mover {
   }
   void post(Buffers& b) override {
     const auto stream = static_cast<gpu::stream_t>(b.stream);
-    if (send_bytes_ > 0) gpu::copy_to_host(send_, b.send, send_bytes_, stream);  // waits for the pack
+    // Waits for the pack, and for the previous step's H2D out of recv_ before MPI refills it.
+    gpu::synchronize(stream);
+    if (send_bytes_ > 0) gpu::copy_to_host(send_, b.send, send_bytes_, stream);
     post_messages(*b.plan, send_, recv_, b.comm, requests_);
   }
   void complete(Buffers& b) override {

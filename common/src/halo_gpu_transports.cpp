@@ -72,6 +72,7 @@ std::string transport_unavailable(Transport t) {
   const auto built = transports_built();
   if (std::find(built.begin(), built.end(), to_string(t)) == built.end())
     return "'" + to_string(t) + "' is not built in this executable";
+  if (gpu::device_count() == 0) return "no GPU device is present";
   if (t == Transport::cuda_aware && !mpi_reports_cuda_support())
     return "this MPI library does not report CUDA support (MPIX_Query_cuda_support); use host, ipc or nccl";
   if (t == Transport::nccl) {

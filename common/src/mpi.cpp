@@ -25,6 +25,9 @@ Session::Session(int& argc, char**& argv) {
     MPI_Init(&argc, &argv);
     owns_init = true;
   }
+  // local_rank() needs a collective the first time: take it here, where every rank is, so that
+  // later calls (device selection, a report written by rank 0 alone) need none.
+  local_rank();
 }
 
 Session::~Session() {

@@ -135,6 +135,7 @@ nlohmann::json Report::to_json() const {
                 {"variants_built", variants_built_},
                 {"problem", problem_},
                 {"mpi_ranks", mpi_ranks_ ? *mpi_ranks_ : mpi::size()},
+                {"local_rank", mpi::local_rank()},
                 {"transport", transport_.empty() ? nlohmann::json(nullptr) : nlohmann::json(transport_)},
                 {"decomposition", decomposition_},
                 {"threads", threads_},

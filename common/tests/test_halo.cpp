@@ -106,7 +106,9 @@ COPA_TEST(refusals) {
 
 int main(int argc, char** argv) {
   copa::mpi::Session session(argc, argv);
-  if (argc > 1) memory = copa::halo::testing::memory_named(argv[1]);
-  if (memory == Memory::device) copa::select_device(-1);
-  return copa::testing::run_all(1, argv);
+  return copa::guarded_main([&]() -> int {
+    if (argc > 1) memory = copa::halo::testing::memory_named(argv[1]);
+    if (memory == Memory::device) copa::select_device(-1);
+    return copa::testing::run_all(1, argv);
+  });
 }

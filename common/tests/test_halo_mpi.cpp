@@ -141,16 +141,18 @@ COPA_TEST(a_count_mismatch_is_refused_at_construction) {
 
 int main(int argc, char** argv) {
   copa::mpi::Session session(argc, argv);
-  if (argc > 2) {
-    transport = parse_transport(argv[1]);
-    memory = copa::halo::testing::memory_named(argv[2]);
-  }
-  if (memory == Memory::device) copa::select_device(-1);
-  // Not a failure and not a pass: ctest reports it as skipped (SKIP_RETURN_CODE), with the reason.
-  const std::string why = transport_unavailable(transport);
-  if (!why.empty()) {
-    if (copa::mpi::is_root()) std::cout << "SKIPPED: --transport " << to_string(transport) << ": " << why << "\n";
-    return skipped;
-  }
-  return copa::testing::run_all(1, argv);
+  return copa::guarded_main([&]() -> int {
+    if (argc > 2) {
+      transport = parse_transport(argv[1]);
+      memory = copa::halo::testing::memory_named(argv[2]);
+    }
+    if (memory == Memory::device) copa::select_device(-1);
+    // Not a failure and not a pass: ctest reports it as skipped (SKIP_RETURN_CODE), with the reason.
+    const std::string why = transport_unavailable(transport);
+    if (!why.empty()) {
+      if (copa::mpi::is_root()) std::cout << "SKIPPED: --transport " << to_string(transport) << ": " << why << "\n";
+      return skipped;
+    }
+    return copa::testing::run_all(1, argv);
+  });
 }

@@ -125,6 +125,7 @@ COPA_TEST(report_kernel_times_are_the_max_over_ranks) {
   const auto doc = report.to_json();
   COPA_CHECK(doc["run"]["mpi_ranks"] == n);
   COPA_CHECK(doc["run"]["transport"] == "host");
+  COPA_CHECK(doc["run"]["local_rank"] == copa::mpi::rank());  // one node
   COPA_CHECK(doc["run"]["decomposition"]["local_work"].size() == static_cast<std::size_t>(n));
   COPA_CHECK(doc["run"]["decomposition"]["local_work"][n - 1] == 100.0 + n - 1);
   COPA_CHECK(doc["kernels"][0]["imbalance"] == *k.imbalance);

@@ -62,6 +62,8 @@ class Exchange {
   // `stream` is the GPU stream (cudaStream_t / hipStream_t) for device fields, ignored for host ones.
   Exchange(std::vector<Link> links, FieldLayout layout, Transport transport, Memory memory,
            Combine combine = Combine::replace, void* stream = nullptr);
+  // Collective too for the ipc transport (a barrier, so that no rank frees a receive buffer a peer
+  // still has mapped).
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;

@@ -19,7 +19,7 @@ class Session {
 bool enabled();
 int rank();
 int size();
-int local_rank();  // rank among the processes of this node
+int local_rank();  // rank among the processes of this node (GPU = local rank % device count)
 bool is_root();    // rank 0: the only rank that prints the human tables
 void barrier();
 // Ends every rank of MPI_COMM_WORLD with `code` (MPI_Abort), so that no rank waits forever in a
