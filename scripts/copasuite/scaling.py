@@ -120,19 +120,21 @@ def halo_rate(result):
     return nbytes / seconds / 1e9, nbytes / max(len(rows), 1)
 
 
-def link_rate(commbench, transport, message_bytes):
-    """copa-commbench's GB/s for a transport at the measured size nearest to message_bytes."""
+def link_rate(commbench, transport, message_bytes, memory="device"):
+    """copa-commbench's GB/s per direction (copa-comm/1: a list of results) for a transport at the
+    measured size nearest to message_bytes: the 26-neighbour halo pattern where measured, else the
+    ping-pong; device memory first (the apps' GPU fields), else host."""
     if not commbench or not message_bytes:
         return None
-    best = None
-    for point in commbench.get("halo", {}).get(transport, []) or commbench.get("pingpong", {}).get(transport, []):
-        size, rate = point.get("bytes"), point.get("GBs")
-        if not size or rate is None:
-            continue
-        distance = abs((size or 1) / message_bytes - 1)
-        if best is None or distance < best[0]:
-            best = (distance, rate)
-    return best[1] if best else None
+    results = [r for r in commbench.get("results", []) if r.get("transport") == transport]
+    for pattern in ("halo26", "pingpong"):
+        for mem in (memory, "host"):
+            points = [r for r in results if r.get("pattern") == pattern and r.get("memory") == mem
+                      and r.get("bytes") and r.get("GBs_per_direction") is not None]
+            if points:
+                best = min(points, key=lambda r: abs(r["bytes"] / message_bytes - 1))
+                return best["GBs_per_direction"]
+    return None
 
 
 def row_of(result, baseline, study, ranks, commbench, transport):

@@ -83,6 +83,20 @@ class ScalingTest(ToolTest):
         self.assertTrue(os.path.exists(os.path.join(out, "scaling.txt")))
         self.assertIn("ramses-oct small", text)
 
+    def test_halo_rate_against_commbench(self):
+        comm = self.path("comm.json")
+        results = [{"transport": "host", "memory": "device", "pattern": "halo26", "bytes": b, "GBs_per_direction": g}
+                   for b, g in ((1 << 20, 1.0), (4 << 20, 8.0), (16 << 20, 9.0))]
+        with open(comm, "w") as f:
+            json.dump({"schema": "copa-comm/1", "results": results}, f)
+        code, text, out, doc = self.study("--ranks", "2", "--commbench", comm)
+        self.assertEqual(code, 0, text)
+        # The stub's halo moves 4e6 bytes in 0.1 ms = 40 GB/s; the nearest measured size is 4 MiB (8 GB/s).
+        r2 = self.row(doc, "host", 2)
+        self.assertAlmostEqual(r2["halo_GBs"], 40.0)
+        self.assertAlmostEqual(r2["link_GBs"], 8.0)
+        self.assertAlmostEqual(r2["frac_link"], 5.0)
+
     def test_weak_scaling_grows_the_problem(self):
         code, text, out, doc = self.study("--scaling", "weak", "--ranks", "2")
         self.assertEqual(code, 0, text)
