@@ -221,6 +221,9 @@ int run(int argc, char** argv) {
   for (copa::Backend b : copa::built_backends()) variants[b] = ro::variants_of(b);
   if (o.common.list) {
     copa::print_list(std::cout, app_name, variants);
+    std::cout << "  transports (--transport):";
+    for (const std::string& t : copa::halo::transports_built()) std::cout << " " << t;
+    std::cout << "\n";
     return copa::exit_ok;
   }
   const auto backends = copa::requested_backends(o.common);
