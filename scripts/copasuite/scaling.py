@@ -27,13 +27,13 @@ STUDIES = ["strong", "weak", "throughput"]
 STEP_ROW, HALO_WORD, ALLREDUCE_WORD = "step", "halo", "allreduce"
 
 # The cells per side of ramses-oct's --size presets; weak scaling stacks one preset brick per rank
-# along z (the global brick is n x n x (p n), each rank owning about one n^3 brick).
+# along x (the global brick is (p n) x n x n, each rank owning about one n^3 brick), as its bench/dist.sh.
 RAMSES_N = {"small": 32, "medium": 128, "large": 512}
 
 
 def ramses_weak(size, ranks):
     n = RAMSES_N[size]
-    return ["--nx", str(n), "--ny", str(n), "--nz", str(n * ranks)]
+    return ["--nx", str(n * ranks), "--ny", str(n), "--nz", str(n)]
 
 
 # App -> options that make the global problem grow with the rank count (weak scaling). An app that

@@ -18,7 +18,7 @@ os.execv(args[0], args)
 '''
 
 # A distributed app: one-rank step 1 ms of compute; on p ranks compute 1/p ms (strong) or 1 ms (weak,
-# recognised by --nz), plus a planted communication overhead of 0.1 ms halo and 0.01 ms allreduce.
+# recognised by --nx), plus a planted communication overhead of 0.1 ms halo and 0.01 ms allreduce.
 STUB_DIST_APP = r'''#!/usr/bin/python3
 import json, os, sys
 sys.path.insert(0, {synthetic_dir!r})
@@ -30,7 +30,7 @@ if "--list" in args:
     sys.exit(0)
 opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
 ranks = int(os.environ.get("COPA_FAKE_RANKS", "1")) if {distributed!r} else 1
-weak = "--nz" in args
+weak = "--nx" in args
 compute = 1e-3 if weak else 1e-3 / ranks
 halo, allreduce = (1e-4, 1e-5) if ranks > 1 else (0.0, 0.0)
 kernels = [synthetic.kernel("hydro_update", compute, 1e6, 1e6, noise=0),
@@ -102,7 +102,7 @@ class ScalingTest(ToolTest):
         self.assertEqual(code, 0, text)
         with open(os.path.join(out, "ramses-oct.small.openmp.host.r2.json")) as f:
             cmd = json.load(f)["run"]["command_line"]
-        self.assertIn("--nz 64", cmd)
+        self.assertIn("--nx 64", cmd)
         # T(1) = 1 ms; T(2) = 1.11 ms: E = 0.9009.
         self.assertAlmostEqual(self.row(doc, "host", 2)["efficiency"], 1 / 1.11, places=6)
 
