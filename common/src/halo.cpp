@@ -284,10 +284,12 @@ class Exchange::Impl {
   gpu::stream_t stream() const { return static_cast<gpu::stream_t>(buffers_.stream); }
 
   // Plain device allocations (gpu::malloc_device is cudaMalloc/hipMalloc, not the stream-ordered
-  // pool): the IPC transport exports the receive buffer, which pool memory would not allow.
+  // pool): the IPC transport exports the receive buffer, which pool memory would not allow. At least
+  // one element, so that a rank receiving nothing (one side of a ping-pong) still has a real
+  // allocation to export: cudaMalloc(0) gives a null pointer, which cudaIpcGetMemHandle rejects.
   template <class T>
   T* device_copy_of(const std::vector<T>& host, std::size_t min_count = 1) {
-    const std::size_t bytes = std::max(host.size(), min_count) * sizeof(T);
+    const std::size_t bytes = std::max({host.size(), min_count, std::size_t(1)}) * sizeof(T);
     void* p = gpu::malloc_device(bytes);
     device_allocations_.push_back(p);
     if (!host.empty()) gpu::copy_to_device(p, host.data(), host.size() * sizeof(T), stream());

@@ -118,6 +118,18 @@ COPA_TEST(add_sums_contributions_in_ascending_peer_order) {
   if (ranks() >= 3) COPA_CHECK(1.0 + (h + h) != expected);  // the values do tell the orders apart
 }
 
+COPA_TEST(a_rank_that_only_sends_or_only_receives) {
+  // Half a ping-pong: rank 0 sends three elements to rank 1 and receives nothing, so its receive
+  // buffer is empty (the IPC transport must still export a valid allocation for it).
+  std::vector<double> f{10.0 + me(), 20.0 + me(), 30.0 + me(), -1.0, -1.0, -1.0};
+  std::vector<Link> links;
+  if (me() == 0) links.push_back(Link{1, {0, 1, 2}, {}});
+  if (me() == 1) links.push_back(Link{0, {}, {3, 4, 5}});
+  exchange_on(f, links, {}, transport, memory, Combine::replace, 2);
+  if (me() == 1) COPA_CHECK(f[3] == 10.0 && f[4] == 20.0 && f[5] == 30.0);
+  if (me() == 0) COPA_CHECK(f[3] == -1.0 && f[4] == -1.0 && f[5] == -1.0);
+}
+
 COPA_TEST(byte_counts_exclude_the_self_link) {
   Exchange x(forward_links(), {components, stride()}, Transport::host, Memory::host);
   std::size_t out = 0, in = 0;
