@@ -1,5 +1,6 @@
-// mom-efie: method-of-moments EFIE proxy. Mesh -> RWG -> dense complex fill over triangle pairs
-// -> LU -> currents -> bistatic RCS, verified against the Mie series of the PEC sphere.
+// mom-efie: method-of-moments proxy. Mesh -> RWG -> dense complex fill over triangle pairs (EFIE,
+// MFIE, CFIE for a PEC body; PMCHWT, Mueller for a dielectric one) -> LU -> currents -> bistatic
+// RCS, verified against the Mie series of the PEC or dielectric sphere.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -328,8 +329,8 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
 int main(int argc, char** argv) {
   return copa::guarded_main([&]() -> int {
     AppOptions o;
-    CLI::App app{"mom-efie: method-of-moments EFIE proxy (RWG fill over triangle pairs, dense complex LU), "
-                 "verified against the Mie series of a PEC sphere"};
+    CLI::App app{"mom-efie: method-of-moments EFIE / MFIE / CFIE / PMCHWT / Mueller proxy (RWG fill over triangle pairs, "
+                 "dense complex LU), verified against the Mie series of a PEC or dielectric sphere"};
     copa::add_common_options(app, o.common);
     auto& p = o.problem;
     app.add_option("--geometry", p.geometry, "built-in surface: sphere | cube | plate (open)")->capture_default_str();
