@@ -386,7 +386,8 @@ int main(int argc, char** argv) {
     if (o.common.reps < 1) throw copa::InputError("--reps must be at least 1");
     if (o.common.warmup < 0) throw copa::InputError("--warmup must be non-negative");
     if (o.tolerance_db <= 0) throw copa::InputError("--tolerance-db must be positive");
-    if (o.sampled_entries < 0) throw copa::InputError("--sampled-entries must be non-negative");
+    // Each sampled entry is recomputed on the host from 8 triangle pairs and read back one by one.
+    if (o.sampled_entries < 0 || o.sampled_entries > 1000000) throw copa::InputError("--sampled-entries must be in [0, 1000000]");
     check_output_path(o.common.json, "--json");
     check_output_path(o.rcs_file, "--rcs");
     if (o.common.list) {
