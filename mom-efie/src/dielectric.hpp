@@ -1,8 +1,8 @@
 // A homogeneous dielectric body: the PMCHWT and Mueller formulations with RWG electric and magnetic
 // currents on its closed surface, the host fill (the serial oracle; the OpenMP engine runs its
 // rows in phases; the per-pair blocks are dielectric_pair.hpp's, shared with the GPU), the
-// plane-wave excitation and the RCS from both currents. Lossless real eps_r, mu_r only (the pair
-// kernels take a real wavenumber).
+// plane-wave excitation and the RCS from both currents. A lossy body has a complex eps_r or mu_r:
+// the interior kernels then take a complex wavenumber.
 //
 // Equivalence (n outward, region 1 outside with k1, eta1 = eta0; region 2 inside with
 // k2 = k1 sqrt(eps_r mu_r), eta2 = eta0 sqrt(mu_r / eps_r)); exterior currents J = n x H,
@@ -23,14 +23,16 @@
 // jumps no longer do: the electric row gains (1 + eps_r)/2 <f, n x f'> on M, the magnetic row
 // -(1 + mu_r)/2 <f, n x f'> on J; tested with RWG like the PMCHWT (K weights 1 and -eps_r / -mu_r).
 #pragma once
+#include <complex>
 #include <vector>
 
 #include "problem.hpp"
 
 namespace efie {
 
+// eps_r = eps' - j eps'' (exp(+j w t), loss eps'' >= 0); likewise mu_r.
 struct Dielectric {
-  double eps_r = 1, mu_r = 1;
+  std::complex<double> eps_r = 1, mu_r = 1;
 };
 
 // The 2N x 2N matrix, column-major, by the plain pair formulas over every triangle pair (near

@@ -66,9 +66,31 @@ EFIE_HD Cplx green_smooth(double R, double k) {
   return {(-2.0 * sh * sh + 0.5 * x * x) * f, -s * f};
 }
 
+// Complex wavenumber (lossy medium, k = k' - j k''): the same kernels.
+EFIE_HD Cplx green(double R, Cplx k) { return (inv_four_pi / R) * exp_minus_j(R * k); }
+
+// (exp(-jkR) - 1 + k^2 R^2/2)/(4 pi R) = -j k/(4 pi) [1 + sum_(n>=3) (-jkR)^(n-1) / n!], by the
+// series below |kR| = 0.5 (no cancellation), directly above.
+EFIE_HD Cplx green_smooth(double R, Cplx k) {
+  const Cplx x = R * k;
+  if (x.re * x.re + x.im * x.im < 0.25) {
+    const Cplx mjx{x.im, -x.re};  // -j x
+    Cplx sum{1, 0}, power = mjx * mjx;  // (-jx)^(n-1) from n = 3
+    double fact = 6;
+    for (int n = 3; n < 20; ++n) {
+      sum = sum + (1.0 / fact) * power;
+      power = power * mjx;
+      fact *= n + 1;
+    }
+    return inv_four_pi * Cplx{k.im, -k.re} * sum;
+  }
+  const Cplx num = exp_minus_j(x) + Cplx{-1.0 + 0.5 * (x.re * x.re - x.im * x.im), x.re * x.im};
+  return (inv_four_pi / R) * num;
+}
+
 // Potential sums of one test point r over the source triangle s.
-template <bool Singular>
-EFIE_HD void source_sums(Vec3 r, const Triangle& s, double k, Cplx& g0, CVec3& g1) {
+template <bool Singular, class K>
+EFIE_HD void source_sums(Vec3 r, const Triangle& s, K k, Cplx& g0, CVec3& g1) {
   g0 = {0, 0};
   g1 = {{0, 0}, {0, 0}, {0, 0}};
   for (int q = 0; q < source_points; ++q) {
@@ -85,11 +107,12 @@ EFIE_HD void source_sums(Vec3 r, const Triangle& s, double k, Cplx& g0, CVec3& g
   if (Singular) {
     const PotentialIntegrals pi = potential_integrals(r, s.v[0], s.v[1], s.v[2]);
     const double inv_area = 2.0 / norm(cross(s.v[1] - s.v[0], s.v[2] - s.v[0]));
-    const double a = inv_area * inv_four_pi, b = -0.5 * k * k * inv_area * inv_four_pi;
-    g0.re += a * pi.inv_r + b * pi.r;
-    g1.x.re += a * pi.inv_r_vec.x + b * pi.r_vec.x;
-    g1.y.re += a * pi.inv_r_vec.y + b * pi.r_vec.y;
-    g1.z.re += a * pi.inv_r_vec.z + b * pi.r_vec.z;
+    const double a = inv_area * inv_four_pi;
+    const K b = -0.5 * k * k * inv_area * inv_four_pi;
+    accumulate(g0, a * pi.inv_r + b * pi.r);
+    accumulate(g1.x, a * pi.inv_r_vec.x + b * pi.r_vec.x);
+    accumulate(g1.y, a * pi.inv_r_vec.y + b * pi.r_vec.y);
+    accumulate(g1.z, a * pi.inv_r_vec.z + b * pi.r_vec.z);
   }
 }
 
@@ -105,11 +128,12 @@ struct TestRule7 {
 };
 
 // The 3x3 block B_ij (far pairs with Singular = false, near pairs with Singular = true).
-template <bool Singular, class TestRule = TestRule3>
-EFIE_HD void pair_block(const Triangle& t, const Triangle& s, double k, Cplx out[3][3]) {
+// k: real, or complex (a lossy medium: the dielectric formulations).
+template <bool Singular, class TestRule = TestRule3, class K = double>
+EFIE_HD void pair_block(const Triangle& t, const Triangle& s, K k, Cplx out[3][3]) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) out[i][j] = {0, 0};
-  const double k2q = 0.25 * k * k;
+  const K k2q = 0.25 * k * k;
   for (int p = 0; p < TestRule::points; ++p) {
     Vec3 rp;
     double wp;

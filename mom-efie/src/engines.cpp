@@ -9,14 +9,17 @@ namespace efie {
 
 std::vector<std::string> formulations_implemented() { return {"efie", "mfie", "cfie", "pmchwt", "muller"}; }
 
-Formulation make_formulation(const std::string& name, double cfie_alpha, double eps_r, double mu_r) {
+Formulation make_formulation(const std::string& name, double cfie_alpha, std::complex<double> eps_r, std::complex<double> mu_r) {
   const auto known = formulations_implemented();
   if (std::find(known.begin(), known.end(), name) == known.end())
     throw copa::InputError("--formulation '" + name + "': expected efie, mfie, cfie, pmchwt or muller");
   if (!(cfie_alpha > 0 && cfie_alpha < 1))
     throw copa::InputError("--cfie-alpha must lie strictly between 0 (MFIE) and 1 (EFIE)");
-  if (!(eps_r > 0)) throw copa::InputError("--eps-r must be positive (lossy, complex eps_r is not implemented)");
-  if (!(mu_r > 0)) throw copa::InputError("--mu-r must be positive");
+  // exp(+j w t): a passive material has eps_r = eps' - j eps'' with eps'' >= 0 (likewise mu_r).
+  if (!(eps_r.real() > 0) || eps_r.imag() > 0)
+    throw copa::InputError("--eps-r must have a positive real part and an imaginary part <= 0 (eps' - j eps'', a lossy or lossless material)");
+  if (!(mu_r.real() > 0) || mu_r.imag() > 0)
+    throw copa::InputError("--mu-r must have a positive real part and an imaginary part <= 0 (mu' - j mu'')");
   Formulation f;
   f.name = name;
   f.alpha = name == "efie" ? 1.0 : (name == "mfie" ? 0.0 : cfie_alpha);

@@ -25,13 +25,13 @@ namespace efie {
 struct Formulation {
   std::string name = "efie";
   double alpha = 1;
-  double eps_r = 1, mu_r = 1;  // the body's (dielectric formulations)
+  std::complex<double> eps_r = 1, mu_r = 1;  // the body's (dielectric formulations): eps' - j eps
   bool dielectric() const { return name == "pmchwt" || name == "muller"; }
 };
 // The formulations every backend builds (--formulation).
 std::vector<std::string> formulations_implemented();
 // Throws InputError naming --formulation / --cfie-alpha for unknown, not implemented or bad values.
-Formulation make_formulation(const std::string& name, double cfie_alpha, double eps_r = 1, double mu_r = 1);
+Formulation make_formulation(const std::string& name, double cfie_alpha, std::complex<double> eps_r = 1, std::complex<double> mu_r = 1);
 
 class Engine {
  public:

@@ -1,8 +1,11 @@
-// mom-efie: method-of-moments EFIE proxy. Mesh -> RWG -> dense complex fill over triangle pairs
-// -> LU -> currents -> bistatic RCS, verified against the Mie series of the PEC sphere.
+// mom-efie: method-of-moments proxy. Mesh -> RWG -> dense complex fill over triangle pairs (EFIE,
+// MFIE, CFIE for a PEC body; PMCHWT, Mueller for a dielectric one) -> LU -> currents -> bistatic
+// RCS, verified against the Mie series of the PEC or dielectric sphere.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <filesystem>
+#include <sstream>
 #include <iostream>
 
 #include <unistd.h>
@@ -44,7 +47,7 @@ struct AppOptions {
   std::string lu_method = lu_methods().front();
   std::string formulation = "efie";
   double cfie_alpha = 0.5;
-  double eps_r = 1, mu_r = 1;  // of the body (pmchwt, muller)
+  std::string eps_r = "1", mu_r = "1";  // of the body (pmchwt, muller): "re" or "re,im"
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -71,11 +74,21 @@ double variant_fill_flops(const std::string& variant, const Problem& p) {
 }
 
 // n_matrix: the matrix dimension (2N for the dielectric formulations, J and M).
-copa::KernelCost cost_of(const std::string& region, const Problem& p, long n_matrix) {
+// FLOPs per triangle pair of the whole fill of a formulation (the study's count for the EFIE part).
+double fill_flops_per_triangle_pair(const Formulation& f) {
+  if (f.dielectric()) return flops_per_triangle_pair_dielectric;
+  return (f.alpha > 0 ? flops_per_triangle_pair : 0.0) + (f.alpha < 1 ? flops_per_triangle_pair_mfie : 0.0);
+}
+
+copa::KernelCost cost_of(const std::string& region, const Problem& p, long n_matrix, const Formulation& form) {
   const double n = double(n_matrix), nt = double(p.triangle_count()), nn = double(p.near_pairs.size());
   const double tri_bytes = double(sizeof(Triangle)) * nt;
   copa::KernelCost c;
-  if (region == "fill" || region == "fill.pairs" || region == "fill.far") {
+  if (region == "fill") {
+    c.flops = fill_flops_per_triangle_pair(form) * nt * nt;
+    c.bytes_read = tri_bytes;
+    c.bytes_written = 16 * n * n;
+  } else if (region == "fill.pairs" || region == "fill.far") {
     c.flops = flops_per_triangle_pair * nt * nt;
     c.bytes_read = tri_bytes;
     c.bytes_written = 16 * n * n;
@@ -108,6 +121,24 @@ copa::KernelCost cost_of(const std::string& region, const Problem& p, long n_mat
   return c;
 }
 
+// "re" or "re,im" (a complex material constant).
+std::complex<double> parse_complex(const std::string& text, const std::string& option) {
+  std::stringstream ss(text);
+  std::string item;
+  std::vector<double> v;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t used = 0;
+      v.push_back(std::stod(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw copa::InputError(option + " '" + text + "': expected a number or re,im");
+    }
+  }
+  if (v.empty() || v.size() > 2) throw copa::InputError(option + " '" + text + "': expected a number or re,im");
+  return {v[0], v.size() == 2 ? v[1] : 0.0};
+}
+
 // An output file must be writable before the run starts (not found missing after minutes of
 // work): its directory exists and is writable, and the path is not a directory.
 void check_output_path(const std::string& path, const std::string& option) {
@@ -121,25 +152,29 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (::access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " is not writable");
 }
 
-Problem build_problem(const AppOptions& o) {
+// The mesh resolves the shortest wavelength of the problem: inside a dielectric body it is
+// |sqrt(eps_r mu_r)| times shorter (mesh_k_factor), so --elements-per-wavelength and the presets'
+// 10 per wavelength refer to it.
+Problem build_problem(const AppOptions& o, double mesh_k_factor) {
   const double k = wavenumber(o.problem);
-  Mesh mesh = build_mesh(o.problem, k);
+  Mesh mesh = build_mesh(o.problem, k * mesh_k_factor);
   return make_problem(std::move(mesh), k, o.problem.radius, plane_wave(o.problem));
 }
 
 int run_backend(const AppOptions& o, copa::Backend backend, bool several, int argc, char** argv) {
   const std::string variant = o.common.variant.empty() ? variants(backend).front() : o.common.variant;
   copa::check_variant(variant, variants(backend), backend);
-  const Formulation form = make_formulation(o.formulation, o.cfie_alpha, o.eps_r, o.mu_r);
+  const Formulation form = make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
   const int threads = copa::apply_threads(o.common.threads);
   int device = -1;
   if (copa::is_gpu(backend)) device = copa::select_device(o.common.device);
 
   // The size from the options alone: a problem that cannot fit is refused before the mesh.
-  const SizeEstimate size = estimate_size(o.problem, wavenumber(o.problem));
+  const double mesh_k_factor = form.dielectric() ? std::abs(std::sqrt(form.eps_r * form.mu_r)) : 1.0;
+  const SizeEstimate size = estimate_size(o.problem, wavenumber(o.problem) * std::max(1.0, mesh_k_factor));
   const double unknowns_per_edge = form.dielectric() ? 2 : 1;  // J and M
   require_memory(backend, variant, unknowns_per_edge * size.unknowns, size.triangles);
-  Problem problem = build_problem(o);
+  Problem problem = build_problem(o, std::max(1.0, mesh_k_factor));
   const long n = problem.unknowns(), nt = problem.triangle_count();
   if (form.name != "efie") {
     // The MFIE holds for closed surfaces with outward normals only (the n x H limit from outside).
@@ -170,7 +205,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     const bool timed = it >= o.common.warmup;
     auto timer = engine->make_timer(timed ? profile : warm_profile);
     const double t0 = copa::host_seconds();
-    if (it > 0) problem = build_problem(o);  // the end-to-end time starts from the mesh
+    if (it > 0) problem = build_problem(o, std::max(1.0, mesh_k_factor));  // the end-to-end time starts from the mesh
     if (sphere_r > 0) problem.radius = sphere_r;
     engine->upload(problem);
     {
@@ -207,14 +242,15 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   pj["ka"] = ka;
   pj["mean_edge"] = problem.summary.mean_edge;
   pj["elements_per_wavelength"] = 2 * M_PI / problem.k / problem.summary.mean_edge;
+  if (form.dielectric()) pj["elements_per_interior_wavelength"] = 2 * M_PI / (problem.k * mesh_k_factor) / problem.summary.mean_edge;
   pj["near_factor"] = near_factor;
   pj["fill_only"] = o.fill_only;
   pj["formulation"] = form.name;
   pj["cfie_alpha"] = form.alpha;
-  pj["eps_r"] = form.eps_r;
-  pj["mu_r"] = form.mu_r;
+  pj["eps_r"] = {form.eps_r.real(), form.eps_r.imag()};
+  pj["mu_r"] = {form.mu_r.real(), form.mu_r.imag()};
 
-  for (const auto& name : profile.names()) report.add_kernel(name, profile.stats(name), cost_of(name, problem, n_matrix));
+  for (const auto& name : profile.names()) report.add_kernel(name, profile.stats(name), cost_of(name, problem, n_matrix, form));
   if (!e2e.empty()) report.add_kernel(o.fill_only ? "end_to_end(mesh..fill)" : "end_to_end(mesh..rcs)", copa::summarize(e2e), {});
 
   const double t_fill = profile.stats("fill").median;
@@ -223,8 +259,12 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   mom["triangle_pairs"] = pairs;
   mom["triangle_pairs_per_s"] = pairs / t_fill;
   mom["matrix_entries_per_s"] = double(n) * double(n) / t_fill;
-  mom["gflops_study_model"] = flops_per_triangle_pair * pairs / t_fill * 1e-9;
-  mom["gflops_variant_model"] = variant_fill_flops(variant, problem) / t_fill * 1e-9;
+  mom["gflops_study_model"] = fill_flops_per_triangle_pair(form) * pairs / t_fill * 1e-9;
+  // The variant's own count applies to the EFIE part; the other parts are counted as in the study model.
+  mom["gflops_variant_model"] =
+      ((form.alpha > 0 && !form.dielectric() ? variant_fill_flops(variant, problem) : 0.0) +
+       (fill_flops_per_triangle_pair(form) - (form.alpha > 0 && !form.dielectric() ? flops_per_triangle_pair : 0.0)) * pairs) /
+      t_fill * 1e-9;
   if (variant == "block") mom["block_triangle_pairs"] = block_triangle_pairs(problem);
   mom["flop_model"] =
       "study counts: 2335 FLOPs per triangle pair with reuse (the fill rows and gflops_study_model, for every variant); "
@@ -236,7 +276,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   mom["workspace_bytes"] = engine->workspace_bytes();
   mom["matrix_bytes"] = 16.0 * double(n_matrix) * double(n_matrix);
   if (profile.has("lu")) {
-    mom["lu_tflops"] = cost_of("lu", problem, n_matrix).flops / profile.stats("lu").median * 1e-12;
+    mom["lu_tflops"] = cost_of("lu", problem, n_matrix, form).flops / profile.stats("lu").median * 1e-12;
     mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
   }
   // ||C||_1 ||C^-1||_1 estimated by LAPACK's zgecon from the LU (host engines; null on the GPU).
@@ -275,7 +315,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     mom["monostatic_sigma_over_pia2"] = {{"efie", 0.5 * (cuts.e_plane.back() + cuts.h_plane.back())}, {"mie", e180}};
     mom["sigma_90deg_over_pia2"] = {{"efie_e", cuts.e_plane[90]}, {"efie_h", cuts.h_plane[90]}, {"mie_e", e90}, {"mie_h", h90}};
     mom["distance_to_interior_resonance"] = distance_to_resonance(ka);
-    v = {form.dielectric() ? "Mie series (dielectric sphere, eps_r " + std::to_string(body.eps_r) + ", mu_r " + std::to_string(body.mu_r) + ")"
+    v = {form.dielectric() ? "Mie series (dielectric sphere, eps_r " + o.eps_r + ", mu_r " + o.mu_r + ")"
                            : std::string("Mie series (PEC sphere)"),
          "rms_db_error", rms, o.tolerance_db, rms <= o.tolerance_db, true, {}};
   } else if (sampled_check) {
@@ -304,8 +344,8 @@ int main(int argc, char** argv) {
   copa::mpi::Session mpi_session(argc, argv);
   return copa::guarded_main([&]() -> int {
     AppOptions o;
-    CLI::App app{"mom-efie: method-of-moments EFIE proxy (RWG fill over triangle pairs, dense complex LU), "
-                 "verified against the Mie series of a PEC sphere"};
+    CLI::App app{"mom-efie: method-of-moments EFIE / MFIE / CFIE / PMCHWT / Mueller proxy (RWG fill over triangle pairs, "
+                 "dense complex LU), verified against the Mie series of a PEC or dielectric sphere"};
     copa::add_common_options(app, o.common);
     auto& p = o.problem;
     app.add_option("--geometry", p.geometry, "built-in surface: sphere | cube | plate (open)")->capture_default_str();
@@ -328,11 +368,13 @@ int main(int argc, char** argv) {
     app.add_option("--formulation", o.formulation, "integral equation: efie | mfie | cfie (closed PEC surfaces) | pmchwt | muller "
                                                     "(closed dielectric body, --eps-r, --mu-r)")
         ->capture_default_str();
-    app.add_option("--eps-r", o.eps_r, "relative permittivity of the body (pmchwt, muller; real, lossless)")->capture_default_str();
-    app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller; real)")->capture_default_str();
+    app.add_option("--eps-r", o.eps_r, "relative permittivity of the body (pmchwt, muller): eps' or eps',-eps'' "
+                                       "(exp(+jwt): eps' - j eps'', loss eps'' >= 0)")->capture_default_str();
+    app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
-    make_formulation(o.formulation, o.cfie_alpha, o.eps_r, o.mu_r);  // bad names and values exit 2 before any work
+    // bad names and values exit 2 before any work
+    make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
       throw copa::InputError("--formulation " + o.formulation + " needs a closed surface: --geometry plate is open");
     {
@@ -345,7 +387,8 @@ int main(int argc, char** argv) {
     if (o.common.reps < 1) throw copa::InputError("--reps must be at least 1");
     if (o.common.warmup < 0) throw copa::InputError("--warmup must be non-negative");
     if (o.tolerance_db <= 0) throw copa::InputError("--tolerance-db must be positive");
-    if (o.sampled_entries < 0) throw copa::InputError("--sampled-entries must be non-negative");
+    // Each sampled entry is recomputed on the host from 8 triangle pairs and read back one by one.
+    if (o.sampled_entries < 0 || o.sampled_entries > 1000000) throw copa::InputError("--sampled-entries must be in [0, 1000000]");
     check_output_path(o.common.json, "--json");
     check_output_path(o.rcs_file, "--rcs");
     if (o.common.list) {

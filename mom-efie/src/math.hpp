@@ -30,6 +30,17 @@ EFIE_HD Cplx operator+(Cplx a, Cplx b) { return {a.re + b.re, a.im + b.im}; }
 EFIE_HD Cplx operator-(Cplx a, Cplx b) { return {a.re - b.re, a.im - b.im}; }
 EFIE_HD Cplx operator*(double s, Cplx a) { return {s * a.re, s * a.im}; }
 EFIE_HD Cplx operator*(Cplx a, Cplx b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+// For the kernels generic in the wavenumber (real, or complex in a lossy medium).
+EFIE_HD Cplx operator*(Cplx a, double s) { return {a.re * s, a.im * s}; }
+EFIE_HD Cplx operator+(double x, Cplx a) { return {x + a.re, a.im}; }
+EFIE_HD void accumulate(Cplx& g, double x) { g.re += x; }
+EFIE_HD void accumulate(Cplx& g, Cplx x) { g = g + x; }
+EFIE_HD Cplx times_j(Cplx a) { return {-a.im, a.re}; }
+// exp(-j x) for complex x = x' + j x'': exp(x'') (cos x' - j sin x').
+EFIE_HD Cplx exp_minus_j(Cplx x) {
+  const double m = exp(x.im);
+  return {m * cos(x.re), -m * sin(x.re)};
+}
 
 // A complex 3-vector (a current moment or a potential sum).
 struct CVec3 {

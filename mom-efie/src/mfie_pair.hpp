@@ -62,6 +62,27 @@ EFIE_HD Cplx grad_green_smooth(double R, double k) {
   return {g.re + inv_four_pi / (R * R * R) + 0.5 * k * k * inv_four_pi / R, g.im};
 }
 
+// Complex wavenumber (lossy medium): the same two kernels.
+EFIE_HD Cplx grad_green(double R, Cplx k) {
+  const Cplx x = R * k;
+  return (-inv_four_pi / (R * R * R)) * (Cplx{1.0 - x.im, x.re} * exp_minus_j(x));  // (1 + jx) = (1 - x'', x')
+}
+
+EFIE_HD Cplx grad_green_smooth(double R, Cplx k) {
+  const Cplx x = R * k;
+  if (x.re * x.re + x.im * x.im < 0.25) {
+    // sum_(n>=3) (-j)^n (n - 1)/n! x^(n-3), with (-j x)^n / x^3 built up from (-j)^3 = j.
+    const Cplx mjx{x.im, -x.re};
+    Cplx sum{0, 0}, term{0, 1.0 / 6.0};  // (-j)^n x^(n-3) / n! at n = 3
+    for (int n = 3; n < 20; ++n) {
+      sum = sum + double(n - 1) * term;
+      term = (1.0 / (n + 1)) * (term * mjx);
+    }
+    return inv_four_pi * (k * k * k) * sum;
+  }
+  return grad_green(R, k) + (inv_four_pi / (R * R * R) + 0.5 * inv_four_pi / R * (k * k));
+}
+
 // The 3x3 Gram block int_T f_i . f_j dS = c_i c_j / (4 A) sum_p w_p (r_p - v_i).(r_p - v_j) (the
 // 3-point rule is exact for this quadratic).
 EFIE_HD void gram_block(const Triangle& t, double out[3][3]) {
@@ -80,8 +101,8 @@ EFIE_HD void gram_block(const Triangle& t, double out[3][3]) {
 }
 
 // Ig = (1/A_S) int_S grad G(r, r') dS' at one test point (far: 7-point rule; near: extraction).
-template <bool Singular>
-EFIE_HD CVec3 mean_grad_green(Vec3 r, const Triangle& s, double k) {
+template <bool Singular, class K>
+EFIE_HD CVec3 mean_grad_green(Vec3 r, const Triangle& s, K k) {
   CVec3 ig{{0, 0}, {0, 0}, {0, 0}};
   for (int q = 0; q < source_points; ++q) {
     Vec3 rq;
@@ -97,10 +118,11 @@ EFIE_HD CVec3 mean_grad_green(Vec3 r, const Triangle& s, double k) {
   if (Singular) {
     const GradientIntegrals gi = gradient_integrals(r, s.v[0], s.v[1], s.v[2]);
     const double inv_area = 2.0 / norm(cross(s.v[1] - s.v[0], s.v[2] - s.v[0]));
-    const double a = inv_area * inv_four_pi, b = -0.5 * k * k * inv_area * inv_four_pi;
-    ig.x.re += a * gi.grad_inv_r.x + b * gi.grad_r.x;
-    ig.y.re += a * gi.grad_inv_r.y + b * gi.grad_r.y;
-    ig.z.re += a * gi.grad_inv_r.z + b * gi.grad_r.z;
+    const double a = inv_area * inv_four_pi;
+    const K b = -0.5 * k * k * inv_area * inv_four_pi;
+    accumulate(ig.x, a * gi.grad_inv_r.x + b * gi.grad_r.x);
+    accumulate(ig.y, a * gi.grad_inv_r.y + b * gi.grad_r.y);
+    accumulate(ig.z, a * gi.grad_inv_r.z + b * gi.grad_r.z);
   }
   return ig;
 }
@@ -140,8 +162,8 @@ EFIE_HD void mfie_pair_block(const Triangle& t, const Triangle& s, bool self, do
 // The 3x3 block of the K operator tested with RWG (no n x): <f_i, int grad G x f_j dS'>
 //   = (c_i c_j / 4) sum_p w_p a . (Ig_p x b)
 // principal value (the +-1/2 terms cancel in the PMCHWT); 0 on a self pair (a, Ig, b in one plane).
-template <bool Singular>
-EFIE_HD void k_pair_block(const Triangle& t, const Triangle& s, bool self, double k, Cplx out[3][3]) {
+template <bool Singular, class K>
+EFIE_HD void k_pair_block(const Triangle& t, const Triangle& s, bool self, K k, Cplx out[3][3]) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) out[i][j] = {0, 0};
   if (self) return;

@@ -7,6 +7,7 @@
 #include "copa/testing.hpp"
 #include "dielectric.hpp"
 #include "kernels.hpp"
+#include "mfie_pair.hpp"
 
 using namespace efie;
 
@@ -83,5 +84,48 @@ COPA_TEST(openmp_matches_serial) {
     std::cout << "  " << name << " openmp vs serial: relative Frobenius " << std::sqrt(d / s) << "\n";
     COPA_CHECK(std::sqrt(d / s) <= 1e-12);
     COPA_CHECK(omp == omp2);
+  }
+}
+
+// The complex-wavenumber kernels (lossy media) with a real k give the real-k blocks (EFIE and K,
+// near and far pairs), which checks their series and direct branches against the real formulas.
+COPA_TEST(complex_k_matches_real) {
+  const Problem p = sphere(1.0, 3);
+  const double k = 2.3;
+  double diff = 0, scale = 0;
+  for (long t = 0; t < p.triangle_count(); t += 7)
+    for (long s = 0; s < p.triangle_count(); ++s) {
+      const Triangle &tt = p.triangles[t], &ss = p.triangles[s];
+      Cplx a[3][3], b[3][3], c[3][3], d[3][3];
+      if (is_near(tt, ss)) {
+        pair_block<true>(tt, ss, k, a);
+        pair_block<true>(tt, ss, Cplx{k, 0}, b);
+        k_pair_block<true>(tt, ss, s == t, k, c);
+        k_pair_block<true>(tt, ss, s == t, Cplx{k, 0}, d);
+      } else {
+        pair_block<false>(tt, ss, k, a);
+        pair_block<false>(tt, ss, Cplx{k, 0}, b);
+        k_pair_block<false>(tt, ss, false, k, c);
+        k_pair_block<false>(tt, ss, false, Cplx{k, 0}, d);
+      }
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          diff = std::max({diff, std::hypot(a[i][j].re - b[i][j].re, a[i][j].im - b[i][j].im),
+                           std::hypot(c[i][j].re - d[i][j].re, c[i][j].im - d[i][j].im)});
+          scale = std::max({scale, std::hypot(a[i][j].re, a[i][j].im), std::hypot(c[i][j].re, c[i][j].im)});
+        }
+    }
+  std::cout << "  complex k = real k: max block difference / max block " << diff / scale << "\n";
+  COPA_CHECK(scale > 0 && diff <= 1e-13 * scale);
+}
+
+// A lossy sphere, eps_r = 4 - 1j (exp(+j w t)), ka = 1: both formulations <= 0.5 dB against the
+// dielectric Mie series, which absorbs (Q_ext > Q_sca: test mom-efie.unit).
+COPA_TEST(lossy_sphere) {
+  const Dielectric d{{4.0, -1.0}, 1.0};
+  for (bool muller : {false, true}) {
+    const double rms = rms_db_error_dielectric(solve(sphere(1.0, 4), d, muller), 1.0, d);
+    std::cout << "  " << (muller ? "Mueller" : "PMCHWT") << " eps_r 4 - 1j, ka 1: RMS " << rms << " dB (f = 4)\n";
+    COPA_CHECK(rms <= 0.5);
   }
 }
