@@ -317,10 +317,10 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     mom["distance_to_interior_resonance"] = distance_to_resonance(ka);
     v = {form.dielectric() ? "Mie series (dielectric sphere, eps_r " + o.eps_r + ", mu_r " + o.mu_r + ")"
                            : std::string("Mie series (PEC sphere)"),
-         "rms_db_error", rms, o.tolerance_db, rms <= o.tolerance_db, true, {}};
+         "rms_db_error", rms, o.tolerance_db, rms <= o.tolerance_db};
   } else if (sampled_check) {
     v = {o.fill_only ? "serial pair formula (sampled entries)" : "serial pair formula (sampled entries; the LU and RCS have no reference here)",
-         "max_rel_entry_error", sample_err, 1e-12, sample_err <= 1e-12, true, {}};
+         "max_rel_entry_error", sample_err, 1e-12, sample_err <= 1e-12};
   } else if (form.name != "efie") {
     v = copa::not_verified(std::string(sphere_r > 0 ? "--fill-only" : "not a sphere (no Mie series)") + " with --formulation " +
                            form.name + ": the sampled-entry oracle covers the EFIE only");

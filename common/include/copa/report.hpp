@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,10 @@
 namespace copa {
 
 struct Verification {
+  Verification() = default;
+  Verification(std::string reference_, std::string metric_, double value_, double tolerance_, bool passed_)
+      : reference(std::move(reference_)), metric(std::move(metric_)), value(value_), tolerance(tolerance_),
+        passed(passed_) {}
   std::string reference;  // e.g. "Mie series", "serial oracle"
   std::string metric;     // e.g. "rms_db_error"
   double value = 0;
