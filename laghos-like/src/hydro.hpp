@@ -51,7 +51,7 @@ struct RunResult {
 
 class LagrangianHydro {
  public:
-  // `shared`: the rank's shared H1 dofs in a distributed run (host-memory backends only), or null.
+  // `shared`: the rank's shared H1 dofs in a distributed run (exchanged in the backend's memory), or null.
   LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options,
                   SharedDofs* shared = nullptr);
   ~LagrangianHydro();

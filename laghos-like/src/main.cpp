@@ -56,6 +56,7 @@ struct AppOptions {
   std::vector<int> proc_grid;    // ranks per axis (empty: like MPI_Dims_create)
   int zones_per_rank = 0;        // Laghos -epm: the generated box grows with the rank count
   bool compare_one_rank = false;
+  std::string transport = "host";  // halo transport of the shared H1 dofs (copa::halo)
 };
 
 // N ranks against one: the same step count and |e| to this relative difference (README
@@ -327,6 +328,8 @@ int main(int argc, char** argv) {
         ->expected(2, 3);
     app.add_option("--zones-per-rank", o.zones_per_rank,
                    "Weak scaling (Laghos -epm): each rank holds an n^dim box of the generated unit box");
+    app.add_option("--transport", o.transport,
+                   "Halo transport of shared H1 dofs for GPU backends: host | cuda-aware | nccl | ipc (CPU: host)");
     app.add_flag("--compare-one-rank", o.compare_one_rank,
                  "Also run the whole mesh on rank 0 alone; verify same step count and |e| within 1e-10");
     app.add_option("--energy-tolerance", o.energy_tolerance,
@@ -351,12 +354,15 @@ int main(int argc, char** argv) {
     const bool several = backends.size() > 1;
     const int threads = copa::apply_threads(common.threads);
     const int nranks = copa::mpi::size(), me = copa::mpi::rank();
-    if (nranks > 1)
+    const copa::halo::Transport transport = copa::halo::parse_transport(o.transport);
+    if (nranks > 1) {
       for (auto b : backends)
-        if (copa::is_gpu(b))
-          throw copa::InputError("--backend " + copa::to_string(b) +
-                                 ": GPU backends run on one MPI rank only (distributed GPU runs are not "
-                                 "implemented; README \"Distributed runs\"); use serial or openmp");
+        if (!copa::is_gpu(b) && transport != copa::halo::Transport::host)
+          throw copa::InputError("--transport " + o.transport + ": the " + copa::to_string(b) +
+                                 " backend's fields are in host memory (transport host)");
+      const std::string why = copa::halo::transport_unavailable(transport);
+      if (!why.empty()) throw copa::InputError("--transport " + o.transport + ": " + why);
+    }
     std::array<int, 3> cells{1, 1, 1};
     for (int c = 0; c < setup.dim; ++c) cells[c] = static_cast<int>(setup.size.cells[c]);
     const Partition part = make_partition(cells, setup.dim, setup.grid);
@@ -382,7 +388,6 @@ int main(int argc, char** argv) {
       Discretization local = build_discretization(local_mesh(global_mesh, box), setup.spec, state0, sub);
       if (setup.spec.problem == 1 && copa::mpi::sum_all(local.holds_blast ? 1 : 0) != 1)
         throw copa::InputError("--problem 1: the mesh has no vertex at the origin for the Sedov blast");
-      shared = std::make_unique<SharedDofs>(part, local.k, me);
       return local;
     }();
     const double global_zones = static_cast<double>(global_mesh.num_elements());
@@ -393,11 +398,6 @@ int main(int argc, char** argv) {
     std::cout << "laghos-like: problem " << setup.spec.problem << ", dim " << d.dim << ", Q" << d.k << "Q" << d.ot
               << ", " << global_zones << " zones, H1 dofs " << global_h1 << ", L2 dofs " << global_l2 << ", "
               << d.Q1D << "^" << d.dim << " quadrature points\n";
-    if (shared) {
-      std::cout << "distributed: " << part.describe() << ", transport host, largest rank " << copa::mpi::max_all(static_cast<double>(d.NE))
-                << " zones and " << copa::mpi::max_all(static_cast<double>(shared->shared_nodes()))
-                << " shared H1 nodes\n";
-    }
 
     double serial_e = std::nan("");
     // RK2Avg conserves IE + KE up to the CG solves: each solve leaves a relative error of order
@@ -417,6 +417,16 @@ int main(int argc, char** argv) {
       }
       auto kernels = make_kernels(backend, variant);
       kernels->setup(d);
+      if (nranks > 1) {
+        // The backend's own memory: GPU fields are exchanged on the device through --transport.
+        shared = std::make_unique<SharedDofs>(
+            part, d.k, me, copa::is_gpu(backend) ? transport : copa::halo::Transport::host,
+            copa::is_gpu(backend) ? copa::halo::Memory::device : copa::halo::Memory::host);
+        std::cout << "distributed: " << part.describe() << ", transport "
+                  << (copa::is_gpu(backend) ? o.transport : std::string("host")) << ", largest rank "
+                  << copa::mpi::max_all(static_cast<double>(d.NE)) << " zones and "
+                  << copa::mpi::max_all(static_cast<double>(shared->shared_nodes())) << " shared H1 nodes\n";
+      }
       LagrangianHydro hydro(d, *kernels, setup.run, shared.get());
       std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
       RunResult res = hydro.run(state0, [](const std::string& line) { std::cout << line << "\n"; });
@@ -461,7 +471,7 @@ int main(int argc, char** argv) {
       report.set_fom({"Major kernels total rate", res.rate_total, "megadofs x time steps / second"});
       report.reduce_over_ranks();
       if (nranks > 1) {
-        report.set_transport("host");
+        report.set_transport(copa::is_gpu(backend) ? o.transport : std::string("host"));
         report.set_decomposition(copa::Report::make_decomposition(
             std::vector<int>(part.grid.begin(), part.grid.begin() + d.dim), d.NE, "zones"));
       }

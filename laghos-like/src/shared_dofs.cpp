@@ -23,7 +23,8 @@ NodeBox node_box(const Partition& p, int rank, int k) {
 
 }  // namespace
 
-SharedDofs::SharedDofs(const Partition& p, int k, int rank) {
+SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transport transport,
+                       copa::halo::Memory memory) {
   const int dim = p.dim;
   const NodeBox mine = node_box(p, rank, k);
   std::array<int, 3> n{1, 1, 1};
@@ -86,12 +87,10 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank) {
   }
   using copa::halo::Combine;
   using copa::halo::Exchange;
-  using copa::halo::Memory;
-  using copa::halo::Transport;
   for (int v = 0; v < 2; ++v) {
     const copa::halo::FieldLayout layout{v == 0 ? 1 : dim, nh1};
-    to_owner_[v] = std::make_unique<Exchange>(to_owner, layout, Transport::host, Memory::host, Combine::add);
-    from_owner_[v] = std::make_unique<Exchange>(from_owner, layout, Transport::host, Memory::host, Combine::replace);
+    to_owner_[v] = std::make_unique<Exchange>(to_owner, layout, transport, memory, Combine::add);
+    from_owner_[v] = std::make_unique<Exchange>(from_owner, layout, transport, memory, Combine::replace);
   }
 }
 

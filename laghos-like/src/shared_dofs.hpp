@@ -18,8 +18,10 @@ namespace laghos {
 
 class SharedDofs {
  public:
-  // Collective over MPI_COMM_WORLD. `order_k`: the H1 order (nodes per cell edge).
-  SharedDofs(const Partition& partition, int order_k, int rank);
+  // Collective over MPI_COMM_WORLD. `order_k`: the H1 order (nodes per cell edge). Device fields
+  // (GPU backends) are exchanged on the default stream, where the GPU kernels run.
+  SharedDofs(const Partition& partition, int order_k, int rank, copa::halo::Transport transport,
+             copa::halo::Memory memory);
 
   // field[c * nh1 + dof], c < components (1 or dim): partials -> the sum over all sharers.
   void sum(double* field, int components);
