@@ -88,8 +88,20 @@ void initial_velocity(int problem, int dim, const double* x, double* v) {
   }
 }
 
+double reference_length(const CartesianMesh& mesh, int order_k) {
+  const int dim = mesh.dim, NE = mesh.num_elements();
+  double volume = 0.0;
+  for (int e = 0; e < NE; ++e) {
+    const int eidx[3] = {e % mesh.cells(0), (e / mesh.cells(0)) % mesh.cells(1), dim == 3 ? e / (mesh.cells(0) * mesh.cells(1)) : 0};
+    double detJ = 1.0;
+    for (int c = 0; c < dim; ++c) detJ *= mesh.nodes[c][eidx[c] + 1] - mesh.nodes[c][eidx[c]];
+    volume += detJ;
+  }
+  return (dim == 2 ? std::sqrt(volume / NE) : std::cbrt(volume / NE)) / order_k;
+}
+
 Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec& spec,
-                                    std::vector<double>& state) {
+                                    std::vector<double>& state, const Subdomain& sub) {
   const int p = spec.problem;
   if (p != 0 && p != 1 && p != 3 && p != 4)
     throw copa::InputError("--problem: supported problems are 0 (Taylor-Green), 1 (Sedov), 3 (triple point), 4 (Gresho)");
@@ -156,7 +168,7 @@ Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec
   for (int c = 0; c < dim; ++c) {
     for (int g = 0; g < d.nh1; ++g) {
       const int idx[3] = {g % d.h1n[0], (g / d.h1n[0]) % d.h1n[1], dim == 3 ? g / (d.h1n[0] * d.h1n[1]) : 0};
-      if (idx[c] == 0 || idx[c] == d.h1n[c] - 1) d.ess[c].push_back(g);
+      if ((idx[c] == 0 && sub.wall_lo[c]) || (idx[c] == d.h1n[c] - 1 && sub.wall_hi[c])) d.ess[c].push_back(g);
     }
   }
 
@@ -200,7 +212,6 @@ Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec
   d.rho0DetJ0w.resize(static_cast<std::size_t>(d.NE) * nq);
   d.Jac0inv.assign(static_cast<std::size_t>(d.NE) * nq * dim * dim, 0.0);
   d.gamma.resize(d.NE);
-  double volume = 0.0;
   for (int e = 0; e < d.NE; ++e) {
     const int eidx[3] = {e % d.cells[0], (e / d.cells[0]) % d.cells[1], dim == 3 ? e / (d.cells[0] * d.cells[1]) : 0};
     double lo[3], h[3], center[3] = {0, 0, 0};
@@ -211,7 +222,6 @@ Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec
       center[c] = lo[c] + 0.5 * h[c];
       detJ *= h[c];
     }
-    volume += detJ;
     d.gamma[e] = gamma_at(p, center);
     // rho0 and e0: interpolate at the L2 Gauss-Legendre nodes, then change to Bernstein.
     std::vector<double> rho_nodal(nl), e_nodal(nl), rho_b(nl), e_b(nl);
@@ -257,13 +267,15 @@ Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec
       for (int c = 0; c < dim; ++c) d.Jac0inv[eq * dim * dim + c * dim + c] = 1.0 / h[c];
     }
   }
-  d.h0 = (dim == 2 ? std::sqrt(volume / d.NE) : std::cbrt(volume / d.NE)) / d.k;
+  d.h0 = sub.h0 > 0 ? sub.h0 : reference_length(mesh, d.k);
 
   if (p == 1) {
     // Sedov: MFEM's delta projection at the vertex closest to the origin. In the nodal L2 space
     // it is the interpolant of ((1-x)(1-y)(1-z))^ot in the corner element's reference frame,
     // which is exactly the Bernstein function of the corner dof; it is scaled so that its
     // integral equals E0 / 2^dim: coefficient = E0/2^dim * (ot+1)^dim / |element|.
+    // The element whose lower corner is the origin is unique, so in a distributed run exactly one
+    // sub-mesh finds it; the others deposit nothing.
     int best = 0;
     double best_dist = std::numeric_limits<double>::infinity();
     for (int e = 0; e < d.NE; ++e) {
@@ -275,7 +287,11 @@ Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec
         best = e;
       }
     }
-    if (std::sqrt(best_dist) >= 1e-12) throw copa::InputError("--problem 1: the mesh has no vertex at the origin for the Sedov blast");
+    if (std::sqrt(best_dist) >= 1e-12) {
+      if (sub.whole) throw copa::InputError("--problem 1: the mesh has no vertex at the origin for the Sedov blast");
+      return d;
+    }
+    d.holds_blast = true;
     const int eidx[3] = {best % d.cells[0], (best / d.cells[0]) % d.cells[1], dim == 3 ? best / (d.cells[0] * d.cells[1]) : 0};
     double vol = 1.0;
     for (int c = 0; c < dim; ++c) vol *= mesh.nodes[c][eidx[c] + 1] - mesh.nodes[c][eidx[c]];

@@ -19,6 +19,17 @@ struct ProblemSpec {
   double cfl = 0.5;
 };
 
+// Where a rank's sub-mesh sits in the global mesh (partition.hpp). The default is the whole mesh.
+struct Subdomain {
+  // Faces of the local box that are global walls (essential velocity dofs lie only on those).
+  std::array<bool, 3> wall_lo{true, true, true}, wall_hi{true, true, true};
+  double h0 = 0;       // Laghos's global length scale (reference_length of the global mesh); 0 = this mesh's
+  bool whole = true;   // the whole mesh: a Sedov run without a vertex at the origin is bad input
+};
+
+// (volume / NE)^(1/dim) / k over `mesh`, summed in element order (the same bits on every rank).
+double reference_length(const CartesianMesh& mesh, int order_k);
+
 struct Discretization {
   int dim = 2, k = 2, ot = 1;
   int D1D = 3, Q1D = 4, L1D = 2;
@@ -41,14 +52,16 @@ struct Discretization {
   double cfl = 0.5;
   bool viscosity = true;
   bool taylor_source = false;          // 2D Taylor-Green energy source
+  bool holds_blast = false;            // Sedov: this (sub-)mesh received the energy deposit
 
   std::size_t h1_vsize() const { return static_cast<std::size_t>(dim) * nh1; }
   std::size_t state_size() const { return 2 * h1_vsize() + nl2; }
 };
 
 // Builds the discretisation and the initial state S = (x, v, e) on the host.
+// `sub` places `mesh` inside the global mesh of a distributed run.
 Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec& spec,
-                                    std::vector<double>& state);
+                                    std::vector<double>& state, const Subdomain& sub = Subdomain{});
 
 // Initial velocity (also the exact velocity of problems 0 and 4 for all time).
 void initial_velocity(int problem, int dim, const double* x, double* v);

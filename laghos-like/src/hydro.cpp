@@ -5,12 +5,14 @@
 #include <limits>
 
 #include "copa/errors.hpp"
+#include "copa/mpi.hpp"
 #include "copa/timing.hpp"
 
 namespace laghos {
 
-LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options)
-    : d_(d), k_(kernels), opt_(options) {
+LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options,
+                                 SharedDofs* shared)
+    : d_(d), k_(kernels), opt_(options), shared_(shared) {
   nh_ = d.nh1;
   vs_ = d.h1_vsize();
   ss_ = d.state_size();
@@ -24,6 +26,12 @@ LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels,
   // Jacobi preconditioner of the velocity mass: the PA diagonal (MFEM's OperatorJacobiSmoother
   // with no essential dofs; the boundary rows are handled by the operator).
   k_.mass_h1_diagonal(dinv_);
+  assemble_h1(dinv_, 1);
+  if (shared_) {
+    owned_ = k_.alloc(nh_);
+    masked_ = k_.alloc(nh_);
+    k_.to_backend(owned_, shared_->owned_mask().data(), nh_);
+  }
   std::vector<double> diag(nh_);
   k_.to_host(diag.data(), dinv_, nh_);
   for (double& x : diag) x = 1.0 / x;
@@ -32,7 +40,7 @@ LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels,
 
 LagrangianHydro::~LagrangianHydro() {
   for (double* p : {S_, S_old_, dSdt_, k_rk_, y_rk_, z_rk_, S0_, V_, rhs_, e_rhs_, source_, dinv_, B_, X_, r_, dd_, zz_,
-                    rl_, dl_, zl_})
+                    rl_, dl_, zl_, owned_, masked_})
     if (p) k_.release(p);
 }
 
@@ -41,11 +49,27 @@ double LagrangianHydro::elapsed(double start) {
   return copa::host_seconds() - start;
 }
 
+double LagrangianHydro::dot_h1(const double* x, const double* y) {
+  if (!shared_) return k_.dot(nh_, x, y);
+  k_.multiply(nh_, owned_, y, masked_);
+  return copa::mpi::sum_ordered(k_.dot(nh_, x, masked_));
+}
+
+double LagrangianHydro::dot_l2(const double* x, const double* y) {
+  const double local = k_.dot(d_.nl2, x, y);
+  return shared_ ? copa::mpi::sum_ordered(local) : local;
+}
+
+void LagrangianHydro::assemble_h1(double* y, int components) {
+  if (shared_) shared_->sum(y, components);
+}
+
 void LagrangianHydro::update_qdata(const double* S) {
   if (qdata_current_) return;
   qdata_current_ = true;
   const double t0 = copa::host_seconds();
-  const double dt = k_.quadrature_update(S, S + vs_, S + 2 * vs_, source_);
+  double dt = k_.quadrature_update(S, S + vs_, S + 2 * vs_, source_);
+  if (shared_) dt = copa::mpi::min_all(dt);
   const double took = elapsed(t0);
   timing_.qdata += took;
   timing_.qdata_samples.push_back(took);
@@ -56,13 +80,17 @@ void LagrangianHydro::update_qdata(const double* S) {
 
 double LagrangianHydro::op_velocity(const double* x, double* y) {
   ++timing_.mass_h1_calls;
-  return k_.mass_h1_ess_dot(component_, nh_, x, y);
+  if (!shared_) return k_.mass_h1_ess_dot(component_, nh_, x, y);
+  k_.mass_h1(x, y);
+  assemble_h1(y, 1);
+  k_.zero_essential(component_, y);
+  return dot_h1(x, y);
 }
 
 double LagrangianHydro::op_energy(const double* x, double* y) {
   k_.mass_l2(x, y);
   ++timing_.mass_l2_calls;
-  return k_.dot(d_.nl2, x, y);
+  return dot_l2(x, y);
 }
 
 // MFEM's CGSolver with x0 = 0: stops when (r, B r) <= rel_tol^2 (r0, B r0); returns the
@@ -81,7 +109,8 @@ int LagrangianHydro::cg(double (LagrangianHydro::*op)(const double*, double*), c
   } else {
     k_.copy(n, r, d);
   }
-  double nom = k_.dot(n, d, r);
+  const auto gdot = [&](const double* a, const double* b) { return velocity ? dot_h1(a, b) : dot_l2(a, b); };
+  double nom = gdot(d, r);
   if (nom < 0.0) return 0;
   const double r0 = nom * opt_.cg_tol * opt_.cg_tol;
   if (nom <= r0) return 0;
@@ -90,7 +119,15 @@ int LagrangianHydro::cg(double (LagrangianHydro::*op)(const double*, double*), c
   int final_iter = opt_.cg_max_iter;
   for (int i = 1; true;) {
     const double alpha = nom / den;
-    const double betanom = k_.cg_update(n, alpha, d, x, r, z, dinv);
+    double betanom;
+    if (!shared_) {
+      betanom = k_.cg_update(n, alpha, d, x, r, z, dinv);
+    } else {  // HydroKernels::cg_update's steps with the global dot
+      k_.axpby(n, 1.0, x, alpha, d, x);
+      k_.axpby(n, 1.0, r, -alpha, z, r);
+      if (dinv) k_.multiply(n, dinv, r, z);
+      betanom = gdot(r, dinv ? z : r);
+    }
     if (betanom < 0.0) {
       final_iter = i;
       break;
@@ -118,6 +155,7 @@ void LagrangianHydro::solve_velocity(const double* S, double* dSdt) {
   k_.fill(vs_, 0.0, dv);
   double t0 = copa::host_seconds();
   k_.force(rhs_);
+  assemble_h1(rhs_, d_.dim);
   double took = elapsed(t0);
   timing_.force += took;
   timing_.force_samples.push_back(took);
@@ -201,11 +239,12 @@ double LagrangianHydro::total_energy(const double* S) {
   // IE = sum_q rho0DetJ0w e(q) = e . (M_L2 1); KE = 1/2 sum_c v_c . M v_c.
   k_.fill(d_.nl2, 1.0, rl_);
   k_.mass_l2(rl_, dl_);
-  const double ie = k_.dot(d_.nl2, S + 2 * vs_, dl_);
+  const double ie = dot_l2(S + 2 * vs_, dl_);
   double ke = 0.0;
   for (int c = 0; c < d_.dim; ++c) {
     k_.mass_h1(S + vs_ + c * nh_, r_);
-    ke += 0.5 * k_.dot(nh_, S + vs_ + c * nh_, r_);
+    assemble_h1(r_, 1);
+    ke += 0.5 * dot_h1(S + vs_ + c * nh_, r_);
   }
   return ie + ke;
 }
@@ -260,7 +299,7 @@ RunResult LagrangianHydro::run(const std::vector<double>& initial_state,
       dt *= 1.02;
     }
     if (last_step || (opt_.print_every > 0 && ti % opt_.print_every == 0)) {
-      const double norm = std::sqrt(k_.dot(d_.nl2, S_ + 2 * vs_, S_ + 2 * vs_));
+      const double norm = std::sqrt(dot_l2(S_ + 2 * vs_, S_ + 2 * vs_));
       res.e_norm = norm;
       if (!opt_.quiet || last_step) {
         char line[160];
@@ -278,12 +317,19 @@ RunResult LagrangianHydro::run(const std::vector<double>& initial_state,
   res.state.resize(ss_);
   k_.to_host(res.state.data(), S_, ss_);
 
-  // Laghos's PrintTimingData, in 64-bit / floating point.
+  // Laghos's PrintTimingData, in 64-bit / floating point: global dof counts over the slowest
+  // rank's times (MAX, as Laghos reduces its timers).
   const int stages = (opt_.ode == 7) ? 2 : 4;
   const double steps_stages = static_cast<double>(steps) * stages;
-  const double h1gt = static_cast<double>(vs_), l2gt = static_cast<double>(d_.nl2);
+  double h1gt = static_cast<double>(vs_), l2gt = static_cast<double>(d_.nl2);
   const std::int64_t h1iter = timing_.h1_iter / d_.dim;
-  const HydroTiming& T = timing_;
+  HydroTiming& T = res.timing;
+  if (shared_) {
+    h1gt = static_cast<double>(d_.dim) * static_cast<double>(copa::mpi::sum_all(shared_->owned_count()));
+    l2gt = static_cast<double>(copa::mpi::sum_all(static_cast<long long>(d_.nl2)));
+    T.quad_tstep = copa::mpi::sum_all(static_cast<long long>(T.quad_tstep));
+    for (double* t : {&T.cg_h1, &T.cg_l2, &T.force, &T.qdata}) *t = copa::mpi::max_all(*t);
+  }
   res.rate_cg_h1 = T.cg_h1 > 0 ? 1e-6 * h1gt * static_cast<double>(h1iter) / T.cg_h1 : 0;
   res.rate_cg_l2 = T.cg_l2 > 0 ? 1e-6 * l2gt * static_cast<double>(T.l2_iter) / T.cg_l2 : 0;
   res.rate_force = T.force > 0 ? 1e-6 * steps_stages * (h1gt + l2gt) / T.force : 0;

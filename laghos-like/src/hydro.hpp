@@ -2,6 +2,10 @@
 // (Jacobi-preconditioned CG on the PA mass, one component at a time), the energy solve (CG on
 // the L2 mass), MFEM's RK4 and Laghos's RK2Avg, and the step control (repeat with dt*0.85 when
 // the estimate drops below dt, grow by 1.02 when it exceeds 1.25 dt).
+//
+// Distributed (a SharedDofs given): every H1 scatter is summed over the sharers, dots over H1 take
+// the owned nodes only and every dot, dt estimate and energy total is reduced deterministically
+// (copa::mpi::sum_ordered, min_all), so that every rank takes the same CG and time-step path.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -10,6 +14,7 @@
 
 #include "discretization.hpp"
 #include "kernels.hpp"
+#include "shared_dofs.hpp"
 
 namespace laghos {
 
@@ -46,7 +51,9 @@ struct RunResult {
 
 class LagrangianHydro {
  public:
-  LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options);
+  // `shared`: the rank's shared H1 dofs in a distributed run (exchanged in the backend's memory), or null.
+  LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options,
+                  SharedDofs* shared = nullptr);
   ~LagrangianHydro();
   LagrangianHydro(const LagrangianHydro&) = delete;
   LagrangianHydro& operator=(const LagrangianHydro&) = delete;
@@ -69,6 +76,10 @@ class LagrangianHydro {
   double op_velocity(const double* x, double* y);  // y = M x, returns (x, y)
   double op_energy(const double* x, double* y);
   double elapsed(double start);
+  // Global dots: H1 vectors over owned nodes, L2 vectors over local elements, summed over ranks.
+  double dot_h1(const double* x, const double* y);
+  double dot_l2(const double* x, const double* y);
+  void assemble_h1(double* y, int components);  // partial sums -> sums over all sharers
 
   const Discretization& d_;
   HydroKernels& k_;
@@ -81,6 +92,8 @@ class LagrangianHydro {
   double *S_, *S_old_, *dSdt_, *k_rk_, *y_rk_, *z_rk_, *S0_, *V_;
   double *rhs_, *e_rhs_, *source_, *dinv_, *B_, *X_, *r_, *dd_, *zz_, *rl_, *dl_, *zl_;
   HydroTiming timing_;
+  SharedDofs* shared_ = nullptr;
+  double *owned_ = nullptr, *masked_ = nullptr;
 };
 
 }  // namespace laghos

@@ -1,12 +1,14 @@
 // laghos-like: Laghos's Lagrange phase (PA mass, force, quadrature update) on serial, OpenMP,
 // CUDA and HIP backends, reproducing Laghos's verification table and reporting its FOM.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include <unistd.h>
@@ -14,13 +16,16 @@
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
+#include "copa/mpi.hpp"
 #include "copa/report.hpp"
 #include "copa/stats.hpp"
 #include "discretization.hpp"
 #include "hydro.hpp"
 #include "kernels.hpp"
+#include "partition.hpp"
 #include "problem_size.hpp"
 #include "reference.hpp"
+#include "shared_dofs.hpp"
 
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
@@ -48,7 +53,15 @@ struct AppOptions {
   int print_every = 5;
   double tolerance = 1e-8;
   double energy_tolerance = -1;  // < 0: derived (README "Verification": rk2avg cg_tol, rk4 no bound)
+  std::vector<int> proc_grid;    // ranks per axis (empty: like MPI_Dims_create)
+  int zones_per_rank = 0;        // Laghos -epm: the generated box grows with the rank count
+  bool compare_one_rank = false;
+  std::string transport = "host";  // halo transport of the shared H1 dofs (copa::halo)
 };
+
+// N ranks against one: the same step count and |e| to this relative difference (README
+// "Distributed runs": interface sums and dots change the association, not the algorithm).
+constexpr double kOneRankTolerance = 1e-10;
 
 struct Setup {
   std::string mesh;  // a named mesh, or empty for the generated box
@@ -57,6 +70,7 @@ struct Setup {
   ProblemSpec spec;
   RunOptions run;
   std::optional<LaghosRun> reference;
+  std::array<int, 3> grid{1, 1, 1};  // ranks per axis
 };
 
 constexpr const char* kSizeOptions = "--nx/--ny/--nz/--refine/--order-k/--order-t";
@@ -64,6 +78,20 @@ constexpr const char* kSizeOptions = "--nx/--ny/--nz/--refine/--order-k/--order-
 Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
   Setup s;
   if (o.max_steps < -1) throw copa::InputError("--max-steps: must be -1 (no limit) or at least 0");
+  const int ranks = copa::mpi::size();
+  if (o.zones_per_rank != 0) {
+    // Laghos's -epm: every rank holds an n^dim box of the generated unit box.
+    if (o.laghos_run || !o.mesh.empty() || o.nx || o.ny || o.nz)
+      throw copa::InputError("--zones-per-rank: sizes the generated box; not with --laghos-run, --mesh or --nx/--ny/--nz");
+    if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim: must be 2 or 3");
+    const int n = static_cast<int>(std::lround(std::pow(static_cast<double>(o.zones_per_rank), 1.0 / o.dim)));
+    if (o.zones_per_rank < 0 || n < 1 || std::pow(n, o.dim) != o.zones_per_rank)
+      throw copa::InputError("--zones-per-rank: must be n^" + std::to_string(o.dim) + " (each rank holds an n^dim box)");
+    const auto grid = choose_grid(ranks, o.dim, o.proc_grid);
+    o.nx = grid[0] * n;
+    o.ny = grid[1] * n;
+    o.nz = grid[2] * n;
+  }
   if (o.laghos_run) {
     auto r = laghos_run(o.laghos_run);
     if (!r) throw copa::InputError("--laghos-run: runs 1, 2, 3, 4, 6, 7, 8 are reproduced");
@@ -108,6 +136,7 @@ Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
     s.size.cells = {static_cast<double>(s.nx), static_cast<double>(s.ny), static_cast<double>(s.nz)};
   }
   for (int c = 0; c < s.dim; ++c) s.size.cells[c] *= std::ldexp(1.0, s.refine);
+  s.grid = choose_grid(ranks, s.dim, o.proc_grid);
   const int kmax = s.dim == 2 ? 5 : 4;
   if (o.order_k < 1 || o.order_k > kmax)
     throw copa::InputError("--order-k: must be in 1.." + std::to_string(kmax) + " in " + std::to_string(s.dim) + "D");
@@ -295,9 +324,19 @@ int main(int argc, char** argv) {
     app.add_option("--energy", o.energy, "Sedov blast energy, divided by 2^dim inside (Laghos -E0)");
     app.add_option("--print-every", o.print_every, "Step line every N steps (Laghos -vs)");
     app.add_option("--tolerance", o.tolerance, "Relative |e| tolerance vs the reference");
+    app.add_option("--proc-grid", o.proc_grid, "MPI ranks per axis, e.g. 2 2 1 (default: balanced, like MPI_Dims_create)")
+        ->expected(2, 3);
+    app.add_option("--zones-per-rank", o.zones_per_rank,
+                   "Weak scaling (Laghos -epm): each rank holds an n^dim box of the generated unit box");
+    app.add_option("--transport", o.transport,
+                   "Halo transport of shared H1 dofs for GPU backends: host | cuda-aware | nccl | ipc (CPU: host)");
+    app.add_flag("--compare-one-rank", o.compare_one_rank,
+                 "Also run the whole mesh on rank 0 alone; verify same step count and |e| within 1e-10");
     app.add_option("--energy-tolerance", o.energy_tolerance,
                    "Relative total-energy change accepted when there is no reference run (default: "
                    "rk2avg the CG tolerance; rk4 none, the change is only reported)");
+    // Only rank 0 prints the human tables (DESIGN.md); errors still reach every rank's stderr.
+    if (!copa::mpi::is_root()) std::cout.setstate(std::ios::badbit);
     const int rc = copa::parse_command_line(app, argc, argv);
     if (rc >= 0) return rc;
     std::map<copa::Backend, std::vector<std::string>> variants;
@@ -314,14 +353,50 @@ int main(int argc, char** argv) {
     const auto backends = copa::requested_backends(common);
     const bool several = backends.size() > 1;
     const int threads = copa::apply_threads(common.threads);
-    require_memory(setup.size, backends, common.device);
-    require_32bit_indices(setup.size, kSizeOptions);
+    const int nranks = copa::mpi::size(), me = copa::mpi::rank();
+    const copa::halo::Transport transport = copa::halo::parse_transport(o.transport);
+    if (nranks > 1) {
+      for (auto b : backends)
+        if (!copa::is_gpu(b) && transport != copa::halo::Transport::host)
+          throw copa::InputError("--transport " + o.transport + ": the " + copa::to_string(b) +
+                                 " backend's fields are in host memory (transport host)");
+      const std::string why = copa::halo::transport_unavailable(transport);
+      if (!why.empty()) throw copa::InputError("--transport " + o.transport + ": " + why);
+    }
+    std::array<int, 3> cells{1, 1, 1};
+    for (int c = 0; c < setup.dim; ++c) cells[c] = static_cast<int>(setup.size.cells[c]);
+    const Partition part = make_partition(cells, setup.dim, setup.grid);
+    // Each rank holds its own box: the memory estimate and index range are those of the largest.
+    ProblemSize local_size = setup.size;
+    for (int c = 0; c < setup.dim; ++c) local_size.cells[c] = std::ceil(setup.size.cells[c] / setup.grid[c]);
+    require_memory(local_size, backends, common.device);
+    require_32bit_indices(local_size, kSizeOptions);
 
+    const CartesianMesh global_mesh = build_mesh(setup);
     std::vector<double> state0;
-    const Discretization d = build_discretization(build_mesh(setup), setup.spec, state0);
+    std::unique_ptr<SharedDofs> shared;
+    const Discretization d = [&] {
+      if (nranks == 1) return build_discretization(global_mesh, setup.spec, state0);
+      const CellBox box = part.box(me);
+      Subdomain sub;
+      for (int c = 0; c < setup.dim; ++c) {
+        sub.wall_lo[c] = box.lo[c] == 0;
+        sub.wall_hi[c] = box.hi[c] == cells[c];
+      }
+      sub.h0 = reference_length(global_mesh, setup.spec.order_k);
+      sub.whole = false;
+      Discretization local = build_discretization(local_mesh(global_mesh, box), setup.spec, state0, sub);
+      if (setup.spec.problem == 1 && copa::mpi::sum_all(local.holds_blast ? 1 : 0) != 1)
+        throw copa::InputError("--problem 1: the mesh has no vertex at the origin for the Sedov blast");
+      return local;
+    }();
+    const double global_zones = static_cast<double>(global_mesh.num_elements());
+    double global_h1 = d.dim;
+    for (int c = 0; c < d.dim; ++c) global_h1 *= static_cast<double>(cells[c]) * d.k + 1;
+    const double global_l2 = global_zones * d.nl;
 
     std::cout << "laghos-like: problem " << setup.spec.problem << ", dim " << d.dim << ", Q" << d.k << "Q" << d.ot
-              << ", " << d.NE << " zones, H1 dofs " << d.h1_vsize() << ", L2 dofs " << d.nl2 << ", "
+              << ", " << global_zones << " zones, H1 dofs " << global_h1 << ", L2 dofs " << global_l2 << ", "
               << d.Q1D << "^" << d.dim << " quadrature points\n";
 
     double serial_e = std::nan("");
@@ -342,7 +417,17 @@ int main(int argc, char** argv) {
       }
       auto kernels = make_kernels(backend, variant);
       kernels->setup(d);
-      LagrangianHydro hydro(d, *kernels, setup.run);
+      if (nranks > 1) {
+        // The backend's own memory: GPU fields are exchanged on the device through --transport.
+        shared = std::make_unique<SharedDofs>(
+            part, d.k, me, copa::is_gpu(backend) ? transport : copa::halo::Transport::host,
+            copa::is_gpu(backend) ? copa::halo::Memory::device : copa::halo::Memory::host);
+        std::cout << "distributed: " << part.describe() << ", transport "
+                  << (copa::is_gpu(backend) ? o.transport : std::string("host")) << ", largest rank "
+                  << copa::mpi::max_all(static_cast<double>(d.NE)) << " zones and "
+                  << copa::mpi::max_all(static_cast<double>(shared->shared_nodes())) << " shared H1 nodes\n";
+      }
+      LagrangianHydro hydro(d, *kernels, setup.run, shared.get());
       std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
       RunResult res = hydro.run(state0, [](const std::string& line) { std::cout << line << "\n"; });
       const double energy_diff = std::fabs(res.energy_initial - res.energy_final);
@@ -364,9 +449,9 @@ int main(int argc, char** argv) {
       pj["dim"] = d.dim;
       pj["order_k"] = d.k;
       pj["order_t"] = d.ot;
-      pj["zones"] = d.NE;
-      pj["h1_dofs"] = d.h1_vsize();
-      pj["l2_dofs"] = d.nl2;
+      pj["zones"] = global_zones;
+      pj["h1_dofs"] = global_h1;
+      pj["l2_dofs"] = global_l2;
       pj["quadrature_points_per_zone"] = d.nq;
       pj["ode"] = setup.run.ode == 7 ? "rk2avg" : "rk4";
       pj["t_final"] = setup.run.t_final;
@@ -384,6 +469,12 @@ int main(int argc, char** argv) {
       report.add_kernel("Forces (F 1, F^T v)", row_stats(T.force_samples, T.force, T.force_calls), cm.force_call());
       report.add_kernel("UpdateQuadData", row_stats(T.qdata_samples, T.qdata, T.qdata_calls), cm.qupdate_call());
       report.set_fom({"Major kernels total rate", res.rate_total, "megadofs x time steps / second"});
+      report.reduce_over_ranks();
+      if (nranks > 1) {
+        report.set_transport(copa::is_gpu(backend) ? o.transport : std::string("host"));
+        report.set_decomposition(copa::Report::make_decomposition(
+            std::vector<int>(part.grid.begin(), part.grid.begin() + d.dim), d.NE, "zones"));
+      }
 
       nlohmann::json sol;
       sol["step"] = res.steps;
@@ -392,7 +483,7 @@ int main(int argc, char** argv) {
       sol["t"] = res.t;
       sol["dt"] = res.dt;
       sol["e_norm"] = res.e_norm;
-      sol["state_checksum"] = state_checksum(res.state);
+      if (nranks == 1) sol["state_checksum"] = state_checksum(res.state);  // one rank's state is not the run's
       sol["energy_diff"] = energy_diff;
       const double energy_rel = energy_diff / std::fabs(res.energy_initial);
       sol["energy_relative_change"] = energy_rel;
@@ -401,14 +492,44 @@ int main(int argc, char** argv) {
       sol["h1_cg_iterations"] = T.h1_iter;
       sol["l2_cg_iterations"] = T.l2_iter;
       if (setup.spec.problem == 0 || setup.spec.problem == 4) {
-        const VelocityErrors ve = velocity_errors(d, res.state, setup.spec.problem);
+        VelocityErrors ve = velocity_errors(d, res.state, setup.spec.problem);
+        if (nranks > 1) {  // element-wise integrals: sums over the ranks' elements
+          ve.l1 = copa::mpi::sum_ordered(ve.l1);
+          ve.l2 = std::sqrt(copa::mpi::sum_ordered(ve.l2 * ve.l2));
+          ve.linf = copa::mpi::max_all(ve.linf);
+        }
         sol["velocity_error"] = {{"l1", ve.l1}, {"l2", ve.l2}, {"linf", ve.linf}};
         std::cout << "L_1    error: " << ve.l1 << "\nL_2    error: " << ve.l2 << "\nL_inf  error: " << ve.linf << "\n";
       }
       report.extra()["solution"] = sol;
 
       copa::Verification v;
-      if (setup.reference) {
+      if (o.compare_one_rank) {
+        // Rank 0 runs the whole mesh alone on the same backend; the others wait for its result.
+        double one_e = 0.0;
+        long long one_steps = 0;
+        if (me == 0) {
+          std::vector<double> whole_state;
+          const Discretization whole = build_discretization(global_mesh, setup.spec, whole_state);
+          auto one_kernels = make_kernels(backend, variant);
+          one_kernels->setup(whole);
+          RunOptions quiet = setup.run;
+          quiet.quiet = true;
+          LagrangianHydro one(whole, *one_kernels, quiet);
+          const RunResult r1 = one.run(whole_state, [](const std::string&) {});
+          one_e = r1.e_norm;
+          one_steps = r1.steps;
+        }
+        one_e = copa::mpi::sum_ordered(one_e);  // rank 0's value, exactly (x + 0 = x)
+        one_steps = copa::mpi::sum_all(one_steps);
+        const double rel = std::fabs(res.e_norm - one_e) / one_e;
+        v.reference = "one-rank run of the same mesh (step " + std::to_string(one_steps) + ")";
+        v.metric = "relative |e| difference vs one rank (steps " + std::to_string(res.steps) + " vs " +
+                   std::to_string(one_steps) + ")";
+        v.value = rel;
+        v.tolerance = kOneRankTolerance;
+        v.passed = res.steps == one_steps && rel <= kOneRankTolerance;
+      } else if (setup.reference) {
         const auto& r = *setup.reference;
         const double rel = std::fabs(res.e_norm - r.e_norm) / r.e_norm;
         v.reference = "Laghos verification run " + std::to_string(r.run) + " (step " + std::to_string(r.steps) +
@@ -451,9 +572,9 @@ int main(int argc, char** argv) {
       if (backend == copa::Backend::serial) serial_e = res.e_norm;
       report.set_verification(v);
       report.print(std::cout);
-      if (!common.json.empty()) report.write_json(copa::json_path_for(common.json, backend, several));
+      if (!common.json.empty() && copa::mpi::is_root()) report.write_json(copa::json_path_for(common.json, backend, several));
       if (v.verified && !v.passed) exit_code = copa::exit_verification_failed;
     }
-    return exit_code;
+    return static_cast<int>(copa::mpi::max_all(static_cast<double>(exit_code)));
   });
 }
