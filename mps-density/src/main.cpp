@@ -297,14 +297,16 @@ mps::KernelOptions density_kernel_options(const AppOptions& o, const std::string
   return ko;
 }
 
-// This rank's slab with its ghosts, filled through the halo exchange (timed as "halo_exchange"):
-// positions and types of the owners' particles within the ghost width of the slab.
-mps::dist::LocalDomain fill_local_domain(const AppOptions& o, const copa::CommonOptions& common, const mps::Problem& pr,
-                                         const mps::dist::Slabs& slabs, bool verlet, copa::Profile& profile,
-                                         copa::KernelCost& cost) {
-  // List variants keep neighbours up to r_e + skin, so their ghosts reach as far.
-  const double width = pr.re + (verlet ? o.skin * pr.l0 : 0.0);
-  auto d = mps::dist::local_domain(pr, slabs, copa::mpi::rank(), width);
+// This rank's slab with its ghosts (positions NaN until filled). List variants keep neighbours up
+// to r_e + skin, so their ghosts reach as far.
+mps::dist::LocalDomain slab_domain(const AppOptions& o, const mps::Problem& pr, const mps::dist::Slabs& slabs, bool verlet) {
+  return mps::dist::local_domain(pr, slabs, copa::mpi::rank(), pr.re + (verlet ? o.skin * pr.l0 : 0.0));
+}
+
+// Host backends: the ghosts are filled in the set-up's host arrays before load, through the halo
+// exchange on host memory (timed as "halo_exchange"): positions and types of the owners' particles.
+void fill_ghosts_on_host(const AppOptions& o, const copa::CommonOptions& common, mps::dist::LocalDomain& d,
+                         copa::Profile& profile, copa::KernelCost& cost) {
   std::vector<double> field;
   mps::dist::pack_halo_field(d.problem.particles, field);
   copa::halo::Exchange exchange(d.links, {mps::dist::halo_components, static_cast<std::int64_t>(d.problem.particles.size())},
@@ -314,7 +316,6 @@ mps::dist::LocalDomain fill_local_domain(const AppOptions& o, const copa::Common
   mps::dist::unpack_ghosts(field, d.owned, d.problem.particles);
   cost.bytes_read = static_cast<double>(exchange.bytes_sent());
   cost.bytes_written = static_cast<double>(exchange.bytes_received());
-  return d;
 }
 
 // Collective: the decomposition of run.decomposition (every rank's owned particles and ghosts).
@@ -343,7 +344,8 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   copa::KernelCost halo_cost;
   std::optional<mps::dist::LocalDomain> local;
   if (slabs) {
-    local = fill_local_domain(o, common, pr, *slabs, verlet, profile, halo_cost);
+    local = slab_domain(o, pr, *slabs, verlet);
+    if (!copa::is_gpu(b)) fill_ghosts_on_host(o, common, *local, profile, halo_cost);
     rep.set_transport(o.transport);
     rep.set_decomposition(decomposition_json(*slabs, *local));
   }
@@ -352,6 +354,16 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   const std::size_t N = mine.particles.size();
   k->load(mine, pr.re);
   auto timer = make_timer(b, profile);
+  if (local && copa::is_gpu(b)) {
+    // GPU backends: the ghosts are filled on the device, from the owners' device arrays, through
+    // the transport of --transport (host: staged through pinned host buffers).
+    copa::halo::Exchange exchange(local->links,
+                                  {mps::dist::halo_components, static_cast<std::int64_t>(local->problem.particles.size())},
+                                  copa::halo::parse_transport(o.transport), copa::halo::Memory::device);
+    copa::repeat_timed(*timer, "halo_exchange", common.warmup, common.reps, [&] { k->fill_ghosts(exchange, local->owned); });
+    halo_cost.bytes_read = static_cast<double>(exchange.bytes_sent());
+    halo_cost.bytes_written = static_cast<double>(exchange.bytes_received());
+  }
   const std::string build_row = verlet ? "rebucket+verlet-lists" : "rebucket";
   copa::repeat_timed(*timer, build_row, common.warmup, common.reps, [&] { k->prepare_neighbours(true); });
   const std::string row = "number-density";
@@ -603,7 +615,7 @@ int run(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run) or stable (bitwise reproducible, 2 more launches); host: always stable");
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
-  app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host (the only one mps-density offers so far)");
+  app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (auto b : copa::built_backends()) variants[b] = mps::variants_for(b);
@@ -626,10 +638,15 @@ int run(int argc, char** argv) {
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
   if (ranks > 1 && mode == "simulation")
     throw copa::InputError("--mode simulation: not done over MPI ranks (no particle migration yet); run it on one rank");
-  if (ranks > 1 && o.transport != "host")
-    throw copa::InputError("--transport " + o.transport + ": mps-density fills its ghosts on the host only (device-resident "
-                           "ghost fill not done); use --transport host");
   const auto backends = copa::requested_backends(common);
+  if (ranks > 1 && o.transport != "host") {
+    for (auto b : backends)
+      if (!copa::is_gpu(b))
+        throw copa::InputError("--transport " + o.transport + ": the " + copa::to_string(b) +
+                               " backend fills its ghosts through host MPI; use --transport host");
+    const std::string why = copa::halo::transport_unavailable(copa::halo::parse_transport(o.transport));
+    if (!why.empty()) throw copa::InputError("--transport " + o.transport + ": " + why);
+  }
   std::vector<std::string> run_variants = o.variants;
   if (run_variants.empty()) run_variants.push_back(common.variant);
   for (auto b : backends)
