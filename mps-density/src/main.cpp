@@ -404,6 +404,7 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
   const double td = copa::mpi::reduce(profile.stats(row).median).max;
   const double tb = copa::mpi::reduce(profile.stats(build_row).median).max;
   rep.reduce_over_ranks();
+  k.reset();  // rank 0's one-rank check below then needs no more memory than a one-rank run
   // The owned particles' densities, in global id order on rank 0.
   const std::vector<double> n =
       local ? mps::dist::gather_by_id(std::vector<double>(n_local.begin(), n_local.begin() + local->owned),
