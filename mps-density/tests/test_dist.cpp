@@ -6,6 +6,7 @@
 
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
+#include "dist/gather.hpp"
 #include "dist/slabs.hpp"
 #include "kernels.hpp"
 
@@ -109,4 +110,13 @@ COPA_TEST(dist_density_equals_one_rank) {
 COPA_TEST(dist_narrow_ghost_layer_is_caught) {
   const auto pr = mps::lattice_problem(3, 2.1, 16);
   COPA_CHECK(distributed_error(pr, 2, 0.5 * pr.re, mps::Strategy::sorted_particle) > 1e-3);
+}
+
+// Rank 0's gather puts values in id order and refuses an id that is missing or repeated (a slab
+// bug would otherwise pass unnoticed as zeros).
+COPA_TEST(dist_gather_by_id_checks_every_id) {
+  const auto g = mps::dist::gather_by_id({30.0, 10.0, 20.0}, {2, 0, 1}, 3);
+  COPA_CHECK(g == std::vector<double>({10.0, 20.0, 30.0}));
+  COPA_CHECK_THROWS(mps::dist::gather_by_id({1.0, 2.0, 3.0}, {0, 0, 1}, 3), copa::RuntimeError);
+  COPA_CHECK_THROWS(mps::dist::gather_by_id({1.0, 2.0}, {0, 1}, 3), copa::RuntimeError);
 }
