@@ -13,6 +13,10 @@
 #include "copa/roofline.hpp"
 #include "particles.hpp"
 
+namespace copa::halo {
+class Exchange;
+}
+
 namespace mps {
 
 // Double fields every backend holds, one value per particle.
@@ -103,6 +107,11 @@ class MpsKernels {
   // backend keeps the scalars on the device and checks convergence every few iterations.
   // Throws copa::RuntimeError on a breakdown (d^T A d <= 0).
   virtual CgResult ppe_cg(double re, double coef, double diag, double tol, int max_iterations);
+  // Distributed runs on a GPU backend: fills the ghosts (load indices >= owned) from their owners
+  // through `exchange`, a device field of x, y, z, type (dist::halo_components) in load order, so
+  // that its element indices survive the bucket reordering. Host backends fill their ghosts in the
+  // set-up, before load (README, "Distributed runs"): theirs throws copa::RuntimeError.
+  virtual void fill_ghosts(copa::halo::Exchange& exchange, std::size_t owned);
   // Throws copa::RuntimeError when a value is NaN or a particle left the bucket grid.
   virtual void check_state() = 0;
 

@@ -70,6 +70,11 @@ std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o
   }
 }
 
+void MpsKernels::fill_ghosts(copa::halo::Exchange&, std::size_t) {
+  throw copa::RuntimeError("fill_ghosts: the " + copa::to_string(backend()) +
+                           " backend fills its ghosts on the host before load");
+}
+
 CgResult MpsKernels::ppe_cg(double re, double coef, double diag, double tol, int max_iterations) {
   ppe_apply(Field::p, Field::adir, re, coef, diag);
   copy(Field::rhs, Field::res);

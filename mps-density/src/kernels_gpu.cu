@@ -28,6 +28,7 @@
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
+#include "copa/halo.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
 
@@ -48,6 +49,30 @@ __global__ void count_kernel(Grid g, const double* x, const double* y, const dou
   const int c = g.cell_of(x[i], y[i], z[i]);
   cell[i] = c;
   rank[i] = atomicAdd(&count[c], 1);
+}
+
+// Ghost fill of a distributed run: the exchanged field holds x, y, z, type in load order (element
+// i = id[s] of component c at c n + i), so the halo pattern's indices survive the bucket reordering.
+__global__ void halo_pack_kernel(const double* x, const double* y, const double* z, const std::uint8_t* type,
+                                 const int* id, int n, double* field) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const long long i = id[s], nn = n;
+  field[i] = x[s];
+  field[nn + i] = y[s];
+  field[2 * nn + i] = z[s];
+  field[3 * nn + i] = type[s];
+}
+
+__global__ void halo_unpack_kernel(const double* field, const int* id, int n, int owned, double* x, double* y,
+                                   double* z, std::uint8_t* type) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n || id[s] < owned) return;
+  const long long i = id[s], nn = n;
+  x[s] = field[i];
+  y[s] = field[nn + i];
+  z[s] = field[2 * nn + i];
+  type[s] = static_cast<std::uint8_t>(field[3 * nn + i]);
 }
 
 // Exclusive scan in three phases: per-block scan (+ block totals), scan of the totals, add.
@@ -626,6 +651,19 @@ class GpuKernels final : public MpsKernels {
     copa::gpu::synchronize();
   }
 
+  void fill_ghosts(copa::halo::Exchange& exchange, std::size_t owned) override {
+    constexpr std::size_t components = 4;  // dist::halo_components: x, y, z, type
+    if (halo_.size() != components * n_) halo_ = DeviceArray<double>(components * n_);
+    halo_pack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), type_.data(),
+                                                             id_.data(), n_, halo_.data());
+    COPA_GPU_CHECK_LAUNCH("halo_pack_kernel");
+    exchange.run(halo_.data());  // the default stream, as every kernel of this backend
+    halo_unpack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(halo_.data(), id_.data(), n_, static_cast<int>(owned),
+                                                               fd(Field::x), fd(Field::y), fd(Field::z), type_.data());
+    COPA_GPU_CHECK_LAUNCH("halo_unpack_kernel");
+    if (packed()) pack();
+  }
+
   void prepare_neighbours(bool force) override {
     if (opt_.strategy != Strategy::verlet) {
       rebucket();
@@ -981,6 +1019,7 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<int> id_, id_tmp_, cell_, rank_, order_, count_, start_, totals_, list_, list_count_;
   DeviceArray<unsigned long long> scalars_;
   DeviceArray<float4> q_;
+  DeviceArray<double> halo_;  // ghost fill of a distributed run (fill_ghosts)
   DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   bool lists_valid_ = false;

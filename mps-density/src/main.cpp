@@ -12,9 +12,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/halo.hpp"
+#include "copa/mpi.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
@@ -24,6 +27,8 @@
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
 #include "buckets.hpp"
+#include "dist/gather.hpp"
+#include "dist/slabs.hpp"
 #include "reference.hpp"
 #include "simulation.hpp"
 
@@ -47,6 +52,7 @@ struct AppOptions {
   std::string precision = "fp64";
   std::string rebucket = "atomic";
   std::vector<std::string> variants;  // --variants: several strategies on one set-up
+  std::string transport = "host";     // ghost fill between MPI ranks
 };
 
 std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& profile) {
@@ -281,27 +287,91 @@ copa::Verification verify_lattice(const mps::Problem& pr, const std::vector<doub
   return v;
 }
 
-int run_density(const AppOptions& o, const copa::CommonOptions& common, const std::string& variant, copa::Backend b,
-                const mps::Problem& pr, copa::Report& rep) {
+mps::KernelOptions density_kernel_options(const AppOptions& o, const std::string& variant) {
   mps::KernelOptions ko;
   ko.strategy = mps::parse_strategy(variant);
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
   ko.stable_buckets = o.rebucket == "stable";
   ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
+  return ko;
+}
+
+// This rank's slab with its ghosts (positions NaN until filled). List variants keep neighbours up
+// to r_e + skin, so their ghosts reach as far.
+mps::dist::LocalDomain slab_domain(const AppOptions& o, const mps::Problem& pr, const mps::dist::Slabs& slabs, bool verlet) {
+  return mps::dist::local_domain(pr, slabs, copa::mpi::rank(), pr.re + (verlet ? o.skin * pr.l0 : 0.0));
+}
+
+// Host backends: the ghosts are filled in the set-up's host arrays before load, through the halo
+// exchange on host memory (timed as "halo_exchange"): positions and types of the owners' particles.
+void fill_ghosts_on_host(const AppOptions& o, const copa::CommonOptions& common, mps::dist::LocalDomain& d,
+                         copa::Profile& profile, copa::KernelCost& cost) {
+  std::vector<double> field;
+  mps::dist::pack_halo_field(d.problem.particles, field);
+  copa::halo::Exchange exchange(d.links, {mps::dist::halo_components, static_cast<std::int64_t>(d.problem.particles.size())},
+                                copa::halo::parse_transport(o.transport), copa::halo::Memory::host);
+  copa::HostTimer timer(profile);
+  copa::repeat_timed(timer, "halo_exchange", common.warmup, common.reps, [&] { exchange.run(field.data()); });
+  mps::dist::unpack_ghosts(field, d.owned, d.problem.particles);
+  cost.bytes_read = static_cast<double>(exchange.bytes_sent());
+  cost.bytes_written = static_cast<double>(exchange.bytes_received());
+}
+
+// Collective: the decomposition of run.decomposition (every rank's owned particles and ghosts).
+nlohmann::json decomposition_json(const mps::dist::Slabs& s, const mps::dist::LocalDomain& d) {
+  const auto ghosts = copa::mpi::gather_all(static_cast<double>(d.problem.particles.size() - d.owned));
+  return {{"ranks", s.ranks()}, {"axis", s.axis == 2 ? "z" : "x"}, {"cuts", s.cuts}, {"local_work", s.work},
+          {"unit", "owned particles"}, {"imbalance", s.imbalance()}, {"ghosts", ghosts}};
+}
+
+// Number density of the whole set-up on this process alone (the one-rank answer of a distributed run).
+std::vector<double> density_alone(copa::Backend b, const mps::KernelOptions& ko, const mps::Problem& pr) {
   auto k = mps::make_kernels(b, ko);
-  const std::size_t N = pr.particles.size();
   k->load(pr, pr.re);
-  copa::Profile profile;
-  auto timer = make_timer(b, profile);
+  k->prepare_neighbours(true);
+  k->number_density(pr.re);
+  return k->get(mps::Field::n);
+}
+
+// `slabs` is null on one rank; on several, the kernels run on this rank's owned particles and
+// ghosts, and rank 0 verifies the gathered densities (the other ranks return exit_ok).
+int run_density(const AppOptions& o, const copa::CommonOptions& common, const std::string& variant, copa::Backend b,
+                const mps::Problem& pr, const mps::dist::Slabs* slabs, copa::Report& rep) {
+  const mps::KernelOptions ko = density_kernel_options(o, variant);
   const bool verlet = ko.strategy == mps::Strategy::verlet;
+  copa::Profile profile;
+  copa::KernelCost halo_cost;
+  std::optional<mps::dist::LocalDomain> local;
+  if (slabs) {
+    local = slab_domain(o, pr, *slabs, verlet);
+    if (!copa::is_gpu(b)) fill_ghosts_on_host(o, common, *local, profile, halo_cost);
+    rep.set_transport(o.transport);
+    rep.set_decomposition(decomposition_json(*slabs, *local));
+  }
+  const mps::Problem& mine = local ? local->problem : pr;
+  auto k = mps::make_kernels(b, ko);
+  const std::size_t N = mine.particles.size();
+  k->load(mine, pr.re);
+  auto timer = make_timer(b, profile);
+  if (local && copa::is_gpu(b)) {
+    // GPU backends: the ghosts are filled on the device, from the owners' device arrays, through
+    // the transport of --transport (host: staged through pinned host buffers).
+    copa::halo::Exchange exchange(local->links,
+                                  {mps::dist::halo_components, static_cast<std::int64_t>(local->problem.particles.size())},
+                                  copa::halo::parse_transport(o.transport), copa::halo::Memory::device);
+    copa::repeat_timed(*timer, "halo_exchange", common.warmup, common.reps, [&] { k->fill_ghosts(exchange, local->owned); });
+    halo_cost.bytes_read = static_cast<double>(exchange.bytes_sent());
+    halo_cost.bytes_written = static_cast<double>(exchange.bytes_received());
+  }
   const std::string build_row = verlet ? "rebucket+verlet-lists" : "rebucket";
   copa::repeat_timed(*timer, build_row, common.warmup, common.reps, [&] { k->prepare_neighbours(true); });
   const std::string row = "number-density";
-  copa::repeat_timed(*timer, row, common.warmup, std::max(common.reps, 1) * (verlet ? 1 : 1), [&] { k->number_density(pr.re); });
-  const auto n = k->get(mps::Field::n);
+  copa::repeat_timed(*timer, row, common.warmup, std::max(common.reps, 1), [&] { k->number_density(pr.re); });
+  const auto n_local = k->get(mps::Field::n);
 
-  const auto st = mps::neighbour_statistics(pr, ko.strategy, pr.re, pr.re + o.skin * pr.l0);
+  // The cost model is this rank's work: every local particle (owned and ghost) is a target.
+  const auto st = mps::neighbour_statistics(mine, ko.strategy, pr.re, pr.re + o.skin * pr.l0);
   const double Nd = static_cast<double>(N);
   const bool fp32 = ko.precision == copa::Precision::fp32;
   const double pos_bytes = fp32 ? 16.0 : 24.0;
@@ -326,31 +396,47 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
     bc.flops += 8.0 * st.candidates;
     bc.bytes_written += st.candidates * 4.0;
   }
-  const auto tb = profile.stats(build_row), td = profile.stats(row);
-  rep.add_kernel(build_row, tb, bc);
-  rep.add_kernel(row, td, dc);
-  rep.set_fom({"density evaluations per second", Nd / td.median, "particles/s"});
+  rep.add_kernel(build_row, profile.stats(build_row), bc);
+  rep.add_kernel(row, profile.stats(row), dc);
+  if (local) rep.add_kernel("halo_exchange", profile.stats("halo_exchange"), halo_cost);
+  // The slowest rank sets the pace: rates are global evaluations over the MAX over ranks of the
+  // per-rank medians (collective; the same as the medians on one rank).
+  const double td = copa::mpi::reduce(profile.stats(row).median).max;
+  const double tb = copa::mpi::reduce(profile.stats(build_row).median).max;
+  rep.reduce_over_ranks();
+  k.reset();  // rank 0's one-rank check below then needs no more memory than a one-rank run
+  // The owned particles' densities, in global id order on rank 0.
+  const std::vector<double> n =
+      local ? mps::dist::gather_by_id(std::vector<double>(n_local.begin(), n_local.begin() + local->owned),
+                                      std::vector<std::int64_t>(local->global_id.begin(), local->global_id.begin() + local->owned),
+                                      pr.particles.size())
+            : n_local;
+  if (!copa::mpi::is_root()) return copa::exit_ok;
+
+  const double Ng = static_cast<double>(pr.particles.size());
+  const auto sg = local ? mps::neighbour_statistics(pr, ko.strategy, pr.re, pr.re + o.skin * pr.l0) : st;
+  rep.set_fom({"density evaluations per second", Ng / td, "particles/s"});
   auto& ex = rep.extra()["mps"];
-  ex["particles"] = N;
+  ex["particles"] = pr.particles.size();
   ex["buckets"] = {pr.grid.nx, pr.grid.ny, pr.grid.nz};
   if (fine) ex["fine_buckets"] = {pr.grid.nx * fd, pr.grid.ny * fd, pr.grid.dim == 3 ? pr.grid.nz * fd : 1};
-  ex["density_seconds_median"] = td.median;
-  ex["rebucket_seconds_median"] = tb.median;
-  ex["evaluations_per_second"] = Nd / td.median;
-  ex["evaluations_per_second_with_rebucket"] = Nd / (td.median + tb.median);
-  ex["candidates_per_evaluation"] = st.candidates;
-  ex["neighbours_per_evaluation"] = st.neighbours;
-  ex["candidate_pairs_per_second"] = st.candidates / td.median;
-  ex["true_neighbours_per_second"] = st.neighbours / td.median;
+  ex["density_seconds_median"] = td;
+  ex["rebucket_seconds_median"] = tb;
+  ex["evaluations_per_second"] = Ng / td;
+  ex["evaluations_per_second_with_rebucket"] = Ng / (td + tb);
+  ex["candidates_per_evaluation"] = sg.candidates;
+  ex["neighbours_per_evaluation"] = sg.neighbours;
+  ex["candidate_pairs_per_second"] = sg.candidates / td;
+  ex["true_neighbours_per_second"] = sg.neighbours / td;
   ex["precision"] = o.precision;
   ex["reorder"] = ko.reorder;
   ex["checksum"] = checksum({&n});
   if (!common.quiet) {
-    std::cout << "particles " << N << ", buckets " << pr.grid.nx << " x " << pr.grid.ny << " x " << pr.grid.nz
-              << (fine ? " (fine: edge r_e/" + std::to_string(fd) + ")" : std::string()) << ", candidates/particle " << st.candidates / Nd << ", neighbours/particle " << st.neighbours / Nd << "\n"
-              << "density: " << td.median * 1e6 << " us, with rebucketing " << (td.median + tb.median) * 1e6
-              << " us; evaluations/s " << Nd / td.median << " (amortised with rebucketing " << Nd / (td.median + tb.median)
-              << "); candidate pairs/s " << st.candidates / td.median << ", true neighbours/s " << st.neighbours / td.median
+    std::cout << "particles " << pr.particles.size() << ", buckets " << pr.grid.nx << " x " << pr.grid.ny << " x " << pr.grid.nz
+              << (fine ? " (fine: edge r_e/" + std::to_string(fd) + ")" : std::string()) << ", candidates/particle " << sg.candidates / Ng << ", neighbours/particle " << sg.neighbours / Ng << "\n"
+              << "density: " << td * 1e6 << " us, with rebucketing " << (td + tb) * 1e6
+              << " us; evaluations/s " << Ng / td << " (amortised with rebucketing " << Ng / (td + tb)
+              << "); candidate pairs/s " << sg.candidates / td << ", true neighbours/s " << sg.neighbours / td
               << "\n"
               << "checksum of n (FNV-1a of the bits, original order): " << ex["checksum"].get<std::string>() << "\n";
   }
@@ -359,6 +445,21 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
     const auto vl = verify_lattice(pr, n);
     ex["lattice_n0_error"] = vl.value;
     v = vl;
+  }
+  if (local && v.passed) {
+    // The same backend and variant on the whole set-up in this process: every owned particle sees
+    // the same neighbours as on one rank (its ghosts included), so only the summation order can
+    // differ (round-off; a widened verlet bucket can hold particles of two ranks).
+    const auto one = density_alone(b, ko, pr);
+    double err = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) err = std::max(err, std::fabs(n[i] - one[i]) / std::fabs(one[i]));
+    const bool bitwise = one == n;
+    const double tolerance = fp32 ? 1e-5 : 1e-12;
+    ex["one_rank_check"] = {{"max_rel_difference", err}, {"bitwise_equal", bitwise}, {"tolerance", tolerance},
+                            {"checksum_one_rank", checksum({&one})}};
+    if (!common.quiet)
+      std::cout << "one-rank check: max relative difference " << err << (bitwise ? " (bitwise equal)" : "") << "\n";
+    if (!(err <= tolerance)) v = {"the same run on one rank", "max_rel_density_difference_vs_one_rank", err, tolerance, false, true, {}};
   }
   rep.set_verification(v);
   return v.passed ? copa::exit_ok : copa::exit_verification_failed;
@@ -515,11 +616,12 @@ int run(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run) or stable (bitwise reproducible, 2 more launches); host: always stable");
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
+  app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (auto b : copa::built_backends()) variants[b] = mps::variants_for(b);
   if (common.list) {
-    copa::print_list(std::cout, "mps-density", variants);
+    if (copa::mpi::is_root()) copa::print_list(std::cout, "mps-density", variants);
     return 0;
   }
   if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim must be 2 or 3");
@@ -533,7 +635,19 @@ int run(int argc, char** argv) {
   if (mode != "density" && mode != "simulation") throw copa::InputError("--mode must be density or simulation");
   if (mode == "simulation" && (o.case_name == "lattice" || o.case_name == "random"))
     throw copa::InputError("--mode simulation needs --case dambreak or pflow");
+  const int ranks = copa::mpi::size();
+  copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
+  if (ranks > 1 && mode == "simulation")
+    throw copa::InputError("--mode simulation: not done over MPI ranks (no particle migration yet); run it on one rank");
   const auto backends = copa::requested_backends(common);
+  if (ranks > 1 && o.transport != "host") {
+    for (auto b : backends)
+      if (!copa::is_gpu(b))
+        throw copa::InputError("--transport " + o.transport + ": the " + copa::to_string(b) +
+                               " backend fills its ghosts through host MPI; use --transport host");
+    const std::string why = copa::halo::transport_unavailable(copa::halo::parse_transport(o.transport));
+    if (!why.empty()) throw copa::InputError("--transport " + o.transport + ": " + why);
+  }
   std::vector<std::string> run_variants = o.variants;
   if (run_variants.empty()) run_variants.push_back(common.variant);
   for (auto b : backends)
@@ -547,6 +661,17 @@ int run(int argc, char** argv) {
   const SetUp setup = resolve_set_up(o, common.size);
   require_memory(o, problem_size(o, setup), backends, run_variants, common.device, mode == "simulation");
   const mps::Problem pr = make_problem(o, setup);
+  // Several ranks: slabs cut from the particles per bucket column, each rank counting its share of
+  // the ids and the shares added in rank order (exact integer counts, the same cuts on every rank).
+  std::optional<mps::dist::Slabs> slabs;
+  if (ranks > 1) {
+    const int axis = mps::dist::slab_axis(pr.grid);
+    const std::size_t N = pr.particles.size(), r = static_cast<std::size_t>(copa::mpi::rank());
+    const auto histogram = copa::mpi::sum_ordered(
+        mps::dist::column_histogram(pr.particles, pr.grid, axis, r * N / ranks, (r + 1) * N / ranks));
+    slabs = mps::dist::cut_slabs(histogram, axis, ranks);
+  }
+  const bool root = copa::mpi::is_root();
   int worst = 0;
   for (auto b : backends)
     for (const auto& requested : run_variants) {
@@ -565,11 +690,13 @@ int run(int argc, char** argv) {
       rep.problem() = {{"case", o.case_name}, {"mode", mode}, {"dim", pr.grid.dim}, {"particles", pr.particles.size()},
                        {"re_over_l0", pr.re / pr.l0}, {"l0", pr.l0}, {"size", common.size}, {"precision", o.precision},
                        {"reorder", o.reorder}, {"rebucket", o.rebucket}};
-      if (!common.quiet) std::cout << "--- backend " << copa::to_string(b) << ", variant " << variant << "\n";
-      const int rc = mode == "density" ? run_density(o, common, variant, b, pr, rep)
+      if (!common.quiet && root)
+        std::cout << "--- backend " << copa::to_string(b) << ", variant " << variant
+                  << (slabs ? ", " + std::to_string(ranks) + " ranks, transport " + o.transport : std::string()) << "\n";
+      const int rc = mode == "density" ? run_density(o, common, variant, b, pr, slabs ? &*slabs : nullptr, rep)
                                        : run_simulation(o, common, variant, b, pr, rep);
-      if (!common.quiet) rep.print(std::cout);
-      if (!common.json.empty()) {
+      if (!common.quiet && root) rep.print(std::cout);
+      if (!common.json.empty() && root) {
         std::string path = copa::json_path_for(common.json, b, backends.size() > 1);
         if (run_variants.size() > 1) {
           const auto dot = path.find_last_of('.');
@@ -582,7 +709,8 @@ int run(int argc, char** argv) {
       if (copa::is_gpu(b)) copa::gpu::device_pool().trim();  // the next variant's estimate sees free memory
 #endif
     }
-  return worst;
+  // Rank 0 judged the gathered result; every rank returns its verdict.
+  return static_cast<int>(copa::mpi::max_all(static_cast<double>(worst)));
 }
 
 }  // namespace
