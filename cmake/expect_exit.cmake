@@ -1,15 +1,6 @@
 # Runs the command after "--" and fails unless it exits with the code EXPECT.
 # Used for the exit-code conventions (2 bad input, 3 runtime failure) of every app.
-set(cmd)
-set(after FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT "${rc}" STREQUAL "${EXPECT}")
   message(FATAL_ERROR "expected exit code ${EXPECT}, got ${rc}\nstdout:\n${out}\nstderr:\n${err}")

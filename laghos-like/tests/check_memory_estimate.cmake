@@ -2,16 +2,7 @@
 # the estimate of WHICH (host or device; run.problem.memory_estimate.<WHICH>_bytes) to lie within
 # LOW..HIGH percent of the measured peak (memory.<WHICH>_peak_bytes: the host's peak resident set,
 # which also holds the executable and libraries, or the device pool's peak).
-set(cmd)
-set(after FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
 file(REMOVE "${JSON}")
 execute_process(COMMAND ${cmd} --json "${JSON}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -2,16 +2,7 @@
 # compares the final |e| and the bitwise checksum of the final state (solution.e_norm,
 # solution.state_checksum). With REL_TOL the runs may differ by that relative |e| (FP64 atomics:
 # the order of additions changes from run to run); the difference is printed either way.
-set(cmd)
-set(after FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
 file(MAKE_DIRECTORY "${RUN_DIR}")
 foreach(i 1 2)
   file(REMOVE "${RUN_DIR}/run${i}.json")

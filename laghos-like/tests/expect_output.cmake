@@ -1,16 +1,7 @@
 # Runs the command after "--" and fails unless it exits with EXPECT, its output (stdout and
 # stderr) matches MATCH and not NOMATCH, and, when JSON is given, that file's verification.passed
 # has the JSON type PASSED_TYPE (NULL for NOT VERIFIED, BOOLEAN otherwise).
-set(cmd)
-set(after FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
 if(JSON)
   file(REMOVE "${JSON}")
 endif()

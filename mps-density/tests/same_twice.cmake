@@ -2,16 +2,7 @@
 # unless both runs exit with EXPECT (default 0) and their JSON documents carry the same checksum
 # (FNV-1a of the result's bits) and the same verification figure (value, printed to round-trip
 # precision; null for a NOT VERIFIED run). Output files: -DNAME=prefix.
-set(cmd)
-set(after FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
 if(NOT DEFINED EXPECT)
   set(EXPECT 0)
 endif()
