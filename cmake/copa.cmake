@@ -64,3 +64,48 @@ function(copa_expect_exit)
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
   copa_sanitizer_environment(${T_NAME})
 endfunction()
+
+# copa_add_gtest(TARGET exe PREFIX p LABELS l... [ARGS a...] [MPI_RANKS n] [TIMEOUT s])
+# Registers every GoogleTest case of exe as its own ctest entry "<p>.<Suite>.<case>"
+# (gtest_discover_tests lists them after the build, so no case name is repeated here), with the
+# arguments ARGS, on n MPI ranks when MPI_RANKS is given. One executable may be registered several
+# times (other arguments, ranks or labels) under different prefixes.
+# The properties are set by a ctest include file of our own, read after the discovered list:
+# gtest_discover_tests' PROPERTIES flattens list values (LABELS "gpu;mpi", ENVIRONMENT).
+function(copa_add_gtest)
+  cmake_parse_arguments(T "" "TARGET;PREFIX;MPI_RANKS;TIMEOUT" "ARGS;LABELS" ${ARGN})
+  get_property(count TARGET ${T_TARGET} PROPERTY COPA_GTEST_REGISTRATIONS)
+  if(NOT count)
+    set(count 0)
+  endif()
+  math(EXPR count "${count} + 1")
+  set_property(TARGET ${T_TARGET} PROPERTY COPA_GTEST_REGISTRATIONS ${count})
+  string(MAKE_C_IDENTIFIER "copa_gtest_${T_TARGET}_${count}" list_var)
+
+  # Bracket arguments keep list values (LABELS "gpu;mpi", ENVIRONMENT) whole in the include file.
+  set(args ${T_ARGS})
+  set(props " LABELS [==[${T_LABELS}]==]")
+  set(env ${COPA_SANITIZER_ENVIRONMENT})
+  if(T_MPI_RANKS)
+    list(APPEND args --copa-mpi-ranks=${T_MPI_RANKS})
+    string(APPEND props " PROCESSORS ${T_MPI_RANKS}")
+    list(APPEND env OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+         NCCL_NVLS_ENABLE=0)
+    set_property(TARGET ${T_TARGET} PROPERTY CROSSCOMPILING_EMULATOR ${CMAKE_COMMAND}
+      -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP_FLAG=${MPIEXEC_NUMPROC_FLAG} "-DPREFLAGS=${MPIEXEC_PREFLAGS}"
+      -P ${PROJECT_SOURCE_DIR}/cmake/gtest_mpi_launcher.cmake --)
+  endif()
+  if(T_TIMEOUT)
+    string(APPEND props " TIMEOUT ${T_TIMEOUT}")
+  endif()
+  if(env)
+    string(APPEND props " ENVIRONMENT [==[${env}]==]")
+  endif()
+
+  gtest_discover_tests(${T_TARGET} TEST_PREFIX "${T_PREFIX}." EXTRA_ARGS ${args} TEST_LIST ${list_var}
+                       DISCOVERY_TIMEOUT 120)
+  set(body "foreach(t IN LISTS ${list_var})\n  set_tests_properties(\"\${t}\" PROPERTIES${props})\nendforeach()\n")
+  set(file ${CMAKE_CURRENT_BINARY_DIR}/${list_var}_properties.cmake)
+  file(WRITE ${file} "${body}")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
+endfunction()

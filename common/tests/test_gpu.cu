@@ -1,4 +1,3 @@
-#define COPA_TEST_MAIN
 #include <string>
 #include <vector>
 
@@ -23,28 +22,28 @@ __global__ void block_sums(const double* x, double* out, std::size_t n) {
 
 }  // namespace
 
-COPA_TEST(failing_call_raises_with_file_and_line) {
+TEST(Gpu, failing_call_raises_with_file_and_line) {
   bool thrown = false;
   const int line = __LINE__ + 2;
   try {
     COPA_GPU_CHECK(COPA_GPU_SYMBOL(SetDevice)(100000));
   } catch (const copa::GpuError& e) {
     thrown = true;
-    COPA_CHECK(e.line() == line);
-    COPA_CHECK(e.file().find("test_gpu.cu") != std::string::npos);
-    COPA_CHECK(std::string(e.what()).find("SetDevice") != std::string::npos);
+    EXPECT_TRUE(e.line() == line);
+    EXPECT_TRUE(e.file().find("test_gpu.cu") != std::string::npos);
+    EXPECT_TRUE(std::string(e.what()).find("SetDevice") != std::string::npos);
   }
-  COPA_CHECK(thrown);
+  EXPECT_TRUE(thrown);
 }
 
-COPA_TEST(bad_launch_is_caught_after_the_launch) {
+TEST(Gpu, bad_launch_is_caught_after_the_launch) {
   double* x = static_cast<double*>(copa::gpu::malloc_device(8 * sizeof(double)));
   scale<<<1, 4096>>>(x, 2.0, 8);  // more threads per block than any GPU allows
-  COPA_CHECK_THROWS(COPA_GPU_CHECK_LAUNCH("scale"), copa::GpuError);
+  EXPECT_THROW(COPA_GPU_CHECK_LAUNCH("scale"), copa::GpuError);
   copa::gpu::free_device(x);
 }
 
-COPA_TEST(kernel_results_and_event_timing) {
+TEST(Gpu, kernel_results_and_event_timing) {
   const std::size_t n = 1 << 20;
   std::vector<double> h(n, 1.5);
   copa::gpu::DeviceArray<double> x(n), sum(1);
@@ -56,16 +55,16 @@ COPA_TEST(kernel_results_and_event_timing) {
     scale<<<copa::gpu::blocks_for(n, 256), 256>>>(x.data(), 2.0, n);
     COPA_GPU_CHECK_LAUNCH("scale");
   });
-  COPA_CHECK(profile.samples("scale").size() == 4);
-  COPA_CHECK(profile.stats("scale").min > 0);
+  EXPECT_TRUE(profile.samples("scale").size() == 4);
+  EXPECT_TRUE(profile.stats("scale").min > 0);
   block_sums<<<copa::gpu::blocks_for(n, 256), 256>>>(x.data(), sum.data(), n);
   COPA_GPU_CHECK_LAUNCH("block_sums");
   double s = 0;
   sum.copy_to_host(&s);
-  COPA_CHECK_NEAR(s, 1.5 * 32 * n, 1e-12);  // five scalings by 2
+  COPA_EXPECT_NEAR_REL(s, 1.5 * 32 * n, 1e-12);  // five scalings by 2
 }
 
-COPA_TEST(device_pool_reuses_and_counts) {
+TEST(Gpu, device_pool_reuses_and_counts) {
   copa::gpu::DevicePool& pool = copa::gpu::device_pool();
   const auto before = pool.counters();
   for (int step = 0; step < 3; ++step) {
@@ -73,13 +72,13 @@ COPA_TEST(device_pool_reuses_and_counts) {
   }
   copa::gpu::synchronize();
   const auto after = pool.counters();
-  COPA_CHECK(after.allocations - before.allocations == 6);
-  COPA_CHECK(after.current_bytes == before.current_bytes);
-  COPA_CHECK(after.peak_bytes >= before.current_bytes + 4000 * sizeof(double));
+  EXPECT_TRUE(after.allocations - before.allocations == 6);
+  EXPECT_TRUE(after.current_bytes == before.current_bytes);
+  EXPECT_TRUE(after.peak_bytes >= before.current_bytes + 4000 * sizeof(double));
 }
 
-COPA_TEST(oversized_problem_is_refused_with_the_estimate) {
+TEST(Gpu, oversized_problem_is_refused_with_the_estimate) {
   const auto info = copa::gpu::device_info(copa::gpu::current_device());
-  COPA_CHECK(info.multiprocessors > 0 && info.warp_size == COPA_WARP_SIZE);
-  COPA_CHECK_THROWS(copa::gpu::require_device_memory(std::size_t(1) << 52, "a test"), copa::OutOfMemoryError);
+  EXPECT_TRUE(info.multiprocessors > 0 && info.warp_size == COPA_WARP_SIZE);
+  EXPECT_THROW(copa::gpu::require_device_memory(std::size_t(1) << 52, "a test"), copa::OutOfMemoryError);
 }

@@ -2,8 +2,6 @@
 // pair's link is empty), each rank also wraps onto itself, and the received elements are checked
 // against the values the sender is known to hold. Arguments: TRANSPORT MEMORY (host host on the
 // CPU; on a GPU build each transport with device memory, also compared with the host transport).
-#define COPA_TEST_MAIN
-#define COPA_TEST_CUSTOM_MAIN
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -22,7 +20,6 @@ using copa::halo::testing::exchange_on;
 
 namespace {
 
-constexpr int skipped = 77;
 Transport transport = Transport::host;
 Memory memory = Memory::host;
 
@@ -81,27 +78,27 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-COPA_TEST(replace_fills_every_ghost_with_the_senders_values) {
+TEST(HaloMpi, replace_fills_every_ghost_with_the_senders_values) {
   auto f = initial_field();
   exchange_on(f, forward_links(), {components, stride()}, transport, memory, Combine::replace, 2);
   for (int q = 0; q < ranks(); ++q) {
     const auto s = sent(q, me());
     for (int c = 0; c < components; ++c)
       for (std::size_t j = 0; j < s.size(); ++j)
-        COPA_CHECK(f[static_cast<std::size_t>(c * stride() + ghost_base(me(), q) + static_cast<std::int64_t>(j))] ==
+        EXPECT_TRUE(f[static_cast<std::size_t>(c * stride() + ghost_base(me(), q) + static_cast<std::int64_t>(j))] ==
                    owned_value(q, c, s[j]));
   }
   for (int c = 0; c < components; ++c)
     for (std::int64_t i = 0; i < owned; ++i)
-      COPA_CHECK(f[static_cast<std::size_t>(c * stride() + i)] == owned_value(me(), c, i));
+      EXPECT_TRUE(f[static_cast<std::size_t>(c * stride() + i)] == owned_value(me(), c, i));
   if (transport != Transport::host || memory != Memory::host) {
     auto reference = initial_field();
     exchange_on(reference, forward_links(), {components, stride()}, Transport::host, Memory::host, Combine::replace, 2);
-    COPA_CHECK(same_bits(f, reference));
+    EXPECT_TRUE(same_bits(f, reference));
   }
 }
 
-COPA_TEST(add_sums_contributions_in_ascending_peer_order) {
+TEST(HaloMpi, add_sums_contributions_in_ascending_peer_order) {
   // Element 0 (0 everywhere) receives element 1 of every rank, itself included: 1 from rank 0 and
   // h = 2^-53 from the others. Left to right ((0 + 1) + h) + h = 1; adding the two small ones first
   // would give 1 + 2^-52: the order shows in the last bit.
@@ -112,13 +109,13 @@ COPA_TEST(add_sums_contributions_in_ascending_peer_order) {
   exchange_on(f, links, {}, transport, memory, Combine::add);
   double expected = 0.0;
   for (int q = 0; q < ranks(); ++q) expected += q == 0 ? 1.0 : h;
-  COPA_CHECK(f[0] == expected);
-  COPA_CHECK(f[0] == 1.0);
-  COPA_CHECK(f[1] == (me() == 0 ? 1.0 : h) && f[2] == 7.0);
-  if (ranks() >= 3) COPA_CHECK(1.0 + (h + h) != expected);  // the values do tell the orders apart
+  EXPECT_TRUE(f[0] == expected);
+  EXPECT_TRUE(f[0] == 1.0);
+  EXPECT_TRUE(f[1] == (me() == 0 ? 1.0 : h) && f[2] == 7.0);
+  if (ranks() >= 3) { EXPECT_TRUE(1.0 + (h + h) != expected); }  // the values do tell the orders apart
 }
 
-COPA_TEST(a_rank_that_only_sends_or_only_receives) {
+TEST(HaloMpi, a_rank_that_only_sends_or_only_receives) {
   // Half a ping-pong: rank 0 sends three elements to rank 1 and receives nothing, so its receive
   // buffer is empty (the IPC transport must still export a valid allocation for it).
   std::vector<double> f{10.0 + me(), 20.0 + me(), 30.0 + me(), -1.0, -1.0, -1.0};
@@ -126,11 +123,11 @@ COPA_TEST(a_rank_that_only_sends_or_only_receives) {
   if (me() == 0) links.push_back(Link{1, {0, 1, 2}, {}});
   if (me() == 1) links.push_back(Link{0, {}, {3, 4, 5}});
   exchange_on(f, links, {}, transport, memory, Combine::replace, 2);
-  if (me() == 1) COPA_CHECK(f[3] == 10.0 && f[4] == 20.0 && f[5] == 30.0);
-  if (me() == 0) COPA_CHECK(f[3] == -1.0 && f[4] == -1.0 && f[5] == -1.0);
+  if (me() == 1) { EXPECT_TRUE(f[3] == 10.0 && f[4] == 20.0 && f[5] == 30.0); }
+  if (me() == 0) { EXPECT_TRUE(f[3] == -1.0 && f[4] == -1.0 && f[5] == -1.0); }
 }
 
-COPA_TEST(byte_counts_exclude_the_self_link) {
+TEST(HaloMpi, byte_counts_exclude_the_self_link) {
   Exchange x(forward_links(), {components, stride()}, Transport::host, Memory::host);
   std::size_t out = 0, in = 0;
   for (int q = 0; q < ranks(); ++q) {
@@ -138,33 +135,36 @@ COPA_TEST(byte_counts_exclude_the_self_link) {
     out += sent(me(), q).size();
     in += sent(q, me()).size();
   }
-  COPA_CHECK(x.bytes_sent() == out * components * sizeof(double));
-  COPA_CHECK(x.bytes_received() == in * components * sizeof(double));
-  COPA_CHECK(x.peers() == ranks() - 1);
+  EXPECT_TRUE(x.bytes_sent() == out * components * sizeof(double));
+  EXPECT_TRUE(x.bytes_received() == in * components * sizeof(double));
+  EXPECT_TRUE(x.peers() == ranks() - 1);
 }
 
-COPA_TEST(a_count_mismatch_is_refused_at_construction) {
+TEST(HaloMpi, a_count_mismatch_is_refused_at_construction) {
   // Every rank expects one element more than each peer sends: every rank refuses.
   auto links = forward_links();
   for (auto& l : links)
     if (l.peer != me()) l.recv.push_back(0);
-  COPA_CHECK_THROWS(Exchange(links, {components, stride()}, Transport::host, Memory::host), copa::RuntimeError);
+  EXPECT_THROW(Exchange(links, {components, stride()}, Transport::host, Memory::host), copa::RuntimeError);
 }
 
 int main(int argc, char** argv) {
   copa::mpi::Session session(argc, argv);
   return copa::guarded_main([&]() -> int {
+    ::testing::InitGoogleTest(&argc, argv);
+    if (GTEST_FLAG_GET(list_tests)) return RUN_ALL_TESTS();
     if (argc > 2) {
       transport = parse_transport(argv[1]);
       memory = copa::halo::testing::memory_named(argv[2]);
     }
     if (memory == Memory::device) copa::select_device(-1);
-    // Not a failure and not a pass: ctest reports it as skipped (SKIP_RETURN_CODE), with the reason.
+    // Not a failure and not a pass: ctest reports a case as skipped when its output holds
+    // GoogleTest's "[  SKIPPED ]" marker (gtest_discover_tests' SKIP_REGULAR_EXPRESSION).
     const std::string why = transport_unavailable(transport);
     if (!why.empty()) {
-      if (copa::mpi::is_root()) std::cout << "SKIPPED: --transport " << to_string(transport) << ": " << why << "\n";
-      return skipped;
+      if (copa::mpi::is_root()) std::cout << "[  SKIPPED ] --transport " << to_string(transport) << ": " << why << "\n";
+      return 0;
     }
-    return copa::testing::run_all(1, argv);
+    return RUN_ALL_TESTS();
   });
 }

@@ -1,7 +1,5 @@
 // MPI layer on 2 and 3 ranks (ctest runs it both ways): reductions of timings, the deterministic
 // rank-ordered sums, and the exact min/max/integer reductions.
-#define COPA_TEST_MAIN
-#define COPA_TEST_CUSTOM_MAIN
 #include <mpi.h>
 
 #include <cmath>
@@ -49,58 +47,58 @@ double rank_ordered_serial_sum(int ranks, int element) {
 
 }  // namespace
 
-COPA_TEST(timings_are_reduced_over_ranks) {
-  COPA_CHECK(copa::mpi::enabled());
+TEST(Mpi, timings_are_reduced_over_ranks) {
+  EXPECT_TRUE(copa::mpi::enabled());
   const int n = copa::mpi::size();
-  COPA_CHECK(n >= 2);
+  EXPECT_TRUE(n >= 2);
   const copa::mpi::Reduced r = copa::mpi::reduce(copa::mpi::rank() + 1.0);
-  COPA_CHECK_NEAR(r.min, 1.0, 0);
-  COPA_CHECK_NEAR(r.max, n, 0);
-  COPA_CHECK_NEAR(r.mean, (n + 1) / 2.0, 0);
-  COPA_CHECK_NEAR(copa::mpi::sum(1.0), n, 0);
-  COPA_CHECK(copa::mpi::local_rank() == copa::mpi::rank());  // one node
-  COPA_CHECK(copa::mpi::is_root() == (copa::mpi::rank() == 0));
+  COPA_EXPECT_NEAR_REL(r.min, 1.0, 0);
+  COPA_EXPECT_NEAR_REL(r.max, n, 0);
+  COPA_EXPECT_NEAR_REL(r.mean, (n + 1) / 2.0, 0);
+  COPA_EXPECT_NEAR_REL(copa::mpi::sum(1.0), n, 0);
+  EXPECT_TRUE(copa::mpi::local_rank() == copa::mpi::rank());  // one node
+  EXPECT_TRUE(copa::mpi::is_root() == (copa::mpi::rank() == 0));
 }
 
-COPA_TEST(sum_ordered_gives_the_rank_ordered_bits_on_every_rank) {
+TEST(Mpi, sum_ordered_gives_the_rank_ordered_bits_on_every_rank) {
   const int n = copa::mpi::size();
   const double s = copa::mpi::sum_ordered(partial_of(copa::mpi::rank(), 0));
-  COPA_CHECK(same_bits_on_every_rank(s));
-  COPA_CHECK(bits_of(s) == bits_of(rank_ordered_serial_sum(n, 0)));
-  COPA_CHECK(s == 1.0);
+  EXPECT_TRUE(same_bits_on_every_rank(s));
+  EXPECT_TRUE(bits_of(s) == bits_of(rank_ordered_serial_sum(n, 0)));
+  EXPECT_TRUE(s == 1.0);
   if (n >= 3) {
     // The values do tell the orders apart: the small partials added first give another result.
     double small_first = partial_of(1, 0) + partial_of(2, 0);
     for (int r = 3; r < n; ++r) small_first += partial_of(r, 0);
-    COPA_CHECK(small_first + partial_of(0, 0) != s);
+    EXPECT_TRUE(small_first + partial_of(0, 0) != s);
   }
 }
 
-COPA_TEST(sum_ordered_vector_is_element_wise) {
+TEST(Mpi, sum_ordered_vector_is_element_wise) {
   const int n = copa::mpi::size();
   const int elements = 5;
   std::vector<double> partials(elements);
   for (int i = 0; i < elements; ++i) partials[static_cast<std::size_t>(i)] = partial_of(copa::mpi::rank(), i);
   const std::vector<double> s = copa::mpi::sum_ordered(partials);
-  COPA_CHECK(s.size() == partials.size());
+  EXPECT_TRUE(s.size() == partials.size());
   for (int i = 0; i < elements && i < static_cast<int>(s.size()); ++i) {
-    COPA_CHECK(same_bits_on_every_rank(s[static_cast<std::size_t>(i)]));
-    COPA_CHECK(bits_of(s[static_cast<std::size_t>(i)]) == bits_of(rank_ordered_serial_sum(n, i)));
+    EXPECT_TRUE(same_bits_on_every_rank(s[static_cast<std::size_t>(i)]));
+    EXPECT_TRUE(bits_of(s[static_cast<std::size_t>(i)]) == bits_of(rank_ordered_serial_sum(n, i)));
   }
-  COPA_CHECK(copa::mpi::sum_ordered(std::vector<double>{}).empty());
+  EXPECT_TRUE(copa::mpi::sum_ordered(std::vector<double>{}).empty());
 }
 
-COPA_TEST(min_max_and_integer_sums_over_ranks) {
+TEST(Mpi, min_max_and_integer_sums_over_ranks) {
   const int n = copa::mpi::size();
   const int r = copa::mpi::rank();
-  COPA_CHECK(copa::mpi::min_all(10.0 - r) == 10.0 - (n - 1));
-  COPA_CHECK(copa::mpi::max_all(10.0 - r) == 10.0);
+  EXPECT_TRUE(copa::mpi::min_all(10.0 - r) == 10.0 - (n - 1));
+  EXPECT_TRUE(copa::mpi::max_all(10.0 - r) == 10.0);
   // Beyond 2^53, where a double sum would round: integers are summed exactly.
   const long long big = (1LL << 60) + r;
-  COPA_CHECK(copa::mpi::sum_all(big) == n * (1LL << 60) + static_cast<long long>(n) * (n - 1) / 2);
+  EXPECT_TRUE(copa::mpi::sum_all(big) == n * (1LL << 60) + static_cast<long long>(n) * (n - 1) / 2);
 }
 
-COPA_TEST(report_kernel_times_are_the_max_over_ranks) {
+TEST(Mpi, report_kernel_times_are_the_max_over_ranks) {
   const int n = copa::mpi::size();
   const double r = copa::mpi::rank();
   copa::Report report("test-app", "0.1");
@@ -110,29 +108,25 @@ COPA_TEST(report_kernel_times_are_the_max_over_ranks) {
   report.set_transport("host");
   report.reduce_over_ranks();
   const auto& k = report.kernels()[0];
-  COPA_CHECK(k.samples == (std::vector<double>{1.0 * n, 2.0 * n, 3.0}));  // per-sample max
-  COPA_CHECK(k.time.median == copa::summarize({1.0 * n, 2.0 * n, 3.0}).median);
+  EXPECT_TRUE(k.samples == (std::vector<double>{1.0 * n, 2.0 * n, 3.0}));  // per-sample max
+  EXPECT_TRUE(k.time.median == copa::summarize({1.0 * n, 2.0 * n, 3.0}).median);
   double mean = 0, slowest = 0;
   for (int q = 0; q < n; ++q) {
     const double m = copa::summarize({q + 1.0, 2.0 * (q + 1), 3.0}).median;
     mean += m / n;
     slowest = std::max(slowest, m);
   }
-  COPA_CHECK_NEAR(*k.time_mean_over_ranks, mean, 1e-15);
-  COPA_CHECK_NEAR(*k.imbalance, slowest / mean, 1e-15);
-  COPA_CHECK(*k.imbalance > 1.0);
-  COPA_CHECK(report.kernels()[1].time.median == n);
+  COPA_EXPECT_NEAR_REL(*k.time_mean_over_ranks, mean, 1e-15);
+  COPA_EXPECT_NEAR_REL(*k.imbalance, slowest / mean, 1e-15);
+  EXPECT_TRUE(*k.imbalance > 1.0);
+  EXPECT_TRUE(report.kernels()[1].time.median == n);
   const auto doc = report.to_json();
-  COPA_CHECK(doc["run"]["mpi_ranks"] == n);
-  COPA_CHECK(doc["run"]["transport"] == "host");
-  COPA_CHECK(doc["run"]["local_rank"] == copa::mpi::rank());  // one node
-  COPA_CHECK(doc["run"]["decomposition"]["local_work"].size() == static_cast<std::size_t>(n));
-  COPA_CHECK(doc["run"]["decomposition"]["local_work"][n - 1] == 100.0 + n - 1);
-  COPA_CHECK(doc["kernels"][0]["imbalance"] == *k.imbalance);
-  COPA_CHECK(doc["kernels"][0].contains("time_mean_over_ranks"));
+  EXPECT_TRUE(doc["run"]["mpi_ranks"] == n);
+  EXPECT_TRUE(doc["run"]["transport"] == "host");
+  EXPECT_TRUE(doc["run"]["local_rank"] == copa::mpi::rank());  // one node
+  EXPECT_TRUE(doc["run"]["decomposition"]["local_work"].size() == static_cast<std::size_t>(n));
+  EXPECT_TRUE(doc["run"]["decomposition"]["local_work"][n - 1] == 100.0 + n - 1);
+  EXPECT_TRUE(doc["kernels"][0]["imbalance"] == *k.imbalance);
+  EXPECT_TRUE(doc["kernels"][0].contains("time_mean_over_ranks"));
 }
 
-int main(int argc, char** argv) {
-  copa::mpi::Session session(argc, argv);
-  return copa::testing::run_all(argc, argv);
-}

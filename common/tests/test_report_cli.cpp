@@ -1,4 +1,3 @@
-#define COPA_TEST_MAIN
 #include <cstdio>
 #include <fstream>
 
@@ -32,37 +31,37 @@ copa::Report sample_report() {
 }
 }  // namespace
 
-COPA_TEST(json_document_has_every_schema_field) {
+TEST(ReportCli, json_document_has_every_schema_field) {
   const nlohmann::json d = sample_report().to_json();
-  COPA_CHECK(d["schema"] == "copa-result/1");
-  COPA_CHECK(d["app"] == "test-app" && d["version"] == "1.2.3");
-  COPA_CHECK(d["git_sha"].is_string());
+  EXPECT_TRUE(d["schema"] == "copa-result/1");
+  EXPECT_TRUE(d["app"] == "test-app" && d["version"] == "1.2.3");
+  EXPECT_TRUE(d["git_sha"].is_string());
   for (const char* k : {"compiler", "compiler_version", "flags", "build_type", "cuda_version", "hip_version",
                         "backends", "git_sha", "git_dirty"})
-    COPA_CHECK(d["build"].contains(k));
-  for (const char* k : {"host", "cpu", "cores", "gpu", "ceilings"}) COPA_CHECK(d["machine"].contains(k));
-  COPA_CHECK(d["machine"]["ceilings"]["triad_GBs"] == 100);
+    EXPECT_TRUE(d["build"].contains(k));
+  for (const char* k : {"host", "cpu", "cores", "gpu", "ceilings"}) EXPECT_TRUE(d["machine"].contains(k));
+  EXPECT_TRUE(d["machine"]["ceilings"]["triad_GBs"] == 100);
   for (const char* k : {"backend", "variant", "problem", "mpi_ranks", "threads", "command_line", "date"})
-    COPA_CHECK(d["run"].contains(k));
-  COPA_CHECK(d["run"]["problem"]["n"] == 64);
+    EXPECT_TRUE(d["run"].contains(k));
+  EXPECT_TRUE(d["run"]["problem"]["n"] == 64);
   const auto& k = d["kernels"][0];
-  COPA_CHECK(k["name"] == "update" && k["calls"] == 3);
-  COPA_CHECK_NEAR(k["time_s"]["median"].get<double>(), 0.020, 1e-15);
-  COPA_CHECK_NEAR(k["time_s"]["min"].get<double>(), 0.010, 1e-15);
-  COPA_CHECK_NEAR(k["time_s"]["max"].get<double>(), 0.030, 1e-15);
-  COPA_CHECK(k["samples_s"].size() == 3);
-  COPA_CHECK_NEAR(k["gflops"].get<double>(), 100, 1e-12);  // 2e9 FLOP / 0.02 s
-  COPA_CHECK_NEAR(k["gbs"].get<double>(), 75, 1e-12);      // 1.5e9 B / 0.02 s
+  EXPECT_TRUE(k["name"] == "update" && k["calls"] == 3);
+  COPA_EXPECT_NEAR_REL(k["time_s"]["median"].get<double>(), 0.020, 1e-15);
+  COPA_EXPECT_NEAR_REL(k["time_s"]["min"].get<double>(), 0.010, 1e-15);
+  COPA_EXPECT_NEAR_REL(k["time_s"]["max"].get<double>(), 0.030, 1e-15);
+  EXPECT_TRUE(k["samples_s"].size() == 3);
+  COPA_EXPECT_NEAR_REL(k["gflops"].get<double>(), 100, 1e-12);  // 2e9 FLOP / 0.02 s
+  COPA_EXPECT_NEAR_REL(k["gbs"].get<double>(), 75, 1e-12);      // 1.5e9 B / 0.02 s
   for (const char* f : {"flops", "bytes_read", "bytes_written", "intensity", "frac_bandwidth", "frac_flops",
                         "frac_roofline", "precision", "bound"})
-    COPA_CHECK(k.contains(f));
-  COPA_CHECK(d["fom"]["value"] == 1.5e9 && d["fom"]["unit"] == "1/s");
-  COPA_CHECK(d["verification"]["passed"] == true && d["verification"]["tolerance"] == 0.011);
-  COPA_CHECK(d["memory"].contains("device_peak_bytes") && d["memory"].contains("host_peak_bytes"));
-  COPA_CHECK(d["solution"]["step"] == 42);
+    EXPECT_TRUE(k.contains(f));
+  EXPECT_TRUE(d["fom"]["value"] == 1.5e9 && d["fom"]["unit"] == "1/s");
+  EXPECT_TRUE(d["verification"]["passed"] == true && d["verification"]["tolerance"] == 0.011);
+  EXPECT_TRUE(d["memory"].contains("device_peak_bytes") && d["memory"].contains("host_peak_bytes"));
+  EXPECT_TRUE(d["solution"]["step"] == 42);
 }
 
-COPA_TEST(json_round_trip_through_a_file) {
+TEST(ReportCli, json_round_trip_through_a_file) {
   const char* path = "test_report.json";
   copa::Report r = sample_report();
   // write_json and to_json each build the document, reading the process's peak RSS (which may grow
@@ -76,33 +75,33 @@ COPA_TEST(json_round_trip_through_a_file) {
   nlohmann::json expected = r.to_json();
   back["run"].erase("date");
   expected["run"].erase("date");
-  COPA_CHECK(back == expected);
-  COPA_CHECK(back["memory"]["host_peak_bytes"] == 1 << 20);
+  EXPECT_TRUE(back == expected);
+  EXPECT_TRUE(back["memory"]["host_peak_bytes"] == 1 << 20);
   std::remove(path);
-  COPA_CHECK_THROWS(r.write_json("/no/such/dir/x.json"), copa::InputError);
+  EXPECT_THROW(r.write_json("/no/such/dir/x.json"), copa::InputError);
 }
 
-COPA_TEST(verdict_line_format) {
+TEST(ReportCli, verdict_line_format) {
   copa::Verification v{"Mie series", "rms_db", 0.25, 0.5, true};
-  COPA_CHECK(copa::verdict_line(v) == "VERIFICATION PASSED: rms_db = 0.25 (tolerance 0.5, reference Mie series)");
+  EXPECT_TRUE(copa::verdict_line(v) == "VERIFICATION PASSED: rms_db = 0.25 (tolerance 0.5, reference Mie series)");
   v.passed = false;
-  COPA_CHECK(copa::verdict_line(v).rfind("VERIFICATION FAILED: ", 0) == 0);
+  EXPECT_TRUE(copa::verdict_line(v).rfind("VERIFICATION FAILED: ", 0) == 0);
 }
 
-COPA_TEST(not_verified_is_neither_pass_nor_fail) {
+TEST(ReportCli, not_verified_is_neither_pass_nor_fail) {
   const copa::Verification v = copa::not_verified("no reference for RK4 runs");
-  COPA_CHECK(copa::verdict_line(v) == "NOT VERIFIED: no reference for RK4 runs");
+  EXPECT_TRUE(copa::verdict_line(v) == "NOT VERIFIED: no reference for RK4 runs");
   copa::Report r("app", "1");
   r.set_verification(v);
   const auto d = r.to_json();
-  COPA_CHECK(d["verification"]["passed"].is_null());
-  COPA_CHECK(d["verification"]["reason"] == "no reference for RK4 runs");
+  EXPECT_TRUE(d["verification"]["passed"].is_null());
+  EXPECT_TRUE(d["verification"]["reason"] == "no reference for RK4 runs");
 }
 
-COPA_TEST(json_path_per_backend) {
-  COPA_CHECK(copa::json_path_for("out/r.json", copa::Backend::cuda, true) == "out/r.cuda.json");
-  COPA_CHECK(copa::json_path_for("out.d/r", copa::Backend::openmp, true) == "out.d/r.openmp");
-  COPA_CHECK(copa::json_path_for("r.json", copa::Backend::cuda, false) == "r.json");
+TEST(ReportCli, json_path_per_backend) {
+  EXPECT_TRUE(copa::json_path_for("out/r.json", copa::Backend::cuda, true) == "out/r.cuda.json");
+  EXPECT_TRUE(copa::json_path_for("out.d/r", copa::Backend::openmp, true) == "out.d/r.openmp");
+  EXPECT_TRUE(copa::json_path_for("r.json", copa::Backend::cuda, false) == "r.json");
 }
 
 namespace {
@@ -115,61 +114,61 @@ int parse(std::vector<std::string> args, copa::CommonOptions& o) {
 }
 }  // namespace
 
-COPA_TEST(cli_errors_give_exit_code_2) {
+TEST(ReportCli, cli_errors_give_exit_code_2) {
   copa::CommonOptions o;
-  COPA_CHECK(parse({"app", "--reps", "0"}, o) == copa::exit_bad_input);
+  EXPECT_TRUE(parse({"app", "--reps", "0"}, o) == copa::exit_bad_input);
   copa::CommonOptions o2;
-  COPA_CHECK(parse({"app", "--no-such-option"}, o2) == copa::exit_bad_input);
+  EXPECT_TRUE(parse({"app", "--no-such-option"}, o2) == copa::exit_bad_input);
   copa::CommonOptions o3;
-  COPA_CHECK(parse({"app", "--size", "huge"}, o3) == copa::exit_bad_input);
+  EXPECT_TRUE(parse({"app", "--size", "huge"}, o3) == copa::exit_bad_input);
   copa::CommonOptions o4;
-  COPA_CHECK(parse({"app", "--help"}, o4) == 0);
+  EXPECT_TRUE(parse({"app", "--help"}, o4) == 0);
   copa::CommonOptions o5;
-  COPA_CHECK(parse({"app", "--reps", "7", "--size", "medium"}, o5) == -1);
-  COPA_CHECK(o5.reps == 7 && o5.size == "medium");
+  EXPECT_TRUE(parse({"app", "--reps", "7", "--size", "medium"}, o5) == -1);
+  EXPECT_TRUE(o5.reps == 7 && o5.size == "medium");
 }
 
-COPA_TEST(backend_selection_is_checked_against_the_build) {
+TEST(ReportCli, backend_selection_is_checked_against_the_build) {
   copa::CommonOptions o;
   o.backend = "fortran";
-  COPA_CHECK_THROWS(copa::requested_backends(o), copa::InputError);
+  EXPECT_THROW(copa::requested_backends(o), copa::InputError);
   o.backend = "serial";
-  COPA_CHECK(copa::requested_backends(o).size() == 1);
+  EXPECT_TRUE(copa::requested_backends(o).size() == 1);
   o.backend = "all";
-  COPA_CHECK(copa::requested_backends(o).size() == copa::built_backends().size());
-  COPA_CHECK(copa::built_backends().front() == copa::Backend::serial);
+  EXPECT_TRUE(copa::requested_backends(o).size() == copa::built_backends().size());
+  EXPECT_TRUE(copa::built_backends().front() == copa::Backend::serial);
   for (copa::Backend b : {copa::Backend::openmp, copa::Backend::cuda, copa::Backend::hip}) {
     o.backend = copa::to_string(b);
-    if (!copa::is_built(b)) COPA_CHECK_THROWS(copa::requested_backends(o), copa::InputError);
+    if (!copa::is_built(b)) { EXPECT_THROW(copa::requested_backends(o), copa::InputError); }
   }
-  COPA_CHECK_THROWS(copa::check_variant("fast", {"plain", "blocked"}, copa::Backend::serial), copa::InputError);
+  EXPECT_THROW(copa::check_variant("fast", {"plain", "blocked"}, copa::Backend::serial), copa::InputError);
   copa::check_variant("blocked", {"plain", "blocked"}, copa::Backend::serial);
 }
 
-COPA_TEST(config_file_sets_options) {
+TEST(ReportCli, config_file_sets_options) {
   const char* path = "test_config.toml";
   {
     std::ofstream f(path);
     f << "reps = 9\nsize = \"large\"\n";
   }
   copa::CommonOptions o;
-  COPA_CHECK(parse({"app", "--config", path, "--size", "medium"}, o) == -1);
-  COPA_CHECK(o.reps == 9);            // from the file
-  COPA_CHECK(o.size == "medium");     // the command line wins
+  EXPECT_TRUE(parse({"app", "--config", path, "--size", "medium"}, o) == -1);
+  EXPECT_TRUE(o.reps == 9);            // from the file
+  EXPECT_TRUE(o.size == "medium");     // the command line wins
   std::remove(path);
 }
 
-COPA_TEST(guarded_main_maps_exceptions_to_exit_codes) {
-  COPA_CHECK(copa::guarded_main([] { return 0; }) == 0);
-  COPA_CHECK(copa::guarded_main([]() -> int { throw copa::InputError("--n: must be a power of two"); }) == 2);
-  COPA_CHECK(copa::guarded_main([]() -> int { throw copa::RuntimeError("density negative"); }) == 3);
-  COPA_CHECK(copa::guarded_main([]() -> int { throw copa::OutOfMemoryError("x", 10, 5, "device"); }) == 3);
-  COPA_CHECK(copa::guarded_main([]() -> int { throw std::bad_alloc(); }) == 3);
+TEST(ReportCli, guarded_main_maps_exceptions_to_exit_codes) {
+  EXPECT_TRUE(copa::guarded_main([] { return 0; }) == 0);
+  EXPECT_TRUE(copa::guarded_main([]() -> int { throw copa::InputError("--n: must be a power of two"); }) == 2);
+  EXPECT_TRUE(copa::guarded_main([]() -> int { throw copa::RuntimeError("density negative"); }) == 3);
+  EXPECT_TRUE(copa::guarded_main([]() -> int { throw copa::OutOfMemoryError("x", 10, 5, "device"); }) == 3);
+  EXPECT_TRUE(copa::guarded_main([]() -> int { throw std::bad_alloc(); }) == 3);
 }
 
-COPA_TEST(run_ceilings_from_file_or_builtin) {
+TEST(ReportCli, run_ceilings_from_file_or_builtin) {
   copa::CommonOptions o;
-  COPA_CHECK(!copa::run_ceilings(o, copa::Backend::serial, -1));  // a CPU has no built-in ceilings
+  EXPECT_TRUE(!copa::run_ceilings(o, copa::Backend::serial, -1));  // a CPU has no built-in ceilings
   const char* path = "test_run_ceilings.json";
   {
     std::ofstream f(path);
@@ -177,25 +176,25 @@ COPA_TEST(run_ceilings_from_file_or_builtin) {
   }
   o.ceilings = path;
   const auto c = copa::run_ceilings(o, copa::Backend::serial, -1);
-  COPA_CHECK(c && c->triad_GBs == 12 && c->source == path);
-  COPA_CHECK_THROWS(copa::run_ceilings(o, copa::Backend::openmp, -1), copa::InputError);
+  EXPECT_TRUE(c && c->triad_GBs == 12 && c->source == path);
+  EXPECT_THROW(copa::run_ceilings(o, copa::Backend::openmp, -1), copa::InputError);
   std::remove(path);
 }
 
-COPA_TEST(distributed_run_fields_on_one_rank) {
+TEST(ReportCli, distributed_run_fields_on_one_rank) {
   copa::Report r("test-app", "0.1");
   auto doc = r.to_json();
-  COPA_CHECK(doc["run"]["mpi_ranks"] == 1);
-  COPA_CHECK(doc["run"]["transport"].is_null());
-  COPA_CHECK(doc["run"]["decomposition"].is_null());
+  EXPECT_TRUE(doc["run"]["mpi_ranks"] == 1);
+  EXPECT_TRUE(doc["run"]["transport"].is_null());
+  EXPECT_TRUE(doc["run"]["decomposition"].is_null());
   r.set_transport("ipc");
   r.set_decomposition(copa::Report::make_decomposition({{"grid", {1, 1, 1}}}, 4096, "cells"));
   r.set_mpi(1);
   r.add_kernel("k", copa::summarize({1.0, 2.0}), {});
   r.reduce_over_ranks();  // one rank: nothing to reduce, no imbalance fields
   doc = r.to_json();
-  COPA_CHECK(doc["run"]["transport"] == "ipc");
-  COPA_CHECK(doc["run"]["decomposition"]["local_work"] == nlohmann::json::array({4096.0}));
-  COPA_CHECK(doc["run"]["decomposition"]["ranks"]["grid"][2] == 1);
-  COPA_CHECK(!doc["kernels"][0].contains("imbalance"));
+  EXPECT_TRUE(doc["run"]["transport"] == "ipc");
+  EXPECT_TRUE(doc["run"]["decomposition"]["local_work"] == nlohmann::json::array({4096.0}));
+  EXPECT_TRUE(doc["run"]["decomposition"]["ranks"]["grid"][2] == 1);
+  EXPECT_TRUE(!doc["kernels"][0].contains("imbalance"));
 }

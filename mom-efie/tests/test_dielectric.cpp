@@ -30,39 +30,39 @@ RcsCuts solve(const Problem& p, const Dielectric& d, bool muller) {
 
 // eps_r = 4, ka = 1 (interior ka = 2): <= 0.5 dB at f = 4 (10.5 elements per interior
 // wavelength), lower at f = 6, for both formulations.
-COPA_TEST(eps4_ka1) {
+TEST(Dielectric, eps4_ka1) {
   const Dielectric d{4.0, 1.0};
   for (bool muller : {false, true}) {
     const double coarse = rms_db_error_dielectric(solve(sphere(1.0, 4), d, muller), 1.0, d);
     const double fine = rms_db_error_dielectric(solve(sphere(1.0, 6), d, muller), 1.0, d);
     std::cout << "  " << (muller ? "Mueller" : "PMCHWT") << " eps_r 4, ka 1: RMS " << coarse << " dB (f = 4), " << fine << " dB (f = 6)\n";
-    COPA_CHECK(coarse <= 0.5);
-    COPA_CHECK(fine < coarse);
+    EXPECT_TRUE(coarse <= 0.5);
+    EXPECT_TRUE(fine < coarse);
   }
 }
 
 // A magnetic body (mu_r = 2, eps_r = 3; not eps_r = mu_r, whose matched impedance gives a backscatter null
 // that an RMS in dB cannot measure): the mu_r paths of the operators and of the Mie series.
-COPA_TEST(magnetic_sphere) {
+TEST(Dielectric, magnetic_sphere) {
   const Dielectric d{3.0, 2.0};
   for (bool muller : {false, true}) {
     const double rms = rms_db_error_dielectric(solve(sphere(0.8, 4), d, muller), 0.8, d);
     std::cout << "  " << (muller ? "Mueller" : "PMCHWT") << " eps_r 3, mu_r 2, ka 0.8: RMS " << rms << " dB (f = 4)\n";
-    COPA_CHECK(rms <= 0.5);
+    EXPECT_TRUE(rms <= 0.5);
   }
 }
 
 // No contrast: the currents radiate nothing outside (largest sigma against the eps_r = 4 sphere's).
-COPA_TEST(no_contrast) {
+TEST(Dielectric, no_contrast) {
   const Problem p = sphere(1.0, 4);
   const RcsCuts none = solve(p, {1.0, 1.0}, false), four = solve(p, {4.0, 1.0}, false);
   const double ratio = *std::max_element(none.e_plane.begin(), none.e_plane.end()) / *std::max_element(four.e_plane.begin(), four.e_plane.end());
   std::cout << "  eps_r = mu_r = 1: max sigma / max sigma(eps_r 4) = " << ratio << "\n";
-  COPA_CHECK(ratio <= 1e-3);
+  EXPECT_TRUE(ratio <= 1e-3);
 }
 
 // OpenMP (two-phase rows) against the serial oracle, and bit-identical twice, for both formulations.
-COPA_TEST(openmp_matches_serial) {
+TEST(Dielectric, openmp_matches_serial) {
   const Problem p = sphere(1.0, 3);
   for (const char* name : {"pmchwt", "muller"}) {
     const Formulation form = make_formulation(name, 0.5, 3.0, 2.0);
@@ -82,14 +82,14 @@ COPA_TEST(openmp_matches_serial) {
       s += std::norm(ser[i]);
     }
     std::cout << "  " << name << " openmp vs serial: relative Frobenius " << std::sqrt(d / s) << "\n";
-    COPA_CHECK(std::sqrt(d / s) <= 1e-12);
-    COPA_CHECK(omp == omp2);
+    EXPECT_TRUE(std::sqrt(d / s) <= 1e-12);
+    EXPECT_TRUE(omp == omp2);
   }
 }
 
 // The complex-wavenumber kernels (lossy media) with a real k give the real-k blocks (EFIE and K,
 // near and far pairs), which checks their series and direct branches against the real formulas.
-COPA_TEST(complex_k_matches_real) {
+TEST(Dielectric, complex_k_matches_real) {
   const Problem p = sphere(1.0, 3);
   const double k = 2.3;
   double diff = 0, scale = 0;
@@ -116,16 +116,16 @@ COPA_TEST(complex_k_matches_real) {
         }
     }
   std::cout << "  complex k = real k: max block difference / max block " << diff / scale << "\n";
-  COPA_CHECK(scale > 0 && diff <= 1e-13 * scale);
+  EXPECT_TRUE(scale > 0 && diff <= 1e-13 * scale);
 }
 
 // A lossy sphere, eps_r = 4 - 1j (exp(+j w t)), ka = 1: both formulations <= 0.5 dB against the
 // dielectric Mie series, which absorbs (Q_ext > Q_sca: test mom-efie.unit).
-COPA_TEST(lossy_sphere) {
+TEST(Dielectric, lossy_sphere) {
   const Dielectric d{{4.0, -1.0}, 1.0};
   for (bool muller : {false, true}) {
     const double rms = rms_db_error_dielectric(solve(sphere(1.0, 4), d, muller), 1.0, d);
     std::cout << "  " << (muller ? "Mueller" : "PMCHWT") << " eps_r 4 - 1j, ka 1: RMS " << rms << " dB (f = 4)\n";
-    COPA_CHECK(rms <= 0.5);
+    EXPECT_TRUE(rms <= 0.5);
   }
 }

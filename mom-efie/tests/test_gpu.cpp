@@ -43,7 +43,7 @@ double rel_frobenius(const std::vector<complex>& a, const std::vector<complex>& 
 
 }  // namespace
 
-COPA_TEST(variants_match_serial) {
+TEST(Gpu, variants_match_serial) {
   copa::select_device(-1);
   // sizes not multiples of the 32-base tile, a sphere and an open plate
   for (const Problem& p : {make_problem(make_sphere(1.0, 5), 2.0, 1.0, PlaneWave{}),
@@ -52,13 +52,13 @@ COPA_TEST(variants_match_serial) {
     for (const auto& v : variants(gpu_backend())) {
       const double err = rel_frobenius(fill(gpu_backend(), v, p), ref);
       std::cout << "  " << v << " (N = " << p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
-      COPA_CHECK(err <= 1e-12);
+      EXPECT_TRUE(err <= 1e-12);
     }
   }
 }
 
 // Every device LU routine (--lu) against the host LU.
-COPA_TEST(lu_matches_host) {
+TEST(Gpu, lu_matches_host) {
   copa::select_device(-1);
   const Problem p = make_problem(make_sphere(1.0, 6), 2.0, 1.0, PlaneWave{});
   auto solve_with = [&](copa::Backend b, const std::string& lu) {
@@ -79,14 +79,14 @@ COPA_TEST(lu_matches_host) {
     const auto dev = solve_with(gpu_backend(), lu);
     const double err = rel_frobenius(dev, host);
     std::cout << "  device LU (" << lu << ") vs host LU: relative 2-norm of the solution difference " << err << "\n";
-    COPA_CHECK(err <= 1e-10);
-    COPA_CHECK(rms_db_error(bistatic_rcs(p, dev), 2.0) <= 0.5);
+    EXPECT_TRUE(err <= 1e-10);
+    EXPECT_TRUE(rms_db_error(bistatic_rcs(p, dev), 2.0) <= 0.5);
   }
 }
 
 // The MFIE and CFIE fills (every variant: the variant fills the CFIE's EFIE part) against the
 // serial oracle, on a sphere and a cube (closed surfaces only).
-COPA_TEST(mfie_cfie_match_serial) {
+TEST(Gpu, mfie_cfie_match_serial) {
   copa::select_device(-1);
   for (const Problem& p : {make_problem(make_sphere(1.0, 5), 2.0, 1.0, PlaneWave{}),
                            make_problem(make_cube(1.0, 4), 2.0, 0.5, PlaneWave{})})
@@ -96,13 +96,13 @@ COPA_TEST(mfie_cfie_match_serial) {
       for (const auto& v : variants(gpu_backend())) {
         const double err = rel_frobenius(fill(gpu_backend(), v, p, form), ref);
         std::cout << "  " << name << " " << v << " (N = " << p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
-        COPA_CHECK(err <= 1e-12);
+        EXPECT_TRUE(err <= 1e-12);
       }
     }
 }
 
 // The CFIE solved on the device at the interior resonance: RCS against Mie and against the host.
-COPA_TEST(cfie_resonance_device) {
+TEST(Gpu, cfie_resonance_device) {
   copa::select_device(-1);
   const Problem p = make_problem(make_sphere(1.0, 6), 2.7437, 1.0, PlaneWave{});
   const Formulation form = make_formulation("cfie", 0.5);
@@ -122,14 +122,14 @@ COPA_TEST(cfie_resonance_device) {
   const auto host = solve_on(copa::Backend::serial), dev = solve_on(gpu_backend());
   const double err = rel_frobenius(dev, host), rms = rms_db_error(bistatic_rcs(p, dev), 2.7437);
   std::cout << "  CFIE ka = 2.7437 on the device: solution vs host " << err << ", RMS vs Mie " << rms << " dB\n";
-  COPA_CHECK(err <= 1e-10);
-  COPA_CHECK(rms <= 0.5);
+  EXPECT_TRUE(err <= 1e-10);
+  EXPECT_TRUE(rms <= 0.5);
 }
 
 // PMCHWT and Mueller on the device (one fill for every variant; the default one) against the serial
 // oracle, 2N x 2N, on a sphere and a cube (the app tests gpu.app-pmchwt / app-muller solve the
 // eps_r = 4, ka = 1 sphere on every backend against the dielectric Mie series).
-COPA_TEST(dielectric_match_serial) {
+TEST(Gpu, dielectric_match_serial) {
   copa::select_device(-1);
   for (const Problem& p : {make_problem(make_sphere(1.0, 4), 1.0, 1.0, PlaneWave{}),
                            make_problem(make_cube(1.0, 3), 1.0, 0.5, PlaneWave{})})
@@ -147,6 +147,6 @@ COPA_TEST(dielectric_match_serial) {
       };
       const double err = rel_frobenius(fill2(gpu_backend()), fill2(copa::Backend::serial));
       std::cout << "  " << name << " (2N = " << 2 * p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
-      COPA_CHECK(err <= 1e-12);
+      EXPECT_TRUE(err <= 1e-12);
     }
 }

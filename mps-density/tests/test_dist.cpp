@@ -36,8 +36,8 @@ void fill_ghosts(std::vector<mps::dist::LocalDomain>& d) {
       const auto& peer = d[link.peer];
       const auto back = std::find_if(peer.links.begin(), peer.links.end(),
                                      [&](const copa::halo::Link& l) { return l.peer == static_cast<int>(&me - d.data()); });
-      COPA_CHECK(back != peer.links.end());
-      COPA_CHECK(back->send.size() == link.recv.size());
+      EXPECT_TRUE(back != peer.links.end());
+      EXPECT_TRUE(back->send.size() == link.recv.size());
       std::vector<double> from, to;
       mps::dist::pack_halo_field(peer.problem.particles, from);
       mps::dist::pack_halo_field(me.problem.particles, to);
@@ -65,13 +65,13 @@ double distributed_error(const mps::Problem& pr, int ranks, double ghost_width, 
       err = std::max(err, std::fabs(n[i] - ref) / std::fabs(ref));
     }
   }
-  COPA_CHECK(owned == pr.particles.size());
+  EXPECT_TRUE(owned == pr.particles.size());
   return err;
 }
 
 }  // namespace
 
-COPA_TEST(dist_cuts_balance_and_keep_a_column_per_rank) {
+TEST(Dist, dist_cuts_balance_and_keep_a_column_per_rank) {
   const auto pr = mps::pflow_problem(224910);
   const int axis = mps::dist::slab_axis(pr.grid);
   const auto h = mps::dist::column_histogram(pr.particles, pr.grid, axis, 0, pr.particles.size());
@@ -80,43 +80,43 @@ COPA_TEST(dist_cuts_balance_and_keep_a_column_per_rank) {
     const auto s = mps::dist::cut_slabs(h, axis, ranks);
     double total = 0;
     for (int r = 0; r < ranks; ++r) {
-      COPA_CHECK(s.cuts[r + 1] > s.cuts[r]);
+      EXPECT_TRUE(s.cuts[r + 1] > s.cuts[r]);
       total += s.work[r];
     }
-    COPA_CHECK(total == static_cast<double>(pr.particles.size()));
+    EXPECT_TRUE(total == static_cast<double>(pr.particles.size()));
     // Rank r starts where the running count first reaches r N / ranks, so it holds less than
     // N / ranks plus one column: imbalance <= 1 + hmax ranks / N.
-    COPA_CHECK(s.imbalance() <= 1.0 + hmax * ranks / N);
+    EXPECT_TRUE(s.imbalance() <= 1.0 + hmax * ranks / N);
   }
   // All particles in one column: the cuts still give each rank one column (empty ones included).
   std::vector<double> one(4, 0.0);
   one[1] = 100;
   const auto s = mps::dist::cut_slabs(one, 0, 4);
-  for (int r = 0; r < 4; ++r) COPA_CHECK(s.cuts[r + 1] - s.cuts[r] == 1);
-  COPA_CHECK_THROWS(mps::dist::cut_slabs(one, 0, 5), copa::InputError);
+  for (int r = 0; r < 4; ++r) EXPECT_TRUE(s.cuts[r + 1] - s.cuts[r] == 1);
+  EXPECT_THROW(mps::dist::cut_slabs(one, 0, 5), copa::InputError);
 }
 
-COPA_TEST(dist_density_equals_one_rank) {
+TEST(Dist, dist_density_equals_one_rank) {
   const auto lattice2 = mps::lattice_problem(2, 2.1, 40);
   const auto lattice3 = mps::lattice_problem(3, 4.0, 16);
   const auto cloud = mps::random_cloud_problem(3, 8000, 20.0, 2.1, 12345u);
   for (const auto* pr : {&lattice2, &lattice3, &cloud})
     for (int ranks : {2, 3})
       for (auto s : {mps::Strategy::sorted_particle, mps::Strategy::fine_rows, mps::Strategy::brute})
-        COPA_CHECK(distributed_error(*pr, ranks, pr->re, s) <= 1e-12);
+        EXPECT_TRUE(distributed_error(*pr, ranks, pr->re, s) <= 1e-12);
 }
 
 // The test has teeth: ghosts from a layer narrower than r_e leave the densities at the cuts short.
-COPA_TEST(dist_narrow_ghost_layer_is_caught) {
+TEST(Dist, dist_narrow_ghost_layer_is_caught) {
   const auto pr = mps::lattice_problem(3, 2.1, 16);
-  COPA_CHECK(distributed_error(pr, 2, 0.5 * pr.re, mps::Strategy::sorted_particle) > 1e-3);
+  EXPECT_TRUE(distributed_error(pr, 2, 0.5 * pr.re, mps::Strategy::sorted_particle) > 1e-3);
 }
 
 // Rank 0's gather puts values in id order and refuses an id that is missing or repeated (a slab
 // bug would otherwise pass unnoticed as zeros).
-COPA_TEST(dist_gather_by_id_checks_every_id) {
+TEST(Dist, dist_gather_by_id_checks_every_id) {
   const auto g = mps::dist::gather_by_id({30.0, 10.0, 20.0}, {2, 0, 1}, 3);
-  COPA_CHECK(g == std::vector<double>({10.0, 20.0, 30.0}));
-  COPA_CHECK_THROWS(mps::dist::gather_by_id({1.0, 2.0, 3.0}, {0, 0, 1}, 3), copa::RuntimeError);
-  COPA_CHECK_THROWS(mps::dist::gather_by_id({1.0, 2.0}, {0, 1}, 3), copa::RuntimeError);
+  EXPECT_TRUE(g == std::vector<double>({10.0, 20.0, 30.0}));
+  EXPECT_THROW(mps::dist::gather_by_id({1.0, 2.0, 3.0}, {0, 0, 1}, 3), copa::RuntimeError);
+  EXPECT_THROW(mps::dist::gather_by_id({1.0, 2.0}, {0, 1}, 3), copa::RuntimeError);
 }

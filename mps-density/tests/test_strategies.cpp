@@ -91,7 +91,7 @@ std::vector<mps::Problem> problems() {
 
 }  // namespace
 
-COPA_TEST(all_strategies_match_brute_force) {
+TEST(Strategies, all_strategies_match_brute_force) {
   mps::KernelOptions brute;
   brute.strategy = mps::Strategy::brute;
   for (const auto& pr : problems()) {
@@ -107,7 +107,7 @@ COPA_TEST(all_strategies_match_brute_force) {
           if (d > 1e-12)
             std::cerr << copa::to_string(b) << " " << name << " reorder " << reorder << " dim " << pr.grid.dim << " "
                       << pr.name << ": " << d << "\n";
-          COPA_CHECK(d <= 1e-12);
+          EXPECT_TRUE(d <= 1e-12);
         }
     }
   }
@@ -115,7 +115,7 @@ COPA_TEST(all_strategies_match_brute_force) {
 
 // GPU --rebucket stable: every strategy still matches the brute force, and two evaluations from a
 // fresh load agree bitwise (no order-dependent atomics left). Host backends are always stable.
-COPA_TEST(stable_rebucketing_is_bitwise_reproducible) {
+TEST(Strategies, stable_rebucketing_is_bitwise_reproducible) {
   mps::KernelOptions brute;
   brute.strategy = mps::Strategy::brute;
   for (const auto& pr : problems()) {
@@ -133,15 +133,15 @@ COPA_TEST(stable_rebucketing_is_bitwise_reproducible) {
           if (d > 1e-12 || again != 0)
             std::cerr << copa::to_string(b) << " " << name << " stable, reorder " << reorder << " dim " << pr.grid.dim
                       << " " << pr.name << ": vs brute " << d << ", run to run " << again << "\n";
-          COPA_CHECK(d <= 1e-12);
-          COPA_CHECK(again == 0);
+          EXPECT_TRUE(d <= 1e-12);
+          EXPECT_TRUE(again == 0);
         }
     }
   }
 }
 
 // Verlet lists stay valid while particles move less than skin/2 and are rebuilt after.
-COPA_TEST(verlet_rebuild_under_motion) {
+TEST(Strategies, verlet_rebuild_under_motion) {
   auto pr = mps::random_cloud_problem(3, 3000, 14.0, 2.1, 3u);
   for (auto b : copa::built_backends()) {
     if (copa::is_gpu(b) && !gpu_present()) continue;
@@ -174,16 +174,16 @@ COPA_TEST(verlet_rebuild_under_motion) {
       double err = 0;
       for (std::size_t i = 0; i < a.size(); ++i) err = std::max(err, std::fabs(a[i] - r[i]) / std::max(1.0, r[i]));
       if (err > 1e-12) std::cerr << "step " << step << " rebuilds " << k->list_rebuilds() << " err " << err << "\n";
-      COPA_CHECK(err <= 1e-12);
+      EXPECT_TRUE(err <= 1e-12);
     }
     // 8 steps of up to 0.087 each: more than skin/2 = 0.2 after a few steps, fewer than 8 rebuilds
-    COPA_CHECK(k->list_rebuilds() > 1 && k->list_rebuilds() < 9);
+    EXPECT_TRUE(k->list_rebuilds() > 1 && k->list_rebuilds() < 9);
   }
 }
 
 // Several lanes of one target split its pruned rows (first = lane, stride = lanes, as the GPU
 // fine-group kernels do): together they visit exactly the ranges of the single-lane walk.
-COPA_TEST(pruned_rows_split_over_lanes_cover_the_same_ranges) {
+TEST(Strategies, pruned_rows_split_over_lanes_cover_the_same_ranges) {
   for (const auto& pr : problems()) {
     const mps::Grid g = mps::refine(pr.grid, mps::fine_divisions);
     const auto& ps = pr.particles;
@@ -202,8 +202,8 @@ COPA_TEST(pruned_rows_split_over_lanes_cover_the_same_ranges) {
       twice.insert(twice.end(), one.begin(), one.end());
       std::sort(twice.begin(), twice.end());
       std::sort(split.begin(), split.end());
-      COPA_CHECK(!one.empty());
-      COPA_CHECK(split == twice);
+      EXPECT_TRUE(!one.empty());
+      EXPECT_TRUE(split == twice);
     }
   }
 }

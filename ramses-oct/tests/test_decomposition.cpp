@@ -24,8 +24,8 @@ void exchange(std::vector<LocalDomain>& doms, std::vector<std::unique_ptr<HydroK
       const auto back = std::find_if(peer_links.begin(), peer_links.end(), [&](const copa::halo::Link& l) {
         return l.peer == int(r);
       });
-      COPA_CHECK(back != peer_links.end());
-      COPA_CHECK(back->send.size() == link.recv.size());
+      EXPECT_TRUE(back != peer_links.end());
+      EXPECT_TRUE(back->send.size() == link.recv.size());
       const std::int64_t nr = doms[r].mesh.ncell(), np = doms[link.peer].mesh.ncell();
       double* dst = ks[r]->state();
       const double* src = ks[link.peer]->state();
@@ -89,7 +89,7 @@ Split run_split(copa::Backend b, const std::string& problem, std::array<int, 3> 
 
 }  // namespace
 
-COPA_TEST(ranks_reproduce_one_rank_bitwise) {
+TEST(Decomposition, ranks_reproduce_one_rank_bitwise) {
   struct Case {
     std::string problem;
     std::array<int, 3> cells;
@@ -116,12 +116,12 @@ COPA_TEST(ranks_reproduce_one_rank_bitwise) {
                   << copa::to_string(b) << " " << ranks << " ranks: " << (same ? "bitwise equal" : "DIFFERENT")
                   << " (relative L2 " << relative_l2(s.u, one.u) << ", checksums " << hex(state_checksum(s.u)) << " "
                   << hex(state_checksum(one.u)) << ")\n";
-        COPA_CHECK(same);
+        EXPECT_TRUE(same);
       }
     }
 }
 
-COPA_TEST(partition_is_contiguous_and_ghosts_complete) {
+TEST(Decomposition, partition_is_contiguous_and_ghosts_complete) {
   const OctMesh g = build_mesh({16, 16, 16}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
   // 2^k ranks on a power-of-two cube: each range is an aligned sub-brick (its bounding box holds
   // exactly its octs, and starts at a multiple of its size; 4 ranks on 8^3 octs: 8 x 4 x 4).
@@ -134,8 +134,8 @@ COPA_TEST(partition_is_contiguous_and_ghosts_complete) {
         hi[a] = std::max(hi[a], int(g.coord[a][o]));
       }
     const std::int64_t box = std::int64_t(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
-    COPA_CHECK(p4.owned(r) == g.noct / 4 && box == p4.owned(r));
-    for (int a = 0; a < 3; ++a) COPA_CHECK(lo[a] % (hi[a] - lo[a] + 1) == 0);
+    EXPECT_TRUE(p4.owned(r) == g.noct / 4 && box == p4.owned(r));
+    for (int a = 0; a < 3; ++a) EXPECT_TRUE(lo[a] % (hi[a] - lo[a] + 1) == 0);
   }
   // Every neighbour of an owned oct is stored locally, and every ghost has a sender.
   const Partition p3 = partition_mesh(g, 3);
@@ -145,22 +145,22 @@ COPA_TEST(partition_is_contiguous_and_ghosts_complete) {
     for (std::int64_t o = p3.split[r]; o < p3.split[r + 1]; ++o) {
       neighbourhood(g, o, nb);
       for (std::int64_t n : nb)
-        COPA_CHECK((n >= p3.split[r] && n < p3.split[r + 1]) ||
+        EXPECT_TRUE((n >= p3.split[r] && n < p3.split[r + 1]) ||
                    std::binary_search(d.ghost_global.begin(), d.ghost_global.end(), n));
     }
     std::size_t received = 0;
     for (const auto& l : d.links) received += l.recv.size();
-    COPA_CHECK(received == d.ghost_global.size() * 8);
+    EXPECT_TRUE(received == d.ghost_global.size() * 8);
   }
 }
 
-COPA_TEST(rank_without_cells_is_refused) {
+TEST(Decomposition, rank_without_cells_is_refused) {
   // 4 x 4 x 8 cells = 16 octs = 2 whole groups: 2 ranks get a group each, 3 ranks single octs
   // (6/5/5), 17 ranks are refused.
   const OctMesh g = build_mesh({4, 4, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
-  COPA_CHECK(partition_mesh(g, 2).owned(1) == 8);
+  EXPECT_TRUE(partition_mesh(g, 2).owned(1) == 8);
   const Partition p3 = partition_mesh(g, 3);
-  COPA_CHECK(p3.owned(0) == 5 && p3.owned(1) == 5 && p3.owned(2) == 6);
+  EXPECT_TRUE(p3.owned(0) == 5 && p3.owned(1) == 5 && p3.owned(2) == 6);
   bool refused = false;
   try {
     partition_mesh(g, 17);
@@ -168,5 +168,5 @@ COPA_TEST(rank_without_cells_is_refused) {
     refused = true;
     std::cout << e.what() << "\n";
   }
-  COPA_CHECK(refused);
+  EXPECT_TRUE(refused);
 }

@@ -26,7 +26,7 @@ void zmarch_emulated_step(const OctMesh& m, const HydroParams& hp, const ZPatch&
 
 }  // namespace
 
-COPA_TEST(zmarch_emulation_equals_serial) {
+TEST(Zmarch, zmarch_emulation_equals_serial) {
   struct Case {
     const char* problem;
     std::array<int, 3> cells;
@@ -66,7 +66,7 @@ COPA_TEST(zmarch_emulation_equals_serial) {
     }
     serial->store(us);
     const double err = relative_l2(uz, us);
-    COPA_CHECK(err < 1e-12);
+    EXPECT_TRUE(err < 1e-12);
     if (!(err < 1e-12)) std::printf("  case %s %dx%dx%d: relative L2 %.3e\n", c.problem, c.cells[0], c.cells[1], c.cells[2], err);
   }
 }

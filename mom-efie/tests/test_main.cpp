@@ -1,2 +1,0 @@
-#define COPA_TEST_MAIN
-#include "copa/testing.hpp"
