@@ -8,7 +8,10 @@ Verdict of a kernel, judged against the run-to-run noise (issue 7):
   SLOWER when median_cand / median_base - 1 > threshold,
   FASTER when median_base / median_cand - 1 > threshold (the same factor the other way), else SAME.
 Exit status: 1 when a kernel is SLOWER, a candidate verification failed or a candidate run failed;
-2 when an input is missing or malformed; else 0."""
+2 when an input is missing or malformed or when no case was compared; else 0.
+
+Two sets from different machines (run.json's machine_name) or with no backend in common are
+compared machine against machine instead (compare_machines.py; --mode machines forces it)."""
 import argparse
 import json
 import os
@@ -74,9 +77,8 @@ class CaseDelta:
 
 
 class Comparison:
-    def __init__(self, base_dir, cand_dir, threshold=0.05, mad_factor=3.0):
-        self.base = ResultSet(base_dir)
-        self.cand = ResultSet(cand_dir)
+    def __init__(self, base, cand, threshold=0.05, mad_factor=3.0):
+        self.base, self.cand = base, cand
         self.threshold, self.mad_factor = threshold, mad_factor
         shared = [k for k in self.base.results if k in self.cand.results]
         self.cases = [CaseDelta(k, self.base.results[k], self.cand.results[k], threshold, mad_factor)
@@ -205,6 +207,11 @@ def main(argv):
     p.add_argument("--out", metavar="DIR", default=".", help="directory for compare.md and compare.html (default: .)")
     p.add_argument("--markdown", metavar="FILE", help="Markdown report path (default: OUT/compare.md)")
     p.add_argument("--html", metavar="FILE", help="HTML report path (default: OUT/compare.html)")
+    p.add_argument("--mode", choices=("auto", "regression", "machines"), default="auto",
+                   help="regression: the same cases (app.size.backend) of one machine, baseline vs candidate; "
+                        "machines: two machines (or backends) by app case, FOM ratios and the suite score; "
+                        "auto (default): machines when the sets come from different machines or share no backend")
+    p.add_argument("--machines", dest="mode", action="store_const", const="machines", help="the same as --mode machines")
     p.add_argument("--efficiency-threshold", type=float, default=0.05,
                    help="scaling studies (scaling.json in both): flag a parallel efficiency that fell by more "
                         "than this (absolute; default 0.05 = 5 points)")
@@ -220,7 +227,10 @@ def main(argv):
     check_output_dir(args.out, "--out")
     check_output_file(md_path, "--markdown" if args.markdown else "--out")
     check_output_file(html_path, "--html" if args.html else "--out")
-    comparison = Comparison(args.baseline, args.candidate, args.threshold, args.mad_factor)
+    base, cand = ResultSet(args.baseline), ResultSet(args.candidate)
+    if args.mode == "machines" or (args.mode == "auto" and different_machines(base, cand)):
+        return compare_machines(base, cand, md_path, html_path, args.out)
+    comparison = Comparison(base, cand, args.threshold, args.mad_factor)
 
     from .compare_report import html_report, markdown_report
     os.makedirs(args.out, exist_ok=True)
@@ -243,4 +253,31 @@ def main(argv):
           f"{len(comparison.only_cand)} only in the candidate; kernels: {comparison.count(SLOWER)} SLOWER, "
           f"{comparison.count(SAME)} SAME, {comparison.count(FASTER)} FASTER")
     print(f"reports: {md_path} {html_path}")
+    if not comparison.cases and not comparison.failed():
+        print("copa-compare: no case (app.size.backend) is in both sets: nothing was compared "
+              "(--mode machines compares different machines or backends)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return EXIT_CHECK_FAILED if comparison.failed() else EXIT_OK
+
+
+def different_machines(base, cand):
+    """Auto mode: the sets come from different machines, or ran no backend in common."""
+    backends = [{r.backend for r in s.results.values()} for s in (base, cand)]
+    return base.machine_name() != cand.machine_name() or not (backends[0] & backends[1])
+
+
+def compare_machines(base, cand, md_path, html_path, out_dir):
+    from .compare_machines import MachineComparison, print_summary
+    from .compare_report import html_report, markdown_report
+    mc = MachineComparison(base, cand)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(md_path, "w") as f:
+        f.write(markdown_report(mc, machines=True))
+    with open(html_path, "w") as f:
+        f.write(html_report(mc, machines=True))
+    print_summary(mc, md_path, html_path)
+    if not mc.cases:
+        print("copa-compare: no case (app + size + problem) ran on both machines: nothing was compared",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK

@@ -53,11 +53,29 @@ def _short(v):
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def markdown_report(c):
-    out = ["# copa performance comparison", ""]
-    for title, paragraphs, table in _sections(c):
+BULLET_SECTIONS = ("Problems", "Cases and kernels present on one side only", "Cases on one side only")
+
+
+def markdown_report(c, machines=False):
+    """c: a Comparison (regression mode) or, with machines=True, a MachineComparison."""
+    if machines:
+        from .compare_machines import sections
+        return render_markdown("copa machine comparison", sections(c))
+    return render_markdown("copa performance comparison", _sections(c))
+
+
+def html_report(c, machines=False):
+    if machines:
+        from .compare_machines import sections
+        return render_html("copa machine comparison", sections(c))
+    return render_html("copa performance comparison", _sections(c))
+
+
+def render_markdown(heading, sections):
+    out = [f"# {heading}", ""]
+    for title, paragraphs, table in sections:
         out += [f"## {title}", ""]
-        bullet = title in ("Problems", "Cases and kernels present on one side only")
+        bullet = title in BULLET_SECTIONS
         for p in paragraphs:
             out += ["- " + p] if bullet else [p, ""]
         if bullet and paragraphs:
@@ -70,7 +88,7 @@ def markdown_report(c):
 VERDICT_CLASSES = {SLOWER: "slower", FASTER: "faster", "FAILED": "slower"}
 
 
-def html_report(c):
+def render_html(heading, sections):
     def cell(v):
         text = html.escape(str(v))
         cls = VERDICT_CLASSES.get(str(v).split(" ")[0])
@@ -82,8 +100,8 @@ def html_report(c):
         parts = text.split("`")
         return "".join(f"<code>{s}</code>" if i % 2 else s for i, s in enumerate(parts))
 
-    body = ["<h1>copa performance comparison</h1>"]
-    for title, paragraphs, table in _sections(c):
+    body = [f"<h1>{html.escape(heading)}</h1>"]
+    for title, paragraphs, table in sections:
         body.append(f"<h2>{html.escape(title)}</h2>")
         body += [f"<p>{inline(p)}</p>" for p in paragraphs]
         if table:
@@ -95,5 +113,5 @@ def html_report(c):
              "table{border-collapse:collapse;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%;text-align:left}"
              "th{background:#eee}.slower{background:#f8d0d0;font-weight:bold}.faster{background:#d0f0d0}")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>copa comparison</title>"
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(heading)}</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

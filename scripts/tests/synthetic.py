@@ -69,7 +69,7 @@ def standard_set(slowdown=1.0, fom_factor=1.0, fail_verification=False, noise=0.
     return docs
 
 
-def write_set(directory, docs, ceilings=True, run_json=True, git_sha="abc123"):
+def write_set(directory, docs, ceilings=True, run_json=True, git_sha="abc123", machine_name="testbox"):
     os.makedirs(directory, exist_ok=True)
     for key, doc in docs.items():
         with open(os.path.join(directory, key + ".json"), "w") as f:
@@ -79,11 +79,11 @@ def write_set(directory, docs, ceilings=True, run_json=True, git_sha="abc123"):
             json.dump({"schema": "copa-ceilings/1", "date": "2025-01-01", "machine": {"host": "testhost"},
                        "backends": H200_CEILINGS}, f)
     if run_json:
-        runs = [{"app": d["app"], "size": "small", "backend": d["run"]["backend"], "json": k + ".json",
+        runs = [{"app": d["app"], "size": d["run"]["problem"].get("size", "small"), "backend": d["run"]["backend"], "json": k + ".json",
                  "status": "verification_failed" if d["verification"]["passed"] is False else "ok", "reps": 5}
                 for k, d in docs.items()]
         with open(os.path.join(directory, "run.json"), "w") as f:
-            json.dump({"schema": "copa-run/1", "machine_name": "testbox", "git": {"sha": git_sha, "dirty": False},
+            json.dump({"schema": "copa-run/1", "machine_name": machine_name, "git": {"sha": git_sha, "dirty": False},
                        "runs": runs}, f)
     return directory
 
