@@ -31,6 +31,7 @@
 #include "copa/gpu_timing.hpp"
 #include "kernels.hpp"
 #include "dielectric_pair.hpp"
+#include "solver_gpu.hpp"
 
 #if defined(COPA_HAVE_CUDA)
 #include <cublas_v2.h>
@@ -530,6 +531,11 @@ class GpuEngine final : public Engine {
 #if defined(COPA_HAVE_CUDA)
     auto* a = reinterpret_cast<cuDoubleComplex*>(a_.data());
     if (info_.size() == 0) info_ = copa::gpu::DeviceArray<int>(1);
+    double norm1 = 0;
+    {
+      copa::Region r(timer, "condition.norm1");
+      norm1 = device_norm1(a_.data(), n_);
+    }
     if (lu_method_ == "getrf") {
       int lwork = 0;
       check_cusolver(cusolverDnZgetrf_bufferSize(solver_, int(n_), int(n_), a, int(n_), &lwork), "cusolverDnZgetrf_bufferSize");
@@ -557,6 +563,17 @@ class GpuEngine final : public Engine {
                      "cusolverDnXgetrf");
     }
     check_info("zgetrf");
+    // ||A||_1 ||A^-1||_1, the second by Hager/Higham with solves on the device factors (cuSOLVER
+    // has no zgecon): a few pairs of O(N^2) getrs against the O(N^3) LU.
+    copa::Region r(timer, "condition");
+    condition_ = norm1 * hager_higham_inverse_norm1(n_, [&](std::vector<complex>& v, bool adjoint) {
+                   copa::gpu::DeviceArray<Cplx> rhs(v.size());
+                   rhs.copy_from_host(reinterpret_cast<const Cplx*>(v.data()));
+                   getrs(rhs.data(), adjoint ? CUBLAS_OP_C : CUBLAS_OP_N);
+                   check_info("zgetrs (condition estimate)");
+                   rhs.copy_to_host(reinterpret_cast<Cplx*>(v.data()));
+                   copa::gpu::synchronize();
+                 });
 #else
     (void)timer;
     throw copa::RuntimeError("the device LU is unavailable in the HIP build: hipSOLVER/rocSOLVER are not installed here");
@@ -569,14 +586,7 @@ class GpuEngine final : public Engine {
     rhs.copy_from_host(reinterpret_cast<const Cplx*>(b.data()));
     {
       copa::Region r(timer, "solve");
-      if (lu_method_ == "getrf")
-        check_cusolver(cusolverDnZgetrs(solver_, CUBLAS_OP_N, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_),
-                                        pivots_.data(), reinterpret_cast<cuDoubleComplex*>(rhs.data()), int(n_), info_.data()),
-                       "cusolverDnZgetrs");
-      else
-        check_cusolver(cusolverDnXgetrs(solver_, params_, CUBLAS_OP_N, n_, 1, CUDA_C_64F, a_.data(), n_, pivots64_.data(), CUDA_C_64F,
-                                        rhs.data(), n_, info_.data()),
-                       "cusolverDnXgetrs");
+      getrs(rhs.data(), CUBLAS_OP_N);
     }
     check_info("zgetrs");
     rhs.copy_to_host(reinterpret_cast<Cplx*>(b.data()));
@@ -586,6 +596,33 @@ class GpuEngine final : public Engine {
     (void)timer;
     throw copa::RuntimeError("the device LU is unavailable in the HIP build: hipSOLVER/rocSOLVER are not installed here");
 #endif
+  }
+
+  double condition_estimate() const override { return condition_; }
+
+  // cuSOLVER's IRS may leave garbage in the matrix (when it did not converge): it works on the
+  // engine's matrix and the kept copy restores it.
+  IrsResult solve_irs(const SolverOptions& o, std::vector<complex>& b, copa::RegionTimer& timer) override {
+#if defined(COPA_HAVE_CUDA)
+    if (kept_.size() != a_.size()) {
+      copa::gpu::require_device_memory(a_.bytes(), "the kept copy of the " + std::to_string(n_) + "-unknown matrix (--solver " + o.solver + ")");
+      kept_ = copa::gpu::DeviceArray<Cplx>(a_.size());
+    }
+    copa::gpu::copy_on_device(kept_.data(), a_.data(), a_.bytes());
+    const std::vector<complex> rhs = b;
+    IrsResult res = device_irs_solve(solver_, o, a_.data(), n_, b, timer);
+    copa::gpu::copy_on_device(a_.data(), kept_.data(), a_.bytes());
+    res.relative_residual = device_relative_residual(kept_.data(), n_, b, rhs);
+    irs_workspace_bytes_ = res.workspace_bytes + kept_.bytes();
+    return res;
+#else
+    (void)b;
+    (void)timer;
+    throw copa::InputError("--solver " + o.solver + " is unavailable in the HIP build: no iterative-refinement solver here");
+#endif
+  }
+  double relative_residual(const std::vector<complex>& x, const std::vector<complex>& b) override {
+    return kept_.size() == 0 ? -1 : device_relative_residual(kept_.data(), n_, x, b);
   }
 
   std::vector<complex> matrix() override {
@@ -606,9 +643,23 @@ class GpuEngine final : public Engine {
   }
 
   // The fill workspace (estimate) plus the device LU workspace its query returned (after factor).
-  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_) + lu_workspace_bytes_; }
+  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_) + lu_workspace_bytes_ + irs_workspace_bytes_; }
 
  private:
+#if defined(COPA_HAVE_CUDA)
+  // rhs <- op(A)^-1 rhs with the factors of the --lu routine (op: N, or C for the adjoint).
+  void getrs(Cplx* rhs, cublasOperation_t op) {
+    if (lu_method_ == "getrf")
+      check_cusolver(cusolverDnZgetrs(solver_, op, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_), pivots_.data(),
+                                      reinterpret_cast<cuDoubleComplex*>(rhs), int(n_), info_.data()),
+                     "cusolverDnZgetrs");
+    else
+      check_cusolver(cusolverDnXgetrs(solver_, params_, op, n_, 1, CUDA_C_64F, a_.data(), n_, pivots64_.data(), CUDA_C_64F, rhs, n_,
+                                      info_.data()),
+                     "cusolverDnXgetrs");
+  }
+#endif
+
   void fill_blas(double k) {
 #if defined(COPA_HAVE_CUDA)
     const int nt = int(nt_);
@@ -652,6 +703,9 @@ class GpuEngine final : public Engine {
   copa::gpu::DeviceArray<std::int64_t> pivots64_;
   std::string lu_method_ = "getrf";
   double lu_workspace_bytes_ = 0;
+  double irs_workspace_bytes_ = 0;  // the IRS workspace and the kept copy of the matrix (--solver irs-*)
+  double condition_ = 0;
+  copa::gpu::DeviceArray<Cplx> kept_;  // the filled matrix, kept by solve_irs
   Formulation form_;
   copa::gpu::DeviceArray<Triangle> tris_;
   copa::gpu::DeviceArray<QuadTriangle> quad_;
