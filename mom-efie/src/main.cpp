@@ -413,6 +413,7 @@ int main(int argc, char** argv) {
     o.solver.fallback = fallback == "on";
     o.solver.fallback_given = app.count("--irs-fallback") > 0;
     o.solver.max_iters_given = app.count("--irs-max-iters") > 0;
+    if (o.fill_only && o.solver.irs()) throw copa::InputError("--solver " + o.solver.solver + " with --fill-only: there is no solve to run it");
     // bad names and values exit 2 before any work
     make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
