@@ -86,6 +86,34 @@ __global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_kernel(con
   }
 }
 
+// triangle-pair-sym: the symmetric rule A = (P + P^T)/2 in the same pass, without the symmetrise
+// kernel. Each unordered pair {t, s}, t <= s, is one thread's: its two blocks P(t, s) and P(s, t)
+// (the same FLOPs as two ordered pairs) give A's entries at (t_i, s_j) and, mirrored, at (s_j, t_i)
+// the one value (P(t,s)_ij + P(s,t)_ji)/2; a self pair writes (B_ij + B_ji)/2 once. 18 atomics per
+// unordered pair, as many in all as triangle-pair's 9 per ordered pair, but the mirrored 9 go to
+// neighbouring threads' columns (not coalesced). The grid is triangle-pair's; blocks whose source
+// chunk lies wholly below their test triangles return at once.
+__global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_sym_kernel(const QuadTriangle* __restrict__ quad, int nt, double k,
+                                                                              Cplx* a, long n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  const QuadTriangle tt = quad[t];
+  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
+  for (int s = max(t, int(blockIdx.y) * pair_sources); s < s_end; ++s) {
+    const QuadTriangle ss = quad[s];
+    Cplx b[3][3], mirror[3][3];
+    far_block_local(tt, ss, k, b);
+    far_block_local(ss, tt, k, mirror);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) b[i][j] = 0.5 * (b[i][j] + mirror[j][i]);
+    scatter_block(a, n, tt.basis, ss.basis, b);
+    if (s == t) continue;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) mirror[j][i] = b[i][j];
+    scatter_block(a, n, ss.basis, tt.basis, mirror);
+  }
+}
+
 // The entry (m, n) from its 4 triangle pairs by the local far formula (triangles from L1/L2).
 __device__ inline Cplx basis_entry(const QuadTriangle* quad, const BasisTriangles& bm, const BasisTriangles& bn, double k) {
   Cplx sum{0, 0};
@@ -181,11 +209,13 @@ __global__ void __launch_bounds__(block_bases * block_rows, 2)
   }
 }
 
-// One thread per near pair: add B_near - B_far.
 // One thread per near pair: add B_near - B_far, B_far by the formula the fill used (local: the
-// triangle-pair variant's far_block_local; otherwise pair_block<false>).
+// triangle-pair variant's far_block_local; otherwise pair_block<false>). symmetric (the fill that
+// applies the symmetric rule itself): half of the correction D at (t_i, s_j) and half at (s_j, t_i);
+// the list holds both (t, s) and (s, t), so A's entry receives (D(t,s)_ij + D(s,t)_ji)/2, and a
+// self pair's halves land on (t_i, t_j) and (t_j, t_i).
 __global__ void near_correction_kernel(const Triangle* __restrict__ tris, const QuadTriangle* __restrict__ quad,
-                                       const int* __restrict__ pairs, long count, double k, bool local, Cplx* a, long n) {
+                                       const int* __restrict__ pairs, long count, double k, bool local, bool symmetric, Cplx* a, long n) {
   const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= count) return;
   const int ti = pairs[2 * e], si = pairs[2 * e + 1];
@@ -198,7 +228,17 @@ __global__ void near_correction_kernel(const Triangle* __restrict__ tris, const 
     pair_block<false>(t, s, k, far);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) b[i][j] = b[i][j] - far[i][j];
+  if (!symmetric) {
+    scatter_block(a, n, t, s, b);
+    return;
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      b[i][j] = 0.5 * b[i][j];
+      far[j][i] = b[i][j];
+    }
   scatter_block(a, n, t, s, b);
+  scatter_block(a, n, s, t, far);
 }
 
 // ---- MFIE part of the MFIE and CFIE (mfie_pair.hpp): C = alpha C + w M, w = -j k (1 - alpha) ------
@@ -491,6 +531,7 @@ class GpuEngine final : public Engine {
   void fill_efie(copa::RegionTimer& timer) {
     const double k = p_->k;
     const int nt = int(nt_);
+    const bool symmetric_fill = variant_ == "triangle-pair-sym";
     {
       copa::Region r(timer, "fill.far");
       if (variant_ == "triangle-pair") {
@@ -498,6 +539,11 @@ class GpuEngine final : public Engine {
         const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
         fill_triangle_pair_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_kernel");
+      } else if (variant_ == "triangle-pair-sym") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
+        fill_triangle_pair_sym_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_sym_kernel");
       } else if (variant_ == "basis-pair") {
         const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
         fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
@@ -514,9 +560,10 @@ class GpuEngine final : public Engine {
       copa::Region r(timer, "fill.near");
       const long count = long(p_->near_pairs.size());
       near_correction_kernel<<<copa::gpu::blocks_for(count, 64), 64, 0, nullptr>>>(
-          tris_.data(), quad_.data(), near_.data(), count, k, variant_ != "blas", a_.data(), n_);
+          tris_.data(), quad_.data(), near_.data(), count, k, variant_ != "blas", symmetric_fill, a_.data(), n_);
       COPA_GPU_CHECK_LAUNCH("near_correction_kernel");
     }
+    if (symmetric_fill) return;
     copa::Region r(timer, "fill.symmetrise");
     const dim3 tiles(copa::gpu::blocks_for(n_, 32), copa::gpu::blocks_for(n_, 32));
     symmetrise_kernel<<<tiles, dim3(32, 8), 0, nullptr>>>(a_.data(), n_);

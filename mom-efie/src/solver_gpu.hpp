@@ -4,6 +4,7 @@
 #include <complex>
 #include <vector>
 
+#include "copa/gpu.hpp"  // first: the HIP runtime defines __host__ __device__ for math.hpp
 #include "copa/timing.hpp"
 #include "math.hpp"
 #include "solver.hpp"
