@@ -143,7 +143,9 @@ IrsResult device_irs_solve(cusolverDnHandle_t handle, const SolverOptions& o, Cp
   if (dinfo != 0) throw copa::RuntimeError("cusolverDnIRSXgesv: info " + std::to_string(dinfo) + " (singular matrix?)");
   IrsResult res;
   res.niters = niters;
-  check(cusolverDnIRSInfosGetOuterNiters(h.infos, &res.outer_niters), "cusolverDnIRSInfosGetOuterNiters");
+  // Outer iterations mean something for the two-level refinements only; a one-level one reports
+  // niters (and a library that refuses the query must not fail the solve that succeeded).
+  if (cusolverDnIRSInfosGetOuterNiters(h.infos, &res.outer_niters) != CUSOLVER_STATUS_SUCCESS) res.outer_niters = niters;
   check(cusolverDnIRSParamsGetMaxIters(h.params, &res.max_iters), "cusolverDnIRSParamsGetMaxIters");
   res.fell_back = niters < 0 && o.fallback;
   res.workspace_bytes = double(lwork);
