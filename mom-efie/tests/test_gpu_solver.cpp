@@ -66,8 +66,11 @@ COPA_TEST(irs_matches_lu) {
       COPA_CHECK(irs.niters > 0 || irs.fell_back);
       // cuSOLVER's default stopping test ||r||_inf < sqrt(N) ||x||_inf ||A||_inf eps, plus the
       // rounding of our own residual ((N + 1) eps); a fallback is an FP64 LU, far below it.
-      COPA_CHECK(eta_irs <= (std::sqrt(double(n)) + double(n + 1)) * 0x1p-53);
-      COPA_CHECK_NEAR(irs.relative_residual, eta_irs, 1e-3);
+      // (the device's own residual is at the rounding level too, so it is held to the same bound,
+      // not compared digit by digit with the host's: both are mostly rounding noise)
+      const double residual_bound = (std::sqrt(double(n)) + double(n + 1)) * 0x1p-53;
+      COPA_CHECK(eta_irs <= residual_bound);
+      COPA_CHECK(irs.relative_residual > 0 && irs.relative_residual <= residual_bound);
       COPA_CHECK(diff <= bound);
       COPA_CHECK(relative_difference(x_irs, x_lu) <= 1e-10);
       COPA_CHECK(rms <= 0.5);
