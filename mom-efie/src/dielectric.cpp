@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dielectric_pair.hpp"
+#include "far_field.hpp"
 #include "reference.hpp"
 
 namespace efie {
@@ -62,55 +63,7 @@ std::vector<complex> dielectric_rhs(const Problem& p) {
 }
 
 RcsCuts bistatic_rcs_jm(const Problem& p, const std::vector<complex>& x, int samples) {
-  const long n = p.unknowns();
-  const std::size_t nq = p.triangles.size() * source_points;
-  std::vector<Vec3> pos(nq);
-  std::vector<std::array<complex, 6>> moment(nq);  // (eta0 J)_xyz, M_xyz at the source points
-  for (std::size_t t = 0; t < p.triangles.size(); ++t) {
-    const Triangle& tr = p.triangles[t];
-    for (int q = 0; q < source_points; ++q) {
-      Vec3 r;
-      double w;
-      source_rule(q, tr.v[0], tr.v[1], tr.v[2], r, w);
-      std::array<complex, 6> m{};
-      for (int i = 0; i < 3; ++i)
-        if (tr.basis[i] >= 0)
-          for (int c = 0; c < 2; ++c) {
-            const complex f = x[tr.basis[i] + c * n] * (0.5 * tr.coef[i] * w);
-            const Vec3 a = r - tr.v[i];
-            m[3 * c] += f * a.x;
-            m[3 * c + 1] += f * a.y;
-            m[3 * c + 2] += f * a.z;
-          }
-      pos[t * source_points + q] = r;
-      moment[t * source_points + q] = m;
-    }
-  }
-  const Vec3 kh = p.wave.direction, e = p.wave.polarisation, h = cross(kh, e);
-  RcsCuts cuts;
-  cuts.theta_deg.resize(samples);
-  cuts.e_plane.resize(samples);
-  cuts.h_plane.resize(samples);
-  const double norm_area = M_PI * p.radius * p.radius;
-  for (int s = 0; s < 2 * samples; ++s) {
-    const int it = s % samples;
-    const double th = M_PI * it / (samples - 1);
-    const Vec3 rh = std::cos(th) * kh + std::sin(th) * (s < samples ? e : h);
-    complex f[6] = {};
-    for (std::size_t q = 0; q < nq; ++q) {
-      const double ph = p.k * dot(rh, pos[q]);
-      const complex w(std::cos(ph), std::sin(ph));
-      for (int c = 0; c < 6; ++c) f[c] += moment[q][c] * w;
-    }
-    // (eta0 J~)_perp + M~ x r_hat
-    const complex rj = rh.x * f[0] + rh.y * f[1] + rh.z * f[2];
-    const complex v[3] = {f[0] - rj * rh.x + (f[4] * rh.z - f[5] * rh.y), f[1] - rj * rh.y + (f[5] * rh.x - f[3] * rh.z),
-                          f[2] - rj * rh.z + (f[3] * rh.y - f[4] * rh.x)};
-    const double sigma = p.k * p.k / (4 * M_PI) * (std::norm(v[0]) + std::norm(v[1]) + std::norm(v[2])) / norm_area;
-    cuts.theta_deg[it] = 180.0 * it / (samples - 1);
-    (s < samples ? cuts.e_plane : cuts.h_plane)[it] = sigma;
-  }
-  return cuts;
+  return far_field_cuts(p, source_moments(p, x, true), p.k * p.k / (4 * M_PI), samples);
 }
 
 double rms_db_error_dielectric(const RcsCuts& cuts, double ka, const Dielectric& d) {

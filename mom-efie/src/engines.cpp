@@ -33,7 +33,7 @@ std::vector<std::string> variants(copa::Backend b) {
     case copa::Backend::serial: return {"pairs"};
     case copa::Backend::openmp: return {"triangle-rows"};
     case copa::Backend::cuda:
-    case copa::Backend::hip: return {"triangle-pair", "basis-pair", "block", "blas"};
+    case copa::Backend::hip: return {"triangle-pair", "basis-pair", "block", "blas", "triangle-pair-sym"};
   }
   return {};
 }

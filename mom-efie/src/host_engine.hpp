@@ -1,6 +1,7 @@
 // What the serial and OpenMP engines share: the column-major N x N matrix in the host pool, its
 // LAPACK LU (zgetrf/zgetrs) and the read-back of the matrix or of sampled entries. The fills differ.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <memory_resource>
 #include <vector>
@@ -20,7 +21,31 @@ class HostMatrixEngine : public Engine {
       copa::Region r(timer, "lu");
       host_lu_factor(a_.data(), n_, pivots_);
     }
+    copa::Region r(timer, "condition");
     condition_ = host_condition_estimate(a_.data(), n_, norm1);
+  }
+  // zcgesv may leave its FP64 factors in the matrix (after a fallback): it works on the engine's
+  // matrix and the kept copy restores it.
+  IrsResult solve_irs(const SolverOptions& o, std::vector<complex>& b, copa::RegionTimer& timer) override {
+    (void)o;
+    const std::size_t count = std::size_t(n_) * n_;
+    if (kept_.size() != count) {
+      copa::require_host_memory(count * sizeof(complex), "the kept copy of the " + std::to_string(n_) + "-unknown matrix (--solver)");
+      kept_ = std::vector<complex>(count);
+    }
+    std::copy(a_.begin(), a_.end(), kept_.begin());
+    const std::vector<complex> rhs = b;
+    IrsResult res;
+    {
+      copa::Region r(timer, "solve.irs");
+      res = host_irs_solve(a_.data(), n_, b);
+    }
+    std::copy(kept_.begin(), kept_.end(), a_.begin());
+    res.relative_residual = host_relative_residual(kept_.data(), n_, b, rhs);
+    return res;
+  }
+  double relative_residual(const std::vector<complex>& x, const std::vector<complex>& b) override {
+    return kept_.empty() ? -1 : host_relative_residual(kept_.data(), n_, x, b);
   }
   double condition_estimate() const override { return condition_; }
   void set_formulation(const Formulation& f) override { form_ = f; }
@@ -42,6 +67,7 @@ class HostMatrixEngine : public Engine {
 
  private:
   std::vector<int> pivots_;
+  std::vector<complex> kept_;  // the filled matrix, kept by solve_irs
   double condition_ = 0;
 };
 

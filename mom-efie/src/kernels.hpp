@@ -12,6 +12,7 @@
 #include "copa/errors.hpp"
 #include "copa/timing.hpp"
 #include "problem.hpp"
+#include "solver.hpp"
 
 namespace efie {
 
@@ -60,9 +61,24 @@ class Engine {
   virtual void set_formulation(const Formulation& f) {
     if (f.name != "efie") throw copa::InputError("--formulation " + f.name + " is not implemented on this backend");
   }
-  // Estimate of the 1-norm condition number of the filled matrix, from its LU (LAPACK zgecon),
-  // or 0 when the engine does not estimate it.
+  // Estimate of the 1-norm condition number of the filled matrix from its LU (host: LAPACK zgecon;
+  // GPU: hager_higham_inverse_norm1 with the device factors), timed as "condition"; 0 when the
+  // engine does not estimate it.
   virtual double condition_estimate() const { return 0; }
+  // The iterative-refinement solve (--solver irs-*, solver.hpp) of the filled matrix, timed as
+  // "solve.irs"; b is overwritten with x. The matrix is kept: afterwards it is the filled one again
+  // (for factor) and relative_residual measures any solution against it.
+  virtual IrsResult solve_irs(const SolverOptions& o, std::vector<complex>& b, copa::RegionTimer& timer) {
+    (void)b;
+    (void)timer;
+    throw copa::InputError("--solver " + o.solver + " is not available on this backend");
+  }
+  // ||b - A x||_inf / (||A||_inf ||x||_inf) against the matrix solve_irs kept (-1 when none was kept).
+  virtual double relative_residual(const std::vector<complex>& x, const std::vector<complex>& b) {
+    (void)x;
+    (void)b;
+    return -1;
+  }
 };
 
 // Device LU routines (--lu), the first the default: cuSOLVER's 32-bit zgetrf, or the 64-bit

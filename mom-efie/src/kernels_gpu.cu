@@ -31,6 +31,7 @@
 #include "copa/gpu_timing.hpp"
 #include "kernels.hpp"
 #include "dielectric_pair.hpp"
+#include "solver_gpu.hpp"
 
 #if defined(COPA_HAVE_CUDA)
 #include <cublas_v2.h>
@@ -82,6 +83,34 @@ __global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_kernel(con
     Cplx b[3][3];
     far_block_local(tt, quad[s], k, b);
     scatter_block(a, n, tt.basis, quad[s].basis, b);
+  }
+}
+
+// triangle-pair-sym: the symmetric rule A = (P + P^T)/2 in the same pass, without the symmetrise
+// kernel. Each unordered pair {t, s}, t <= s, is one thread's: its two blocks P(t, s) and P(s, t)
+// (the same FLOPs as two ordered pairs) give A's entries at (t_i, s_j) and, mirrored, at (s_j, t_i)
+// the one value (P(t,s)_ij + P(s,t)_ji)/2; a self pair writes (B_ij + B_ji)/2 once. 18 atomics per
+// unordered pair, as many in all as triangle-pair's 9 per ordered pair, but the mirrored 9 go to
+// neighbouring threads' columns (not coalesced). The grid is triangle-pair's; blocks whose source
+// chunk lies wholly below their test triangles return at once.
+__global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_sym_kernel(const QuadTriangle* __restrict__ quad, int nt, double k,
+                                                                              Cplx* a, long n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  const QuadTriangle tt = quad[t];
+  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
+  for (int s = max(t, int(blockIdx.y) * pair_sources); s < s_end; ++s) {
+    const QuadTriangle ss = quad[s];
+    Cplx b[3][3], mirror[3][3];
+    far_block_local(tt, ss, k, b);
+    far_block_local(ss, tt, k, mirror);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) b[i][j] = 0.5 * (b[i][j] + mirror[j][i]);
+    scatter_block(a, n, tt.basis, ss.basis, b);
+    if (s == t) continue;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) mirror[j][i] = b[i][j];
+    scatter_block(a, n, ss.basis, tt.basis, mirror);
   }
 }
 
@@ -180,11 +209,13 @@ __global__ void __launch_bounds__(block_bases * block_rows, 2)
   }
 }
 
-// One thread per near pair: add B_near - B_far.
 // One thread per near pair: add B_near - B_far, B_far by the formula the fill used (local: the
-// triangle-pair variant's far_block_local; otherwise pair_block<false>).
+// triangle-pair variant's far_block_local; otherwise pair_block<false>). symmetric (the fill that
+// applies the symmetric rule itself): half of the correction D at (t_i, s_j) and half at (s_j, t_i);
+// the list holds both (t, s) and (s, t), so A's entry receives (D(t,s)_ij + D(s,t)_ji)/2, and a
+// self pair's halves land on (t_i, t_j) and (t_j, t_i).
 __global__ void near_correction_kernel(const Triangle* __restrict__ tris, const QuadTriangle* __restrict__ quad,
-                                       const int* __restrict__ pairs, long count, double k, bool local, Cplx* a, long n) {
+                                       const int* __restrict__ pairs, long count, double k, bool local, bool symmetric, Cplx* a, long n) {
   const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= count) return;
   const int ti = pairs[2 * e], si = pairs[2 * e + 1];
@@ -197,7 +228,17 @@ __global__ void near_correction_kernel(const Triangle* __restrict__ tris, const 
     pair_block<false>(t, s, k, far);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) b[i][j] = b[i][j] - far[i][j];
+  if (!symmetric) {
+    scatter_block(a, n, t, s, b);
+    return;
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      b[i][j] = 0.5 * b[i][j];
+      far[j][i] = b[i][j];
+    }
   scatter_block(a, n, t, s, b);
+  scatter_block(a, n, s, t, far);
 }
 
 // ---- MFIE part of the MFIE and CFIE (mfie_pair.hpp): C = alpha C + w M, w = -j k (1 - alpha) ------
@@ -490,6 +531,7 @@ class GpuEngine final : public Engine {
   void fill_efie(copa::RegionTimer& timer) {
     const double k = p_->k;
     const int nt = int(nt_);
+    const bool symmetric_fill = variant_ == "triangle-pair-sym";
     {
       copa::Region r(timer, "fill.far");
       if (variant_ == "triangle-pair") {
@@ -497,6 +539,11 @@ class GpuEngine final : public Engine {
         const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
         fill_triangle_pair_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_kernel");
+      } else if (variant_ == "triangle-pair-sym") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
+        fill_triangle_pair_sym_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_sym_kernel");
       } else if (variant_ == "basis-pair") {
         const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
         fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
@@ -513,9 +560,10 @@ class GpuEngine final : public Engine {
       copa::Region r(timer, "fill.near");
       const long count = long(p_->near_pairs.size());
       near_correction_kernel<<<copa::gpu::blocks_for(count, 64), 64, 0, nullptr>>>(
-          tris_.data(), quad_.data(), near_.data(), count, k, variant_ != "blas", a_.data(), n_);
+          tris_.data(), quad_.data(), near_.data(), count, k, variant_ != "blas", symmetric_fill, a_.data(), n_);
       COPA_GPU_CHECK_LAUNCH("near_correction_kernel");
     }
+    if (symmetric_fill) return;
     copa::Region r(timer, "fill.symmetrise");
     const dim3 tiles(copa::gpu::blocks_for(n_, 32), copa::gpu::blocks_for(n_, 32));
     symmetrise_kernel<<<tiles, dim3(32, 8), 0, nullptr>>>(a_.data(), n_);
@@ -530,6 +578,11 @@ class GpuEngine final : public Engine {
 #if defined(COPA_HAVE_CUDA)
     auto* a = reinterpret_cast<cuDoubleComplex*>(a_.data());
     if (info_.size() == 0) info_ = copa::gpu::DeviceArray<int>(1);
+    double norm1 = 0;
+    {
+      copa::Region r(timer, "condition.norm1");
+      norm1 = device_norm1(a_.data(), n_);
+    }
     if (lu_method_ == "getrf") {
       int lwork = 0;
       check_cusolver(cusolverDnZgetrf_bufferSize(solver_, int(n_), int(n_), a, int(n_), &lwork), "cusolverDnZgetrf_bufferSize");
@@ -557,6 +610,17 @@ class GpuEngine final : public Engine {
                      "cusolverDnXgetrf");
     }
     check_info("zgetrf");
+    // ||A||_1 ||A^-1||_1, the second by Hager/Higham with solves on the device factors (cuSOLVER
+    // has no zgecon): a few pairs of O(N^2) getrs against the O(N^3) LU.
+    copa::Region r(timer, "condition");
+    condition_ = norm1 * hager_higham_inverse_norm1(n_, [&](std::vector<complex>& v, bool adjoint) {
+                   copa::gpu::DeviceArray<Cplx> rhs(v.size());
+                   rhs.copy_from_host(reinterpret_cast<const Cplx*>(v.data()));
+                   getrs(rhs.data(), adjoint ? CUBLAS_OP_C : CUBLAS_OP_N);
+                   check_info("zgetrs (condition estimate)");
+                   rhs.copy_to_host(reinterpret_cast<Cplx*>(v.data()));
+                   copa::gpu::synchronize();
+                 });
 #else
     (void)timer;
     throw copa::RuntimeError("the device LU is unavailable in the HIP build: hipSOLVER/rocSOLVER are not installed here");
@@ -569,14 +633,7 @@ class GpuEngine final : public Engine {
     rhs.copy_from_host(reinterpret_cast<const Cplx*>(b.data()));
     {
       copa::Region r(timer, "solve");
-      if (lu_method_ == "getrf")
-        check_cusolver(cusolverDnZgetrs(solver_, CUBLAS_OP_N, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_),
-                                        pivots_.data(), reinterpret_cast<cuDoubleComplex*>(rhs.data()), int(n_), info_.data()),
-                       "cusolverDnZgetrs");
-      else
-        check_cusolver(cusolverDnXgetrs(solver_, params_, CUBLAS_OP_N, n_, 1, CUDA_C_64F, a_.data(), n_, pivots64_.data(), CUDA_C_64F,
-                                        rhs.data(), n_, info_.data()),
-                       "cusolverDnXgetrs");
+      getrs(rhs.data(), CUBLAS_OP_N);
     }
     check_info("zgetrs");
     rhs.copy_to_host(reinterpret_cast<Cplx*>(b.data()));
@@ -586,6 +643,33 @@ class GpuEngine final : public Engine {
     (void)timer;
     throw copa::RuntimeError("the device LU is unavailable in the HIP build: hipSOLVER/rocSOLVER are not installed here");
 #endif
+  }
+
+  double condition_estimate() const override { return condition_; }
+
+  // cuSOLVER's IRS may leave garbage in the matrix (when it did not converge): it works on the
+  // engine's matrix and the kept copy restores it.
+  IrsResult solve_irs(const SolverOptions& o, std::vector<complex>& b, copa::RegionTimer& timer) override {
+#if defined(COPA_HAVE_CUDA)
+    if (kept_.size() != a_.size()) {
+      copa::gpu::require_device_memory(a_.bytes(), "the kept copy of the " + std::to_string(n_) + "-unknown matrix (--solver " + o.solver + ")");
+      kept_ = copa::gpu::DeviceArray<Cplx>(a_.size());
+    }
+    copa::gpu::copy_on_device(kept_.data(), a_.data(), a_.bytes());
+    const std::vector<complex> rhs = b;
+    IrsResult res = device_irs_solve(solver_, o, a_.data(), n_, b, timer);
+    copa::gpu::copy_on_device(a_.data(), kept_.data(), a_.bytes());
+    res.relative_residual = device_relative_residual(kept_.data(), n_, b, rhs);
+    irs_workspace_bytes_ = res.workspace_bytes + kept_.bytes();
+    return res;
+#else
+    (void)b;
+    (void)timer;
+    throw copa::InputError("--solver " + o.solver + " is unavailable in the HIP build: no iterative-refinement solver here");
+#endif
+  }
+  double relative_residual(const std::vector<complex>& x, const std::vector<complex>& b) override {
+    return kept_.size() == 0 ? -1 : device_relative_residual(kept_.data(), n_, x, b);
   }
 
   std::vector<complex> matrix() override {
@@ -606,9 +690,23 @@ class GpuEngine final : public Engine {
   }
 
   // The fill workspace (estimate) plus the device LU workspace its query returned (after factor).
-  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_) + lu_workspace_bytes_; }
+  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_) + lu_workspace_bytes_ + irs_workspace_bytes_; }
 
  private:
+#if defined(COPA_HAVE_CUDA)
+  // rhs <- op(A)^-1 rhs with the factors of the --lu routine (op: N, or C for the adjoint).
+  void getrs(Cplx* rhs, cublasOperation_t op) {
+    if (lu_method_ == "getrf")
+      check_cusolver(cusolverDnZgetrs(solver_, op, int(n_), 1, reinterpret_cast<const cuDoubleComplex*>(a_.data()), int(n_), pivots_.data(),
+                                      reinterpret_cast<cuDoubleComplex*>(rhs), int(n_), info_.data()),
+                     "cusolverDnZgetrs");
+    else
+      check_cusolver(cusolverDnXgetrs(solver_, params_, op, n_, 1, CUDA_C_64F, a_.data(), n_, pivots64_.data(), CUDA_C_64F, rhs, n_,
+                                      info_.data()),
+                     "cusolverDnXgetrs");
+  }
+#endif
+
   void fill_blas(double k) {
 #if defined(COPA_HAVE_CUDA)
     const int nt = int(nt_);
@@ -652,6 +750,9 @@ class GpuEngine final : public Engine {
   copa::gpu::DeviceArray<std::int64_t> pivots64_;
   std::string lu_method_ = "getrf";
   double lu_workspace_bytes_ = 0;
+  double irs_workspace_bytes_ = 0;  // the IRS workspace and the kept copy of the matrix (--solver irs-*)
+  double condition_ = 0;
+  copa::gpu::DeviceArray<Cplx> kept_;  // the filled matrix, kept by solve_irs
   Formulation form_;
   copa::gpu::DeviceArray<Triangle> tris_;
   copa::gpu::DeviceArray<QuadTriangle> quad_;

@@ -19,6 +19,7 @@
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
+#include "solution_report.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -48,6 +49,7 @@ struct AppOptions {
   std::string formulation = "efie";
   double cfie_alpha = 0.5;
   std::string eps_r = "1", mu_r = "1";  // of the body (pmchwt, muller): "re" or "re,im"
+  SolverOptions solver;
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -113,6 +115,12 @@ copa::KernelCost cost_of(const std::string& region, const Problem& p, long n_mat
     c.bytes_read = 16 * n * n;
     c.bytes_written = 16 * n * n;
     c.precision = copa::Precision::fp64_matrix;  // cuSOLVER / LAPACK: GEMM-rich, the DGEMM roof
+  } else if (region == "solve.irs") {
+    // The FP64 LU's count: the rate is FP64-equivalent (what the LU would need to run as fast).
+    c.flops = 8.0 / 3.0 * n * n * n + 8 * n * n;
+    c.bytes_read = 16 * n * n;
+    c.bytes_written = 16 * n;
+    c.precision = copa::Precision::fp64_matrix;
   } else if (region == "solve") {
     c.flops = 8 * n * n;
     c.bytes_read = 16 * n * n;
@@ -199,7 +207,9 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
               << " is ill-posed there (--formulation cfie is not)\n";
 
   copa::Profile profile, warm_profile;
-  RcsCuts cuts;
+  RcsCuts cuts, cuts_lu;
+  std::vector<complex> x_lu, x_irs;
+  IrsResult irs;
   std::vector<double> e2e;
   for (int it = 0; it < o.common.warmup + o.common.reps; ++it) {
     const bool timed = it >= o.common.warmup;
@@ -213,10 +223,17 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
       engine->fill(*timer);
     }
     if (!o.fill_only) {
-      std::vector<complex> x = rhs;
+      auto rcs_of = [&](const std::vector<complex>& x) { return form.dielectric() ? bistatic_rcs_jm(problem, x) : bistatic_rcs(problem, x); };
+      // --solver irs-*: the mixed-precision solve, then the FP64 LU of the same matrix to compare with.
+      if (o.solver.irs()) {
+        x_irs = rhs;
+        irs = engine->solve_irs(o.solver, x_irs, *timer);
+      }
+      x_lu = rhs;
       engine->factor(*timer);
-      engine->solve(x, *timer);
-      cuts = form.dielectric() ? bistatic_rcs_jm(problem, x) : bistatic_rcs(problem, x);
+      engine->solve(x_lu, *timer);
+      cuts_lu = rcs_of(x_lu);
+      cuts = o.solver.irs() ? rcs_of(x_irs) : cuts_lu;
     }
     timer->flush();
     if (timed) e2e.push_back(copa::host_seconds() - t0);
@@ -279,7 +296,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     mom["lu_tflops"] = cost_of("lu", problem, n_matrix, form).flops / profile.stats("lu").median * 1e-12;
     mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
   }
-  // ||C||_1 ||C^-1||_1 estimated by LAPACK's zgecon from the LU (host engines; null on the GPU).
+  // ||C||_1 ||C^-1||_1 estimated from the LU (host: LAPACK zgecon; GPU: Hager/Higham with getrs).
   if (engine->condition_estimate() > 0)
     mom["condition_number_1norm_estimate"] = engine->condition_estimate();
   else
@@ -329,6 +346,16 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
                            " and --sampled-entries 0: nothing to compare the matrix with");
   }
   report.extra()["mom"] = mom;
+  if (!o.fill_only) {
+    SolutionRecord rec{o.solver, resolved_refinement(o.solver, backend), irs, engine->condition_estimate(), profile, x_irs, x_lu, cuts, cuts_lu};
+    if (o.solver.irs()) rec.lu_relative_residual = engine->relative_residual(x_lu, rhs);
+    if (mie_check) {
+      rec.rms_db = mom["rms_db_error"].get<double>();
+      rec.rms_db_lu = form.dielectric() ? rms_db_error_dielectric(cuts_lu, ka, body) : rms_db_error(cuts_lu, ka);
+    }
+    report.extra()["solution"] = solution_json(rec);
+    if (!o.common.quiet) print_solution(std::cout, rec);
+  }
   report.set_verification(v);
   report.set_fom({"fill triangle pairs per second", pairs / t_fill * 1e-9, "Gpairs/s"});
 
@@ -365,6 +392,15 @@ int main(int argc, char** argv) {
     app.add_option("--lu", o.lu_method, "device LU routine: getrf (cuSOLVER 32-bit API) | xgetrf-alg0 | xgetrf-alg1 "
                                         "(64-bit cusolverDnXgetrf, CUSOLVER_ALG_0/1); host backends use LAPACK")
         ->capture_default_str();
+    app.add_option("--solver", o.solver.solver, "lu (FP64 LU) | irs-fp32 | irs-tf32 | irs-fp16 | irs-bf16 (iterative refinement to FP64 "
+                                                "from an LU in that precision; host: irs-fp32 only, by LAPACK zcgesv)")
+        ->capture_default_str();
+    app.add_option("--refinement", o.solver.refinement, "IRS refinement: classical | gmres (default: gmres on cuda, classical on "
+                                                         "the host, zcgesv's only one)");
+    app.add_option("--irs-max-iters", o.solver.max_iters, "IRS iteration limit (cuda; zcgesv's is fixed at 30)")->capture_default_str();
+    std::string fallback = "on";
+    app.add_option("--irs-fallback", fallback, "on | off: solve in FP64 when the refinement does not converge (cuda; zcgesv always does)")
+        ->capture_default_str();
     app.add_option("--formulation", o.formulation, "integral equation: efie | mfie | cfie (closed PEC surfaces) | pmchwt | muller "
                                                     "(closed dielectric body, --eps-r, --mu-r)")
         ->capture_default_str();
@@ -373,6 +409,11 @@ int main(int argc, char** argv) {
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
+    if (fallback != "on" && fallback != "off") throw copa::InputError("--irs-fallback must be on or off (got '" + fallback + "')");
+    o.solver.fallback = fallback == "on";
+    o.solver.fallback_given = app.count("--irs-fallback") > 0;
+    o.solver.max_iters_given = app.count("--irs-max-iters") > 0;
+    if (o.fill_only && o.solver.irs()) throw copa::InputError("--solver " + o.solver.solver + " with --fill-only: there is no solve to run it");
     // bad names and values exit 2 before any work
     make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
@@ -398,6 +439,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const auto backends = copa::requested_backends(o.common);
+    for (auto b : backends) check_solver(o.solver, b);  // every backend's refusal before any work
     int rc = 0;
     for (auto b : backends) rc = std::max(rc, run_backend(o, b, backends.size() > 1, argc, argv));
     return rc;

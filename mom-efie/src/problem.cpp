@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "copa/errors.hpp"
+#include "far_field.hpp"
 
 namespace efie {
 namespace {
@@ -138,62 +139,7 @@ double signed_volume6(const Mesh& m) {
 }
 
 RcsCuts bistatic_rcs(const Problem& p, const std::vector<complex>& x, int samples) {
-  // Current moments at the source points: J_q = sum_i x_i (c_i / 2) w_q (r_q - v_i), so that
-  // J~(r_hat) = sum_q J_q exp(j k r_hat.r_q) and sigma = k^4 / (4 pi) |J~_perp|^2.
-  const std::size_t nq = p.triangles.size() * source_points;
-  std::vector<Vec3> pos(nq);
-  std::vector<std::array<complex, 3>> moment(nq);
-  for (std::size_t t = 0; t < p.triangles.size(); ++t) {
-    const Triangle& tr = p.triangles[t];
-    for (int q = 0; q < source_points; ++q) {
-      Vec3 r;
-      double w;
-      source_rule(q, tr.v[0], tr.v[1], tr.v[2], r, w);
-      std::array<complex, 3> m{0.0, 0.0, 0.0};
-      for (int i = 0; i < 3; ++i)
-        if (tr.basis[i] >= 0) {
-          const complex c = x[tr.basis[i]] * (0.5 * tr.coef[i] * w);
-          const Vec3 a = r - tr.v[i];
-          m[0] += c * a.x;
-          m[1] += c * a.y;
-          m[2] += c * a.z;
-        }
-      pos[t * source_points + q] = r;
-      moment[t * source_points + q] = m;
-    }
-  }
-  const Vec3 kh = p.wave.direction, e = p.wave.polarisation, h = cross(kh, e);
-  RcsCuts cuts;
-  cuts.theta_deg.resize(samples);
-  cuts.e_plane.resize(samples);
-  cuts.h_plane.resize(samples);
-  const double norm_area = M_PI * p.radius * p.radius;
-#pragma omp parallel for schedule(dynamic)
-  for (int s = 0; s < 2 * samples; ++s) {
-    const int it = s % samples;
-    const double th = M_PI * it / (samples - 1);
-    const Vec3 side = s < samples ? e : h;
-    const Vec3 rh = std::cos(th) * kh + std::sin(th) * side;
-    complex j[3] = {0.0, 0.0, 0.0};
-    for (std::size_t q = 0; q < nq; ++q) {
-      const double ph = p.k * dot(rh, pos[q]);
-      const complex f(std::cos(ph), std::sin(ph));
-      j[0] += moment[q][0] * f;
-      j[1] += moment[q][1] * f;
-      j[2] += moment[q][2] * f;
-    }
-    const complex rj = rh.x * j[0] + rh.y * j[1] + rh.z * j[2];
-    const complex perp[3] = {j[0] - rj * rh.x, j[1] - rj * rh.y, j[2] - rj * rh.z};
-    const double jp2 = std::norm(perp[0]) + std::norm(perp[1]) + std::norm(perp[2]);
-    const double sigma = std::pow(p.k, 4) / (4 * M_PI) * jp2 / norm_area;
-    if (s < samples) {
-      cuts.theta_deg[it] = 180.0 * it / (samples - 1);
-      cuts.e_plane[it] = sigma;
-    } else {
-      cuts.h_plane[it] = sigma;
-    }
-  }
-  return cuts;
+  return far_field_cuts(p, source_moments(p, x, false), std::pow(p.k, 4) / (4 * M_PI), samples);
 }
 
 void write_rcs_csv(const std::string& path, const RcsCuts& cuts) {
