@@ -1,0 +1,22 @@
+# Runs the command after "--" and checks its console output (stdout) against the --quiet rule of
+# every app: MODE quiet: exactly one line, the verdict ("VERIFICATION PASSED|FAILED: ..." or
+# "NOT VERIFIED: ..."); MODE announce: a "problem: <size>; plan: <steps>" line up front.
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit code ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(MODE STREQUAL "quiet")
+  string(REGEX MATCHALL "\n" newlines "${out}")
+  list(LENGTH newlines lines)
+  if(NOT lines EQUAL 1 OR NOT out MATCHES "^(VERIFICATION (PASSED|FAILED)|NOT VERIFIED): [^\n]+\n$")
+    message(FATAL_ERROR "--quiet must print exactly the verdict line; got ${lines} lines:\n${out}")
+  endif()
+elseif(MODE STREQUAL "announce")
+  if(NOT out MATCHES "(^|\n)problem: [^\n]+; plan: [^\n]+\n")
+    message(FATAL_ERROR "no 'problem: ...; plan: ...' line in:\n${out}")
+  endif()
+else()
+  message(FATAL_ERROR "MODE must be quiet or announce")
+endif()
+message(STATUS "console output as expected")
