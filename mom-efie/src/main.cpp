@@ -13,13 +13,16 @@
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
+#include "copa/vtk.hpp"
 #include "dielectric.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
 #include "verify.hpp"
+#include "vtk_output.hpp"
 
 namespace {
 
@@ -48,6 +51,7 @@ struct AppOptions {
   std::string formulation = "efie";
   double cfie_alpha = 0.5;
   std::string eps_r = "1", mu_r = "1";  // of the body (pmchwt, muller): "re" or "re,im"
+  copa::vtk::Options vtk;               // ParaView output of the currents (first backend of a run)
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -198,8 +202,14 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     std::cerr << "warning: ka = " << ka << " is within 0.05 of an interior resonance of the sphere; the " << form.name
               << " is ill-posed there (--formulation cfie is not)\n";
 
+  copa::announce(o.common.quiet, std::to_string(n_matrix) + " unknowns (" + form.name + "), " + std::to_string(nt) +
+                                     " triangles, ka " + std::to_string(ka),
+                 std::to_string(o.common.warmup) + " warm-up + " + std::to_string(o.common.reps) + " timed repetitions of " +
+                     (o.fill_only ? "mesh and fill" : "mesh, fill, LU, solve and RCS"));
+  copa::Progress progress("repetition", o.common.warmup + o.common.reps, o.common.quiet);
   copa::Profile profile, warm_profile;
   RcsCuts cuts;
+  std::vector<complex> solution;
   std::vector<double> e2e;
   for (int it = 0; it < o.common.warmup + o.common.reps; ++it) {
     const bool timed = it >= o.common.warmup;
@@ -217,9 +227,11 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
       engine->factor(*timer);
       engine->solve(x, *timer);
       cuts = form.dielectric() ? bistatic_rcs_jm(problem, x) : bistatic_rcs(problem, x);
+      if (o.vtk.enabled()) solution = std::move(x);
     }
     timer->flush();
     if (timed) e2e.push_back(copa::host_seconds() - t0);
+    progress.update(it + 1);
   }
 
   copa::Report report("mom-efie", "1.0");
@@ -328,12 +340,16 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     v = copa::not_verified(std::string(sphere_r > 0 ? "--fill-only" : "not a sphere (no Mie series)") +
                            " and --sampled-entries 0: nothing to compare the matrix with");
   }
+  copa::vtk::Series vtk(o.vtk, "mom-efie", "vtu");
+  vtk.at_end(0, 0.0, [&](const std::string& path) { write_currents_vtk(path, problem, solution, form.dielectric(), vtk.encoding()); });
+  if (vtk.enabled()) mom["vtk_files"] = vtk.files();
   report.extra()["mom"] = mom;
   report.set_verification(v);
   report.set_fom({"fill triangle pairs per second", pairs / t_fill * 1e-9, "Gpairs/s"});
 
   if (!o.rcs_file.empty() && !o.fill_only) write_rcs_csv(several ? copa::json_path_for(o.rcs_file, backend, true) : o.rcs_file, cuts);
   if (!o.common.quiet) report.print(std::cout);
+  else std::cout << copa::verdict_line(v) << "\n";
   if (!o.common.json.empty()) report.write_json(copa::json_path_for(o.common.json, backend, several));
   return !v.verified || v.passed ? copa::exit_ok : copa::exit_verification_failed;
 }
@@ -372,6 +388,7 @@ int main(int argc, char** argv) {
                                        "(exp(+jwt): eps' - j eps'', loss eps'' >= 0)")->capture_default_str();
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
+    copa::vtk::add_options(app, o.vtk);
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
     // bad names and values exit 2 before any work
     make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
@@ -391,6 +408,10 @@ int main(int argc, char** argv) {
     if (o.sampled_entries < 0 || o.sampled_entries > 1000000) throw copa::InputError("--sampled-entries must be in [0, 1000000]");
     check_output_path(o.common.json, "--json");
     check_output_path(o.rcs_file, "--rcs");
+    if (o.vtk.every > 0) throw copa::InputError("--vtk-every: mom-efie has no time steps (--vtk writes the solved currents)");
+    if (o.vtk.enabled() && o.fill_only) throw copa::InputError("--vtk: --fill-only solves for no currents");
+    if (o.vtk.enabled() && copa::mpi::size() > 1) throw copa::InputError("--vtk: not done over MPI ranks; run on one rank");
+    copa::vtk::prepare(o.vtk);
     if (o.common.list) {
       std::map<copa::Backend, std::vector<std::string>> vs;
       for (auto b : copa::built_backends()) vs[b] = variants(b);
@@ -399,7 +420,11 @@ int main(int argc, char** argv) {
     }
     const auto backends = copa::requested_backends(o.common);
     int rc = 0;
-    for (auto b : backends) rc = std::max(rc, run_backend(o, b, backends.size() > 1, argc, argv));
+    for (auto b : backends) {
+      AppOptions ob = o;  // the first backend writes the ParaView output
+      if (b != backends.front()) ob.vtk = {};
+      rc = std::max(rc, run_backend(ob, b, backends.size() > 1, argc, argv));
+    }
     return rc;
   });
 }
