@@ -34,7 +34,7 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--size", o.size, "Problem size preset")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
   app.add_option("--ceilings", o.ceilings, "copa-ceilings/1 JSON (from copa-probe) for the roofline fractions")
       ->check(CLI::ExistingFile);
-  app.add_flag("--quiet", o.quiet, "Print only the result table and the verdict");
+  app.add_flag("--quiet", o.quiet, "Print only the verdict line (and errors on stderr); the JSON is unchanged");
   app.set_config("--config", "", "Read options from a TOML/INI file (command-line options override it)");
 }
 

@@ -268,6 +268,13 @@ RunResult LagrangianHydro::run(const std::vector<double>& initial_state,
   bool last_step = false;
   int steps = 0;
   int ti = 1;
+  auto output = [&](int step) {
+    if (!opt_.output || opt_.output_every <= 0 || step % opt_.output_every != 0) return;
+    std::vector<double> host(ss_);
+    k_.to_host(host.data(), S_, ss_);
+    opt_.output(step, t, host);
+  };
+  output(0);
   for (; !last_step; ++ti) {
     if (t + dt >= opt_.t_final) {
       dt = opt_.t_final - t;
@@ -307,6 +314,8 @@ RunResult LagrangianHydro::run(const std::vector<double>& initial_state,
         log(line);
       }
     }
+    output(ti);
+    if (opt_.progress) opt_.progress(ti, t);
   }
   res.steps = ti - 1;
   res.steps_taken = steps;

@@ -26,6 +26,12 @@ struct RunOptions {
   int max_steps = -1;          // -1 = no limit (Laghos -ms)
   int print_every = 0;         // step lines every n steps (0 = last only), Laghos -vs
   bool quiet = false;
+  // Intermediate states (--vtk-every): `output` gets the step, the time and the host state
+  // (x, v, e) at step 0 and every `output_every` accepted steps. Outside the kernel timers.
+  int output_every = 0;
+  std::function<void(int step, double t, const std::vector<double>& state)> output;
+  // Called after every accepted step with the step, the time and the final time (heartbeat).
+  std::function<void(int step, double t)> progress;
 };
 
 // Laghos's timers and counters (PrintTimingData).

@@ -17,8 +17,10 @@
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
+#include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/stats.hpp"
+#include "copa/vtk.hpp"
 #include "discretization.hpp"
 #include "hydro.hpp"
 #include "kernels.hpp"
@@ -26,6 +28,7 @@
 #include "problem_size.hpp"
 #include "reference.hpp"
 #include "shared_dofs.hpp"
+#include "vtk_output.hpp"
 
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
@@ -57,6 +60,7 @@ struct AppOptions {
   int zones_per_rank = 0;        // Laghos -epm: the generated box grows with the rank count
   bool compare_one_rank = false;
   std::string transport = "host";  // halo transport of the shared H1 dofs (copa::halo)
+  copa::vtk::Options vtk;          // ParaView output of the first backend of a run
 };
 
 // N ranks against one: the same step count and |e| to this relative difference (README
@@ -335,6 +339,7 @@ int main(int argc, char** argv) {
     app.add_option("--energy-tolerance", o.energy_tolerance,
                    "Relative total-energy change accepted when there is no reference run (default: "
                    "rk2avg the CG tolerance; rk4 none, the change is only reported)");
+    copa::vtk::add_options(app, o.vtk);
     // Only rank 0 prints the human tables (DESIGN.md); errors still reach every rank's stderr.
     if (!copa::mpi::is_root()) std::cout.setstate(std::ios::badbit);
     const int rc = copa::parse_command_line(app, argc, argv);
@@ -348,6 +353,9 @@ int main(int argc, char** argv) {
     if (common.size != "small" && common.size != "medium" && common.size != "large")
       throw copa::InputError("--size: small, medium or large");
     require_writable_output(common.json, "--json");
+    if (o.vtk.enabled() && copa::mpi::size() > 1)
+      throw copa::InputError("--vtk: not done over MPI ranks (each rank holds its own piece); run on one rank");
+    copa::vtk::prepare(o.vtk);
     Setup setup = make_setup(o, common.size, app);
     setup.run.quiet = common.quiet;
     const auto backends = copa::requested_backends(common);
@@ -395,9 +403,18 @@ int main(int argc, char** argv) {
     for (int c = 0; c < d.dim; ++c) global_h1 *= static_cast<double>(cells[c]) * d.k + 1;
     const double global_l2 = global_zones * d.nl;
 
-    std::cout << "laghos-like: problem " << setup.spec.problem << ", dim " << d.dim << ", Q" << d.k << "Q" << d.ot
+    if (!common.quiet)
+      std::cout << "laghos-like: problem " << setup.spec.problem << ", dim " << d.dim << ", Q" << d.k << "Q" << d.ot
               << ", " << global_zones << " zones, H1 dofs " << global_h1 << ", L2 dofs " << global_l2 << ", "
               << d.Q1D << "^" << d.dim << " quadrature points\n";
+    {
+      std::ostringstream size, plan;
+      size << global_zones << " zones of Q" << d.k << "Q" << d.ot << ", " << global_h1 << " H1 dofs, " << global_l2
+           << " L2 dofs";
+      plan << (setup.run.ode == 7 ? "RK2Avg" : "RK4") << " steps until t = " << setup.run.t_final;
+      if (setup.run.max_steps >= 0) plan << " (at most " << setup.run.max_steps << " steps)";
+      copa::announce(common.quiet, size.str(), plan.str());
+    }
 
     double serial_e = std::nan("");
     // RK2Avg conserves IE + KE up to the CG solves: each solve leaves a relative error of order
@@ -422,17 +439,34 @@ int main(int argc, char** argv) {
         shared = std::make_unique<SharedDofs>(
             part, d.k, me, copa::is_gpu(backend) ? transport : copa::halo::Transport::host,
             copa::is_gpu(backend) ? copa::halo::Memory::device : copa::halo::Memory::host);
-        std::cout << "distributed: " << part.describe() << ", transport "
+        if (!common.quiet)
+          std::cout << "distributed: " << part.describe() << ", transport "
                   << (copa::is_gpu(backend) ? o.transport : std::string("host")) << ", largest rank "
                   << copa::mpi::max_all(static_cast<double>(d.NE)) << " zones and "
                   << copa::mpi::max_all(static_cast<double>(shared->shared_nodes())) << " shared H1 nodes\n";
       }
-      LagrangianHydro hydro(d, *kernels, setup.run, shared.get());
-      std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
-      RunResult res = hydro.run(state0, [](const std::string& line) { std::cout << line << "\n"; });
+      RunOptions run = setup.run;
+      copa::vtk::Series vtk(backend == backends.front() ? o.vtk : copa::vtk::Options{}, "laghos-like", "vtu");
+      auto write_vtk = [&](const std::vector<double>& state) {
+        return [&](const std::string& path) { write_mesh_vtk(path, d, state, vtk.encoding()); };
+      };
+      run.output_every = vtk.enabled() ? static_cast<int>(o.vtk.every) : 0;
+      run.output = [&](int step, double t, const std::vector<double>& state) { vtk.at_step(step, t, write_vtk(state)); };
+      copa::Progress progress("step", setup.run.max_steps >= 0 ? setup.run.max_steps : 0, common.quiet);
+      run.progress = [&](int step, double t) {
+        const double by_steps = setup.run.max_steps > 0 ? double(step) / setup.run.max_steps : 0.0;
+        progress.update(step, std::max(t / setup.run.t_final, by_steps));
+      };
+      LagrangianHydro hydro(d, *kernels, run, shared.get());
+      if (!common.quiet) std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
+      RunResult res = hydro.run(state0, [&](const std::string& line) {
+        if (!common.quiet) std::cout << line << "\n";
+      });
+      vtk.at_end(res.steps, res.t, write_vtk(res.state));
       const double energy_diff = std::fabs(res.energy_initial - res.energy_final);
       if (!common.quiet) std::cout << laghos_timing_block(res);
-      std::cout << "\nEnergy  diff: " << std::scientific << std::setprecision(2) << energy_diff << std::defaultfloat
+      if (!common.quiet)
+        std::cout << "\nEnergy  diff: " << std::scientific << std::setprecision(2) << energy_diff << std::defaultfloat
                 << std::setprecision(6) << "\n";
 
       copa::Report report("laghos-like", "1.0");
@@ -499,8 +533,9 @@ int main(int argc, char** argv) {
           ve.linf = copa::mpi::max_all(ve.linf);
         }
         sol["velocity_error"] = {{"l1", ve.l1}, {"l2", ve.l2}, {"linf", ve.linf}};
-        std::cout << "L_1    error: " << ve.l1 << "\nL_2    error: " << ve.l2 << "\nL_inf  error: " << ve.linf << "\n";
+        if (!common.quiet) std::cout << "L_1    error: " << ve.l1 << "\nL_2    error: " << ve.l2 << "\nL_inf  error: " << ve.linf << "\n";
       }
+      if (vtk.enabled()) sol["vtk_files"] = vtk.files();
       report.extra()["solution"] = sol;
 
       copa::Verification v;
@@ -571,7 +606,8 @@ int main(int argc, char** argv) {
       }
       if (backend == copa::Backend::serial) serial_e = res.e_norm;
       report.set_verification(v);
-      report.print(std::cout);
+      if (common.quiet) std::cout << copa::verdict_line(v) << "\n";
+      else report.print(std::cout);
       if (!common.json.empty() && copa::mpi::is_root()) report.write_json(copa::json_path_for(common.json, backend, several));
       if (v.verified && !v.passed) exit_code = copa::exit_verification_failed;
     }

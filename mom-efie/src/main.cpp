@@ -13,14 +13,17 @@
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
+#include "copa/vtk.hpp"
 #include "dielectric.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
 #include "solution_report.hpp"
 #include "verify.hpp"
+#include "vtk_output.hpp"
 
 namespace {
 
@@ -50,6 +53,7 @@ struct AppOptions {
   double cfie_alpha = 0.5;
   std::string eps_r = "1", mu_r = "1";  // of the body (pmchwt, muller): "re" or "re,im"
   SolverOptions solver;
+  copa::vtk::Options vtk;               // ParaView output of the currents (first backend of a run)
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -206,6 +210,11 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     std::cerr << "warning: ka = " << ka << " is within 0.05 of an interior resonance of the sphere; the " << form.name
               << " is ill-posed there (--formulation cfie is not)\n";
 
+  copa::announce(o.common.quiet, std::to_string(n_matrix) + " unknowns (" + form.name + "), " + std::to_string(nt) +
+                                     " triangles, ka " + std::to_string(ka),
+                 std::to_string(o.common.warmup) + " warm-up + " + std::to_string(o.common.reps) + " timed repetitions of " +
+                     (o.fill_only ? "mesh and fill" : "mesh, fill, LU, solve and RCS"));
+  copa::Progress progress("repetition", o.common.warmup + o.common.reps, o.common.quiet);
   copa::Profile profile, warm_profile;
   RcsCuts cuts, cuts_lu;
   std::vector<complex> x_lu, x_irs;
@@ -237,6 +246,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     }
     timer->flush();
     if (timed) e2e.push_back(copa::host_seconds() - t0);
+    progress.update(it + 1);
   }
 
   copa::Report report("mom-efie", "1.0");
@@ -345,6 +355,9 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     v = copa::not_verified(std::string(sphere_r > 0 ? "--fill-only" : "not a sphere (no Mie series)") +
                            " and --sampled-entries 0: nothing to compare the matrix with");
   }
+  copa::vtk::Series vtk(o.vtk, "mom-efie", "vtu");
+  vtk.at_end(0, 0.0, [&](const std::string& path) { write_currents_vtk(path, problem, o.solver.irs() ? x_irs : x_lu, form.dielectric(), vtk.encoding()); });
+  if (vtk.enabled()) mom["vtk_files"] = vtk.files();
   report.extra()["mom"] = mom;
   if (!o.fill_only) {
     SolutionRecord rec{o.solver, resolved_refinement(o.solver, backend), irs, engine->condition_estimate(), profile, x_irs, x_lu, cuts, cuts_lu};
@@ -361,6 +374,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
 
   if (!o.rcs_file.empty() && !o.fill_only) write_rcs_csv(several ? copa::json_path_for(o.rcs_file, backend, true) : o.rcs_file, cuts);
   if (!o.common.quiet) report.print(std::cout);
+  else std::cout << copa::verdict_line(v) << "\n";
   if (!o.common.json.empty()) report.write_json(copa::json_path_for(o.common.json, backend, several));
   return !v.verified || v.passed ? copa::exit_ok : copa::exit_verification_failed;
 }
@@ -408,6 +422,7 @@ int main(int argc, char** argv) {
                                        "(exp(+jwt): eps' - j eps'', loss eps'' >= 0)")->capture_default_str();
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
+    copa::vtk::add_options(app, o.vtk);
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
     if (fallback != "on" && fallback != "off") throw copa::InputError("--irs-fallback must be on or off (got '" + fallback + "')");
     o.solver.fallback = fallback == "on";
@@ -432,6 +447,10 @@ int main(int argc, char** argv) {
     if (o.sampled_entries < 0 || o.sampled_entries > 1000000) throw copa::InputError("--sampled-entries must be in [0, 1000000]");
     check_output_path(o.common.json, "--json");
     check_output_path(o.rcs_file, "--rcs");
+    if (o.vtk.every > 0) throw copa::InputError("--vtk-every: mom-efie has no time steps (--vtk writes the solved currents)");
+    if (o.vtk.enabled() && o.fill_only) throw copa::InputError("--vtk: --fill-only solves for no currents");
+    if (o.vtk.enabled() && copa::mpi::size() > 1) throw copa::InputError("--vtk: not done over MPI ranks; run on one rank");
+    copa::vtk::prepare(o.vtk);
     if (o.common.list) {
       std::map<copa::Backend, std::vector<std::string>> vs;
       for (auto b : copa::built_backends()) vs[b] = variants(b);
@@ -441,7 +460,11 @@ int main(int argc, char** argv) {
     const auto backends = copa::requested_backends(o.common);
     for (auto b : backends) check_solver(o.solver, b);  // every backend's refusal before any work
     int rc = 0;
-    for (auto b : backends) rc = std::max(rc, run_backend(o, b, backends.size() > 1, argc, argv));
+    for (auto b : backends) {
+      AppOptions ob = o;  // the first backend writes the ParaView output
+      if (b != backends.front()) ob.vtk = {};
+      rc = std::max(rc, run_backend(ob, b, backends.size() > 1, argc, argv));
+    }
     return rc;
   });
 }

@@ -43,6 +43,10 @@ struct KernelOptions {
   // GPU: order each bucket by storage index after the atomic counting sort (two more launches), so
   // that results are bitwise the same in every run; the host's counting sort is always stable.
   bool stable_buckets = false;
+  // GPU (--rebucket cub): the bucket starts by the vendor library's exclusive scan and the order
+  // by its stable radix sort of (bucket, index) pairs, instead of the hand-written scan and
+  // scatter ranks: the same order as stable_buckets (radix sort is stable), timed beside it.
+  bool cub_rebucket = false;
 };
 
 // The bucket grid a strategy searches and its radii, the same for the host and GPU backends:

@@ -19,6 +19,8 @@
 // Rebucketing is four launches: count (+ rank of each particle in its bucket), block scan, scan
 // of the block totals, add (which also zeroes the counts for the next call); then one scatter
 // writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
+// --rebucket cub replaces the scan by cub::DeviceScan::ExclusiveSum and the ranks by a stable
+// cub::DeviceRadixSort::SortPairs of (bucket, index) (hipCUB on HIP where installed).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -31,6 +33,16 @@
 #include "copa/halo.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
+
+#if defined(COPA_HAVE_CUDA)
+#include <cub/cub.cuh>
+#define MPS_HAVE_CUB 1
+namespace vendor = cub;
+#elif defined(COPA_HAVE_HIP) && __has_include(<hipcub/hipcub.hpp>)
+#include <hipcub/hipcub.hpp>
+#define MPS_HAVE_CUB 1
+namespace vendor = hipcub;
+#endif
 
 namespace mps {
 namespace {
@@ -142,6 +154,22 @@ __global__ void stable_rank_kernel(const int* cell, const int* start, const int*
   for (int k = start[c]; k < start[c + 1]; ++k) r += order[k] < i;
   rank[i] = r;
 }
+
+#if defined(MPS_HAVE_CUB)
+__global__ void iota_kernel(int n, int* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
+}
+
+// After the library's sort: order[k] = i for the k-th particle in bucket order, so its rank in
+// its bucket is k - start[c] (what the scatter expects).
+__global__ void rank_from_order_kernel(const int* order, const int* cell, const int* start, int n, int* rank) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const int i = order[k];
+  rank[i] = k - start[cell[i]];
+}
+#endif
 
 __global__ void pack_kernel(const double* x, const double* y, const double* z, int n, Pos4* pos) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -560,7 +588,12 @@ __global__ void check_kernel(View v, Grid g, const int* id, int* bad) {
 // ---------------------------------------------------------------- the backend
 class GpuKernels final : public MpsKernels {
  public:
-  explicit GpuKernels(const KernelOptions& o) : opt_(o) {}
+  explicit GpuKernels(const KernelOptions& o) : opt_(o) {
+#if !defined(MPS_HAVE_CUB)
+    if (o.cub_rebucket)
+      throw copa::InputError("--rebucket cub: this HIP build has no hipCUB (hipcub/hipcub.hpp was not found); use atomic or stable");
+#endif
+  }
   copa::Backend backend() const override {
 #if defined(COPA_HAVE_HIP)
     return copa::Backend::hip;
@@ -614,6 +647,7 @@ class GpuKernels final : public MpsKernels {
       pos_ = DeviceArray<Pos4>(n);
       pack();
     }
+    if (opt_.cub_rebucket) prepare_library_sort();
     lists_valid_ = false;
     rebuilds_ = 0;
     capacity_ = 0;
@@ -836,6 +870,9 @@ class GpuKernels final : public MpsKernels {
     if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
     if (opt_.precision == copa::Precision::fp32) b += n * 16;
     if (opt_.strategy == Strategy::sorted_packed) b += n * sizeof(Pos4);
+    // --rebucket cub: sorted keys and the index sequence, plus the library's temporary storage
+    // (counted as the radix sort's double buffers of keys and values).
+    if (opt_.cub_rebucket) b += n * 4 * sizeof(int);
     return b;
   }
 
@@ -887,6 +924,10 @@ class GpuKernels final : public MpsKernels {
   }
 
   void rebucket() {
+    if (opt_.cub_rebucket) {
+      library_rebucket();
+      return;
+    }
     const long long cells = grid_.cells();
     count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
@@ -903,6 +944,11 @@ class GpuKernels final : public MpsKernels {
       stable_rank_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), start_.data(), order_.data(), n_, rank_.data());
       COPA_GPU_CHECK_LAUNCH("stable_rank_kernel");
     }
+    scatter();
+  }
+
+  // The counting sort's last step: every particle to start[cell] + rank (and order).
+  void scatter() {
     ScatterSet ss;
     for (int f = 0; f < 7; ++f) {
       ss.in[f] = f_[f].data();
@@ -923,6 +969,48 @@ class GpuKernels final : public MpsKernels {
       std::swap(id_, id_tmp_);
     }
   }
+
+#if defined(MPS_HAVE_CUB)
+  // Key width of the radix sort: the bits of the largest bucket index (fewer passes).
+  int key_bits() const {
+    int bits = 1;
+    while ((1ll << bits) < grid_.cells()) ++bits;
+    return bits;
+  }
+  void prepare_library_sort() {
+    iota_ = DeviceArray<int>(n_);
+    cell_sorted_ = DeviceArray<int>(n_);
+    iota_kernel<<<blocks_for(n_, kThreads), kThreads>>>(n_, iota_.data());
+    COPA_GPU_CHECK_LAUNCH("iota_kernel");
+    std::size_t scan_bytes = 0, sort_bytes = 0;
+    COPA_GPU_CHECK(vendor::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count_.data(), start_.data(),
+                                                    static_cast<int>(grid_.cells() + 1)));
+    COPA_GPU_CHECK(vendor::DeviceRadixSort::SortPairs(nullptr, sort_bytes, cell_.data(), cell_sorted_.data(), iota_.data(),
+                                                      order_.data(), n_, 0, key_bits()));
+    library_temp_ = DeviceArray<unsigned char>(std::max<std::size_t>(1, std::max(scan_bytes, sort_bytes)));
+  }
+  // count (atomic, ranks unused) -> library exclusive scan of the counts (count[cells] = 0 gives
+  // start[cells] = n) -> counts zeroed -> library stable sort of (bucket, index) pairs -> ranks
+  // from the sorted order -> the same scatter.
+  void library_rebucket() {
+    const int cells1 = static_cast<int>(grid_.cells() + 1);
+    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
+                                                         rank_.data(), count_.data());
+    COPA_GPU_CHECK_LAUNCH("count_kernel");
+    std::size_t bytes = library_temp_.size();
+    COPA_GPU_CHECK(vendor::DeviceScan::ExclusiveSum(library_temp_.data(), bytes, count_.data(), start_.data(), cells1));
+    copa::gpu::fill_zero(count_.data(), count_.bytes());
+    bytes = library_temp_.size();
+    COPA_GPU_CHECK(vendor::DeviceRadixSort::SortPairs(library_temp_.data(), bytes, cell_.data(), cell_sorted_.data(),
+                                                      iota_.data(), order_.data(), n_, 0, key_bits()));
+    rank_from_order_kernel<<<blocks_for(n_, kThreads), kThreads>>>(order_.data(), cell_.data(), start_.data(), n_, rank_.data());
+    COPA_GPU_CHECK_LAUNCH("rank_from_order_kernel");
+    scatter();
+  }
+#else
+  void prepare_library_sort() {}
+  void library_rebucket() {}
+#endif
 
   template <int G>
   void launch_fp32_fine(float re) {
@@ -1022,6 +1110,8 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<double> halo_;  // ghost fill of a distributed run (fill_ghosts)
   DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
+  DeviceArray<int> iota_, cell_sorted_;  // --rebucket cub
+  DeviceArray<unsigned char> library_temp_;
   bool lists_valid_ = false;
 };
 

@@ -18,8 +18,10 @@
 #include "copa/errors.hpp"
 #include "copa/halo.hpp"
 #include "copa/mpi.hpp"
+#include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
+#include "copa/vtk.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/device_memory.hpp"
 #include "copa/gpu_timing.hpp"
@@ -31,6 +33,7 @@
 #include "dist/slabs.hpp"
 #include "reference.hpp"
 #include "simulation.hpp"
+#include "vtk_output.hpp"
 
 namespace {
 
@@ -53,6 +56,7 @@ struct AppOptions {
   std::string rebucket = "atomic";
   std::vector<std::string> variants;  // --variants: several strategies on one set-up
   std::string transport = "host";     // ghost fill between MPI ranks
+  copa::vtk::Options vtk;             // ParaView output (the first backend and variant of a run)
 };
 
 std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& profile) {
@@ -138,6 +142,7 @@ void require_memory(const AppOptions& o, const mps::ProblemSize& size, const std
         mps::KernelOptions ko;
         ko.strategy = mps::parse_strategy(!v.empty() ? v : gpu ? "fine-lean" : "sorted-particle");
         if (gpu && o.precision == "fp32") ko.precision = copa::Precision::fp32;
+        ko.cub_rebucket = o.rebucket == "cub";
         most = std::max(most, static_cast<double>(mps::make_kernels(b, ko)->bytes_needed(
                                   static_cast<std::size_t>(N), static_cast<long long>(size.buckets), neighbours)));
       }
@@ -293,6 +298,7 @@ mps::KernelOptions density_kernel_options(const AppOptions& o, const std::string
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
   ko.stable_buckets = o.rebucket == "stable";
+  ko.cub_rebucket = o.rebucket == "cub";
   ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
   return ko;
 }
@@ -350,6 +356,11 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
     rep.set_decomposition(decomposition_json(*slabs, *local));
   }
   const mps::Problem& mine = local ? local->problem : pr;
+  copa::announce(common.quiet || !copa::mpi::is_root(),
+                 std::to_string(pr.particles.size()) + " particles, " + std::to_string(pr.grid.nx) + " x " +
+                     std::to_string(pr.grid.ny) + " x " + std::to_string(pr.grid.nz) + " buckets",
+                 std::to_string(common.warmup) + " warm-up + " + std::to_string(common.reps) +
+                     " timed repetitions of each kernel");
   auto k = mps::make_kernels(b, ko);
   const std::size_t N = mine.particles.size();
   k->load(mine, pr.re);
@@ -461,6 +472,9 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, const st
       std::cout << "one-rank check: max relative difference " << err << (bitwise ? " (bitwise equal)" : "") << "\n";
     if (!(err <= tolerance)) v = {"the same run on one rank", "max_rel_density_difference_vs_one_rank", err, tolerance, false};
   }
+  copa::vtk::Series vtk(o.vtk, "mps-density", "vtp");
+  vtk.at_end(0, 0.0, [&](const std::string& path) { mps::write_particles_vtk(path, pr.particles, n, false, vtk.encoding()); });
+  if (vtk.enabled()) ex["vtk_files"] = vtk.files();
   rep.set_verification(v);
   return v.passed ? copa::exit_ok : copa::exit_verification_failed;
 }
@@ -473,6 +487,7 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   ko.reorder = o.reorder == "on";
   ko.skin = o.skin;
   ko.stable_buckets = o.rebucket == "stable";
+  ko.cub_rebucket = o.rebucket == "cub";
   auto k = mps::make_kernels(b, ko);
   mps::SimParams sp;
   sp.dt = o.dt;
@@ -502,6 +517,16 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
     if (front) front << t << "," << z << "," << t * tscale << "," << z / a << "\n";
   };
   if (dambreak) record(0);
+  copa::announce(common.quiet, std::to_string(N) + " particles, " + std::to_string(pr.grid.nx) + " x " +
+                                   std::to_string(pr.grid.ny) + " x " + std::to_string(pr.grid.nz) + " buckets",
+                 std::to_string(steps) + " time steps of " + std::to_string(sim.dt()) + " s");
+  copa::vtk::Series vtk(o.vtk, "mps-density", "vtp");
+  auto write_vtk = [&](const std::string& path) {
+    k->store(snapshot);
+    mps::write_particles_vtk(path, snapshot, k->get(mps::Field::n), true, vtk.encoding());
+  };
+  vtk.at_step(0, 0.0, write_vtk);
+  copa::Progress progress("step", steps, common.quiet);
   int cg_total = 0, cg_max = 0;
   const double t0 = copa::host_seconds();
   for (int s = 1; s <= steps; ++s) {
@@ -512,8 +537,14 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
       timer->flush();
       record(s);
     }
+    if (vtk.due(s)) {
+      timer->flush();
+      vtk.at_step(s, s * sim.dt(), write_vtk);
+    }
+    progress.update(s);
   }
   timer->flush();
+  vtk.at_end(steps, steps * sim.dt(), write_vtk);
   double step_time = 0;
   for (const auto& name : profile.names()) step_time += profile.total(name);
   const double wall = copa::host_seconds() - t0;
@@ -533,6 +564,7 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   ex["cg_iterations_max"] = cg_max;
   ex["list_rebuilds"] = k->list_rebuilds();
   ex["wall_seconds"] = wall;
+  if (vtk.enabled()) ex["vtk_files"] = vtk.files();
   if (!common.quiet)
     std::cout << "particles " << N << ", steps " << steps << ", dt " << sim.dt() << " s, CG iterations mean "
               << static_cast<double>(cg_total) / steps << " max " << cg_max << ", particle-steps/s " << Nd * steps / step_time
@@ -614,9 +646,10 @@ int run(int argc, char** argv) {
   app.add_option("--skin", o.skin, "verlet skin in units of l0");
   app.add_option("--variants", o.variants, "several strategies run one after another on one set-up (one JSON each: FILE.<backend>.<variant>.json)")
       ->delimiter(',');
-  app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run) or stable (bitwise reproducible, 2 more launches); host: always stable");
+  app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run), stable (bitwise reproducible, 2 more launches) or cub (the vendor library's scan and stable radix sort: the stable order); host: always stable");
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
   app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
+  copa::vtk::add_options(app, o.vtk);
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (auto b : copa::built_backends()) variants[b] = mps::variants_for(b);
@@ -627,7 +660,8 @@ int run(int argc, char** argv) {
   if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim must be 2 or 3");
   if (o.reorder != "on" && o.reorder != "off") throw copa::InputError("--reorder must be on or off");
   if (o.precision != "fp64" && o.precision != "fp32") throw copa::InputError("--precision must be fp64 or fp32");
-  if (o.rebucket != "atomic" && o.rebucket != "stable") throw copa::InputError("--rebucket must be atomic or stable");
+  if (o.rebucket != "atomic" && o.rebucket != "stable" && o.rebucket != "cub")
+    throw copa::InputError("--rebucket must be atomic, stable or cub");
   if (!(o.skin > 0) || o.skin > 2) throw copa::InputError("--skin must be in (0, 2]");
   if (common.reps < 1) throw copa::InputError("--reps must be at least 1");
   if (o.case_name == "pflow" && o.dim != 3) throw copa::InputError("--case pflow is 3D (--dim 3)");
@@ -656,6 +690,9 @@ int run(int argc, char** argv) {
     if (o.precision == "fp32" && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
   if (!o.front.empty() && o.case_name != "dambreak") throw copa::InputError("--front: only the dam break (--case dambreak) has a surge front");
   require_writable("--front", o.front);
+  if (mode == "density" && o.vtk.every > 0)
+    throw copa::InputError("--vtk-every: density mode has no time steps (--vtk writes its one result)");
+  if (copa::mpi::is_root()) copa::vtk::prepare(o.vtk);
   for (auto b : backends) require_writable("--json", copa::json_path_for(common.json, b, backends.size() > 1));
   const int threads = copa::apply_threads(common.threads);
   const SetUp setup = resolve_set_up(o, common.size);
@@ -693,9 +730,13 @@ int run(int argc, char** argv) {
       if (!common.quiet && root)
         std::cout << "--- backend " << copa::to_string(b) << ", variant " << variant
                   << (slabs ? ", " + std::to_string(ranks) + " ranks, transport " + o.transport : std::string()) << "\n";
-      const int rc = mode == "density" ? run_density(o, common, variant, b, pr, slabs ? &*slabs : nullptr, rep)
-                                       : run_simulation(o, common, variant, b, pr, rep);
+      // Only the first backend and variant of a run writes the ParaView output.
+      AppOptions ov = o;
+      if (b != backends.front() || requested != run_variants.front()) ov.vtk = {};
+      const int rc = mode == "density" ? run_density(ov, common, variant, b, pr, slabs ? &*slabs : nullptr, rep)
+                                       : run_simulation(ov, common, variant, b, pr, rep);
       if (!common.quiet && root) rep.print(std::cout);
+      if (common.quiet && root && rep.verification()) std::cout << copa::verdict_line(*rep.verification()) << "\n";
       if (!common.json.empty() && root) {
         std::string path = copa::json_path_for(common.json, b, backends.size() > 1);
         if (run_variants.size() > 1) {

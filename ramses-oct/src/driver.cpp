@@ -71,6 +71,7 @@ RunResult run_backend(copa::Backend backend, const std::string& variant, const O
     ScanResult scan = global_scan(kernels->scan(), mesh, cfg, comm_timer);
     t = 0;
     step = 0;
+    if (cfg.after_step) cfg.after_step(rep, step, t, *kernels);
     while (t < cfg.tend && step < cfg.max_steps) {
       check_bad_cell(*kernels, mesh, cfg, step, t, scan.bad_cell);
       double dt = cfg.courant * mesh.dx / scan.max_speed;
@@ -87,6 +88,7 @@ RunResult run_backend(copa::Backend backend, const std::string& variant, const O
       }
       t += dt;
       ++step;
+      if (cfg.after_step) cfg.after_step(rep, step, t, *kernels);
     }
     check_bad_cell(*kernels, mesh, cfg, step, t, scan.bad_cell);
     res.timed_steps += step;

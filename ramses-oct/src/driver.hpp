@@ -2,6 +2,7 @@
 // clipped to --tend), the positivity stop (exit 3), and the timing profile of every step.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct RunConfig {
   int block_size = 0;
   bool host_resident = false;
   StepComm* comm = nullptr;    // distributed run: halo and global reductions (rows halo_exchange, allreduce)
+  // Called after the initial state is loaded (step 0) and after every step, outside the timed
+  // regions, with the repetition, step and time (output and progress; may be empty).
+  std::function<void(int rep, long step, double t, HydroKernels& k)> after_step;
 };
 
 struct RunResult {

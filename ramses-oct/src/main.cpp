@@ -17,8 +17,10 @@
 #include "copa/halo.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
+#include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/roofline.hpp"
+#include "copa/vtk.hpp"
 #include "decomposition.hpp"
 #include "driver.hpp"
 #include "kernels.hpp"
@@ -26,6 +28,7 @@
 #include "problems.hpp"
 #include "reference.hpp"
 #include "verification.hpp"
+#include "vtk_output.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
 #endif
@@ -51,6 +54,8 @@ struct Options {
   std::string transport = "host";
   bool compare_one_rank = false;
   int reps = 1;  // --reps when given; a run's samples are its time steps, so one run by default
+  copa::vtk::Options vtk;  // ParaView output of the first backend and variant of a run
+  bool vtk_cells = false;  // leaf cells as hexahedra (.vtu) instead of the uniform grid (.vti)
 };
 
 double make_tend(const Options& o, const ro::OctMesh& m, const ro::ProblemParams& pp) {
@@ -209,6 +214,8 @@ int run(int argc, char** argv) {
   app.add_flag("--compare-one-rank", o.compare_one_rank,
                "Several ranks: rank 0 also runs the problem alone and requires the same bits (exit 1 otherwise)");
   app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',');
+  copa::vtk::add_options(app, o.vtk);
+  app.add_flag("--vtk-cells", o.vtk_cells, "--vtk: write the leaf cells as hexahedra (.vtu, the AMR form) instead of the uniform grid (.vti)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
   // common default (5) is not applied: every run already times each of its steps.
@@ -216,6 +223,9 @@ int run(int argc, char** argv) {
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
   check_output_path("--json", o.common.json);
   check_output_path("--profile", o.profile);
+  if (copa::mpi::size() > 1 && o.vtk.every > 0)
+    throw copa::InputError("--vtk-every: not done over MPI ranks (--vtk writes the final state gathered on rank 0)");
+  if (copa::mpi::is_root()) copa::vtk::prepare(o.vtk);
 
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (copa::Backend b : copa::built_backends()) variants[b] = ro::variants_of(b);
@@ -290,6 +300,12 @@ int run(int argc, char** argv) {
   const std::vector<double> u0_global = local ? gather_global(run_mesh, part, u0) : std::vector<double>{};
   const ro::Totals t0 = root ? ro::totals(mesh, local ? u0_global : u0) : ro::Totals{};
   ro::RunConfig cfg = make_config(o, mesh, pp);
+  copa::announce(o.common.quiet || !root,
+                 o.problem + ", " + std::to_string(cells[0]) + " x " + std::to_string(cells[1]) + " x " +
+                     std::to_string(cells[2]) + " cells (" + std::to_string(mesh.noct) + " octs)",
+                 "steps until t = " + std::to_string(cfg.tend) + " (at most " + std::to_string(cfg.max_steps) + "), " +
+                     std::to_string(cfg.reps) + " repetition(s), the first " + std::to_string(cfg.warmup) +
+                     " step(s) untimed");
 
   nlohmann::json decomposition_ranks = part ? nlohmann::json{{"partition", part->describe()},
                                                                {"ghost_octs_rank0", local->ghost_global.size()}}
@@ -317,11 +333,28 @@ int run(int argc, char** argv) {
                   << (nranks > 1 ? " on " + part->describe() + ", transport " + o.transport : "") << "\n";
       std::unique_ptr<ro::StepComm> comm = make_comm(local, o.transport, copa::is_gpu(b));
       cfg.comm = comm.get();
+      const bool first_run = b == backends.front() && var == run_variants.front();
+      copa::vtk::Series vtk(first_run && root ? o.vtk : copa::vtk::Options{}, app_name, o.vtk_cells ? "vtu" : "vti");
+      auto write_vtk = [&](const std::vector<double>& state) {
+        return [&](const std::string& path) {
+          if (o.vtk_cells) ro::write_leaf_cells_vtk(path, ro::leaf_cells(mesh, state, o.gamma), vtk.encoding());
+          else ro::write_uniform_vtk(path, mesh, state, o.gamma, vtk.encoding());
+        };
+      };
+      copa::Progress progress("step", 0, o.common.quiet || !root);
+      cfg.after_step = [&](int rep, long step, double t, ro::HydroKernels& k) {
+        progress.update(step, std::max(t / cfg.tend, double(step) / double(cfg.max_steps)));
+        if (rep > 0 || !vtk.due(step)) return;
+        std::vector<double> state;
+        k.store(state);
+        vtk.at_step(step, t, write_vtk(state));
+      };
       const ro::RunResult r = ro::run_backend(b, var, run_mesh, u0, cfg);
+      cfg.after_step = nullptr;
       const std::vector<double> u = local ? gather_global(run_mesh, part, r.u) : r.u;
       const RankTimes times = rank_times(r, cfg.warmup);
       nlohmann::json sweep;
-      if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root);
+      if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root && !o.common.quiet);
       copa::Report rep(app_name, app_version);
       rep.set_backend(b);
       rep.set_variant(var);
@@ -377,8 +410,11 @@ int run(int argc, char** argv) {
           std::cout << "one-rank check: checksum " << c1 << " alone, " << cn << " on " << nranks << " ranks\n";
         if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false};
       }
+      vtk.at_end(r.steps, r.t, write_vtk(u));
+      if (vtk.enabled()) rep.extra()["vtk"] = {{"files", vtk.files()}, {"mass_total", ro::totals(mesh, u).mass}};
       rep.set_verification(v);
-      rep.print(std::cout);
+      if (o.common.quiet) std::cout << copa::verdict_line(v) << "\n";
+      else rep.print(std::cout);
       if (!o.common.json.empty())
         rep.write_json(variant_path(copa::json_path_for(o.common.json, b, several), run_variants.size() > 1 ? var : ""));
       if (!o.profile.empty() && b == backends.front())

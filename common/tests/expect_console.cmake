@@ -1,0 +1,27 @@
+# Runs the command after "--" and checks its console output (stdout) against the --quiet rule of
+# every app: MODE quiet: exactly one line, the verdict ("VERIFICATION PASSED|FAILED: ..." or
+# "NOT VERIFIED: ..."); MODE announce: a "problem: <size>; plan: <steps>" line up front; MODE
+# heartbeat (run with COPA_HEARTBEAT_S=0): at least one "<step|repetition> k[/N], elapsed ..." line.
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit code ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(MODE STREQUAL "quiet")
+  string(REGEX MATCHALL "\n" newlines "${out}")
+  list(LENGTH newlines lines)
+  if(NOT lines EQUAL 1 OR NOT out MATCHES "^(VERIFICATION (PASSED|FAILED)|NOT VERIFIED): [^\n]+\n$")
+    message(FATAL_ERROR "--quiet must print exactly the verdict line; got ${lines} lines:\n${out}")
+  endif()
+elseif(MODE STREQUAL "announce")
+  if(NOT out MATCHES "(^|\n)problem: [^\n]+; plan: [^\n]+\n")
+    message(FATAL_ERROR "no 'problem: ...; plan: ...' line in:\n${out}")
+  endif()
+elseif(MODE STREQUAL "heartbeat")
+  if(NOT out MATCHES "(^|\n)(step|repetition) [0-9]+(/[0-9]+)?, elapsed [0-9.]+ (s|min|h)")
+    message(FATAL_ERROR "no heartbeat line in:\n${out}")
+  endif()
+else()
+  message(FATAL_ERROR "MODE must be quiet, announce or heartbeat")
+endif()
+message(STATUS "console output as expected")

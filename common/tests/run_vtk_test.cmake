@@ -1,0 +1,13 @@
+# Runs the command after "--" with a fresh output directory DIR (exit 0 expected), then the Python
+# check CHECK (a list: script and its arguments) with PYTHON; fails on either's failure.
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
+file(REMOVE_RECURSE ${DIR})
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the run exited with ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+execute_process(COMMAND ${PYTHON} ${CHECK} RESULT_VARIABLE rc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the check failed (${rc})\n${cout}\n${cerr}\nrun's stdout:\n${out}")
+endif()
+message(STATUS "${cout}")
