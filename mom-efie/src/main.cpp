@@ -15,7 +15,11 @@
 #include "copa/errors.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
+#include "copa/halo.hpp"
+#include "copa/mpi.hpp"
 #include "dielectric.hpp"
+#include "distributed/block_cyclic.hpp"
+#include "distributed/dist_run.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
@@ -48,6 +52,10 @@ struct AppOptions {
   std::string formulation = "efie";
   double cfie_alpha = 0.5;
   std::string eps_r = "1", mu_r = "1";  // of the body (pmchwt, muller): "re" or "re,im"
+  // More than one MPI rank (src/distributed/): the block-cyclic matrix.
+  std::string proc_grid, transport = "host";
+  long block_size = 0;
+  bool compare_one_rank = false;
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -372,7 +380,19 @@ int main(int argc, char** argv) {
                                        "(exp(+jwt): eps' - j eps'', loss eps'' >= 0)")->capture_default_str();
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
+    app.add_option("--proc-grid", o.proc_grid, "more than one MPI rank: process grid PxQ of the block-cyclic matrix "
+                                               "(default: the most square with P <= Q, as MPI_Dims_create)");
+    app.add_option("--block-size", o.block_size, "more than one MPI rank: block size nb of the block-cyclic layout "
+                                                 "(default 64 on the CPU, 512 on the GPU)");
+    app.add_option("--transport", o.transport, "more than one MPI rank, GPU LU: panel broadcast by host | cuda-aware | nccl | ipc")
+        ->capture_default_str();
+    app.add_flag("--compare-one-rank", o.compare_one_rank,
+                 "more than one MPI rank: rank 0 also solves the problem alone (serial fill, LAPACK) and compares the "
+                 "solution (1e-10 relative) and the RCS (1e-8 relative)");
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
+    efie::dist::parse_proc_grid(o.proc_grid, copa::mpi::size());
+    if (app.count("--block-size") && o.block_size < 1) throw copa::InputError("--block-size must be at least 1");
+    copa::halo::parse_transport(o.transport);
     // bad names and values exit 2 before any work
     make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
@@ -399,6 +419,12 @@ int main(int argc, char** argv) {
     }
     const auto backends = copa::requested_backends(o.common);
     int rc = 0;
+    if (copa::mpi::size() > 1) {
+      const efie::dist::DistOptions d{o.common, o.problem, o.formulation, o.rcs_file, o.tolerance_db, o.fill_only,
+                                      o.proc_grid, o.block_size, o.transport, o.compare_one_rank};
+      for (auto b : backends) rc = std::max(rc, efie::dist::run_distributed(d, b, backends.size() > 1, argc, argv));
+      return rc;
+    }
     for (auto b : backends) rc = std::max(rc, run_backend(o, b, backends.size() > 1, argc, argv));
     return rc;
   });
