@@ -1,0 +1,41 @@
+# The matrix over MPI ranks (src/distributed/): included from tests/CMakeLists.txt.
+add_executable(mom_efie_block_cyclic_tests test_main.cpp test_block_cyclic.cpp)
+target_link_libraries(mom_efie_block_cyclic_tests PRIVATE mom_efie_core)
+copa_target_defaults(mom_efie_block_cyclic_tests)
+copa_add_test(NAME mom-efie.block_cyclic COMMAND mom_efie_block_cyclic_tests LABELS cpu)
+# A bad block size is refused on one rank too.
+copa_expect_exit(NAME mom-efie.exit-block-size-0 CODE 2 COMMAND ${_app} --block-size 0 LABELS cpu)
+copa_expect_exit(NAME mom-efie.exit-proc-grid-one-rank CODE 2 COMMAND ${_app} --proc-grid 1x2 LABELS cpu)
+
+if(COPA_ENABLE_MPI)
+  # ka = 1, 16 elements per wavelength: the f = 3 sphere, N = 270 (a second on 2 cores). Each run
+  # checks, on every rank, sampled owned entries against the serial formula (1e-12), on rank 0 the
+  # solution against one-rank LAPACK (1e-10 relative) and the RCS against one rank's (1e-8) and
+  # Mie (0.5 dB); exit 0 only when all pass. Block sizes 27 (divides 270) and 24, 64, 20, 16 (do not).
+  set(_dist --ka 1 --elements-per-wavelength 16 --reps 1 --warmup 0 --compare-one-rank --quiet)
+  if(COPA_WITH_SCALAPACK)
+    copa_add_test(NAME mom-efie.mpi.solve-2ranks-nb27 MPI_RANKS 2 COMMAND ${_app} --backend serial --block-size 27 ${_dist} LABELS mpi)
+    copa_add_test(NAME mom-efie.mpi.solve-2ranks-nb24 MPI_RANKS 2 COMMAND ${_app} --backend openmp --threads 2 --block-size 24 ${_dist} LABELS mpi)
+    copa_add_test(NAME mom-efie.mpi.solve-3ranks-nb64 MPI_RANKS 3 COMMAND ${_app} --backend openmp --threads 1 --block-size 64 ${_dist} LABELS mpi)
+    # 3x1: pivoting across the process rows.
+    copa_add_test(NAME mom-efie.mpi.solve-3ranks-3x1-nb16 MPI_RANKS 3 COMMAND ${_app} --backend serial --proc-grid 3x1 --block-size 16 ${_dist} LABELS mpi)
+    copa_add_test(NAME mom-efie.mpi.solve-4ranks-2x2-nb20 MPI_RANKS 4 COMMAND ${_app} --backend serial --block-size 20 ${_dist} LABELS mpi)
+    # run.decomposition: one local_work per rank, summing to N^2.
+    add_test(NAME mom-efie.mpi.decomposition-3ranks COMMAND ${CMAKE_COMMAND} -DRANKS=3 -DJSON=${CMAKE_CURRENT_BINARY_DIR}/dist3.json
+             -P ${CMAKE_CURRENT_SOURCE_DIR}/check_decomposition.cmake -- ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3
+             --oversubscribe --allow-run-as-root ${_app} --backend serial --block-size 30 ${_dist}
+             --json ${CMAKE_CURRENT_BINARY_DIR}/dist3.json)
+    set_tests_properties(mom-efie.mpi.decomposition-3ranks PROPERTIES LABELS mpi PROCESSORS 3)
+  endif()
+  # An open plate has no Mie series: --fill-only checks the owned entries against the serial formula.
+  copa_add_test(NAME mom-efie.mpi.fill-only-plate-3ranks MPI_RANKS 3 COMMAND ${_app} --backend serial --geometry plate
+                --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS mpi)
+  set(_mpirun ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe --allow-run-as-root)
+  copa_expect_exit(NAME mom-efie.mpi.exit-proc-grid-mismatch CODE 2 COMMAND ${_mpirun} ${_app} --proc-grid 2x2 LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-block-size-0 CODE 2 COMMAND ${_mpirun} ${_app} --block-size 0 LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-formulation CODE 2 COMMAND ${_mpirun} ${_app} --formulation cfie LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-variant CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --variant pairs LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-cpu-transport CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --transport ipc LABELS mpi)
+  # ka = 200: each rank's block alone (1.95e6 x 3.9e6 entries) is refused from the options (exit 3).
+  copa_expect_exit(NAME mom-efie.mpi.exit-oom-ka200 CODE 3 COMMAND ${_mpirun} ${_app} --backend serial --ka 200 LABELS mpi)
+endif()
