@@ -56,6 +56,7 @@ struct AppOptions {
   std::string proc_grid, transport = "host";
   long block_size = 0;
   bool compare_one_rank = false;
+  std::string dist_lu;
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -389,6 +390,8 @@ int main(int argc, char** argv) {
     app.add_flag("--compare-one-rank", o.compare_one_rank,
                  "more than one MPI rank: rank 0 also solves the problem alone (serial fill, LAPACK) and compares the "
                  "solution (1e-10 relative) and the RCS (1e-8 relative)");
+    app.add_option("--dist-lu", o.dist_lu, "more than one MPI rank: scalapack (CPU default) | pliris (the GPU's right-looking "
+                                           "1xQ LU with the right-hand side appended; on the CPU too)");
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
     efie::dist::parse_proc_grid(o.proc_grid, copa::mpi::size());
     if (app.count("--block-size") && o.block_size < 1) throw copa::InputError("--block-size must be at least 1");
@@ -421,7 +424,7 @@ int main(int argc, char** argv) {
     int rc = 0;
     if (copa::mpi::size() > 1) {
       const efie::dist::DistOptions d{o.common, o.problem, o.formulation, o.rcs_file, o.tolerance_db, o.fill_only,
-                                      o.proc_grid, o.block_size, o.transport, o.compare_one_rank};
+                                      o.proc_grid, o.block_size, o.transport, o.compare_one_rank, o.dist_lu};
       for (auto b : backends) rc = std::max(rc, efie::dist::run_distributed(d, b, backends.size() > 1, argc, argv));
       return rc;
     }

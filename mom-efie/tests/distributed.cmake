@@ -27,6 +27,11 @@ if(COPA_ENABLE_MPI)
              --json ${CMAKE_CURRENT_BINARY_DIR}/dist3.json)
     set_tests_properties(mom-efie.mpi.decomposition-3ranks PROPERTIES LABELS mpi PROCESSORS 3)
   endif()
+  # The Pliris-style LU on the host (the GPU engine's algorithm, pliris_lu.hpp): 1 x Q grids; with
+  # nb = 100 on 4 ranks the last rank owns no block column.
+  copa_add_test(NAME mom-efie.mpi.pliris-2ranks-nb16 MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris --block-size 16 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-3ranks-nb27 MPI_RANKS 3 COMMAND ${_app} --backend openmp --threads 1 --dist-lu pliris --block-size 27 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-4ranks-nb100 MPI_RANKS 4 COMMAND ${_app} --backend serial --dist-lu pliris --block-size 100 ${_dist} LABELS mpi)
   # An open plate has no Mie series: --fill-only checks the owned entries against the serial formula.
   copa_add_test(NAME mom-efie.mpi.fill-only-plate-3ranks MPI_RANKS 3 COMMAND ${_app} --backend serial --geometry plate
                 --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS mpi)
@@ -36,6 +41,32 @@ if(COPA_ENABLE_MPI)
   copa_expect_exit(NAME mom-efie.mpi.exit-formulation CODE 2 COMMAND ${_mpirun} ${_app} --formulation cfie LABELS mpi)
   copa_expect_exit(NAME mom-efie.mpi.exit-variant CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --variant pairs LABELS mpi)
   copa_expect_exit(NAME mom-efie.mpi.exit-cpu-transport CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --transport ipc LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-dist-lu CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --dist-lu magic LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-pliris-2d-grid CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --dist-lu pliris --proc-grid 2x1 LABELS mpi)
   # ka = 200: each rank's block alone (1.95e6 x 3.9e6 entries) is refused from the options (exit 3).
   copa_expect_exit(NAME mom-efie.mpi.exit-oom-ka200 CODE 3 COMMAND ${_mpirun} ${_app} --backend serial --ka 200 LABELS mpi)
+endif()
+
+# GPU + MPI (label gpu mpi; the lead runs them with two ranks sharing one H200): the distributed GPU
+# fill and Pliris-style LU against one-rank host LAPACK (solution 1e-10, RCS 1e-8) and Mie, per
+# panel-broadcast transport built. NCCL refuses two ranks on one GPU: that case is reported skipped.
+if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
+  set(_gpu_transports host)
+  if(COPA_WITH_NCCL)
+    list(APPEND _gpu_transports nccl)
+  endif()
+  foreach(tr IN LISTS _gpu_transports)
+    copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
+                  --block-size 32 ${_dist} LABELS gpu mpi)
+    copa_add_test(NAME mom-efie.gpu-mpi.small-2ranks-nb256-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
+                  --size small --block-size 256 --reps 1 --warmup 1 --compare-one-rank --quiet LABELS gpu mpi TIMEOUT 300)
+    set_tests_properties(mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} mom-efie.gpu-mpi.small-2ranks-nb256-${tr}
+                         PROPERTIES SKIP_REGULAR_EXPRESSION "duplicate GPU")
+  endforeach()
+  copa_add_test(NAME mom-efie.gpu-mpi.solve-3ranks-nb100-host MPI_RANKS 3 COMMAND ${_app} --backend cuda --block-size 100 ${_dist}
+                LABELS gpu mpi)
+  copa_expect_exit(NAME mom-efie.gpu-mpi.exit-2d-grid CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
+                   --allow-run-as-root ${_app} --backend cuda --proc-grid 2x1 LABELS gpu mpi)
+  copa_expect_exit(NAME mom-efie.gpu-mpi.exit-ipc CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
+                   --allow-run-as-root ${_app} --backend cuda --transport ipc LABELS gpu mpi)
 endif()

@@ -15,6 +15,10 @@
 
 namespace efie::dist {
 
+struct PanelTimes;
+// The Pliris-style LU's communication figures for the JSON (mom.distributed).
+nlohmann::json panel_details(const std::string& lu, const std::string& transport, const PanelTimes& t);
+
 class DistEngine {
  public:
   virtual ~DistEngine() = default;
@@ -34,8 +38,8 @@ class DistEngine {
   virtual std::string lu_name() const = 0;
 };
 
-// Serial or OpenMP fill (threads), ScaLAPACK LU.
-std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads);
+// Serial or OpenMP fill (threads); lu: "scalapack" or "pliris" (pliris_lu.hpp on the host).
+std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu);
 
 // GPU fill and LU (dist_lu_gpu.cu), only in GPU + MPI builds. transport: a copa::halo name.
 bool gpu_dist_built();

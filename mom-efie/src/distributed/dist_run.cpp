@@ -144,7 +144,9 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   if (!o.common.variant.empty() && o.common.variant != variant)
     throw copa::InputError("--variant " + o.common.variant + " cannot fill a block-cyclic block (it writes the whole matrix); on " +
                            std::to_string(ranks) + " ranks the fill is 'owned-pairs'");
-  const ProcGrid grid = parse_proc_grid(o.proc_grid, ranks);
+  // The Pliris-style LU pivots within one process column (1 x Q): its default grid is 1 x ranks.
+  const bool one_row = gpu || o.dist_lu == "pliris";
+  const ProcGrid grid = one_row && o.proc_grid.empty() ? ProcGrid{1, ranks} : parse_proc_grid(o.proc_grid, ranks);
   const long nb = o.block_size > 0 ? o.block_size : default_block_size(backend);
   const auto tr = copa::halo::parse_transport(o.transport);
   if (!gpu && tr != copa::halo::Transport::host)
@@ -152,6 +154,12 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   if (gpu && !gpu_dist_built())
     throw copa::InputError("--backend " + copa::to_string(backend) + " on " + std::to_string(ranks) +
                            " ranks: this build has no distributed GPU LU (a CUDA + MPI build has it)");
+  const std::string lu = o.dist_lu.empty() ? (gpu ? "pliris" : "scalapack") : o.dist_lu;
+  if (lu != "scalapack" && lu != "pliris") throw copa::InputError("--dist-lu must be scalapack or pliris (got '" + lu + "')");
+  if (gpu && lu != "pliris") throw copa::InputError("--dist-lu " + lu + ": the GPU backends' distributed LU is pliris");
+  if (lu == "pliris" && grid.p != 1)
+    throw copa::InputError("--proc-grid " + std::to_string(grid.p) + "x" + std::to_string(grid.q) +
+                           ": --dist-lu pliris pivots within one process column only; use 1x" + std::to_string(ranks));
   const int threads = copa::apply_threads(o.common.threads);
   int device = -1;
   if (gpu) device = copa::select_device(o.common.device);
@@ -168,7 +176,7 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   const long n = problem.unknowns(), nt = problem.triangle_count();
   const BlockCyclic layout(n, nb, grid, rank);
   const OwnedTriangles owned = owned_triangles(problem, layout);
-  auto engine = gpu ? make_gpu_dist_engine(layout, o.transport) : make_host_dist_engine(layout, threads);
+  auto engine = gpu ? make_gpu_dist_engine(layout, o.transport) : make_host_dist_engine(layout, threads, lu);
   const std::vector<complex> rhs = plane_wave_rhs(problem);
 
   copa::Profile profile, warm_profile;
@@ -215,7 +223,7 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   for (auto b : copa::built_backends()) vb[copa::to_string(b)] = variants(b);
   report.set_variants_built(vb);
   report.set_mpi(ranks);
-  report.set_transport(gpu ? o.transport : std::string("host (ScaLAPACK/BLACS over MPI)"));
+  report.set_transport(gpu ? o.transport : lu == "pliris" ? std::string("host") : std::string("host (ScaLAPACK/BLACS over MPI)"));
   const std::string grid_text = std::to_string(grid.p) + "x" + std::to_string(grid.q) + " nb=" + std::to_string(nb);
   nlohmann::json decomposition = copa::Report::make_decomposition(grid_text, layout.local_entries(), "owned matrix entries");
   {
@@ -314,6 +322,15 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
                 << layout.local_cols << " on rank 0, LU " << (o.fill_only ? std::string("none (--fill-only)") : engine->lu_name())
                 << "\n";
       report.print(std::cout);
+      if (!o.fill_only) {
+        std::cout << "LU: " << mom["lu_tflops"].get<double>() << " TFLOP/s ((8/3) N^3 over the slowest rank's time)";
+        const auto& d = mom["distributed"];
+        if (d.contains("panels"))
+          std::cout << "; panel broadcast (" << d["transport"].get<std::string>() << ", rank 0): " << d["panels"].get<long>()
+                    << " panels, " << 1e3 * d["panel_broadcast_seconds_mean"].get<double>() << " ms per panel, "
+                    << 1e3 * d["panel_broadcast_seconds_total"].get<double>() << " ms in all";
+        std::cout << "\n";
+      }
     }
     if (!o.common.json.empty()) report.write_json(copa::json_path_for(o.common.json, backend, several));
   }

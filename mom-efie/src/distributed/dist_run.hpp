@@ -21,6 +21,7 @@ struct DistOptions {
   long block_size = 0;     // 0 = the backend's default
   std::string transport = "host";
   bool compare_one_rank = false;
+  std::string dist_lu;     // "scalapack" | "pliris"; "" = scalapack on the CPU, pliris on the GPU
 };
 
 // Block size when --block-size is not given: 64 on the CPU (ScaLAPACK's usual range), 512 on the
