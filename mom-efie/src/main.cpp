@@ -57,6 +57,7 @@ struct AppOptions {
   long block_size = 0;
   bool compare_one_rank = false;
   std::string dist_lu;
+  int lookahead = 1;
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -392,10 +393,16 @@ int main(int argc, char** argv) {
                  "solution (1e-10 relative) and the RCS (1e-8 relative)");
     app.add_option("--dist-lu", o.dist_lu, "more than one MPI rank: scalapack (CPU default) | pliris (the GPU's right-looking "
                                            "1xQ LU with the right-hand side appended; on the CPU too)");
+    app.add_option("--lookahead", o.lookahead, "more than one MPI rank, --dist-lu pliris: 1 = factor and send the next panel "
+                                               "before the trailing GEMM, 0 = after it")
+        ->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
+    if (o.lookahead != 0 && o.lookahead != 1) throw copa::InputError("--lookahead must be 0 or 1");
     efie::dist::parse_proc_grid(o.proc_grid, copa::mpi::size());
     if (app.count("--block-size") && o.block_size < 1) throw copa::InputError("--block-size must be at least 1");
     copa::halo::parse_transport(o.transport);
+    if (!o.dist_lu.empty() && o.dist_lu != "scalapack" && o.dist_lu != "pliris")
+      throw copa::InputError("--dist-lu must be scalapack or pliris (got '" + o.dist_lu + "')");
     // bad names and values exit 2 before any work
     make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
@@ -424,7 +431,8 @@ int main(int argc, char** argv) {
     int rc = 0;
     if (copa::mpi::size() > 1) {
       const efie::dist::DistOptions d{o.common, o.problem, o.formulation, o.rcs_file, o.tolerance_db, o.fill_only,
-                                      o.proc_grid, o.block_size, o.transport, o.compare_one_rank, o.dist_lu};
+                                      o.proc_grid, o.block_size, o.transport, o.compare_one_rank, o.dist_lu,
+                                      o.lookahead == 1};
       for (auto b : backends) rc = std::max(rc, efie::dist::run_distributed(d, b, backends.size() > 1, argc, argv));
       return rc;
     }

@@ -6,6 +6,7 @@ copa_add_test(NAME mom-efie.block_cyclic COMMAND mom_efie_block_cyclic_tests LAB
 # A bad block size is refused on one rank too.
 copa_expect_exit(NAME mom-efie.exit-block-size-0 CODE 2 COMMAND ${_app} --block-size 0 LABELS cpu)
 copa_expect_exit(NAME mom-efie.exit-proc-grid-one-rank CODE 2 COMMAND ${_app} --proc-grid 1x2 LABELS cpu)
+copa_expect_exit(NAME mom-efie.exit-lookahead CODE 2 COMMAND ${_app} --lookahead 2 LABELS cpu)
 
 if(COPA_ENABLE_MPI)
   # ka = 1, 16 elements per wavelength: the f = 3 sphere, N = 270 (a second on 2 cores). Each run
@@ -27,9 +28,11 @@ if(COPA_ENABLE_MPI)
              --json ${CMAKE_CURRENT_BINARY_DIR}/dist3.json)
     set_tests_properties(mom-efie.mpi.decomposition-3ranks PROPERTIES LABELS mpi PROCESSORS 3)
   endif()
-  # The Pliris-style LU on the host (the GPU engine's algorithm, pliris_lu.hpp): 1 x Q grids; with
-  # nb = 100 on 4 ranks the last rank owns no block column.
+  # The Pliris-style LU on the host (the GPU engine's algorithm, pliris_lu.hpp): 1 x Q grids, with
+  # lookahead (default) and without; with nb = 100 on 4 ranks the last rank owns no block column.
   copa_add_test(NAME mom-efie.mpi.pliris-2ranks-nb16 MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris --block-size 16 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-2ranks-nb16-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris
+                --lookahead 0 --block-size 16 ${_dist} LABELS mpi)
   copa_add_test(NAME mom-efie.mpi.pliris-3ranks-nb27 MPI_RANKS 3 COMMAND ${_app} --backend openmp --threads 1 --dist-lu pliris --block-size 27 ${_dist} LABELS mpi)
   copa_add_test(NAME mom-efie.mpi.pliris-4ranks-nb100 MPI_RANKS 4 COMMAND ${_app} --backend serial --dist-lu pliris --block-size 100 ${_dist} LABELS mpi)
   # An open plate has no Mie series: --fill-only checks the owned entries against the serial formula.
@@ -65,6 +68,8 @@ if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
   endforeach()
   copa_add_test(NAME mom-efie.gpu-mpi.solve-3ranks-nb100-host MPI_RANKS 3 COMMAND ${_app} --backend cuda --block-size 100 ${_dist}
                 LABELS gpu mpi)
+  copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-host-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend cuda --lookahead 0
+                --block-size 32 ${_dist} LABELS gpu mpi)
   copa_expect_exit(NAME mom-efie.gpu-mpi.exit-2d-grid CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
                    --allow-run-as-root ${_app} --backend cuda --proc-grid 2x1 LABELS gpu mpi)
   copa_expect_exit(NAME mom-efie.gpu-mpi.exit-ipc CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe

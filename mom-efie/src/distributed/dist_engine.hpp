@@ -17,7 +17,7 @@ namespace efie::dist {
 
 struct PanelTimes;
 // The Pliris-style LU's communication figures for the JSON (mom.distributed).
-nlohmann::json panel_details(const std::string& lu, const std::string& transport, const PanelTimes& t);
+nlohmann::json panel_details(const std::string& lu, const std::string& transport, bool lookahead, const PanelTimes& t);
 
 class DistEngine {
  public:
@@ -38,13 +38,14 @@ class DistEngine {
   virtual std::string lu_name() const = 0;
 };
 
-// Serial or OpenMP fill (threads); lu: "scalapack" or "pliris" (pliris_lu.hpp on the host).
-std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu);
+// Serial or OpenMP fill (threads); lu: "scalapack" or "pliris" (pliris_lu.hpp on the host, with or
+// without lookahead).
+std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead);
 
 // GPU fill and LU (dist_lu_gpu.cu), only in GPU + MPI builds. transport: a copa::halo name.
 bool gpu_dist_built();
-std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, const std::string& transport);
-// Device bytes the GPU engine allocates on this rank; OutOfMemoryError (exit 3) with the estimate
+std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, const std::string& transport, bool lookahead);
+// Device bytes the GPU engine allocates on this rank (the block, two panel buffers, workspace); OutOfMemoryError (exit 3) with the estimate
 // and the free bytes when they do not fit, before anything is allocated.
 double gpu_dist_device_bytes(const BlockCyclic& layout);
 void gpu_dist_require_memory(const BlockCyclic& layout, const std::string& what);

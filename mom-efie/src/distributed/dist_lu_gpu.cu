@@ -1,8 +1,9 @@
 // The distributed GPU engine (CUDA + MPI builds): the owned-entry fill on the device (one thread
 // per owned triangle pair, atomics) and the Pliris-style right-looking LU of pliris_lu.hpp with
 // cuSOLVER zgetrf on the panels and cuBLAS ZTRSM/ZGEMM on the trailing matrix, over a 1 x Q grid,
-// the panels broadcast through --transport (panel_comm.hpp). Everything runs on the legacy default
-// stream, in order; no lookahead.
+// the panels broadcast through --transport (panel_comm.hpp). Every kernel and copy runs on the
+// legacy default stream, in order; with lookahead the host transport's MPI_Bcast of the next panel
+// runs on the host while the queued trailing GEMM runs on the device.
 #include <algorithm>
 #include <cmath>
 
@@ -136,7 +137,8 @@ struct DeviceOps {
                  "cublasZgemm");
   }
   void synchronize() { copa::gpu::synchronize(); }
-  void broadcast(void* data, std::size_t bytes, int root) { broadcaster->broadcast(data, bytes, root); }
+  void stage(const void* data, std::size_t bytes, int slot) { broadcaster->stage(data, bytes, slot); }
+  void broadcast(void* data, std::size_t bytes, int root, int slot) { broadcaster->broadcast(data, bytes, root, slot); }
   void to_engine(void* dst, const void* src, std::size_t bytes) {
     copa::gpu::copy_to_device(dst, src, bytes);
     copa::gpu::synchronize();
@@ -146,15 +148,15 @@ struct DeviceOps {
 
 class GpuDistEngine final : public DistEngine {
  public:
-  GpuDistEngine(const BlockCyclic& layout, const std::string& transport)
-      : layout_(layout), transport_(transport), n_(layout.n), nb_(layout.nb), lc_(layout.local_cols) {
+  GpuDistEngine(const BlockCyclic& layout, const std::string& transport, bool lookahead)
+      : layout_(layout), transport_(transport), lookahead_(lookahead), n_(layout.n), nb_(layout.nb), lc_(layout.local_cols) {
     require_one_process_row(layout);
     check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
     check_cublas(cublasCreate(&blas_), "cublasCreate");
     a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n_) * std::max<long>(lc_, 1));
-    // The panel buffer: m x w panel (ld m) followed by its w pivots.
+    // Two panel buffers: m x w panel (ld m) followed by its w pivots.
     panel_bytes_ = pliris_panel_bytes(layout);
-    panel_ = copa::gpu::DeviceArray<char>(panel_bytes_);
+    for (auto& p : panels_) p = copa::gpu::DeviceArray<char>(panel_bytes_);
     y_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n_));
     info_ = copa::gpu::DeviceArray<int>(1);
     int lwork = 0;
@@ -212,7 +214,8 @@ class GpuDistEngine final : public DistEngine {
     complex* y = reinterpret_cast<complex*>(y_.data());
     {
       copa::Region r(timer, "lu");
-      pliris_factor_forward(layout_, ops, a, y, panel_.data(), times_);
+      char* const panels[2] = {panels_[0].data(), panels_[1].data()};
+      pliris_factor_forward(layout_, ops, a, y, panels, lookahead_, times_);
     }
     std::vector<complex> x(n_);
     copa::Region r(timer, "solve");
@@ -232,16 +235,17 @@ class GpuDistEngine final : public DistEngine {
     return std::make_unique<copa::HostTimer>(profile);  // the regions synchronise the device before they end
   }
   std::string lu_name() const override { return "Pliris-style 1xQ LU on the GPU (cuSOLVER zgetrf panels, cuBLAS ZTRSM/ZGEMM)"; }
-  nlohmann::json details() const override { return panel_details(lu_name(), transport_, times_); }
+  nlohmann::json details() const override { return panel_details(lu_name(), transport_, lookahead_, times_); }
 
  private:
   BlockCyclic layout_;
   std::string transport_;
+  bool lookahead_;
   long n_, nb_, lc_;
   cusolverDnHandle_t solver_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   copa::gpu::DeviceArray<Cplx> a_, y_, work_;
-  copa::gpu::DeviceArray<char> panel_;
+  copa::gpu::DeviceArray<char> panels_[2];
   copa::gpu::DeviceArray<int> info_, row_of_, col_of_, rows_, cols_;
   copa::gpu::DeviceArray<Triangle> tris_;
   std::size_t panel_bytes_ = 0;
@@ -253,15 +257,15 @@ class GpuDistEngine final : public DistEngine {
 
 bool gpu_dist_built() { return true; }
 
-std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, const std::string& transport) {
-  return std::make_unique<GpuDistEngine>(layout, transport);
+std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, const std::string& transport, bool lookahead) {
+  return std::make_unique<GpuDistEngine>(layout, transport, lookahead);
 }
 
-// The matrix block, the panel buffer (N x nb), the right-hand side, and an allowance for the
+// The matrix block, the two panel buffers (N x nb each), the right-hand side, and an allowance for the
 // triangle data and maps (about 300 B per unknown) and cuSOLVER's panel workspace (64 MiB).
 double gpu_dist_device_bytes(const BlockCyclic& layout) {
   const double n = double(layout.n), nb = double(layout.nb);
-  return 16.0 * n * double(layout.local_cols) + 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024;
+  return 16.0 * n * double(layout.local_cols) + 2 * 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024;
 }
 
 void gpu_dist_require_memory(const BlockCyclic& layout, const std::string& what) {

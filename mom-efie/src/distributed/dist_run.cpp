@@ -176,7 +176,7 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   const long n = problem.unknowns(), nt = problem.triangle_count();
   const BlockCyclic layout(n, nb, grid, rank);
   const OwnedTriangles owned = owned_triangles(problem, layout);
-  auto engine = gpu ? make_gpu_dist_engine(layout, o.transport) : make_host_dist_engine(layout, threads, lu);
+  auto engine = gpu ? make_gpu_dist_engine(layout, o.transport, o.lookahead) : make_host_dist_engine(layout, threads, lu, o.lookahead);
   const std::vector<complex> rhs = plane_wave_rhs(problem);
 
   copa::Profile profile, warm_profile;

@@ -22,6 +22,7 @@ struct DistOptions {
   std::string transport = "host";
   bool compare_one_rank = false;
   std::string dist_lu;     // "scalapack" | "pliris"; "" = scalapack on the CPU, pliris on the GPU
+  bool lookahead = true;   // pliris: factor and send panel k + 1 before panel k's trailing GEMM
 };
 
 // Block size when --block-size is not given: 64 on the CPU (ScaLAPACK's usual range), 512 on the

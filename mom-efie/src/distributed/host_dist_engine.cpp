@@ -47,19 +47,20 @@ struct HostOps {
                 int(ldc));
   }
   void synchronize() {}
-  void broadcast(void* data, std::size_t bytes, int root) { host_bcast(data, bytes, root); }
+  void stage(void*, std::size_t, int) {}
+  void broadcast(void* data, std::size_t bytes, int root, int) { host_bcast(data, bytes, root); }
   void to_engine(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
   void to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 };
 
 class HostDistEngine final : public DistEngine {
  public:
-  HostDistEngine(const BlockCyclic& layout, int threads, const std::string& lu)
-      : layout_(layout), threads_(threads), pliris_(lu == "pliris"),
+  HostDistEngine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead)
+      : layout_(layout), threads_(threads), pliris_(lu == "pliris"), lookahead_(lookahead),
         a_(std::size_t(layout.lld()) * layout.local_cols, &copa::host_pool()) {
     if (pliris_) {
       require_one_process_row(layout);
-      panel_.resize(pliris_panel_bytes(layout));
+      for (auto& p : panels_) p.resize(pliris_panel_bytes(layout));
     } else {
       solver_ = std::make_unique<ScalapackSolver>(layout);
     }
@@ -75,7 +76,8 @@ class HostDistEngine final : public DistEngine {
       HostOps ops;
       {
         copa::Region r(timer, "lu");
-        pliris_factor_forward(layout_, ops, a_.data(), y.data(), panel_.data(), times_);
+        char* const panels[2] = {panels_[0].data(), panels_[1].data()};
+        pliris_factor_forward(layout_, ops, a_.data(), y.data(), panels, lookahead_, times_);
       }
       copa::Region r(timer, "solve");
       pliris_back_substitute(layout_, ops, a_.data(), y.data());
@@ -96,21 +98,23 @@ class HostDistEngine final : public DistEngine {
   std::string lu_name() const override {
     return pliris_ ? "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)" : "ScaLAPACK pzgetrf/pzgetrs";
   }
-  nlohmann::json details() const override { return pliris_ ? panel_details(lu_name(), "host", times_) : nlohmann::json::object(); }
+  nlohmann::json details() const override {
+    return pliris_ ? panel_details(lu_name(), "host", lookahead_, times_) : nlohmann::json::object();
+  }
 
  private:
   BlockCyclic layout_;
   int threads_;
-  bool pliris_;
+  bool pliris_, lookahead_;
   std::unique_ptr<ScalapackSolver> solver_;
   std::pmr::vector<complex> a_;
-  std::vector<char> panel_;
+  std::vector<char> panels_[2];
   PanelTimes times_;
 };
 
 }  // namespace
 
-nlohmann::json panel_details(const std::string& lu, const std::string& transport, const PanelTimes& t) {
+nlohmann::json panel_details(const std::string& lu, const std::string& transport, bool lookahead, const PanelTimes& t) {
   double total = 0, mx = 0;
   for (double s : t.broadcast_seconds) {
     total += s;
@@ -124,18 +128,19 @@ nlohmann::json panel_details(const std::string& lu, const std::string& transport
           {"panel_broadcast_seconds_mean", panels > 0 ? total / panels : 0.0},
           {"panel_broadcast_seconds_max", mx},
           {"panel_broadcast_bytes_total", t.bytes},
-          {"lookahead", false},
-          {"note", "rank 0's figures of the last repetition; each broadcast timed on the host after a synchronise "
-                   "(the host transport's D2H and H2D staging included)"}};
+          {"lookahead", lookahead},
+          {"note", "rank 0's figures of the last repetition, host clock around each broadcast call (host transport: the "
+                   "root waits for its staging copy, then MPI_Bcast; the H2D copy is queued behind the update; nccl and "
+                   "cuda-aware: device synchronised before and after)"}};
 }
 
-std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu) {
-  return std::make_unique<HostDistEngine>(layout, threads, lu);
+std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead) {
+  return std::make_unique<HostDistEngine>(layout, threads, lu, lookahead);
 }
 
 #if !defined(COPA_MOM_DIST_GPU)
 bool gpu_dist_built() { return false; }
-std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic&, const std::string&) {
+std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic&, const std::string&, bool) {
   throw copa::InputError("this build has no distributed GPU LU (it needs a CUDA + MPI build)");
 }
 double gpu_dist_device_bytes(const BlockCyclic&) { return 0; }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <cuda_runtime_api.h>
+
 #include <mpi.h>
 #if defined(COPA_HAVE_NCCL)
 #include <nccl.h>
@@ -18,25 +20,48 @@ namespace {
 
 class HostStaged final : public PanelBroadcast {
  public:
-  explicit HostStaged(std::size_t max_bytes) : staging_(copa::gpu::malloc_pinned(std::max<std::size_t>(max_bytes, 1))) {}
-  ~HostStaged() override { copa::gpu::free_pinned(staging_); }
-  void broadcast(void* data, std::size_t bytes, int root) override {
+  explicit HostStaged(std::size_t max_bytes) {
+    for (int i = 0; i < 2; ++i) {
+      pinned_[i] = copa::gpu::malloc_pinned(std::max<std::size_t>(max_bytes, 1));
+      COPA_GPU_CHECK(cudaEventCreateWithFlags(&copied_[i], cudaEventDisableTiming));
+    }
+  }
+  ~HostStaged() override {
+    for (int i = 0; i < 2; ++i) {
+      cudaEventSynchronize(copied_[i]);
+      cudaEventDestroy(copied_[i]);
+      copa::gpu::free_pinned(pinned_[i]);
+    }
+  }
+  void stage(const void* data, std::size_t bytes, int slot) override {
+    // the slot's last copy (an H2D of two panels ago) must be done before its buffer is refilled
+    COPA_GPU_CHECK(cudaEventSynchronize(copied_[slot]));
+    COPA_GPU_CHECK(cudaMemcpyAsync(pinned_[slot], data, bytes, cudaMemcpyDeviceToHost, nullptr));
+    COPA_GPU_CHECK(cudaEventRecord(copied_[slot], nullptr));
+    staged_[slot] = true;
+  }
+  void broadcast(void* data, std::size_t bytes, int root, int slot) override {
     const bool me = copa::mpi::rank() == root;
-    if (me) copa::gpu::copy_to_host(staging_, data, bytes);
-    host_bcast(staging_, bytes, root);
+    if (me && !staged_[slot]) stage(data, bytes, slot);
+    COPA_GPU_CHECK(cudaEventSynchronize(copied_[slot]));  // root: the D2H copy; others: the slot's last H2D
+    staged_[slot] = false;
+    host_bcast(pinned_[slot], bytes, root);
     if (!me) {
-      copa::gpu::copy_to_device(data, staging_, bytes);
-      copa::gpu::synchronize();
+      COPA_GPU_CHECK(cudaMemcpyAsync(data, pinned_[slot], bytes, cudaMemcpyHostToDevice, nullptr));
+      COPA_GPU_CHECK(cudaEventRecord(copied_[slot], nullptr));
     }
   }
 
  private:
-  void* staging_;
+  void* pinned_[2] = {nullptr, nullptr};
+  cudaEvent_t copied_[2] = {};
+  bool staged_[2] = {false, false};
 };
 
 class CudaAware final : public PanelBroadcast {
  public:
-  void broadcast(void* data, std::size_t bytes, int root) override {
+  void stage(const void*, std::size_t, int) override {}
+  void broadcast(void* data, std::size_t bytes, int root, int) override {
     copa::gpu::synchronize();
     host_bcast(data, bytes, root);
   }
@@ -59,7 +84,9 @@ class Nccl final : public PanelBroadcast {
     nccl_check(ncclCommInitRank(&comm_, ranks, id, rank), "ncclCommInitRank");
   }
   ~Nccl() override { ncclCommDestroy(comm_); }
-  void broadcast(void* data, std::size_t bytes, int root) override {
+  void stage(const void*, std::size_t, int) override {}
+  void broadcast(void* data, std::size_t bytes, int root, int) override {
+    copa::gpu::synchronize();
     nccl_check(ncclBroadcast(data, data, bytes, ncclChar, root, comm_, nullptr), "ncclBroadcast");
     copa::gpu::synchronize();
   }

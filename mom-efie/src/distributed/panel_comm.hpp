@@ -7,16 +7,23 @@
 
 namespace efie::dist {
 
+// Two slots (the LU's two panel buffers, used in turn). Every device operation of the LU runs on
+// the legacy default stream, in order; the broadcast's device copies join that stream.
 class PanelBroadcast {
  public:
   virtual ~PanelBroadcast() = default;
-  // `bytes` of device memory at `data` go from rank `root` to the same buffer on every rank.
-  // Returns when the data is in place on this rank (the device is synchronised).
-  virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
+  // On the root, as soon as the panel is packed (queued on the stream): start what can start
+  // before the next kernels are queued (the host transport's D2H copy into the slot's pinned buffer).
+  virtual void stage(const void* data, std::size_t bytes, int slot) = 0;
+  // `bytes` of device memory at `data` go from rank `root` to the same buffer on every rank; the
+  // data is in place for every kernel queued after the call.
+  virtual void broadcast(void* data, std::size_t bytes, int root, int slot) = 0;
 };
-// host: D2H into pinned memory, MPI_Bcast, H2D (max_bytes of pinned staging); cuda-aware: MPI_Bcast
-// of the device pointer; nccl: ncclBroadcast. ipc is refused (InputError naming --transport), as is
-// a transport copa::halo::transport_unavailable rejects here (e.g. nccl with two ranks on one GPU).
+// host: D2H into pinned memory (staged early, an event per slot), MPI_Bcast, H2D queued on the
+// stream, so MPI overlaps the kernels already queued; cuda-aware: device synchronise, MPI_Bcast of
+// the device pointer; nccl: device synchronise, ncclBroadcast, synchronise (no overlap). ipc is
+// refused (InputError naming --transport), as is a transport copa::halo::transport_unavailable
+// rejects here (e.g. nccl with two ranks on one GPU). max_bytes: one panel.
 std::unique_ptr<PanelBroadcast> make_panel_broadcast(const std::string& transport, std::size_t max_bytes);
 
 }  // namespace efie::dist
