@@ -1,5 +1,5 @@
 // The distributed GPU engine (CUDA + MPI builds): the owned-entry fill on the device (one thread
-// per owned triangle pair, atomics) and the Pliris-style right-looking LU of pliris_lu.hpp with
+// per owned triangle pair: near pairs by extraction, far pairs by far_block_local; atomics) and the Pliris-style right-looking LU of pliris_lu.hpp with
 // cuSOLVER zgetrf on the panels and cuBLAS ZTRSM/ZGEMM on the trailing matrix, over a 1 x Q grid,
 // the panels broadcast through --transport (panel_comm.hpp). Every kernel and copy runs on the
 // legacy default stream, in order; with lookahead the host transport's MPI_Bcast of the next panel
@@ -37,33 +37,38 @@ __device__ inline void atomic_add(Cplx* a, Cplx v) {
   atomicAdd(&a->im, v.im);
 }
 
-__device__ inline void block_of(const Triangle& t, const Triangle& s, double k, Cplx b[3][3]) {
+// Near pairs by singularity extraction; far pairs by the triangle-pair variant's centroid-local
+// formula (far_block_local: the same 3 x 7 rule, fewer operations and no |r| ~ radius cancellation).
+__device__ inline void block_of(const Triangle& t, const Triangle& s, const QuadTriangle& qt, const QuadTriangle& qs, double k,
+                                Cplx b[3][3]) {
   if (is_near(t, s))
     pair_block<true>(t, s, k, b);
   else
-    pair_block<false>(t, s, k, b);
+    far_block_local(qt, qs, k, b);
 }
 
 // One thread per (t in rows, s in cols) triangle pair: P_mn's block (t, s) and P_nm's block
 // (s, t), each entry added (atomically: several pairs share an entry) where this rank owns it.
 // row_of / col_of: local row / column of a basis, -1 when another rank owns it.
-__global__ void owned_pairs_kernel(const Triangle* __restrict__ tris, const int* __restrict__ rows, long nrows,
+__global__ void owned_pairs_kernel(const Triangle* __restrict__ tris, const QuadTriangle* __restrict__ quad,
+                                   const int* __restrict__ rows, long nrows,
                                    const int* __restrict__ cols, long ncols, const int* __restrict__ row_of,
                                    const int* __restrict__ col_of, double k, Cplx* a, long lld) {
   const long e = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= nrows * ncols) return;
-  const Triangle t = tris[rows[e % nrows]], s = tris[cols[e / nrows]];
+  const int ti = rows[e % nrows], si = cols[e / nrows];
+  const Triangle t = tris[ti], s = tris[si];
   int r[3], c[3];
   for (int i = 0; i < 3; ++i) {
     r[i] = t.basis[i] >= 0 ? row_of[t.basis[i]] : -1;
     c[i] = s.basis[i] >= 0 ? col_of[s.basis[i]] : -1;
   }
   Cplx b[3][3];
-  block_of(t, s, k, b);
+  block_of(t, s, quad[ti], quad[si], k, b);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       if (r[i] >= 0 && c[j] >= 0) atomic_add(a + r[i] + long(c[j]) * lld, b[i][j]);
-  block_of(s, t, k, b);
+  block_of(s, t, quad[si], quad[ti], k, b);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       if (c[i] >= 0 && r[j] >= 0) atomic_add(a + r[j] + long(c[i]) * lld, b[i][j]);
@@ -186,6 +191,10 @@ class GpuDistEngine final : public DistEngine {
     rows_ = copa::gpu::DeviceArray<int>(owned.rows.size());
     cols_ = copa::gpu::DeviceArray<int>(owned.cols.size());
     copa::gpu::copy_to_device(tris_.data(), p.triangles.data(), p.triangles.size() * sizeof(Triangle));
+    std::vector<QuadTriangle> q(p.triangles.size());
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = make_quad_triangle(p.triangles[i]);
+    quad_ = copa::gpu::DeviceArray<QuadTriangle>(q.size());
+    copa::gpu::copy_to_device(quad_.data(), q.data(), q.size() * sizeof(QuadTriangle));
     copa::gpu::copy_to_device(rows_.data(), owned.rows.data(), owned.rows.size() * sizeof(int));
     copa::gpu::copy_to_device(cols_.data(), owned.cols.data(), owned.cols.size() * sizeof(int));
     copa::gpu::synchronize();
@@ -194,7 +203,7 @@ class GpuDistEngine final : public DistEngine {
     copa::gpu::fill_zero(a_.data(), entries * sizeof(Cplx));
     const long pairs = long(owned.rows.size()) * long(owned.cols.size());
     if (pairs > 0) {
-      owned_pairs_kernel<<<copa::gpu::blocks_for(pairs, 128), 128>>>(tris_.data(), rows_.data(), long(owned.rows.size()),
+      owned_pairs_kernel<<<copa::gpu::blocks_for(pairs, 128), 128>>>(tris_.data(), quad_.data(), rows_.data(), long(owned.rows.size()),
                                                                     cols_.data(), long(owned.cols.size()), row_of_.data(),
                                                                     col_of_.data(), p.k, a_.data(), n_);
       COPA_GPU_CHECK_LAUNCH("owned_pairs_kernel");
@@ -248,6 +257,7 @@ class GpuDistEngine final : public DistEngine {
   copa::gpu::DeviceArray<char> panels_[2];
   copa::gpu::DeviceArray<int> info_, row_of_, col_of_, rows_, cols_;
   copa::gpu::DeviceArray<Triangle> tris_;
+  copa::gpu::DeviceArray<QuadTriangle> quad_;
   std::size_t panel_bytes_ = 0;
   std::unique_ptr<PanelBroadcast> broadcast_;
   PanelTimes times_;
