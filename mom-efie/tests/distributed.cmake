@@ -52,9 +52,10 @@ endif()
 
 # GPU + MPI (label gpu mpi; the lead runs them with two ranks sharing one H200): the distributed GPU
 # fill and Pliris-style LU against one-rank host LAPACK (solution 1e-10, RCS 1e-8) and Mie, per
-# panel-broadcast transport built. NCCL refuses two ranks on one GPU: that case is reported skipped.
+# panel-broadcast transport built. A transport the machine cannot use is reported skipped: NCCL
+# with two ranks on one GPU, cuda-aware with an MPI that does not report CUDA support.
 if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
-  set(_gpu_transports host)
+  set(_gpu_transports host cuda-aware)
   if(COPA_WITH_NCCL)
     list(APPEND _gpu_transports nccl)
   endif()
@@ -64,8 +65,11 @@ if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
     copa_add_test(NAME mom-efie.gpu-mpi.small-2ranks-nb256-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
                   --size small --block-size 256 --reps 1 --warmup 1 --compare-one-rank --quiet LABELS gpu mpi TIMEOUT 300)
     set_tests_properties(mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} mom-efie.gpu-mpi.small-2ranks-nb256-${tr}
-                         PROPERTIES SKIP_REGULAR_EXPRESSION "duplicate GPU")
+                         PROPERTIES SKIP_REGULAR_EXPRESSION "duplicate GPU;does not report CUDA support")
   endforeach()
+  # The owned-entry fill kernel alone (open plate: the sampled owned entries against the serial formula).
+  copa_add_test(NAME mom-efie.gpu-mpi.fill-only-plate-2ranks MPI_RANKS 2 COMMAND ${_app} --backend cuda --geometry plate
+                --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS gpu mpi)
   copa_add_test(NAME mom-efie.gpu-mpi.solve-3ranks-nb100-host MPI_RANKS 3 COMMAND ${_app} --backend cuda --block-size 100 ${_dist}
                 LABELS gpu mpi)
   copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-host-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend cuda --lookahead 0
