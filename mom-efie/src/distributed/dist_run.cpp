@@ -150,7 +150,8 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   const long nb = o.block_size > 0 ? o.block_size : default_block_size(backend);
   const auto tr = copa::halo::parse_transport(o.transport);
   if (!gpu && tr != copa::halo::Transport::host)
-    throw copa::InputError("--transport " + o.transport + ": the CPU backends' distributed LU is ScaLAPACK's (BLACS over host MPI): use host");
+    throw copa::InputError("--transport " + o.transport + ": the CPU backends' distributed LU (ScaLAPACK or pliris) communicates "
+                           "by host MPI: use host");
   if (gpu && !gpu_dist_built())
     throw copa::InputError("--backend " + copa::to_string(backend) + " on " + std::to_string(ranks) +
                            " ranks: this build has no distributed GPU LU (a CUDA + MPI build has it)");
