@@ -4,8 +4,7 @@
 # block-cyclic 1 x NRANKS matrix, owned-entry fill, the Pliris-style LU) for each panel-broadcast
 # transport; ranks share the GPUs where there are fewer. Every run is verified against Mie (and the
 # owned entries against the serial formula). A transport this build or machine cannot use (nccl
-# with ranks sharing a GPU, cuda-aware without a CUDA-aware MPI, ipc: not written for the LU) exits 2
-# and is reported as skipped. Writes OUT/mom-efie-*.json, *.log and OUT/scaling.md.
+# with ranks sharing a GPU, cuda-aware without a CUDA-aware MPI) exits 2 and is reported as skipped. Writes OUT/mom-efie-*.json, *.log and OUT/scaling.md.
 # Usage: bench/dist.sh BUILD_DIR OUT_DIR NRANKS   (BUILD_DIR from the cuda-mpi preset; called by
 # scripts/gpu-check-dist)
 set -uo pipefail

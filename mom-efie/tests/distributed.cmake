@@ -55,13 +55,13 @@ endif()
 # panel-broadcast transport built. A transport the machine cannot use is reported skipped: NCCL
 # with two ranks on one GPU, cuda-aware with an MPI that does not report CUDA support.
 if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
-  set(_gpu_transports host cuda-aware)
+  set(_gpu_transports host ipc cuda-aware)
   if(COPA_WITH_NCCL)
     list(APPEND _gpu_transports nccl)
   endif()
   foreach(tr IN LISTS _gpu_transports)
     copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
-                  --block-size 32 ${_dist} LABELS gpu mpi)
+                  --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
     copa_add_test(NAME mom-efie.gpu-mpi.small-2ranks-nb256-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
                   --size small --block-size 256 --reps 1 --warmup 1 --compare-one-rank --quiet LABELS gpu mpi TIMEOUT 300)
     set_tests_properties(mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} mom-efie.gpu-mpi.small-2ranks-nb256-${tr}
@@ -69,13 +69,11 @@ if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
   endforeach()
   # The owned-entry fill kernel alone (open plate: the sampled owned entries against the serial formula).
   copa_add_test(NAME mom-efie.gpu-mpi.fill-only-plate-2ranks MPI_RANKS 2 COMMAND ${_app} --backend cuda --geometry plate
-                --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS gpu mpi)
+                --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS gpu mpi TIMEOUT 120)
   copa_add_test(NAME mom-efie.gpu-mpi.solve-3ranks-nb100-host MPI_RANKS 3 COMMAND ${_app} --backend cuda --block-size 100 ${_dist}
-                LABELS gpu mpi)
+                LABELS gpu mpi TIMEOUT 120)
   copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-host-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend cuda --lookahead 0
-                --block-size 32 ${_dist} LABELS gpu mpi)
+                --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
   copa_expect_exit(NAME mom-efie.gpu-mpi.exit-2d-grid CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
                    --allow-run-as-root ${_app} --backend cuda --proc-grid 2x1 LABELS gpu mpi)
-  copa_expect_exit(NAME mom-efie.gpu-mpi.exit-ipc CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
-                   --allow-run-as-root ${_app} --backend cuda --transport ipc LABELS gpu mpi)
 endif()

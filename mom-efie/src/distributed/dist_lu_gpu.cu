@@ -271,11 +271,12 @@ std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, cons
   return std::make_unique<GpuDistEngine>(layout, transport, lookahead);
 }
 
-// The matrix block, the two panel buffers (N x nb each), the right-hand side, and an allowance for the
+// The matrix block, the two panel buffers (N x nb each) and the ipc transport's two exposed
+// buffers (counted whatever the transport), the right-hand side, and an allowance for the
 // triangle data and maps (about 300 B per unknown) and cuSOLVER's panel workspace (64 MiB).
 double gpu_dist_device_bytes(const BlockCyclic& layout) {
   const double n = double(layout.n), nb = double(layout.nb);
-  return 16.0 * n * double(layout.local_cols) + 2 * 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024;
+  return 16.0 * n * double(layout.local_cols) + 4 * 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024;
 }
 
 void gpu_dist_require_memory(const BlockCyclic& layout, const std::string& what) {

@@ -21,9 +21,10 @@ class PanelBroadcast {
 };
 // host: D2H into pinned memory (staged early, an event per slot), MPI_Bcast, H2D queued on the
 // stream, so MPI overlaps the kernels already queued; cuda-aware: device synchronise, MPI_Bcast of
-// the device pointer; nccl: device synchronise, ncclBroadcast, synchronise (no overlap). ipc is
-// refused (InputError naming --transport), as is a transport copa::halo::transport_unavailable
-// rejects here (e.g. nccl with two ranks on one GPU). max_bytes: one panel.
+// the device pointer; nccl: device synchronise, ncclBroadcast, synchronise; ipc: device copies
+// from the root's exposed buffer between two barriers (these three do not overlap). A transport
+// copa::halo::transport_unavailable rejects here (e.g. nccl with two ranks on one GPU) is refused
+// (InputError naming --transport). max_bytes: one panel.
 std::unique_ptr<PanelBroadcast> make_panel_broadcast(const std::string& transport, std::size_t max_bytes);
 
 }  // namespace efie::dist
