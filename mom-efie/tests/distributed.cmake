@@ -1,8 +1,8 @@
 # The matrix over MPI ranks (src/distributed/): included from tests/CMakeLists.txt.
-add_executable(mom_efie_block_cyclic_tests test_main.cpp test_block_cyclic.cpp)
-target_link_libraries(mom_efie_block_cyclic_tests PRIVATE mom_efie_core)
-copa_target_defaults(mom_efie_block_cyclic_tests)
-copa_add_test(NAME mom-efie.block_cyclic COMMAND mom_efie_block_cyclic_tests LABELS cpu)
+add_executable(mom_efie_distributed_unit_tests test_main.cpp test_block_cyclic.cpp test_owned_fill.cpp)
+target_link_libraries(mom_efie_distributed_unit_tests PRIVATE mom_efie_core)
+copa_target_defaults(mom_efie_distributed_unit_tests)
+copa_add_test(NAME mom-efie.distributed.unit COMMAND mom_efie_distributed_unit_tests LABELS cpu)
 # A bad block size is refused on one rank too.
 copa_expect_exit(NAME mom-efie.exit-block-size-0 CODE 2 COMMAND ${_app} --block-size 0 LABELS cpu)
 copa_expect_exit(NAME mom-efie.exit-proc-grid-one-rank CODE 2 COMMAND ${_app} --proc-grid 1x2 LABELS cpu)
