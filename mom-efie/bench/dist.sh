@@ -25,20 +25,27 @@ run() {  # name, ranks, then arguments
 }
 COMMON=(--size large --backend cuda --warmup 1 --reps 3)
 run large-1rank 1 "${COMMON[@]}"
-for tr in host nccl cuda-aware ipc; do
+for tr in host ipc nccl cuda-aware; do
   run "large-${NRANKS}ranks-$tr" "$NRANKS" "${COMMON[@]}" --transport "$tr"
 done
+# The issue's "largest N on the GPUs, end to end", only with a GPU per rank: ka = 2 at 165
+# elements per wavelength is the sphere of about f = 63 (N about 119,000: 113 GB of matrix per rank
+# on two ranks, refused with exit 3 where it does not fit); one run, ipc.
+GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [[ "$NRANKS" -ge 2 && "$GPUS" -ge "$NRANKS" ]]; then
+  run "xlarge-${NRANKS}ranks-ipc" "$NRANKS" --ka 2 --elements-per-wavelength 165 --backend cuda --warmup 0 --reps 1 --transport ipc
+fi
 
 # OUT/scaling.md: one row per run that wrote its JSON (times: medians, MAX over ranks).
 python3 - "$OUT" "$NRANKS" <<'PY' > "$OUT/scaling.md"
 import glob, json, os, sys
 out, nranks = sys.argv[1], sys.argv[2]
-print(f"# mom-efie distributed scaling (N = 30,720, 1 and {nranks} ranks)\n")
-print("| run | ranks | transport | grid | fill (ms) | LU (ms) | LU TFLOP/s | solve (ms) | end to end (ms) | "
+print(f"# mom-efie distributed scaling (N = 30,720 on 1 and {nranks} ranks; xlarge: the largest run)\n")
+print("| run | N | ranks | transport | grid | fill (ms) | LU (ms) | LU TFLOP/s | solve (ms) | end to end (ms) | "
       "broadcast per panel (ms) | broadcast total (ms) | RMS dB vs Mie | verdict |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 one = None
-for path in sorted(glob.glob(os.path.join(out, "mom-efie-large-*.json"))):
+for path in sorted(glob.glob(os.path.join(out, "mom-efie-*large-*.json"))):
     d = json.load(open(path))
     run, mom = d["run"], d.get("mom", {})
     k = {r["name"]: r for r in d.get("kernels", [])}
@@ -52,7 +59,7 @@ for path in sorted(glob.glob(os.path.join(out, "mom-efie-large-*.json"))):
     all_panels = f'{1e3 * dist["panel_broadcast_seconds_total"]:.1f}' if dist else "-"
     verdict = "PASSED" if d.get("verification", {}).get("passed") else "FAILED"
     name = os.path.basename(path)[len("mom-efie-"):-len(".json")]
-    print(f'| {name} | {run.get("mpi_ranks", 1)} | {run.get("transport") or "-"} | {grid} | {ms("fill")} | {ms("lu")} | '
+    print(f'| {name} | {run["problem"]["unknowns"]} | {run.get("mpi_ranks", 1)} | {run.get("transport") or "-"} | {grid} | {ms("fill")} | {ms("lu")} | '
           f'{mom.get("lu_tflops", 0):.2f} | {ms("solve")} | {ms(e2e)} | {per_panel} | {all_panels} | '
           f'{mom.get("rms_db_error", float("nan")):.4f} | {verdict} |')
 print("\nLU TFLOP/s: (8/3) N^3 real FLOPs over the slowest rank's LU time. Broadcast: rank 0's host-clock time "
