@@ -28,12 +28,12 @@ run large-1rank 1 "${COMMON[@]}"
 for tr in host ipc nccl cuda-aware; do
   run "large-${NRANKS}ranks-$tr" "$NRANKS" "${COMMON[@]}" --transport "$tr"
 done
-# The "largest N on the GPUs, end to end", only with a GPU per rank: ka = 2 at 165
-# elements per wavelength is the sphere of about f = 63 (N about 119,000: 113 GB of matrix per rank
+# The "largest N on the GPUs, end to end", only with a GPU per rank: ka = 2 at 176
+# elements per wavelength is the sphere of f = 64 (N = 122,880: 121 GB of matrix per rank
 # on two ranks, refused with exit 3 where it does not fit); one run, ipc.
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [[ "$NRANKS" -ge 2 && "$GPUS" -ge "$NRANKS" ]]; then
-  run "xlarge-${NRANKS}ranks-ipc" "$NRANKS" --ka 2 --elements-per-wavelength 165 --backend cuda --warmup 0 --reps 1 --transport ipc
+  run "xlarge-${NRANKS}ranks-ipc" "$NRANKS" --ka 2 --elements-per-wavelength 176 --backend cuda --warmup 0 --reps 1 --transport ipc
 fi
 
 # OUT/scaling.md: one row per run that wrote its JSON (times: medians, MAX over ranks).
