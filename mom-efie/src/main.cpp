@@ -17,7 +17,11 @@
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
 #include "copa/vtk.hpp"
+#include "copa/halo.hpp"
+#include "copa/mpi.hpp"
 #include "dielectric.hpp"
+#include "distributed/block_cyclic.hpp"
+#include "distributed/dist_run.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
@@ -54,6 +58,12 @@ struct AppOptions {
   std::string eps_r = "1", mu_r = "1";  // of the body (pmchwt, muller): "re" or "re,im"
   SolverOptions solver;
   copa::vtk::Options vtk;               // ParaView output of the currents (first backend of a run)
+  // More than one MPI rank (src/distributed/): the block-cyclic matrix.
+  std::string proc_grid, transport = "host";
+  long block_size = 0;
+  bool compare_one_rank = false;
+  std::string dist_lu;
+  int lookahead = 1;
 };
 
 // Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
@@ -423,12 +433,34 @@ int main(int argc, char** argv) {
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
     copa::vtk::add_options(app, o.vtk);
+    app.add_option("--proc-grid", o.proc_grid, "more than one MPI rank: process grid PxQ of the block-cyclic matrix "
+                                               "(default: the most square with P <= Q, as MPI_Dims_create)");
+    app.add_option("--block-size", o.block_size, "more than one MPI rank: block size nb of the block-cyclic layout "
+                                                 "(default 64 on the CPU, 512 on the GPU)");
+    app.add_option("--transport", o.transport, "more than one MPI rank, GPU LU: panel broadcast by host | cuda-aware | nccl | ipc")
+        ->capture_default_str();
+    app.add_flag("--compare-one-rank", o.compare_one_rank,
+                 "more than one MPI rank: rank 0 also solves the problem alone (serial fill, LAPACK) and compares the "
+                 "solution (1e-10 relative) and the RCS (1e-8 relative)");
+    app.add_option("--dist-lu", o.dist_lu, "more than one MPI rank: scalapack (CPU default) | pliris (the GPU's right-looking "
+                                           "1xQ LU with the right-hand side appended; on the CPU too)");
+    app.add_option("--lookahead", o.lookahead, "more than one MPI rank, --dist-lu pliris: 1 = factor and send the next panel "
+                                               "before the trailing GEMM, 0 = after it")
+        ->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
     if (fallback != "on" && fallback != "off") throw copa::InputError("--irs-fallback must be on or off (got '" + fallback + "')");
     o.solver.fallback = fallback == "on";
     o.solver.fallback_given = app.count("--irs-fallback") > 0;
     o.solver.max_iters_given = app.count("--irs-max-iters") > 0;
     if (o.fill_only && o.solver.irs()) throw copa::InputError("--solver " + o.solver.solver + " with --fill-only: there is no solve to run it");
+    if (o.lookahead != 0 && o.lookahead != 1) throw copa::InputError("--lookahead must be 0 or 1");
+    efie::dist::parse_proc_grid(o.proc_grid, copa::mpi::size());
+    if (app.count("--block-size") && o.block_size < 1) throw copa::InputError("--block-size must be at least 1");
+    copa::halo::parse_transport(o.transport);
+    if (!o.dist_lu.empty() && o.dist_lu != "scalapack" && o.dist_lu != "pliris")
+      throw copa::InputError("--dist-lu must be scalapack or pliris (got '" + o.dist_lu + "')");
+    if (o.solver.irs() && copa::mpi::size() > 1)
+      throw copa::InputError("--solver " + o.solver.solver + ": the mixed-precision solve runs on one rank (the distributed LU is FP64)");
     // bad names and values exit 2 before any work
     make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
     if (o.formulation != "efie" && (o.problem.geometry == "plate" && o.problem.mesh_file.empty()))
@@ -460,6 +492,13 @@ int main(int argc, char** argv) {
     const auto backends = copa::requested_backends(o.common);
     for (auto b : backends) check_solver(o.solver, b);  // every backend's refusal before any work
     int rc = 0;
+    if (copa::mpi::size() > 1) {
+      const efie::dist::DistOptions d{o.common, o.problem, o.formulation, o.rcs_file, o.tolerance_db, o.fill_only,
+                                      o.proc_grid, o.block_size, o.transport, o.compare_one_rank, o.dist_lu,
+                                      o.lookahead == 1};
+      for (auto b : backends) rc = std::max(rc, efie::dist::run_distributed(d, b, backends.size() > 1, argc, argv));
+      return rc;
+    }
     for (auto b : backends) {
       AppOptions ob = o;  // the first backend writes the ParaView output
       if (b != backends.front()) ob.vtk = {};

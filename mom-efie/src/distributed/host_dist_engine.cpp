@@ -1,0 +1,150 @@
+// The CPU distributed engine: the owned-entry fill on the host; ScaLAPACK's LU (the reference) or
+// the Pliris-style LU of pliris_lu.hpp on the host (the GPU engine's algorithm, checked here on CPU
+// ranks).
+#include <cblas.h>
+#include <lapacke.h>
+
+#include <cstring>
+#include <memory_resource>
+
+#include "copa/errors.hpp"
+#include "copa/memory.hpp"
+#include "distributed/dist_engine.hpp"
+#include "distributed/owned_fill.hpp"
+#include "distributed/pliris_lu.hpp"
+#include "distributed/scalapack_solve.hpp"
+
+namespace efie::dist {
+namespace {
+
+// pliris_lu.hpp's kernels on host memory: LAPACKE and CBLAS (OpenBLAS).
+struct HostOps {
+  void getrf(long m, long w, complex* a, long lda, int* pivots, long panel) {
+    const int info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, int(m), int(w), reinterpret_cast<lapack_complex_double*>(a), int(lda), pivots);
+    if (info != 0)
+      throw copa::RuntimeError("zgetrf on panel " + std::to_string(panel) + " failed (info " + std::to_string(info) +
+                               "): singular EFIE matrix");
+  }
+  void copy2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) {
+    for (long c = 0; c < cols; ++c) std::memcpy(dst + c * lddst, src + c * ldsrc, std::size_t(rows) * sizeof(complex));
+  }
+  void swap_rows(complex* a, long lda, long ncols, long k0, const int* pivots, long w) {
+    for (long c = 0; c < ncols; ++c)
+      for (long i = 0; i < w; ++i) std::swap(a[k0 + i + c * lda], a[k0 + pivots[i] - 1 + c * lda]);
+  }
+  void trsm_lower_unit(long w, long ncols, const complex* l, long ldl, complex* b, long ldb) {
+    const complex one(1, 0);
+    cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, int(w), int(ncols), &one, l, int(ldl), b, int(ldb));
+  }
+  void trsm_upper(long w, long ncols, const complex* u, long ldu, complex* b, long ldb) {
+    const complex one(1, 0);
+    cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, int(w), int(ncols), &one, u, int(ldu), b, int(ldb));
+  }
+  // C -= A B
+  void gemm_minus(long m, long ncols, long k, const complex* a, long lda, const complex* b, long ldb, complex* c, long ldc) {
+    const complex one(1, 0), minus_one(-1, 0);
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(m), int(ncols), int(k), &minus_one, a, int(lda), b, int(ldb), &one, c,
+                int(ldc));
+  }
+  void synchronize() {}
+  void stage(void*, std::size_t, int) {}
+  void broadcast(void* data, std::size_t bytes, int root, int) { host_bcast(data, bytes, root); }
+  void to_engine(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+  void to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+};
+
+class HostDistEngine final : public DistEngine {
+ public:
+  HostDistEngine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead)
+      : layout_(layout), threads_(threads), pliris_(lu == "pliris"), lookahead_(lookahead),
+        a_(std::size_t(layout.lld()) * layout.local_cols, &copa::host_pool()) {
+    if (pliris_) {
+      require_one_process_row(layout);
+      for (auto& p : panels_) p.resize(pliris_panel_bytes(layout));
+    } else {
+      solver_ = std::make_unique<ScalapackSolver>(layout);
+    }
+  }
+
+  void fill(const Problem& p, copa::RegionTimer& timer) override {
+    copa::Region r(timer, "fill.owned");
+    fill_owned_host(p, layout_, a_.data(), threads_);
+  }
+  std::vector<complex> solve(const std::vector<complex>& rhs, copa::RegionTimer& timer) override {
+    if (pliris_) {
+      std::vector<complex> y = rhs;
+      HostOps ops;
+      {
+        copa::Region r(timer, "lu");
+        char* const panels[2] = {panels_[0].data(), panels_[1].data()};
+        pliris_factor_forward(layout_, ops, a_.data(), y.data(), panels, lookahead_, times_);
+      }
+      copa::Region r(timer, "solve");
+      pliris_back_substitute(layout_, ops, a_.data(), y.data());
+      host_bcast(y.data(), y.size() * sizeof(complex), 0);
+      return y;
+    }
+    solver_->factor(a_.data(), timer);
+    std::vector<complex> b = owned_vector(rhs, layout_);
+    solver_->solve(a_.data(), b, timer);
+    copa::Region r(timer, "gather");
+    return gather_vector(b, layout_);
+  }
+  std::vector<complex> local_entries(const std::vector<std::array<long, 2>>& at) override {
+    std::vector<complex> out;
+    for (const auto& e : at) out.push_back(a_[std::size_t(e[0]) + std::size_t(e[1]) * layout_.lld()]);
+    return out;
+  }
+  std::string lu_name() const override {
+    return pliris_ ? "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)" : "ScaLAPACK pzgetrf/pzgetrs";
+  }
+  nlohmann::json details() const override {
+    return pliris_ ? panel_details(lu_name(), "host", lookahead_, times_) : nlohmann::json::object();
+  }
+
+ private:
+  BlockCyclic layout_;
+  int threads_;
+  bool pliris_, lookahead_;
+  std::unique_ptr<ScalapackSolver> solver_;
+  std::pmr::vector<complex> a_;
+  std::vector<char> panels_[2];
+  PanelTimes times_;
+};
+
+}  // namespace
+
+nlohmann::json panel_details(const std::string& lu, const std::string& transport, bool lookahead, const PanelTimes& t) {
+  double total = 0, mx = 0;
+  for (double s : t.broadcast_seconds) {
+    total += s;
+    mx = std::max(mx, s);
+  }
+  const double panels = double(t.broadcast_seconds.size());
+  return {{"lu", lu},
+          {"transport", transport},
+          {"panels", t.broadcast_seconds.size()},
+          {"panel_broadcast_seconds_total", total},
+          {"panel_broadcast_seconds_mean", panels > 0 ? total / panels : 0.0},
+          {"panel_broadcast_seconds_max", mx},
+          {"panel_broadcast_bytes_total", t.bytes},
+          {"lookahead", lookahead},
+          {"note", "rank 0's figures of the last repetition, host clock around each broadcast call (host transport: the "
+                   "root waits for its staging copy, then MPI_Bcast; the H2D copy is queued behind the update; nccl and "
+                   "cuda-aware: device synchronised before and after)"}};
+}
+
+std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead) {
+  return std::make_unique<HostDistEngine>(layout, threads, lu, lookahead);
+}
+
+#if !defined(COPA_MOM_DIST_GPU)
+bool gpu_dist_built() { return false; }
+std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic&, const std::string&, bool) {
+  throw copa::InputError("this build has no distributed GPU LU (it needs a CUDA + MPI build)");
+}
+double gpu_dist_device_bytes(const BlockCyclic&) { return 0; }
+void gpu_dist_require_memory(const BlockCyclic&, const std::string&) {}
+#endif
+
+}  // namespace efie::dist

@@ -1,0 +1,77 @@
+# The matrix over MPI ranks (src/distributed/): included from tests/CMakeLists.txt.
+mom_efie_test(mom_efie_distributed_unit_tests test_block_cyclic.cpp test_owned_fill.cpp)
+copa_add_gtest(TARGET mom_efie_distributed_unit_tests PREFIX mom-efie LABELS cpu)
+# A bad block size is refused on one rank too.
+copa_expect_exit(NAME mom-efie.exit-block-size-0 CODE 2 COMMAND ${_app} --block-size 0 LABELS cpu)
+copa_expect_exit(NAME mom-efie.exit-proc-grid-one-rank CODE 2 COMMAND ${_app} --proc-grid 1x2 LABELS cpu)
+copa_expect_exit(NAME mom-efie.exit-lookahead CODE 2 COMMAND ${_app} --lookahead 2 LABELS cpu)
+
+if(COPA_ENABLE_MPI)
+  # ka = 1, 16 elements per wavelength: the f = 3 sphere, N = 270 (a second on 2 cores). Each run
+  # checks, on every rank, sampled owned entries against the serial formula (1e-12), on rank 0 the
+  # solution against one-rank LAPACK (1e-10 relative) and the RCS against one rank's (1e-8) and
+  # Mie (0.5 dB); exit 0 only when all pass. Block sizes 27 (divides 270) and 24, 64, 20, 16 (do not).
+  set(_dist --ka 1 --elements-per-wavelength 16 --reps 1 --warmup 0 --compare-one-rank --quiet)
+  if(COPA_WITH_SCALAPACK)
+    copa_add_test(NAME mom-efie.mpi.solve-2ranks-nb27 MPI_RANKS 2 COMMAND ${_app} --backend serial --block-size 27 ${_dist} LABELS mpi)
+    copa_add_test(NAME mom-efie.mpi.solve-2ranks-nb24 MPI_RANKS 2 COMMAND ${_app} --backend openmp --threads 2 --block-size 24 ${_dist} LABELS mpi)
+    copa_add_test(NAME mom-efie.mpi.solve-3ranks-nb64 MPI_RANKS 3 COMMAND ${_app} --backend openmp --threads 1 --block-size 64 ${_dist} LABELS mpi)
+    # 3x1: pivoting across the process rows.
+    copa_add_test(NAME mom-efie.mpi.solve-3ranks-3x1-nb16 MPI_RANKS 3 COMMAND ${_app} --backend serial --proc-grid 3x1 --block-size 16 ${_dist} LABELS mpi)
+    copa_add_test(NAME mom-efie.mpi.solve-4ranks-2x2-nb20 MPI_RANKS 4 COMMAND ${_app} --backend serial --block-size 20 ${_dist} LABELS mpi)
+    # run.decomposition: one local_work per rank, summing to N^2.
+    add_test(NAME mom-efie.mpi.decomposition-3ranks COMMAND ${CMAKE_COMMAND} -DRANKS=3 -DJSON=${CMAKE_CURRENT_BINARY_DIR}/dist3.json
+             -P ${CMAKE_CURRENT_SOURCE_DIR}/check_decomposition.cmake -- ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3
+             --oversubscribe --allow-run-as-root ${_app} --backend serial --block-size 30 ${_dist}
+             --json ${CMAKE_CURRENT_BINARY_DIR}/dist3.json)
+    set_tests_properties(mom-efie.mpi.decomposition-3ranks PROPERTIES LABELS mpi PROCESSORS 3)
+  endif()
+  # The Pliris-style LU on the host (the GPU engine's algorithm, pliris_lu.hpp): 1 x Q grids, with
+  # lookahead (default) and without; with nb = 100 on 4 ranks the last rank owns no block column.
+  copa_add_test(NAME mom-efie.mpi.pliris-2ranks-nb16 MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris --block-size 16 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-2ranks-nb16-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris
+                --lookahead 0 --block-size 16 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-3ranks-nb27 MPI_RANKS 3 COMMAND ${_app} --backend openmp --threads 1 --dist-lu pliris --block-size 27 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-4ranks-nb100 MPI_RANKS 4 COMMAND ${_app} --backend serial --dist-lu pliris --block-size 100 ${_dist} LABELS mpi)
+  # An open plate has no Mie series: --fill-only checks the owned entries against the serial formula.
+  copa_add_test(NAME mom-efie.mpi.fill-only-plate-3ranks MPI_RANKS 3 COMMAND ${_app} --backend serial --geometry plate
+                --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS mpi)
+  set(_mpirun ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe --allow-run-as-root)
+  copa_expect_exit(NAME mom-efie.mpi.exit-proc-grid-mismatch CODE 2 COMMAND ${_mpirun} ${_app} --proc-grid 2x2 LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-block-size-0 CODE 2 COMMAND ${_mpirun} ${_app} --block-size 0 LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-formulation CODE 2 COMMAND ${_mpirun} ${_app} --formulation cfie LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-variant CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --variant pairs LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-cpu-transport CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --transport ipc LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-dist-lu CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --dist-lu magic LABELS mpi)
+  copa_expect_exit(NAME mom-efie.mpi.exit-pliris-2d-grid CODE 2 COMMAND ${_mpirun} ${_app} --backend serial --dist-lu pliris --proc-grid 2x1 LABELS mpi)
+  # ka = 200: each rank's block alone (1.95e6 x 3.9e6 entries) is refused from the options (exit 3).
+  copa_expect_exit(NAME mom-efie.mpi.exit-oom-ka200 CODE 3 COMMAND ${_mpirun} ${_app} --backend serial --ka 200 LABELS mpi)
+endif()
+
+# GPU + MPI (label gpu mpi; the lead runs them with two ranks sharing one H200): the distributed GPU
+# fill and Pliris-style LU against one-rank host LAPACK (solution 1e-10, RCS 1e-8) and Mie, per
+# panel-broadcast transport built. A transport the machine cannot use is reported skipped: NCCL
+# with two ranks on one GPU, cuda-aware with an MPI that does not report CUDA support.
+if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
+  set(_gpu_transports host ipc cuda-aware)
+  if(COPA_WITH_NCCL)
+    list(APPEND _gpu_transports nccl)
+  endif()
+  foreach(tr IN LISTS _gpu_transports)
+    copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
+                  --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
+    copa_add_test(NAME mom-efie.gpu-mpi.small-2ranks-nb256-${tr} MPI_RANKS 2 COMMAND ${_app} --backend cuda --transport ${tr}
+                  --size small --block-size 256 --reps 1 --warmup 1 --compare-one-rank --quiet LABELS gpu mpi TIMEOUT 300)
+    set_tests_properties(mom-efie.gpu-mpi.solve-2ranks-nb32-${tr} mom-efie.gpu-mpi.small-2ranks-nb256-${tr}
+                         PROPERTIES SKIP_REGULAR_EXPRESSION "duplicate GPU;does not report CUDA support")
+  endforeach()
+  # The owned-entry fill kernel alone (open plate: the sampled owned entries against the serial formula).
+  copa_add_test(NAME mom-efie.gpu-mpi.fill-only-plate-2ranks MPI_RANKS 2 COMMAND ${_app} --backend cuda --geometry plate
+                --edge-length 0.25 --fill-only --block-size 10 --reps 1 --warmup 0 --quiet LABELS gpu mpi TIMEOUT 120)
+  copa_add_test(NAME mom-efie.gpu-mpi.solve-3ranks-nb100-host MPI_RANKS 3 COMMAND ${_app} --backend cuda --block-size 100 ${_dist}
+                LABELS gpu mpi TIMEOUT 120)
+  copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-nb32-host-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend cuda --lookahead 0
+                --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
+  copa_expect_exit(NAME mom-efie.gpu-mpi.exit-2d-grid CODE 2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
+                   --allow-run-as-root ${_app} --backend cuda --proc-grid 2x1 LABELS gpu mpi)
+endif()
