@@ -30,6 +30,7 @@ BoxSizes sizes_of(const std::array<int, 3>& cells, int dim, int k) {
   return s;
 }
 
+#if defined(COPA_HAVE_MPI)
 // Copies rank `r`'s local state into the global one.
 void place(const Partition& p, int k, int nl, int r, const double* local, std::vector<double>& global) {
   const int dim = p.dim;
@@ -56,6 +57,7 @@ void place(const Partition& p, int k, int nl, int r, const double* local, std::v
         for (int j = 0; j < nl; ++j) global[2 * gvs + g * nl + j] = local[2 * lvs + l * nl + j];
       }
 }
+#endif
 
 }  // namespace
 
