@@ -7,7 +7,7 @@
 # for a CPU smoke run. Every transport is tried; one this build or machine cannot use exits 2 and is
 # listed as skipped. One JSON and one log per run in OUT, and OUT/scaling.md: ranks, FOM (Laghos's
 # major-kernels rate, global dofs over the slowest rank's time) and efficiency FOM_p / (p FOM_1)
-# (= T1 / (p Tp) strong, T1(N) / Tp(pN) weak).
+# (= T1 / (p Tp) strong, T1(N) / Tp(pN) weak), and the communication fraction (run.decomposition.comm_fraction).
 set -uo pipefail
 BUILD=${1:?usage: dist.sh BUILD OUT NRANKS}
 OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
@@ -42,20 +42,22 @@ out, p = sys.argv[1], int(sys.argv[2])
 def load(name):
     path = os.path.join(out, name + ".json")
     return json.load(open(path)) if os.path.exists(path) else None
-print("| run | ranks | grid | zones | FOM (megadofs x steps / s) | efficiency | verdict |")
-print("|---|---|---|---|---|---|---|")
+print("| run | ranks | grid | zones | FOM (megadofs x steps / s) | efficiency | comm fraction | verdict |")
+print("|---|---|---|---|---|---|---|---|")
 for mode in ("strong", "weak"):
     one = load(mode + "-1")
     names = [mode + "-1"] + [f"{mode}-{p}-{tr}" for tr in ("host", "ipc", "nccl", "cuda-aware")]
     for name in names:
         d = load(name)
         if d is None:
-            print(f"| {name} | | | | skipped | | |")
+            print(f"| {name} | | | | skipped | | | |")
             continue
         ranks = d["run"].get("mpi_ranks", 1)
         grid = (d["run"].get("decomposition") or {}).get("ranks", [1])
         fom = d["fom"]["value"]
         eff = fom / (ranks * one["fom"]["value"]) if one else float("nan")
+        comm = (d["run"].get("decomposition") or {}).get("comm_fraction")
+        comm = f"{comm:.3f}" if comm is not None else "-"
         print(f"| {name} | {ranks} | {'x'.join(map(str, grid))} | {d['run']['problem']['zones']:.0f} | {fom:.4g} | "
-              f"{eff:.3f} | {d['verification']['passed']} |")
+              f"{eff:.3f} | {comm} | {d['verification']['passed']} |")
 PY

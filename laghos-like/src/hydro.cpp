@@ -52,27 +52,68 @@ double LagrangianHydro::elapsed(double start) {
 double LagrangianHydro::dot_h1(const double* x, const double* y) {
   if (!shared_) return k_.dot(nh_, x, y);
   k_.multiply(nh_, owned_, y, masked_);
-  return copa::mpi::sum_ordered(k_.dot(nh_, x, masked_));
+  return reduce_sum(k_.dot(nh_, x, masked_));
 }
 
 double LagrangianHydro::dot_l2(const double* x, const double* y) {
   const double local = k_.dot(d_.nl2, x, y);
-  return shared_ ? copa::mpi::sum_ordered(local) : local;
+  return shared_ ? reduce_sum(local) : local;
 }
 
+// The reductions take a host scalar (the backend's dot or dt estimate already returned it), so
+// the time is the reduction's own, including the wait for the slowest rank to arrive.
+double LagrangianHydro::reduce_sum(double partial) {
+  const double t0 = copa::host_seconds();
+  const double total = copa::mpi::sum_ordered(partial);
+  if (in_timer_) {
+    const double took = copa::host_seconds() - t0;
+    timing_.allreduce += took;
+    timing_.allreduce_samples.push_back(took);
+  }
+  return total;
+}
+
+double LagrangianHydro::reduce_min(double value) {
+  const double t0 = copa::host_seconds();
+  const double least = copa::mpi::min_all(value);
+  if (in_timer_) {
+    const double took = copa::host_seconds() - t0;
+    timing_.allreduce += took;
+    timing_.allreduce_samples.push_back(took);
+  }
+  return least;
+}
+
+// The exchange is timed from a synchronised backend (the scatter that produced the partials has
+// finished, so its time stays with the kernel) to a synchronised end (on a GPU the unpack has run).
 void LagrangianHydro::assemble_h1(double* y, int components) {
-  if (shared_) shared_->sum(y, components);
+  if (!shared_) return;
+  k_.sync();
+  const double t0 = copa::host_seconds();
+  shared_->sum(y, components);
+  const double took = elapsed(t0);
+  if (in_timer_) {
+    timing_.halo += took;
+    timing_.halo_samples.push_back(took);
+    timing_.halo_bytes_sent += static_cast<double>(shared_->bytes_sent(components));
+    timing_.halo_bytes_received += static_cast<double>(shared_->bytes_received(components));
+  }
 }
 
 void LagrangianHydro::update_qdata(const double* S) {
   if (qdata_current_) return;
   qdata_current_ = true;
   const double t0 = copa::host_seconds();
+  const double c0 = comm_seconds();
+  in_timer_ = true;
   double dt = k_.quadrature_update(S, S + vs_, S + 2 * vs_, source_);
-  if (shared_) dt = copa::mpi::min_all(dt);
+  if (shared_) dt = reduce_min(dt);
   const double took = elapsed(t0);
+  in_timer_ = false;
+  const double comm = comm_seconds() - c0;
   timing_.qdata += took;
-  timing_.qdata_samples.push_back(took);
+  timing_.comm_qdata += comm;
+  timing_.qdata_samples.push_back(took - comm);
   timing_.quad_tstep += d_.NE;
   ++timing_.qdata_calls;
   dt_est_ = std::fmin(dt_est_, dt);
@@ -154,11 +195,16 @@ void LagrangianHydro::solve_velocity(const double* S, double* dSdt) {
   double* dv = dSdt + vs_;
   k_.fill(vs_, 0.0, dv);
   double t0 = copa::host_seconds();
+  double c0 = comm_seconds();
+  in_timer_ = true;
   k_.force(rhs_);
   assemble_h1(rhs_, d_.dim);
   double took = elapsed(t0);
+  in_timer_ = false;
+  double comm = comm_seconds() - c0;
   timing_.force += took;
-  timing_.force_samples.push_back(took);
+  timing_.comm_force += comm;
+  timing_.force_samples.push_back(took - comm);
   ++timing_.force_calls;
   k_.axpby(vs_, -1.0, rhs_, 0.0, rhs_, rhs_);
   for (int c = 0; c < d_.dim; ++c) {
@@ -166,10 +212,15 @@ void LagrangianHydro::solve_velocity(const double* S, double* dSdt) {
     k_.copy(nh_, rhs_ + c * nh_, B_);
     k_.zero_essential(c, B_);
     t0 = copa::host_seconds();
+    c0 = comm_seconds();
+    in_timer_ = true;
     const int it = cg(&LagrangianHydro::op_velocity, dinv_, nh_, B_, X_);
     took = elapsed(t0);
+    in_timer_ = false;
+    comm = comm_seconds() - c0;
     timing_.cg_h1 += took;
-    if (it > 0) timing_.cg_h1_samples.push_back(took / it);
+    timing_.comm_cg_h1 += comm;
+    if (it > 0) timing_.cg_h1_samples.push_back((took - comm) / it);
     timing_.h1_iter += it;
     k_.copy(nh_, X_, dv + c * nh_);
   }
@@ -186,10 +237,15 @@ void LagrangianHydro::solve_energy(const double* S, const double* v, double* dSd
   ++timing_.force_calls;
   if (source_) k_.axpby(d_.nl2, 1.0, e_rhs_, 1.0, source_, e_rhs_);
   t0 = copa::host_seconds();
+  const double c0 = comm_seconds();
+  in_timer_ = true;
   const int it = cg(&LagrangianHydro::op_energy, nullptr, d_.nl2, e_rhs_, de);
   took = elapsed(t0);
+  in_timer_ = false;
+  const double comm = comm_seconds() - c0;
   timing_.cg_l2 += took;
-  timing_.cg_l2_samples.push_back(took / (it == 0 ? 1 : it));
+  timing_.comm_cg_l2 += comm;
+  timing_.cg_l2_samples.push_back((took - comm) / (it == 0 ? 1 : it));
   timing_.l2_iter += (it == 0) ? 1 : it;
 }
 

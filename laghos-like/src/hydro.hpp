@@ -42,6 +42,14 @@ struct HydroTiming {
   std::vector<double> cg_h1_samples, cg_l2_samples, force_samples, qdata_samples;
   std::int64_t h1_iter = 0, l2_iter = 0, quad_tstep = 0;
   std::int64_t force_calls = 0, qdata_calls = 0, mass_h1_calls = 0, mass_l2_calls = 0;
+  // Communication on ranks inside the four timers above (Laghos's timers include it; the kernel
+  // rows exclude it): the shared-dof exchanges (halo) and the global reductions of dots and dt
+  // (allreduce), each timed from a synchronised backend to its completion. One sample per call.
+  double halo = 0, allreduce = 0;
+  std::vector<double> halo_samples, allreduce_samples;
+  double halo_bytes_sent = 0, halo_bytes_received = 0;  // over all exchanges
+  // The communication time inside each timer.
+  double comm_cg_h1 = 0, comm_cg_l2 = 0, comm_force = 0, comm_qdata = 0;
 };
 
 struct RunResult {
@@ -86,6 +94,11 @@ class LagrangianHydro {
   double dot_h1(const double* x, const double* y);
   double dot_l2(const double* x, const double* y);
   void assemble_h1(double* y, int components);  // partial sums -> sums over all sharers
+  // The rank-order sum / minimum over ranks of a scalar (copa::mpi), timed as allreduce.
+  double reduce_sum(double partial);
+  double reduce_min(double value);
+  // Communication seconds recorded so far (halo + allreduce); recorded only inside a timer.
+  double comm_seconds() const { return timing_.halo + timing_.allreduce; }
 
   const Discretization& d_;
   HydroKernels& k_;
@@ -98,6 +111,7 @@ class LagrangianHydro {
   double *S_, *S_old_, *dSdt_, *k_rk_, *y_rk_, *z_rk_, *S0_, *V_;
   double *rhs_, *e_rhs_, *source_, *dinv_, *B_, *X_, *r_, *dd_, *zz_, *rl_, *dl_, *zl_;
   HydroTiming timing_;
+  bool in_timer_ = false;  // communication is recorded only inside Laghos's four timers
   SharedDofs* shared_ = nullptr;
   double *owned_ = nullptr, *masked_ = nullptr;
 };

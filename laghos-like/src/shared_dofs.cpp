@@ -100,4 +100,14 @@ void SharedDofs::sum(double* field, int components) {
   from_owner_[v]->run(field);
 }
 
+std::size_t SharedDofs::bytes_sent(int components) const {
+  const int v = components == 1 ? 0 : 1;
+  return to_owner_[v]->bytes_sent() + from_owner_[v]->bytes_sent();
+}
+
+std::size_t SharedDofs::bytes_received(int components) const {
+  const int v = components == 1 ? 0 : 1;
+  return to_owner_[v]->bytes_received() + from_owner_[v]->bytes_received();
+}
+
 }  // namespace laghos

@@ -31,6 +31,9 @@ class SharedDofs {
   long long owned_count() const { return owned_count_; }
   long long shared_nodes() const { return shared_nodes_; }  // nodes this rank shares with others
   int peers() const { return peers_; }
+  // Bytes one sum() of `components` components sends to / receives from other ranks (both passes).
+  std::size_t bytes_sent(int components) const;
+  std::size_t bytes_received(int components) const;
 
  private:
   std::vector<double> owned_;
