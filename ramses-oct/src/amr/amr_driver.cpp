@@ -39,6 +39,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   {
     copa::Region reg(timer, "initial_grid");
     initial_grid(t, u, cfg.problem, ac.criterion, ac.max_octs, *loops);
+    if (ac.set_state) {
+      ac.set_state(t, u);
+      restrict_all(t, u, *loops);
+    }
   }
   r.initial = leaf_totals(t, u);
   StepLists lists = build_step_lists(t);

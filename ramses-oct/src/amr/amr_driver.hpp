@@ -2,6 +2,7 @@
 // leaf update of all levels, the reflux, the restriction; a regrid every --regrid-every steps.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "amr_regrid.hpp"
@@ -18,6 +19,8 @@ struct AmrConfig {
   int regrid_every = 2;       // steps between regrids (0: only the initial grid)
   bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
   std::int64_t max_octs = 0;
+  // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
+  std::function<void(const Tree&, std::vector<double>&)> set_state;
 };
 
 struct AmrResult {
