@@ -201,20 +201,32 @@ void Stepper::update_oct(const Tree& t, std::int32_t o, const double* u, double*
   tile.predict(dtdx);
   tile.fluxes(hp_);
   // Leaf cells: the uniform update, except that a face whose neighbour on this level is refined
-  // takes no flux here (the reflux pass adds the son oct's fluxes there).
+  // takes no flux here (the reflux pass adds the son oct's fluxes there). An oct of leaves without
+  // such faces runs the uniform oracle's own update.
   constexpr int S = Tile::S;
-  for (int cell = 0; cell < 8; ++cell) {
-    const std::int64_t g = std::int64_t(o) * 8 + cell;
-    if (t.son[g] >= 0) continue;
-    const int c = Tile::idx(2 + (cell & 1), 2 + ((cell >> 1) & 1), 2 + (cell >> 2));
-    const int nb[6] = {c - 1, c + 1, c - S, c + S, c - S * S, c + S * S};
-    bool take[6];
-    for (int f = 0; f < 6; ++f) take[f] = !(reflux_ && w.son[nb[f]] >= 0);
-    for (int f = 0; f < nvar; ++f) {
-      const double fxl = take[0] ? tile.flux[0][f][c] : 0.0, fxh = take[1] ? tile.flux[0][f][c + 1] : 0.0;
-      const double fyl = take[2] ? tile.flux[1][f][c] : 0.0, fyh = take[3] ? tile.flux[1][f][c + S] : 0.0;
-      const double fzl = take[4] ? tile.flux[2][f][c] : 0.0, fzh = take[5] ? tile.flux[2][f][c + S * S] : 0.0;
-      unew[f * stride + g] = conservative_update(u[f * stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
+  bool plain = true;
+  for (int cell = 0; cell < 8; ++cell) plain = plain && t.son[std::int64_t(o) * 8 + cell] < 0;
+  for (int k = 1; k < S - 1 && plain && reflux_; ++k)
+    for (int j = 1; j < S - 1; ++j)
+      for (int i = 1; i < S - 1; ++i) plain = plain && w.son[Tile::idx(i, j, k)] < 0;
+  if (plain) {
+    MeshView view;
+    view.noct = t.noct();
+    tile.update(view, u, unew, o, dtdx);
+  } else {
+    for (int cell = 0; cell < 8; ++cell) {
+      const std::int64_t g = std::int64_t(o) * 8 + cell;
+      if (t.son[g] >= 0) continue;
+      const int c = Tile::idx(2 + (cell & 1), 2 + ((cell >> 1) & 1), 2 + (cell >> 2));
+      const int nb[6] = {c - 1, c + 1, c - S, c + S, c - S * S, c + S * S};
+      bool take[6];
+      for (int f = 0; f < 6; ++f) take[f] = !(reflux_ && w.son[nb[f]] >= 0);
+      for (int f = 0; f < nvar; ++f) {
+        const double fxl = take[0] ? tile.flux[0][f][c] : 0.0, fxh = take[1] ? tile.flux[0][f][c + 1] : 0.0;
+        const double fyl = take[2] ? tile.flux[1][f][c] : 0.0, fyh = take[3] ? tile.flux[1][f][c + S] : 0.0;
+        const double fzl = take[4] ? tile.flux[2][f][c] : 0.0, fzh = take[5] ? tile.flux[2][f][c + S * S] : 0.0;
+        unew[f * stride + g] = conservative_update(u[f * stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
+      }
     }
   }
   // Faces next to a coarser region: keep the four fine fluxes for the coarse neighbour's reflux.
