@@ -201,11 +201,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   if (o.refine_band.size() != 2 || !(o.refine_band[0] < o.refine_band[1]))
     throw copa::InputError("--refine-band: needs two values lo,hi with lo < hi");
   if (o.regrid_every < 0) throw copa::InputError("--regrid-every: must be >= 0 (0: keep the initial grid)");
-  std::vector<copa::Backend> run_backends;
-  for (copa::Backend b : backends)
-    if (!copa::is_gpu(b)) run_backends.push_back(b);
-    else if (backends.size() == 1)
-      throw copa::InputError("--backend " + copa::to_string(b) + ": AMR (--levels) runs on serial and openmp only; the GPU leaf update is not done");
+  const std::vector<copa::Backend>& run_backends = backends;
   ro::amr::AmrConfig ac;
   ac.levels = o.levels;
   ac.regrid_every = o.regrid_every;
@@ -245,11 +241,13 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
     if (!o.common.quiet)
       std::cout << "\n== ramses-oct AMR " << o.problem << " base " << base.cells[0] << "x" << base.cells[1] << "x"
                 << base.cells[2] << " + " << o.levels << " levels, backend " << copa::to_string(b) << "\n";
+    if (copa::is_gpu(b)) copa::select_device(o.common.device);
     const ro::amr::AmrResult r = ro::amr::run_amr(b, base, cfg, ac);
     const std::vector<double> u = ro::amr::project_to_finest(r.tree, fine, r.u);
     copa::Report rep(app_name, app_version);
     rep.set_backend(b);
-    rep.set_variant(b == copa::Backend::serial ? "amr-oracle" : "amr-tiled");
+    rep.set_variant(b == copa::Backend::serial ? "amr-oracle" : (copa::is_gpu(b) ? "amr-gpu" : "amr-tiled"));
+    if (copa::is_gpu(b)) rep.set_device(copa::select_device(o.common.device));
     rep.set_threads(threads);
     rep.set_command_line(copa::command_line(argc, argv));
     const std::vector<std::int64_t> leaves = r.tree.leaf_cells_per_level();
@@ -264,13 +262,14 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"max_octs_used", r.max_octs_used}, {"max_octs", ac.max_octs}, {"regrid_every", ac.regrid_every},
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
-                 {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", "host"}};
+                 {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", "host"},
+                 {"step_on", copa::is_gpu(b) ? "device" : "host"}};
     // Rows: per-step regions without the warm-up, regrid and initial grid as their own rows.
     const double mean_leaves = r.steps > 0 ? r.leaf_cell_updates / double(r.steps) : 0;
     for (const auto& name : r.profile.names()) {
       const bool per_step = name != "regrid" && name != "initial_grid";
       copa::KernelCost cost;
-      if (name == "hydro_update") cost = {ro::flops_per_cell_update * mean_leaves, mean_leaves * ro::nvar * 8.0, mean_leaves * ro::nvar * 8.0};
+      if (name == "hydro_update" || name == "hydro_update+reflux+restriction") cost = {ro::flops_per_cell_update * mean_leaves, mean_leaves * ro::nvar * 8.0, mean_leaves * ro::nvar * 8.0};
       rep.add_kernel(name, ro::region_stats(r.profile, name, per_step ? cfg.warmup : 0), cost);
     }
     const double step_total = r.profile.total("step");

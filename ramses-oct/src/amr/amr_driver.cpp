@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "amr_gpu.hpp"
+#include "amr_plan.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {
@@ -30,7 +32,17 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  const auto loops = make_loops(b);
+  // GPU backends: the step runs on the device (amr_gpu.cu); the regrid and the initial grid run on
+  // the host with the host loops.
+  std::unique_ptr<DeviceStep> dev;
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
+#endif
+#if defined(COPA_HAVE_OPENMP)
+  const auto loops = dev ? make_openmp_loops() : make_loops(b);
+#else
+  const auto loops = dev ? make_serial_loops() : make_loops(b);
+#endif
   AmrResult r;
   copa::HostTimer timer(r.profile);
   r.tree = base_tree(base, ac.levels);
@@ -46,6 +58,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   }
   r.initial = leaf_totals(t, u);
   StepLists lists = build_step_lists(t);
+  if (dev) {
+    copa::Region reg(timer, "upload");
+    dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
+  }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
   double time = 0;
@@ -53,9 +69,11 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   while (time < cfg.tend && step < cfg.max_steps) {
     if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
       copa::Region reg(timer, "regrid");
+      if (dev) dev->download(u);
       regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
       lists = build_step_lists(t);
-      unew = u;
+      if (dev) dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
+      else unew = u;
       ++r.regrids;
     }
     const std::int64_t leaves = t.leaf_cells();
@@ -66,29 +84,36 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       LeafScan scan;
       {
         copa::Region reg(timer, "dt_reduction");
-        scan = scan_leaves(t, u, cfg.hydro.gamma, *loops);
+        scan = dev ? dev->scan() : scan_leaves(t, u, cfg.hydro.gamma, *loops);
       }
+      if (dev && scan.bad_cell >= 0) dev->download(u);
       check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
       double dt = cfl_dt(t, scan, cfg.courant);
       if (time + dt > cfg.tend) dt = cfg.tend - time;
-      {
-        copa::Region reg(timer, "hydro_update");
-        stepper.update(t, lists, u, unew, dt);
+      if (dev) {
+        copa::Region reg(timer, "hydro_update+reflux+restriction");
+        dev->advance(dt);
+      } else {
+        {
+          copa::Region reg(timer, "hydro_update");
+          stepper.update(t, lists, u, unew, dt);
+        }
+        {
+          copa::Region reg(timer, "reflux");
+          stepper.reflux(t, lists, unew, dt);
+        }
+        {
+          copa::Region reg(timer, "restriction");
+          restrict_all(t, unew, *loops);
+        }
+        u.swap(unew);
       }
-      {
-        copa::Region reg(timer, "reflux");
-        stepper.reflux(t, lists, unew, dt);
-      }
-      {
-        copa::Region reg(timer, "restriction");
-        restrict_all(t, unew, *loops);
-      }
-      u.swap(unew);
       time += dt;
     }
     r.leaf_cell_updates += double(leaves);
     ++step;
   }
+  if (dev) dev->download(u);
   check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan_leaves(t, u, cfg.hydro.gamma, *loops).bad_cell);
   timer.flush();
   r.final = leaf_totals(t, u);

@@ -35,7 +35,8 @@ struct AmrResult {
   copa::Profile profile;
 };
 
-// Serial or OpenMP (others: InputError). Exit 3 (RuntimeError) on a non-physical leaf cell.
+// Serial, OpenMP, or a GPU backend (device-resident step, host regrid). Exit 3 (RuntimeError) on a
+// non-physical leaf cell.
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac);
 
