@@ -1,5 +1,9 @@
 #include "amr_plan.hpp"
 
+#include <memory>
+
+#include "amr_leaf_block.hpp"
+
 namespace ro::amr {
 
 StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
@@ -68,6 +72,35 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
   }
   p.restrict_begin.push_back(static_cast<std::int64_t>(p.restrict_cell.size()));
   return p;
+}
+
+void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
+                       const std::vector<double>& u, std::vector<double>& unew, double dt) {
+  const long long stride = t.noct() * 8;
+  const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
+  std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
+  for (long long g = 0; g < nghost; ++g)
+    block::ghost_sons(u.data(), stride, g, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, ghost.data());
+  unew = u;
+  const block::Args a{p.leaf_octs.data(), p.slots.data(), p.edges.data(), p.skip.data(), p.keep.data(),
+                      t.level.data(), t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+  auto sh = std::make_unique<block::Shared>();
+  // The block's phases, each over all thread indices before the next (the barriers of the kernel).
+  for (long long i = 0; i < static_cast<long long>(p.leaf_octs.size()); ++i) {
+    for (int tid = 0; tid < block::threads; ++tid) block::load_slots(a, i, tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid) block::gather(a, hp, u.data(), i, tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid)
+      block::predict(hp, block::dtdx_of(a, p.leaf_octs[i]), tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid) block::fluxes(hp, tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid) block::update(a, u.data(), unew.data(), i, tid, block::threads, *sh);
+  }
+  if (reflux)
+    for (long long i = 0; i < static_cast<long long>(lists.reflux_octs.size()); ++i)
+      block::reflux_oct(i, lists.reflux_octs.data(), lists.reflux_begin.data(), lists.faces.data(), t.level.data(),
+                        fine_flux.data(), stride, dt, t.base->dx, unew.data());
+  for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
+    for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
+      restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
 }
 
 }  // namespace ro::amr

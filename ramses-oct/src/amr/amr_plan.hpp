@@ -26,4 +26,10 @@ struct StepPlan {
 
 StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux);
 
+// One step of the GPU body (amr_leaf_block.hpp) run on the host, one thread looping over the
+// block's thread indices: ghost slots, every leaf oct, reflux, restriction; u -> unew. For the
+// cpu test that checks the GPU step's plan and index maps against the oracle.
+void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
+                       const std::vector<double>& u, std::vector<double>& unew, double dt);
+
 }  // namespace ro::amr
