@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ramses-oct AMR benchmarks (README "AMR"). Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS]
-# BUILD_DIR: any build with OpenMP (the AMR runs on the host backends; the GPU leaf update is not
-# done). Sedov to t = 0.05 on base 32^3 + 2 levels (128^3 finest) with OpenMP, against the uniform
-# 128^3 run (OpenMP, and the GPU zmarch default where the build has CUDA): time to solution, the
-# leaf-cell update rate against the uniform cell-update rate, and the regrid cost (its own row).
+# BUILD_DIR: a build with OpenMP, with CUDA for the GPU cases. Sedov to t = 0.05 on base 32^3 + 2
+# levels (128^3 finest), OpenMP and GPU (device step, host regrid), against the uniform 128^3 runs
+# (OpenMP, GPU zmarch default): time to solution, the leaf-cell update rate against the uniform
+# cell-update rate, and the regrid cost (its own row). GPU also: base 64^3 + 2 levels (256^3
+# finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run.
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 set -euo pipefail
 BUILD_DIR=${1:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS]}
@@ -23,7 +24,10 @@ run amr-sedov-32-l2-openmp --problem sedov --n 32 --levels 2 --backend openmp --
 run amr-sedov-32-l2-regrid4-openmp --problem sedov --n 32 --levels 2 --regrid-every 4 --backend openmp --threads "$THREADS"
 run uniform-sedov-128-openmp --problem sedov --n 128 --backend openmp --threads "$THREADS"
 if "$APP" --list 2>/dev/null | grep -q cuda; then
+  run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda
+  run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
+  run uniform-sedov-256-cuda-200steps --problem sedov --n 256 --steps 200 --backend cuda
 fi
 
 python3 - "$OUT_DIR" <<'PY'

@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <cstring>
 
+// First: the GPU runtime header defines __host__/__device__ for RO_HD (HIP does not pre-include it).
+#include "copa/gpu.hpp"
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
-#include "copa/gpu.hpp"
 #include "tile_geometry.hpp"
 
 namespace ro::amr {
