@@ -8,10 +8,6 @@
 
 namespace ro::amr {
 
-// amr_solver.cpp
-void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, std::array<int, 3> ic, double gamma,
-                  double sons[8][nvar]);
-
 namespace {
 
 double relative_jump(double a, double b) {

@@ -52,8 +52,6 @@ std::unique_ptr<Loops> make_loops(copa::Backend b) {
                          ": not done)");
 }
 
-// The sons of the coarse cell of level l at cell coordinates ic (inside the domain), prolonged
-// from it and its six face neighbours.
 void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, std::array<int, 3> ic, double gamma,
                   double sons[8][nvar]) {
   double uc[nvar], um[3][nvar], up[3][nvar];

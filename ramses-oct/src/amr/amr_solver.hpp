@@ -82,6 +82,12 @@ class Stepper {
   std::vector<double> fine_flux_;
 };
 
+// The eight sons of the cell of level l at cell coordinates ic (inside the domain), prolonged from
+// it and its six face neighbours (the finest existing cells there, mirrored at reflecting faces):
+// the ghost slots of the leaf update and the new octs of a regrid.
+void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, std::array<int, 3> ic, double gamma,
+                  double sons[8][nvar]);
+
 // Restriction of every covered cell from its son, finest level first.
 void restrict_all(const Tree& t, std::vector<double>& u, const Loops& loops);
 
