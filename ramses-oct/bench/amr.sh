@@ -21,7 +21,6 @@ run() {  # run NAME ARGS...
 }
 
 run amr-sedov-32-l2-openmp --problem sedov --n 32 --levels 2 --backend openmp --threads "$THREADS"
-run amr-sedov-32-l2-regrid4-openmp --problem sedov --n 32 --levels 2 --regrid-every 4 --backend openmp --threads "$THREADS"
 run uniform-sedov-128-openmp --problem sedov --n 128 --backend openmp --threads "$THREADS"
 if "$APP" --list 2>/dev/null | grep -q cuda; then
   run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
