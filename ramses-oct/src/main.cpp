@@ -22,6 +22,7 @@
 #include "copa/roofline.hpp"
 #include "copa/vtk.hpp"
 #include "decomposition.hpp"
+#include "amr_driver.hpp"
 #include "driver.hpp"
 #include "kernels.hpp"
 #include "mesh.hpp"
@@ -56,6 +57,13 @@ struct Options {
   int reps = 1;  // --reps when given; a run's samples are its time steps, so one run by default
   copa::vtk::Options vtk;  // ParaView output of the first backend and variant of a run
   bool vtk_cells = false;  // leaf cells as hexahedra (.vtu) instead of the uniform grid (.vti)
+  // AMR (--levels > 0; README "AMR").
+  int levels = 0, regrid_every = 2;
+  double refine_threshold = -1, refine_density = 0.1, refine_pressure = 0.1;
+  std::string refine = "gradient";
+  std::vector<double> refine_band = {0.25, 0.5};
+  bool no_reflux = false;
+  long long max_octs = 0;
 };
 
 double make_tend(const Options& o, const ro::OctMesh& m, const ro::ProblemParams& pp) {
@@ -189,6 +197,126 @@ RankTimes rank_times(const ro::RunResult& r, int warmup) {
   return t;
 }
 
+// --levels > 0: the AMR run on the serial and OpenMP backends (README "AMR"). The verdict, the
+// profile and the cross-backend check use the leaf state sampled on the finest level's uniform mesh.
+int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector<copa::Backend>& backends,
+                    int argc, char** argv) {
+  if (copa::mpi::size() > 1) throw copa::InputError("--levels: distributed AMR (several MPI ranks): not done");
+  if (o.host_resident) throw copa::InputError("--host-resident: not with --levels (AMR runs on the host backends)");
+  if (o.refine_band.size() != 2 || !(o.refine_band[0] < o.refine_band[1]))
+    throw copa::InputError("--refine-band: needs two values lo,hi with lo < hi");
+  if (o.regrid_every < 0) throw copa::InputError("--regrid-every: must be >= 0 (0: keep the initial grid)");
+  const std::vector<copa::Backend>& run_backends = backends;
+  ro::amr::AmrConfig ac;
+  ac.levels = o.levels;
+  ac.regrid_every = o.regrid_every;
+  ac.reflux = !o.no_reflux;
+  ac.criterion.kind = o.refine;
+  ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
+  ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
+  ac.criterion.band_lo = o.refine_band[0];
+  ac.criterion.band_hi = o.refine_band[1];
+  // Default cap: every cell refined to the finest level (the uniform-equivalent tree).
+  double full = 0;
+  for (int l = 0; l <= o.levels; ++l) full += double(base.noct) * std::pow(8.0, l);
+  ac.max_octs = o.max_octs > 0 ? o.max_octs : static_cast<std::int64_t>(std::min(full, double(INT32_MAX)));
+  if (double(ac.max_octs) > double(INT32_MAX))
+    throw copa::InputError("--max-octs: " + std::to_string(ac.max_octs) + " exceeds the 32-bit oct index (2^31 - 1)");
+  // Host: the tree at its cap, and the finest level's uniform mesh for the verdict (two states).
+  std::array<int, 3> fine_cells;
+  for (int a = 0; a < 3; ++a) fine_cells[a] = base.cells[a] << o.levels;
+  const double fine_n = double(fine_cells[0]) * fine_cells[1] * fine_cells[2];
+  if (fine_n / 8 > double(INT32_MAX) || fine_cells[0] > (1 << 14) || fine_cells[1] > (1 << 14) || fine_cells[2] > (1 << 14))
+    throw copa::InputError("--levels: the finest level (" + std::to_string(fine_cells[0]) + "x" + std::to_string(fine_cells[1]) +
+                           "x" + std::to_string(fine_cells[2]) + ") exceeds the oct index or 16384 cells per axis");
+  const double bytes = double(ac.max_octs) * ro::amr::amr_bytes_per_oct * run_backends.size() +
+                       fine_n * (2 * 40.0 + ro::mesh_bytes_per_oct / 8);
+  copa::require_host_memory(static_cast<std::size_t>(bytes), "ramses-oct AMR tree (--max-octs) and finest-level verdict mesh");
+  const ro::OctMesh fine = ro::build_mesh(fine_cells, base.bc);
+
+  ro::ProblemParams pp;
+  pp.name = o.problem;
+  pp.gamma = o.gamma;
+  pp.energy = o.energy;
+  ro::RunConfig cfg = make_config(o, base, pp);
+  int rc = copa::exit_ok;
+  std::vector<double> oracle;
+  const int threads = copa::apply_threads(o.common.threads);
+  for (copa::Backend b : run_backends) {
+    if (!o.common.quiet)
+      std::cout << "\n== ramses-oct AMR " << o.problem << " base " << base.cells[0] << "x" << base.cells[1] << "x"
+                << base.cells[2] << " + " << o.levels << " levels, backend " << copa::to_string(b) << "\n";
+    if (copa::is_gpu(b)) copa::select_device(o.common.device);
+    const ro::amr::AmrResult r = ro::amr::run_amr(b, base, cfg, ac);
+    const std::vector<double> u = ro::amr::project_to_finest(r.tree, fine, r.u);
+    copa::Report rep(app_name, app_version);
+    rep.set_backend(b);
+    rep.set_variant(b == copa::Backend::serial ? "amr-oracle" : (copa::is_gpu(b) ? "amr-gpu" : "amr-tiled"));
+    if (copa::is_gpu(b)) rep.set_device(copa::select_device(o.common.device));
+    rep.set_threads(threads);
+    rep.set_command_line(copa::command_line(argc, argv));
+    const std::vector<std::int64_t> leaves = r.tree.leaf_cells_per_level();
+    const std::int64_t leaf_cells = r.tree.leaf_cells();
+    auto& pj = rep.problem();
+    pj = {{"problem", o.problem}, {"cells", base.cells}, {"octs", base.noct}, {"gamma", o.gamma}, {"slope", o.slope},
+          {"riemann", o.riemann}, {"courant", o.courant}, {"bc", ro::to_string(base.bc[0])}, {"tend", cfg.tend},
+          {"steps", r.steps}, {"t_final", r.t}, {"precision", "fp64"}};
+    pj["amr"] = {{"levels", o.levels}, {"leaf_cells", leaf_cells}, {"octs_per_level", r.tree.octs_per_level()},
+                 {"leaf_cells_per_level", leaves}, {"finest_cells", fine_cells},
+                 {"uniform_equivalent_cells", fine_n}, {"max_leaf_cells", r.max_leaf_cells},
+                 {"max_octs_used", r.max_octs_used}, {"max_octs", ac.max_octs}, {"regrid_every", ac.regrid_every},
+                 {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
+                 {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
+                 {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", "host"},
+                 {"step_on", copa::is_gpu(b) ? "device" : "host"}};
+    // Rows: per-step regions without the warm-up, regrid and initial grid as their own rows.
+    const double mean_leaves = r.steps > 0 ? r.leaf_cell_updates / double(r.steps) : 0;
+    for (const auto& name : r.profile.names()) {
+      const bool per_step = name != "regrid" && name != "initial_grid";
+      copa::KernelCost cost;
+      if (name == "hydro_update" || name == "hydro_update+reflux+restriction") cost = {ro::flops_per_cell_update * mean_leaves, mean_leaves * ro::nvar * 8.0, mean_leaves * ro::nvar * 8.0};
+      rep.add_kernel(name, ro::region_stats(r.profile, name, per_step ? cfg.warmup : 0), cost);
+    }
+    const double step_total = r.profile.total("step");
+    const double regrid_total = r.profile.has("regrid") ? r.profile.total("regrid") : 0.0;
+    rep.set_fom({"leaf-cell updates per second (full step: dt reduction, leaf update, reflux, restriction; regrid excluded)",
+                 step_total > 0 ? r.leaf_cell_updates / step_total : 0.0, "cell-updates/s"});
+    rep.extra()["amr_time"] = {{"steps_s", step_total}, {"regrid_s", regrid_total},
+                               {"initial_grid_s", r.profile.total("initial_grid")},
+                               {"time_to_solution_s", step_total + regrid_total + r.profile.total("initial_grid")},
+                               {"leaf_cell_updates", r.leaf_cell_updates}};
+    ro::PhysicsVerdict ph = ro::check_physics(fine, pp, o.slope, u, r.t, r.initial);
+    const double dm = std::fabs(r.final.mass - r.initial.mass) / r.initial.mass;
+    const double de = std::fabs(r.final.energy - r.initial.energy) / r.initial.energy;
+    ph.extra["mass_rel_change"] = dm;
+    ph.extra["energy_rel_change"] = de;
+    rep.extra()["physics"] = ph.extra;
+    rep.extra()["physics_verdict"] = copa::verdict_line(ph.v);
+    rep.extra()["state_checksum"] = ro::hex(ro::state_checksum(r.u));
+    copa::Verification v = ph.v;
+    if (b == copa::Backend::serial) oracle = u;
+    if (b != copa::Backend::serial && !oracle.empty()) {
+      const double l2 = ro::relative_l2(u, oracle);
+      rep.extra()["cross_backend"] = {{"relative_l2_vs_serial", l2}, {"tolerance", 1e-12}};
+      if (!o.common.quiet) std::cout << copa::verdict_line(ph.v) << "\n";
+      v = {"serial oracle", "relative_l2_vs_serial", l2, 1e-12, l2 < 1e-12 && (!ph.v.verified || ph.v.passed)};
+    }
+    if (!o.common.quiet)
+      std::cout << "AMR: " << leaf_cells << " leaf cells (uniform equivalent " << fine_n << "), octs per level";
+    if (!o.common.quiet) {
+      for (auto n : r.tree.octs_per_level()) std::cout << " " << n;
+      std::cout << "; " << r.regrids << " regrids; mass change " << dm << ", energy change " << de << "\n";
+    }
+    rep.set_verification(v);
+    rep.print(std::cout);
+    if (!o.common.json.empty()) rep.write_json(copa::json_path_for(o.common.json, b, run_backends.size() > 1));
+    if (!o.profile.empty() && b == run_backends.front())
+      ro::write_profile(o.profile, o.problem, fine, u, o.gamma, r.t, ro::sound_wave(fine, pp));
+    if (v.verified && !v.passed) rc = copa::exit_verification_failed;
+  }
+  return rc;
+}
+
 int run(int argc, char** argv) {
   Options o;
   CLI::App app{"ramses-oct: oct-based hydro proxy of RAMSES (unsplit MUSCL-Hancock on 2x2x2-cell octs)"};
@@ -216,6 +344,21 @@ int run(int argc, char** argv) {
   app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',');
   copa::vtk::add_options(app, o.vtk);
   app.add_flag("--vtk-cells", o.vtk_cells, "--vtk: write the leaf cells as hexahedra (.vtu, the AMR form) instead of the uniform grid (.vti)");
+  app.add_option("--levels", o.levels, "AMR: refined levels above the base grid of --n (0: the uniform run)")
+      ->check(CLI::Range(0, 8))->capture_default_str();
+  app.add_option("--refine-threshold", o.refine_threshold, "AMR: relative-jump threshold for density and pressure (sets both)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--refine-density", o.refine_density, "AMR: relative density jump 2|d_n - d|/(d_n + d) that flags a cell")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--refine-pressure", o.refine_pressure, "AMR: relative pressure jump that flags a cell")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--refine", o.refine, "AMR criterion: gradient | everywhere | band (the last two for tests)")
+      ->check(CLI::IsMember({"gradient", "everywhere", "band"}))->capture_default_str();
+  app.add_option("--refine-band", o.refine_band, "AMR --refine band: x range lo,hi refined to the finest level")->delimiter(',');
+  app.add_option("--regrid-every", o.regrid_every, "AMR: steps between regrids (0: keep the initial grid)")->capture_default_str();
+  app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
+      ->check(CLI::Range(8LL, 2147483647LL));
+  app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
   // common default (5) is not applied: every run already times each of its steps.
@@ -280,6 +423,7 @@ int run(int argc, char** argv) {
                            " cells exceed the 32-bit counts of the gather to rank 0 on several ranks");
   copa::require_host_memory(static_cast<std::size_t>(host_bytes), "ramses-oct host state");
   const ro::OctMesh mesh = ro::build_mesh(cells, {bc, bc, bc});
+  if (o.levels > 0) return run_amr_problem(o, mesh, backends, argc, argv);
 
   // Several ranks: this rank's contiguous Morton range plus its ghost layer (decomposition.hpp).
   std::optional<ro::Partition> part;

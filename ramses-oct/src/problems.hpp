@@ -23,14 +23,19 @@ double default_tend(const OctMesh& m, const ProblemParams& p);
 // Default boundaries: outflow for sod (the tube's ends), periodic otherwise.
 Boundary default_boundary(const std::string& problem);
 
-// Fills u (5 * ncell) with the problem's initial state.
-void initialise(const OctMesh& m, const ProblemParams& p, std::vector<double>& u);
-
 // Sound wave: wave vector (2 pi / L_x, 2 pi / L_y, 2 pi / L_z), rho0 = 1, c = 1.
 struct SoundWave {
   double k[3], omega, amplitude;
   double density(double x, double y, double z, double t) const;
 };
 SoundWave sound_wave(const OctMesh& m, const ProblemParams& p);
+
+// Fills u (5 * ncell) with the problem's initial state.
+void initialise(const OctMesh& m, const ProblemParams& p, std::vector<double>& u);
+// The initial conserved state of the cell with integer coordinates ic on a uniform level of
+// `cells` cells per axis and spacing dx: the base mesh, or a refined level of an AMR run (which
+// sets up every level from the problem itself, so full refinement reproduces the uniform run).
+void initial_cell_state(const ProblemParams& p, const SoundWave& wave, std::array<int, 3> cells, double dx,
+                        std::array<int, 3> ic, double out[5]);
 
 }  // namespace ro

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# ramses-oct AMR benchmarks (README "AMR"). Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS]
+# BUILD_DIR: a build with OpenMP, with CUDA for the GPU cases. Sedov to t = 0.05 on base 32^3 + 2
+# levels (128^3 finest), OpenMP and GPU (device step, host regrid), against the uniform 128^3 runs
+# (OpenMP, GPU zmarch default): time to solution, the leaf-cell update rate against the uniform
+# cell-update rate, and the regrid cost (its own row). GPU also: base 64^3 + 2 levels (256^3
+# finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run.
+# One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
+set -euo pipefail
+BUILD_DIR=${1:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS]}
+OUT_DIR=${2:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS]}
+THREADS=${3:-16}
+APP="$BUILD_DIR/ramses-oct/ramses-oct"
+mkdir -p "$OUT_DIR"
+
+run() {  # run NAME ARGS...
+  local name=$1
+  shift
+  echo "### $name: $*"
+  "$APP" --quiet --json "$OUT_DIR/$name.json" "$@" 2>&1 | tee "$OUT_DIR/$name.txt" || echo "### $name: exit code $?"
+}
+
+run amr-sedov-32-l2-openmp --problem sedov --n 32 --levels 2 --backend openmp --threads "$THREADS"
+run uniform-sedov-128-openmp --problem sedov --n 128 --backend openmp --threads "$THREADS"
+if "$APP" --list 2>/dev/null | grep -q cuda; then
+  run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
+  run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda
+  run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
+  run uniform-sedov-256-cuda-200steps --problem sedov --n 256 --steps 200 --backend cuda
+fi
+
+python3 - "$OUT_DIR" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+rows = []
+for name in sorted(os.listdir(out)):
+    if not name.endswith(".json"):
+        continue
+    j = json.load(open(os.path.join(out, name)))
+    kern = {k["name"]: k for k in j.get("kernels", [])}
+    amr = j["run"]["problem"].get("amr")
+    at = j.get("amr_time", {})
+    step = kern.get("step", {}).get("time_s", {}).get("median", float("nan"))
+    steps = j["run"]["problem"]["steps"]
+    total = at.get("time_to_solution_s", step * steps)
+    rows.append((name[:-5], j["run"].get("backend", "?"), steps, amr["leaf_cells"] if amr else "-",
+                 amr["max_leaf_cells"] if amr else "-", j["fom"]["value"], at.get("regrid_s", 0.0), total,
+                 j.get("verification", {}).get("passed")))
+with open(os.path.join(out, "amr.md"), "w") as f:
+    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s) | regrid (s) | time to solution (s) | verified |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|\n")
+    for r in rows:
+        f.write("| " + " | ".join(str(x) for x in r) + " |\n")
+print(open(os.path.join(out, "amr.md")).read())
+PY

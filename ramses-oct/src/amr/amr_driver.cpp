@@ -1,0 +1,125 @@
+#include "amr_driver.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "amr_gpu.hpp"
+#include "amr_plan.hpp"
+#include "copa/errors.hpp"
+
+namespace ro::amr {
+
+namespace {
+
+// Exit 3 naming the step, the time, the leaf cell (level, oct, cell, coordinates) and its values.
+void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, long step, double time,
+                    std::int64_t cell) {
+  if (cell < 0) return;
+  const std::int64_t stride = t.noct() * 8;
+  double uc[nvar], q[nvar];
+  for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + cell];
+  cons_to_prim(uc, gamma, q);
+  const auto ic = t.cell_coords(cell / 8, int(cell % 8));
+  std::ostringstream os;
+  os.precision(10);
+  os << "non-physical state after step " << step << " (t = " << time << "): leaf cell of level "
+     << int(t.level[cell / 8]) << " (oct " << cell / 8 << ", cell " << cell % 8 << ", i,j,k = " << ic[0] << ","
+     << ic[1] << "," << ic[2] << ") has density " << q[0] << " and pressure " << q[4];
+  throw copa::RuntimeError(os.str());
+}
+
+}  // namespace
+
+AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
+                  const AmrConfig& ac) {
+  // GPU backends: the step runs on the device (amr_gpu.cu); the regrid and the initial grid run on
+  // the host with the host loops.
+  std::unique_ptr<DeviceStep> dev;
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
+#endif
+#if defined(COPA_HAVE_OPENMP)
+  const auto loops = dev ? make_openmp_loops() : make_loops(b);
+#else
+  const auto loops = dev ? make_serial_loops() : make_loops(b);
+#endif
+  AmrResult r;
+  copa::HostTimer timer(r.profile);
+  r.tree = base_tree(base, ac.levels);
+  Tree& t = r.tree;
+  std::vector<double>& u = r.u;
+  {
+    copa::Region reg(timer, "initial_grid");
+    initial_grid(t, u, cfg.problem, ac.criterion, ac.max_octs, *loops);
+    if (ac.set_state) {
+      ac.set_state(t, u);
+      restrict_all(t, u, *loops);
+    }
+  }
+  r.initial = leaf_totals(t, u);
+  StepLists lists = build_step_lists(t);
+  if (dev) {
+    copa::Region reg(timer, "upload");
+    dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
+  }
+  Stepper stepper(*loops, cfg.hydro, ac.reflux);
+  std::vector<double> unew = u;
+  double time = 0;
+  long step = 0;
+  while (time < cfg.tend && step < cfg.max_steps) {
+    if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
+      copa::Region reg(timer, "regrid");
+      if (dev) dev->download(u);
+      regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
+      lists = build_step_lists(t);
+      if (dev) dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
+      else unew = u;
+      ++r.regrids;
+    }
+    const std::int64_t leaves = t.leaf_cells();
+    r.max_leaf_cells = std::max(r.max_leaf_cells, leaves);
+    r.max_octs_used = std::max(r.max_octs_used, t.noct());
+    {
+      copa::Region s(timer, "step");
+      LeafScan scan;
+      {
+        copa::Region reg(timer, "dt_reduction");
+        scan = dev ? dev->scan() : scan_leaves(t, u, cfg.hydro.gamma, *loops);
+      }
+      if (dev && scan.bad_cell >= 0) dev->download(u);
+      check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
+      double dt = cfl_dt(t, scan, cfg.courant);
+      if (time + dt > cfg.tend) dt = cfg.tend - time;
+      if (dev) {
+        copa::Region reg(timer, "hydro_update+reflux+restriction");
+        dev->advance(dt);
+      } else {
+        {
+          copa::Region reg(timer, "hydro_update");
+          stepper.update(t, lists, u, unew, dt);
+        }
+        {
+          copa::Region reg(timer, "reflux");
+          stepper.reflux(t, lists, unew, dt);
+        }
+        {
+          copa::Region reg(timer, "restriction");
+          restrict_all(t, unew, *loops);
+        }
+        u.swap(unew);
+      }
+      time += dt;
+    }
+    r.leaf_cell_updates += double(leaves);
+    ++step;
+  }
+  if (dev) dev->download(u);
+  check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan_leaves(t, u, cfg.hydro.gamma, *loops).bad_cell);
+  timer.flush();
+  r.final = leaf_totals(t, u);
+  r.t = time;
+  r.steps = step;
+  return r;
+}
+
+}  // namespace ro::amr

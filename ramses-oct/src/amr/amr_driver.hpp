@@ -1,0 +1,47 @@
+// The time loop of an AMR run (--levels > 0): initial grid, then per step the leaf CFL dt, the
+// leaf update of all levels, the reflux, the restriction; a regrid every --regrid-every steps.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "amr_regrid.hpp"
+#include "amr_tree.hpp"
+#include "copa/backend.hpp"
+#include "copa/timing.hpp"
+#include "driver.hpp"
+
+namespace ro::amr {
+
+struct AmrConfig {
+  int levels = 1;
+  RefineCriterion criterion;
+  int regrid_every = 2;       // steps between regrids (0: only the initial grid)
+  bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
+  std::int64_t max_octs = 0;
+  // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
+  std::function<void(const Tree&, std::vector<double>&)> set_state;
+};
+
+struct AmrResult {
+  Tree tree;
+  std::vector<double> u;      // final state over the tree
+  Totals initial, final;      // leaf totals
+  double t = 0;
+  long steps = 0;
+  long regrids = 0;
+  double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated
+  std::int64_t max_leaf_cells = 0, max_octs_used = 0;
+  copa::Profile profile;
+};
+
+// Serial, OpenMP, or a GPU backend (device-resident step, host regrid). Exit 3 (RuntimeError) on a
+// non-physical leaf cell.
+AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
+                  const AmrConfig& ac);
+
+// Host bytes per oct of an AMR run: two states, the fine-face flux buffer, the tables, and the
+// regrid's new state and flags.
+inline constexpr double amr_bytes_per_oct = 3 * 8 * 5 * 8.0 + fine_flux_per_oct * 8.0 + (8 + 1 + 12 + 4 + 24 + 32) + 8 * 2;
+
+}  // namespace ro::amr

@@ -1,0 +1,41 @@
+// Moving state between levels. Prolongation is RAMSES's interpol_hydro with interpol_type = 1 on
+// the conserved variables: per axis the minmod slope of the coarse cell and its two face
+// neighbours, and the eight sons at +-1/4 of the coarse cell along each axis,
+//   u_son = u + (s_x dx + s_y dy + s_z dz) / 4,  dx, dy, dz = -1 | +1,
+// so the sons' average is the coarse value (the +- terms cancel pairwise; to round-off in floating
+// point). Where a son would get a non-positive density or pressure the coarse cell falls back to
+// zero slopes (all sons = the coarse value), which is still conservative. Restriction is the volume
+// average of the eight sons, summed in cell order. The same prolongation fills the ghost cells of a
+// fine oct next to a coarser region and the new octs of a refinement.
+#pragma once
+#include "hydro_math.hpp"
+
+namespace ro::amr {
+
+RO_HD void prolong(const double uc[nvar], const double um[3][nvar], const double up[3][nvar], double gamma,
+                   double sons[8][nvar]) {
+  double s[3][nvar];
+  for (int a = 0; a < 3; ++a)
+    for (int f = 0; f < nvar; ++f) s[a][f] = limited_slope(um[a][f], uc[f], up[a][f], 1);
+  bool ok = true;
+  for (int c = 0; c < 8; ++c) {
+    const double dx = (c & 1) ? 1.0 : -1.0, dy = (c & 2) ? 1.0 : -1.0, dz = (c & 4) ? 1.0 : -1.0;
+    for (int f = 0; f < nvar; ++f) sons[c][f] = uc[f] + 0.25 * ((dx * s[0][f] + dy * s[1][f]) + dz * s[2][f]);
+    double q[nvar];
+    cons_to_prim(sons[c], gamma, q);
+    ok = ok && q[0] > 0.0 && q[4] > 0.0;
+  }
+  if (ok) return;
+  for (int c = 0; c < 8; ++c)
+    for (int f = 0; f < nvar; ++f) sons[c][f] = uc[f];
+}
+
+// Volume average of the eight son cells (son oct so) into the father cell fc, every field.
+RO_HD void restrict_cell(double* u, long long stride, long long fc, long long so) {
+  for (int f = 0; f < nvar; ++f) {
+    const double* s = u + f * stride + so * 8;
+    u[f * stride + fc] = (s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7]) * 0.125;  // left to right
+  }
+}
+
+}  // namespace ro::amr

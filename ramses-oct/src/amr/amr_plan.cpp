@@ -1,0 +1,106 @@
+#include "amr_plan.hpp"
+
+#include <memory>
+
+#include "amr_leaf_block.hpp"
+
+namespace ro::amr {
+
+StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
+  StepPlan p;
+  p.leaf_octs = lists.leaf_octs;
+  for (std::int32_t o : lists.leaf_octs) {
+    const int l = t.level[o];
+    const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
+    for (int side = 0; side < 2; ++side)
+      for (int a = 0; a < 3; ++a) {
+        const int n = t.cells_at(l, a) / 2;
+        const bool at = side == 0 ? oc[a] == 0 : oc[a] == n - 1;
+        p.edges.push_back(static_cast<std::int8_t>(at ? static_cast<int>(t.base->bc[a]) : 0));
+      }
+    // The slots as in Stepper::update_oct: the oct itself across a reflecting/outflow face.
+    std::int32_t slot[27];
+    for (int s = 0; s < 27; ++s) {
+      const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+      int c[3];
+      for (int a = 0; a < 3; ++a) {
+        const int n = t.cells_at(l, a) / 2;
+        c[a] = oc[a] + off[a];
+        if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
+      }
+      slot[s] = t.find_oct(l, c[0], c[1], c[2]);
+      if (slot[s] >= 0) {
+        p.slots.push_back(slot[s]);
+        continue;
+      }
+      const std::int32_t ghost = static_cast<std::int32_t>(p.ghost_flip.size() / 7);
+      p.slots.push_back(-1 - ghost);
+      const std::array<int, 3> cc = {c[0], c[1], c[2]};  // the coarse cell of level l - 1
+      for (int k = 0; k < 7; ++k) {
+        std::array<int, 3> q = cc;
+        if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
+        const Located src = locate(t, l - 1, q);
+        p.ghost_src.push_back(src.cell);
+        p.ghost_flip.push_back(static_cast<std::uint8_t>(src.flip[0] | (src.flip[1] << 1) | (src.flip[2] << 2)));
+      }
+    }
+    // Faces of leaf cells next to a refined cell of the same level take no flux (reflux adds it).
+    std::uint64_t skip = 0;
+    for (int cell = 0; cell < 8 && reflux; ++cell) {
+      if (t.son[std::int64_t(o) * 8 + cell] >= 0) continue;
+      const auto ic = t.cell_coords(o, cell);
+      for (int f = 0; f < 6; ++f) {
+        std::array<int, 3> n = ic;
+        n[f / 2] += (f % 2) ? 1 : -1;
+        const Located nb = locate(t, l, n);
+        if (nb.level == l && t.son[nb.cell] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
+      }
+    }
+    p.skip.push_back(skip);
+    std::uint8_t keep = 0;
+    for (int f = 0; f < 6 && l > 0; ++f)
+      if (t.nbor[f][o] < 0) keep |= static_cast<std::uint8_t>(1 << f);
+    p.keep.push_back(keep);
+  }
+  for (int l = t.max_level - 1; l >= 0; --l) {
+    p.restrict_begin.push_back(static_cast<std::int64_t>(p.restrict_cell.size()));
+    for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g)
+      if (t.son[g] >= 0) {
+        p.restrict_cell.push_back(g);
+        p.restrict_son.push_back(t.son[g]);
+      }
+  }
+  p.restrict_begin.push_back(static_cast<std::int64_t>(p.restrict_cell.size()));
+  return p;
+}
+
+void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
+                       const std::vector<double>& u, std::vector<double>& unew, double dt) {
+  const long long stride = t.noct() * 8;
+  const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
+  std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
+  for (long long g = 0; g < nghost; ++g)
+    block::ghost_sons(u.data(), stride, g, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, ghost.data());
+  unew = u;
+  const block::Args a{p.leaf_octs.data(), p.slots.data(), p.edges.data(), p.skip.data(), p.keep.data(),
+                      t.level.data(), t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+  auto sh = std::make_unique<block::Shared>();
+  // The block's phases, each over all thread indices before the next (the barriers of the kernel).
+  for (long long i = 0; i < static_cast<long long>(p.leaf_octs.size()); ++i) {
+    for (int tid = 0; tid < block::threads; ++tid) block::load_slots(a, i, tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid) block::gather(a, hp, u.data(), i, tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid)
+      block::predict(hp, block::dtdx_of(a, p.leaf_octs[i]), tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid) block::fluxes(hp, tid, block::threads, *sh);
+    for (int tid = 0; tid < block::threads; ++tid) block::update(a, u.data(), unew.data(), i, tid, block::threads, *sh);
+  }
+  if (reflux)
+    for (long long i = 0; i < static_cast<long long>(lists.reflux_octs.size()); ++i)
+      block::reflux_oct(i, lists.reflux_octs.data(), lists.reflux_begin.data(), lists.faces.data(), t.level.data(),
+                        fine_flux.data(), stride, dt, t.base->dx, unew.data());
+  for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
+    for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
+      restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
+}
+
+}  // namespace ro::amr

@@ -1,0 +1,35 @@
+// The index lists a GPU step reads (built on the host from the tree at every regrid and copied to
+// the device; the step itself then needs no key search): per leaf oct its 27 slot sources (an oct,
+// or a ghost slot prolonged from a coarser cell), boundary kinds, the faces that take no flux
+// (refined neighbour) and the faces whose fine fluxes are kept; per ghost slot its coarse cell
+// and the six neighbours the slopes use; per level the (covered cell, son oct) restriction pairs.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "amr_solver.hpp"
+#include "amr_tree.hpp"
+
+namespace ro::amr {
+
+struct StepPlan {
+  std::vector<std::int32_t> leaf_octs;
+  std::vector<std::int32_t> slots;        // 27 per leaf oct (x fastest): oct >= 0, or -1 - ghost index
+  std::vector<std::int8_t> edges;         // 6 per leaf oct: boundary kind lo x,y,z then hi x,y,z
+  std::vector<std::uint64_t> skip;        // per leaf oct: bit 6 * cell + face set: the face takes no flux
+  std::vector<std::uint8_t> keep;         // per leaf oct: bit face set: keep the face's fine fluxes
+  std::vector<std::int64_t> ghost_src;    // 7 per ghost: the coarse cell, then its -x, +x, -y, +y, -z, +z neighbours
+  std::vector<std::uint8_t> ghost_flip;   // 7 per ghost: bits of the axes whose momentum flips
+  std::vector<std::int64_t> restrict_cell, restrict_son;  // pairs, finest level first
+  std::vector<std::int64_t> restrict_begin;               // per level from L-1 down to 0 (+ end)
+};
+
+StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux);
+
+// One step of the GPU body (amr_leaf_block.hpp) run on the host, one thread looping over the
+// block's thread indices: ghost slots, every leaf oct, reflux, restriction; u -> unew. For the
+// cpu test that checks the GPU step's plan and index maps against the oracle.
+void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
+                       const std::vector<double>& u, std::vector<double>& unew, double dt);
+
+}  // namespace ro::amr

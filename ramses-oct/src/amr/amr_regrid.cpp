@@ -1,0 +1,176 @@
+#include "amr_regrid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "amr_interp.hpp"
+#include "copa/errors.hpp"
+
+namespace ro::amr {
+
+namespace {
+
+double relative_jump(double a, double b) {
+  const double s = std::fabs(a) + std::fabs(b);
+  return s > 0 ? 2 * std::fabs(a - b) / s : 0.0;
+}
+
+bool criterion(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t o,
+               int c) {
+  const int l = t.level[o];
+  const auto ic = t.cell_coords(o, c);
+  if (rc.kind == "everywhere") return true;
+  if (rc.kind == "band") {
+    const double x0 = ic[0] * t.dx(l), x1 = x0 + t.dx(l);
+    return x1 > rc.band_lo && x0 < rc.band_hi;
+  }
+  const std::int64_t stride = t.noct() * 8;
+  double uc[nvar], q[nvar];
+  for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + o * 8 + c];
+  cons_to_prim(uc, gamma, q);
+  for (int a = 0; a < 3; ++a)
+    for (int side = -1; side <= 1; side += 2) {
+      std::array<int, 3> n = ic;
+      n[a] += side;
+      const Located nb = locate(t, l, n);
+      double un[nvar], qn[nvar];
+      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + nb.cell];
+      cons_to_prim(un, gamma, qn);
+      if (relative_jump(qn[0], q[0]) > rc.density || relative_jump(qn[4], q[4]) > rc.pressure) return true;
+    }
+  return false;
+}
+
+// The level-l cell that holds the neighbour (dx, dy, dz) of the cell ic of level l+1, after the
+// boundary mapping.
+Located coarse_of_neighbour(const Tree& t, int l, std::array<int, 3> ic) {
+  for (int a = 0; a < 3; ++a) {
+    bool flip;
+    map_cell_axis(t, l + 1, a, ic[a], flip);
+    ic[a] >>= 1;
+  }
+  return locate(t, l, ic);
+}
+
+}  // namespace
+
+std::vector<char> refinement_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc,
+                                   double gamma, const Loops& loops) {
+  const std::int64_t n = t.noct();
+  std::vector<char> crit(n * 8, 0), flag(n * 8, 0);
+  loops.run(n, [&](std::int64_t o, int) {
+    for (int c = 0; c < 8; ++c) crit[o * 8 + c] = criterion(t, u, rc, gamma, o, c);
+  });
+  // A leaf is flagged by the criterion; a refined cell stays refined while a cell of its son oct
+  // is flagged (or, on the finest level, meets the criterion).
+  for (int l = t.max_level - 1; l >= 0; --l)
+    for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g) {
+      const std::int32_t s = t.son[g];
+      if (s < 0) {
+        flag[g] = crit[g];
+        continue;
+      }
+      for (int c = 0; c < 8; ++c) flag[g] = flag[g] || (l + 1 < t.max_level ? flag[s * 8 + c] : crit[s * 8 + c]);
+    }
+  // One-cell buffer on every level (26 neighbours that exist on the same level).
+  for (int l = 0; l < t.max_level; ++l) {
+    std::vector<std::int64_t> add;
+    for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g) {
+      if (!flag[g]) continue;
+      const auto ic = t.cell_coords(g / 8, int(g % 8));
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const Located nb = locate(t, l, {ic[0] + dx, ic[1] + dy, ic[2] + dz});
+            if (nb.level == l && !flag[nb.cell]) add.push_back(nb.cell);
+          }
+    }
+    for (std::int64_t g : add) flag[g] = 1;
+  }
+  // 2:1 balance (RAMSES): a cell of level l can be refined only if its 26 neighbours exist on
+  // level l, i.e. the level l-1 cells that hold them are refined. Finest level first, so a flag
+  // set on level l-1 is carried on to l-2. Those cells exist: the tree was balanced before.
+  for (int l = t.max_level - 1; l >= 1; --l)
+    for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g) {
+      if (!flag[g]) continue;
+      const auto ic = t.cell_coords(g / 8, int(g % 8));
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const Located c = coarse_of_neighbour(t, l - 1, {ic[0] + dx, ic[1] + dy, ic[2] + dz});
+            if (c.level != l - 1) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
+            flag[c.cell] = 1;
+          }
+    }
+  return flag;
+}
+
+void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
+            const Loops& loops) {
+  const std::vector<char> flag = refinement_flags(t, u, rc, gamma, loops);
+  // New octs top-down in key order: each keeps its old index, or -1 with the old father cell.
+  std::vector<std::int64_t> old_of(t.octs_at(0)), new_father_old;
+  std::vector<std::int64_t> begin = {0};
+  std::vector<std::uint64_t> key(t.key.begin(), t.key.begin() + t.octs_at(0));
+  std::vector<std::int32_t> coord[3];
+  std::vector<std::int8_t> level(t.octs_at(0), 0);
+  for (std::int64_t o = 0; o < t.octs_at(0); ++o) old_of[o] = o;
+  new_father_old.assign(t.octs_at(0), -1);
+  for (int a = 0; a < 3; ++a) coord[a].assign(t.coord[a].begin(), t.coord[a].begin() + t.octs_at(0));
+  begin.push_back(static_cast<std::int64_t>(key.size()));
+  for (int l = 0; l < t.max_level; ++l) {
+    for (std::int64_t i = begin[l]; i < begin[l + 1]; ++i) {
+      const std::int64_t old = old_of[i];
+      if (old < 0) continue;  // created by this regrid: no flags, no sons yet
+      for (int c = 0; c < 8; ++c) {
+        if (!flag[old * 8 + c]) continue;
+        old_of.push_back(t.son[old * 8 + c]);
+        new_father_old.push_back(old * 8 + c);
+        key.push_back(key[i] * 8 + c);
+        coord[0].push_back(2 * coord[0][i] + (c & 1));
+        coord[1].push_back(2 * coord[1][i] + ((c >> 1) & 1));
+        coord[2].push_back(2 * coord[2][i] + (c >> 2));
+        level.push_back(static_cast<std::int8_t>(l + 1));
+      }
+      if (static_cast<std::int64_t>(key.size()) > max_octs)
+        throw copa::RuntimeError("amr: the refined grid needs more than --max-octs " + std::to_string(max_octs) +
+                                 " octs (regrid refused before allocating its state)");
+    }
+    begin.push_back(static_cast<std::int64_t>(key.size()));
+  }
+  // The state: kept octs copy theirs (a derefined cell keeps its restriction), new octs are
+  // prolonged from the old father cell and its neighbours.
+  const std::int64_t n = static_cast<std::int64_t>(key.size()), old_stride = t.noct() * 8, stride = n * 8;
+  std::vector<double> unew(stride * nvar);
+  loops.run(n, [&](std::int64_t i, int) {
+    if (old_of[i] >= 0) {
+      for (int f = 0; f < nvar; ++f)
+        for (int c = 0; c < 8; ++c) unew[f * stride + i * 8 + c] = u[f * old_stride + old_of[i] * 8 + c];
+      return;
+    }
+    const std::int64_t fc = new_father_old[i];
+    double sons[8][nvar];
+    prolong_from(t, u.data(), old_stride, level[i] - 1, t.cell_coords(fc / 8, int(fc % 8)), gamma, sons);
+    for (int f = 0; f < nvar; ++f)
+      for (int c = 0; c < 8; ++c) unew[f * stride + i * 8 + c] = sons[c][f];
+  });
+  t.key = std::move(key);
+  t.level = std::move(level);
+  for (int a = 0; a < 3; ++a) t.coord[a] = std::move(coord[a]);
+  t.level_begin = std::move(begin);
+  link(t);
+  u = std::move(unew);
+}
+
+void initial_grid(Tree& t, std::vector<double>& u, const ProblemParams& pp, const RefineCriterion& rc,
+                  std::int64_t max_octs, const Loops& loops) {
+  initial_state(t, pp, u);
+  for (int round = 0; round < t.max_level; ++round) {
+    restrict_all(t, u, loops);
+    regrid(t, u, rc, pp.gamma, max_octs, loops);
+    initial_state(t, pp, u);
+  }
+  restrict_all(t, u, loops);
+}
+
+}  // namespace ro::amr

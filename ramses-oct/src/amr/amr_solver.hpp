@@ -1,0 +1,105 @@
+// One global-dt step over all levels of the oct tree (the Athena family's time stepping on
+// RAMSES's octs): the CFL reduction over the leaf cells, the MUSCL-Hancock update of every leaf
+// cell of every level in one loop over the octs that hold leaves, the refluxing of coarse cells
+// next to finer ones, and the restriction of the new state to the covered cells, bottom-up.
+// Serial (the oracle) and OpenMP run this same code; each loop iteration writes only its own
+// octs' cells and every sum has one fixed order, so the two agree bit for bit.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "amr_tree.hpp"
+#include "copa/backend.hpp"
+#include "hydro_math.hpp"
+#include "kernels.hpp"
+#include "problems.hpp"
+#include "reference.hpp"
+
+namespace ro::amr {
+
+// How the per-oct loops run: one thread (serial) or an OpenMP team. body(i, worker) with worker in
+// [0, workers()): the index of the per-thread workspace.
+class Loops {
+ public:
+  virtual ~Loops() = default;
+  virtual int workers() const = 0;
+  virtual void run(std::int64_t n, const std::function<void(std::int64_t, int)>& body) const = 0;
+};
+std::unique_ptr<Loops> make_loops(copa::Backend b);  // serial or openmp; InputError otherwise
+std::unique_ptr<Loops> make_serial_loops();
+#if defined(COPA_HAVE_OPENMP)
+std::unique_ptr<Loops> make_openmp_loops();
+#endif
+
+// A coarse leaf cell's face whose neighbour on the same level is refined: the cell takes the
+// average of the son oct's four face fluxes there (refluxing).
+struct RefluxFace {
+  std::int64_t cell;
+  int face;             // face of the coarse cell, 2*axis + side
+  std::int32_t fine_oct;
+};
+
+// What a step needs besides the tree, rebuilt after every regrid.
+struct StepLists {
+  std::vector<std::int32_t> leaf_octs;        // octs with at least one leaf cell, level by level
+  std::vector<std::int64_t> leaf_octs_begin;  // per level, into leaf_octs (L + 2 entries)
+  std::vector<std::int32_t> reflux_octs;      // coarse octs with reflux faces
+  std::vector<std::int64_t> reflux_begin;     // per reflux oct, into faces (+ end)
+  std::vector<RefluxFace> faces;              // in (cell, face) order
+};
+StepLists build_step_lists(const Tree& t);
+
+// Fine-face fluxes of the octs next to a coarser region: [oct][face][4 sub-faces][5 fields].
+inline constexpr int fine_flux_per_oct = 6 * 4 * nvar;
+
+// Largest leaf signal speed per level and the lowest bad leaf cell (-1: none).
+struct LeafScan {
+  std::vector<double> max_speed;
+  std::int64_t bad_cell = -1;
+};
+LeafScan scan_leaves(const Tree& t, const std::vector<double>& u, double gamma, const Loops& loops);
+// dt = min over levels with leaves of C dx_l / max_speed_l (one level: the uniform run's formula).
+double cfl_dt(const Tree& t, const LeafScan& s, double courant);
+
+class Stepper {
+ public:
+  Stepper(const Loops& loops, HydroParams hp, bool reflux) : loops_(loops), hp_(hp), reflux_(reflux), work_(loops.workers()) {}
+  // u -> unew for every leaf cell (covered cells of unew are left as they are), fine-face fluxes
+  // stored; then the reflux gathers into the coarse cells of unew.
+  void update(const Tree& t, const StepLists& lists, const std::vector<double>& u, std::vector<double>& unew,
+              double dt);
+  void reflux(const Tree& t, const StepLists& lists, std::vector<double>& unew, double dt) const;
+
+ private:
+  struct Work;
+  void update_oct(const Tree& t, std::int32_t o, const double* u, double* unew, double dt, Work& w);
+  const Loops& loops_;
+  HydroParams hp_;
+  bool reflux_;
+  std::vector<std::shared_ptr<Work>> work_;
+  std::vector<double> fine_flux_;
+};
+
+// The eight sons of the cell of level l at cell coordinates ic (inside the domain), prolonged from
+// it and its six face neighbours (the finest existing cells there, mirrored at reflecting faces):
+// the ghost slots of the leaf update and the new octs of a regrid.
+void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, std::array<int, 3> ic, double gamma,
+                  double sons[8][nvar]);
+
+// Restriction of every covered cell from its son, finest level first.
+void restrict_all(const Tree& t, std::vector<double>& u, const Loops& loops);
+
+// Sets every cell of every level from the problem's initial condition at that level.
+void initial_state(const Tree& t, const ProblemParams& pp, std::vector<double>& u);
+
+// Totals over the leaf cells: per level a compensated sum times the cell volume, levels added in order.
+Totals leaf_totals(const Tree& t, const std::vector<double>& u);
+
+// The leaf state sampled on the uniform mesh of the finest level (each fine cell takes the value of
+// the leaf that covers it): the references, profiles and cross-backend checks of the uniform runs
+// then apply unchanged.
+std::vector<double> project_to_finest(const Tree& t, const OctMesh& fine, const std::vector<double>& u);
+
+}  // namespace ro::amr

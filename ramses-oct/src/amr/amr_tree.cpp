@@ -1,0 +1,153 @@
+#include "amr_tree.hpp"
+
+#include <algorithm>
+
+#include "copa/errors.hpp"
+
+namespace ro::amr {
+
+std::int64_t Tree::leaf_cells() const {
+  return std::count(son.begin(), son.end(), -1);
+}
+
+std::vector<std::int64_t> Tree::octs_per_level() const {
+  std::vector<std::int64_t> n;
+  for (int l = 0; l <= max_level; ++l) n.push_back(octs_at(l));
+  return n;
+}
+
+std::vector<std::int64_t> Tree::leaf_cells_per_level() const {
+  std::vector<std::int64_t> n(max_level + 1, 0);
+  for (int l = 0; l <= max_level; ++l)
+    for (std::int64_t c = level_begin[l] * 8; c < level_begin[l + 1] * 8; ++c) n[l] += son[c] < 0;
+  return n;
+}
+
+std::uint64_t Tree::key_of(int l, int x, int y, int z) const {
+  std::uint64_t k = static_cast<std::uint64_t>(base->oct_at(x >> l, y >> l, z >> l));
+  for (int b = l - 1; b >= 0; --b) k = k * 8 + ((x >> b) & 1) + 2 * ((y >> b) & 1) + 4 * ((z >> b) & 1);
+  return k;
+}
+
+std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
+  const std::uint64_t k = key_of(l, x, y, z);
+  const auto first = key.begin() + level_begin[l], last = key.begin() + level_begin[l + 1];
+  const auto it = std::lower_bound(first, last, k);
+  return (it != last && *it == k) ? static_cast<std::int32_t>(it - key.begin()) : -1;
+}
+
+void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip) {
+  const int n = t.cells_at(l, axis);
+  flip = false;
+  if (i >= 0 && i < n) return;
+  switch (t.base->bc[axis]) {
+    case Boundary::periodic: i = ((i % n) + n) % n; break;
+    case Boundary::reflecting:
+      i = i < 0 ? -1 - i : 2 * n - 1 - i;
+      flip = true;
+      break;
+    case Boundary::outflow: i = i < 0 ? 0 : n - 1; break;
+  }
+}
+
+Located locate(const Tree& t, int l, std::array<int, 3> ic) {
+  Located r{};
+  for (int a = 0; a < 3; ++a) map_cell_axis(t, l, a, ic[a], r.flip[a]);
+  for (int m = l; m >= 0; --m) {
+    const int s = l - m;
+    const int x = ic[0] >> s, y = ic[1] >> s, z = ic[2] >> s;
+    const std::int32_t o = t.find_oct(m, x >> 1, y >> 1, z >> 1);
+    if (o >= 0) {
+      r.cell = std::int64_t(o) * 8 + (x & 1) + 2 * (y & 1) + 4 * (z & 1);
+      r.level = m;
+      return r;
+    }
+  }
+  throw copa::RuntimeError("amr: a cell of level " + std::to_string(l) + " has no level-0 oct (broken tree)");
+}
+
+Tree base_tree(const OctMesh& m, int max_level) {
+  if (max_level > max_levels)
+    throw copa::InputError("--levels: " + std::to_string(max_level) + " is above the " + std::to_string(max_levels) +
+                           " levels the 64-bit oct keys hold");
+  Tree t;
+  t.base = &m;
+  t.max_level = max_level;
+  t.level_begin.assign(max_level + 2, m.noct);
+  t.level_begin[0] = 0;
+  t.key.resize(m.noct);
+  t.level.assign(m.noct, 0);
+  for (int a = 0; a < 3; ++a) t.coord[a] = m.coord[a];
+  for (std::int64_t o = 0; o < m.noct; ++o) t.key[o] = static_cast<std::uint64_t>(o);
+  link(t);
+  return t;
+}
+
+void link(Tree& t) {
+  const std::int64_t n = t.noct();
+  t.father.assign(n, -1);
+  t.son.assign(n * 8, -1);
+  for (int f = 0; f < 6; ++f) t.nbor[f].assign(n, -1);
+  for (int l = 0; l <= t.max_level; ++l)
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      if (l > 0) {
+        const int x = t.coord[0][o], y = t.coord[1][o], z = t.coord[2][o];
+        const std::int32_t fo = t.find_oct(l - 1, x >> 1, y >> 1, z >> 1);
+        if (fo < 0) throw copa::RuntimeError("amr: an oct of level " + std::to_string(l) + " has no father (broken tree)");
+        const int fc = (x & 1) + 2 * (y & 1) + 4 * (z & 1);
+        t.father[o] = fo * 8 + fc;
+        t.son[std::int64_t(fo) * 8 + fc] = static_cast<std::int32_t>(o);
+      }
+      for (int a = 0; a < 3; ++a)
+        for (int side = 0; side < 2; ++side) {
+          // The neighbour oct: the oct holding the cell beyond this oct's face, after the mapping.
+          std::array<int, 3> ic = {2 * t.coord[0][o], 2 * t.coord[1][o], 2 * t.coord[2][o]};
+          ic[a] += side ? 2 : -1;
+          bool flip;
+          map_cell_axis(t, l, a, ic[a], flip);
+          t.nbor[face_index(a, side)][o] = t.find_oct(l, ic[0] >> 1, ic[1] >> 1, ic[2] >> 1);
+        }
+    }
+}
+
+std::string check_father_son(const Tree& t) {
+  for (int l = 0; l <= t.max_level; ++l)
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      if (t.level[o] != l) return "oct " + std::to_string(o) + " stored in level " + std::to_string(l) + " has level " + std::to_string(t.level[o]);
+      if (o > t.level_begin[l] && t.key[o] <= t.key[o - 1]) return "keys of level " + std::to_string(l) + " not increasing at oct " + std::to_string(o);
+      if (l == 0 && t.father[o] != -1) return "level-0 oct " + std::to_string(o) + " has a father";
+      if (l > 0) {
+        const std::int32_t fc = t.father[o];
+        if (fc < 0 || t.son[fc] != o) return "oct " + std::to_string(o) + ": father cell's son is not the oct";
+        if (t.level[fc / 8] != l - 1) return "oct " + std::to_string(o) + ": father not on the level above";
+        const auto p = t.cell_coords(fc / 8, fc % 8);
+        for (int a = 0; a < 3; ++a)
+          if (p[a] != t.coord[a][o]) return "oct " + std::to_string(o) + ": not at its father cell's position";
+      }
+      for (int c = 0; c < 8; ++c) {
+        const std::int32_t s = t.son[o * 8 + c];
+        if (s >= 0 && t.father[s] != o * 8 + c) return "cell " + std::to_string(o * 8 + c) + ": son's father is not the cell";
+      }
+    }
+  return "";
+}
+
+std::string check_balance(const Tree& t) {
+  for (int l = 0; l < t.max_level; ++l)
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
+      for (int c = 0; c < 8; ++c) {
+        if (t.son[o * 8 + c] < 0) continue;
+        const auto ic = t.cell_coords(o, c);
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const Located n = locate(t, l, {ic[0] + dx, ic[1] + dy, ic[2] + dz});
+              if (n.level != l)
+                return "refined cell " + std::to_string(o * 8 + c) + " (level " + std::to_string(l) +
+                       ") has a neighbour only on level " + std::to_string(n.level);
+            }
+      }
+  return "";
+}
+
+}  // namespace ro::amr

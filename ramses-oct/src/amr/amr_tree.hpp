@@ -1,0 +1,80 @@
+// The oct tree of an AMR run (RAMSES's oct AMR, Teyssier 2002): level 0 is the base mesh of
+// OctMesh; a cell of level l can own a son oct of level l+1 (2x2x2 cells of half the size).
+// Structure of arrays over all octs of all levels, levels concatenated (level 0 first), each
+// level in the order of its keys: the key of an oct is its base oct's Morton rank followed by 3
+// bits per level (the octant of the oct in its father's oct), so the sons of a level's octs, taken
+// in that level's order, come out sorted, and a contiguous key range of the finest level is a
+// contiguous range of every coarser level (the partition a distributed AMR would cut).
+// State [field][oct][8 cells], strided by all octs; a covered cell (one with a son) holds the
+// volume average of its son's cells.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mesh.hpp"
+
+namespace ro::amr {
+
+// The deepest level the keys allow (3 bits per level above the base rank in 64 bits).
+inline constexpr int max_levels = 8;
+
+struct Tree {
+  const OctMesh* base = nullptr;       // level 0: extents, boundaries, base Morton ranks
+  int max_level = 0;                   // L (--levels)
+  std::vector<std::int64_t> level_begin;  // L + 2 entries: level l is [level_begin[l], level_begin[l+1])
+  // Per oct.
+  std::vector<std::uint64_t> key;
+  std::vector<std::int8_t> level;
+  std::vector<std::int32_t> coord[3];  // integer oct coordinates at the oct's level
+  std::vector<std::int32_t> father;    // father cell (oct * 8 + cell), -1 on level 0
+  std::vector<std::int32_t> nbor[6];   // same-level face neighbours (periodic wrap, itself across a
+                                       // reflecting/outflow face), -1 where the region is coarser
+  // Per cell (oct * 8 + cell): the son oct, -1 for a leaf.
+  std::vector<std::int32_t> son;
+
+  std::int64_t noct() const { return static_cast<std::int64_t>(key.size()); }
+  std::int64_t octs_at(int l) const { return level_begin[l + 1] - level_begin[l]; }
+  double dx(int l) const { return base->dx / double(1 << l); }
+  int cells_at(int l, int axis) const { return base->cells[axis] << l; }
+  std::int64_t leaf_cells() const;
+  std::vector<std::int64_t> octs_per_level() const;
+  std::vector<std::int64_t> leaf_cells_per_level() const;
+
+  // Key of the oct at integer oct coordinates (inside the domain) of level l.
+  std::uint64_t key_of(int l, int x, int y, int z) const;
+  // The oct of level l at those coordinates (binary search on the level's keys), -1 if absent.
+  std::int32_t find_oct(int l, int x, int y, int z) const;
+  // Integer cell coordinates of cell c (0..7, x fastest) of oct o at its level.
+  std::array<int, 3> cell_coords(std::int64_t o, int c) const {
+    return {2 * coord[0][o] + (c & 1), 2 * coord[1][o] + ((c >> 1) & 1), 2 * coord[2][o] + ((c >> 2) & 1)};
+  }
+};
+
+// Boundary mapping of a cell coordinate of level l along one axis (README, "Boundaries"): periodic
+// wraps, reflecting mirrors (i -> -1 - i; flip: the caller negates the normal momentum), outflow
+// clamps (zero gradient): the same cells the uniform gather reads (tile_axis_source).
+void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip);
+
+// A cell of level l by coordinates, after the boundary mapping: the finest existing cell that
+// contains it (level <= l), as a global cell index, with that level and the momentum flips.
+struct Located {
+  std::int64_t cell;
+  int level;
+  bool flip[3];
+};
+Located locate(const Tree& t, int l, std::array<int, 3> ic);
+
+// A tree of level 0 only (the base mesh).
+Tree base_tree(const OctMesh& m, int max_level);
+// Rebuilds father, son and neighbour links from the keys, levels and coordinates.
+void link(Tree& t);
+
+// Structural checks for the tests; each returns an empty string when it holds, else what failed.
+std::string check_father_son(const Tree& t);
+// 2:1 balance in RAMSES's form: the 26 neighbours (faces, edges, corners) of every refined cell
+// exist at its level.
+std::string check_balance(const Tree& t);
+
+}  // namespace ro::amr
