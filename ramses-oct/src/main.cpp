@@ -23,6 +23,7 @@
 #include "copa/vtk.hpp"
 #include "decomposition.hpp"
 #include "amr_driver.hpp"
+#include "amr_vtk.hpp"
 #include "driver.hpp"
 #include "kernels.hpp"
 #include "mesh.hpp"
@@ -206,6 +207,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   if (o.refine_band.size() != 2 || !(o.refine_band[0] < o.refine_band[1]))
     throw copa::InputError("--refine-band: needs two values lo,hi with lo < hi");
   if (o.regrid_every < 0) throw copa::InputError("--regrid-every: must be >= 0 (0: keep the initial grid)");
+  if (o.vtk.every > 0) throw copa::InputError("--vtk-every: not done with --levels (--vtk writes the leaf cells at the end)");
   const std::vector<copa::Backend>& run_backends = backends;
   ro::amr::AmrConfig ac;
   ac.levels = o.levels;
@@ -312,6 +314,11 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
     if (!o.common.json.empty()) rep.write_json(copa::json_path_for(o.common.json, b, run_backends.size() > 1));
     if (!o.profile.empty() && b == run_backends.front())
       ro::write_profile(o.profile, o.problem, fine, u, o.gamma, r.t, ro::sound_wave(fine, pp));
+    // The leaf cells of every level as hexahedra (.vtu), from the first backend of the run.
+    copa::vtk::Series vtk(b == run_backends.front() ? o.vtk : copa::vtk::Options{}, app_name, "vtu");
+    vtk.at_end(r.steps, r.t, [&](const std::string& path) {
+      ro::write_leaf_cells_vtk(path, ro::amr::leaf_cells(r.tree, r.u, o.gamma), vtk.encoding());
+    });
     if (v.verified && !v.passed) rc = copa::exit_verification_failed;
   }
   return rc;
