@@ -119,8 +119,8 @@ class MpsKernels {
   // the simulation at the start of every time step (the rank wrapper migrates particles there).
   virtual void begin_step() {}
   // Sum of a_i b_i over the particles of load index < owned (a rank's owned particles; its ghosts
-  // follow them), in fixed blocks of load order. The default reads both fields back through get.
-  virtual double dot_owned(Field a, Field b, std::size_t owned);
+  // follow them), in a fixed order (the same bits in every run).
+  virtual double dot_owned(Field a, Field b, std::size_t owned) = 0;
   // Overwrites the ghosts (load index >= owned) of field f with their owners' values through
   // `exchange` (one component, load order). Default: through get/set and an exchange on host
   // memory; a backend that overrides it and returns true from ghosts_on_device() exchanges device

@@ -76,20 +76,6 @@ void MpsKernels::fill_ghosts(copa::halo::Exchange&, std::size_t) {
                            " backend fills its ghosts on the host before load");
 }
 
-double MpsKernels::dot_owned(Field fa, Field fb, std::size_t owned) {
-  const auto a = get(fa), b = get(fb);
-  const std::size_t n = std::min(owned, a.size());
-  // Fixed blocks added in order, as HostKernels::dot (the same sum for any thread count).
-  constexpr std::size_t block = 4096;
-  double s = 0;
-  for (std::size_t k0 = 0; k0 < n; k0 += block) {
-    double partial = 0;
-    for (std::size_t i = k0; i < std::min(n, k0 + block); ++i) partial += a[i] * b[i];
-    s += partial;
-  }
-  return s;
-}
-
 // The exchange writes only the ghost slots its links name, so `owned` is not needed here.
 void MpsKernels::refresh_ghosts(copa::halo::Exchange& exchange, Field f, std::size_t) {
   auto values = get(f);

@@ -59,7 +59,8 @@ class RankKernels final : public MpsKernels {
   void predictor(double dt, double nu, const double g[3]) override;
   void correct(double scale, double dt) override;
   std::size_t ppe_setup(double n_surface, double n0, double src) override;  // global active count
-  double dot(Field a, Field b) override;
+  double dot(Field a, Field b) override;  // over the owned particles of every rank, in rank order
+  double dot_owned(Field a, Field b, std::size_t owned) override { return inner_->dot_owned(a, b, owned); }
   void axpy(double alpha, Field x, Field y) override;
   void xpay(Field x, double beta, Field y) override;
   void copy(Field from, Field to) override;
