@@ -57,7 +57,7 @@ struct AppOptions {
   double cg_tol = 1e-8;               // PPE conjugate gradients: relative residual
   double ghost_margin = 1.0;          // simulation over ranks: ghost width beyond r_max, in l0
   double rebalance = 0;               // re-cut the slabs when max/mean owned particles exceeds it (0: never)
-  double position_tolerance = 1e-4;   // simulation over ranks: final positions vs one rank, in l0
+  double position_tolerance = 1e-5;   // simulation over ranks: final positions vs one rank, in l0
 };
 
 std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& profile) {
