@@ -80,15 +80,19 @@ void RankKernels::begin_step() {
     // uses the particles per column over all ranks, added in rank order (exact integer counts).
     Slabs now = slabs_;
     now.work = copa::mpi::gather_all(static_cast<double>(owned_));
-    const double before = now.imbalance();
-    if (before > opt_.rebalance) {
-      // Kept only when it lowers the imbalance: whole columns limit what a cut can reach (a wall
-      // column holds many particles), and the count-based cut is not always better than the old one.
+    if (now.imbalance() > opt_.rebalance) {
+      // Both cuts are judged on where the particles are now (the current cuts' work after this
+      // step's migration), and the new one is kept only when it differs and lowers the imbalance:
+      // whole columns limit what a cut can reach (a wall column holds many particles), and the
+      // count-based cut is not always better than the old one.
       const auto histogram =
           copa::mpi::sum_ordered(column_histogram(all, frame_.grid, slabs_.axis, 0, owned_));
+      std::fill(now.work.begin(), now.work.end(), 0.0);
+      for (int r = 0; r < now.ranks(); ++r)
+        for (int c = now.cuts[r]; c < now.cuts[r + 1]; ++c) now.work[r] += histogram[c];
       Slabs cut = cut_slabs(histogram, slabs_.axis, slabs_.ranks());
-      if (cut.imbalance() < before) {
-        recuts_.push_back({steps_, before, cut.imbalance()});
+      if (cut.cuts != now.cuts && cut.imbalance() < now.imbalance()) {
+        recuts_.push_back({steps_, now.imbalance(), cut.imbalance()});
         slabs_ = std::move(cut);
       }
     }
