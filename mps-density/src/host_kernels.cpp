@@ -239,6 +239,24 @@ double HostKernels::dot(Field fa, Field fb) {
   return s;
 }
 
+// The storage is in bucket order: owned particles are those whose load index id_ is below `owned`.
+double HostKernels::dot_owned(Field fa, Field fb, std::size_t owned) {
+  const double *a = fd(fa), *b = fd(fb);
+  const long long limit = static_cast<long long>(owned);
+  constexpr int block = 4096;
+  const int blocks = (n_ + block - 1) / block;
+  std::vector<double> partial(blocks);
+#pragma omp parallel for if (parallel_) schedule(static)
+  for (int k = 0; k < blocks; ++k) {
+    double s = 0;
+    for (int i = k * block; i < std::min(n_, (k + 1) * block); ++i) s += id_[i] < limit ? a[i] * b[i] : 0.0;
+    partial[k] = s;
+  }
+  double s = 0;
+  for (double p : partial) s += p;
+  return s;
+}
+
 void HostKernels::axpy(double alpha, Field fx, Field fy) {
   const double* x = fd(fx);
   double* y = fd(fy);

@@ -46,6 +46,7 @@ class HostKernels final : public MpsKernels {
   void correct(double scale, double dt) override;
   std::size_t ppe_setup(double n_surface, double n0, double src) override;
   double dot(Field a, Field b) override;
+  double dot_owned(Field a, Field b, std::size_t owned) override;
   void axpy(double alpha, Field x, Field y) override;
   void xpay(Field x, double beta, Field y) override;
   void copy(Field from, Field to) override { f_[idx(to)] = f_[idx(from)]; }

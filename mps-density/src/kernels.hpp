@@ -119,6 +119,19 @@ class MpsKernels {
   // Throws copa::RuntimeError when a value is NaN or a particle left the bucket grid.
   virtual void check_state() = 0;
 
+  // Distributed simulation (dist/rank_kernels.*, README "Distributed runs"). begin_step: called by
+  // the simulation at the start of every time step (the rank wrapper migrates particles there).
+  virtual void begin_step() {}
+  // Sum of a_i b_i over the particles of load index < owned (a rank's owned particles; its ghosts
+  // follow them), in a fixed order (the same bits in every run).
+  virtual double dot_owned(Field a, Field b, std::size_t owned) = 0;
+  // Overwrites the ghosts (load index >= owned) of field f with their owners' values through
+  // `exchange` (one component, load order). Default: through get/set and an exchange on host
+  // memory; a backend that overrides it and returns true from ghosts_on_device() exchanges device
+  // memory (the caller then builds the exchange with copa::halo::Memory::device).
+  virtual void refresh_ghosts(copa::halo::Exchange& exchange, Field f, std::size_t owned);
+  virtual bool ghosts_on_device() const { return false; }
+
   // Device/host bytes the backend needs for n particles and the grid (for the memory estimate).
   virtual std::size_t bytes_needed(std::size_t n, long long cells, double neighbours_per_particle) const = 0;
 };

@@ -4,6 +4,7 @@
 
 #include "buckets.hpp"
 #include "copa/errors.hpp"
+#include "copa/halo.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
 
@@ -73,6 +74,13 @@ std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o
 void MpsKernels::fill_ghosts(copa::halo::Exchange&, std::size_t) {
   throw copa::RuntimeError("fill_ghosts: the " + copa::to_string(backend()) +
                            " backend fills its ghosts on the host before load");
+}
+
+// The exchange writes only the ghost slots its links name, so `owned` is not needed here.
+void MpsKernels::refresh_ghosts(copa::halo::Exchange& exchange, Field f, std::size_t) {
+  auto values = get(f);
+  exchange.run(values.data());
+  set(f, values);
 }
 
 CgResult MpsKernels::ppe_cg(double re, double coef, double diag, double tol, int max_iterations) {

@@ -87,6 +87,17 @@ __global__ void halo_unpack_kernel(const double* field, const int* id, int n, in
   type[s] = static_cast<std::uint8_t>(field[3 * nn + i]);
 }
 
+// Ghost refresh of one field in a distributed simulation (the same load-order layout, one component).
+__global__ void halo_pack_field_kernel(const double* f, const int* id, int n, double* field) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < n) field[id[s]] = f[s];
+}
+
+__global__ void halo_unpack_field_kernel(const double* field, const int* id, int n, int owned, double* f) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < n && id[s] >= owned) f[s] = field[id[s]];
+}
+
 // Exclusive scan in three phases: per-block scan (+ block totals), scan of the totals, add.
 __global__ void scan_blocks_kernel(const int* in, int* out, int* totals, long long n) {
   __shared__ int s[kScanBlock];
@@ -530,6 +541,22 @@ __global__ void dot_partial_kernel(const double* a, const double* b, int n, doub
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
+// dot_partial_kernel over the owned particles only (load index id < owned) of a distributed run.
+__global__ void dot_owned_partial_kernel(const double* a, const double* b, const int* id, int owned, int n,
+                                         double* partial) {
+  __shared__ double s[kThreads];
+  double sum = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    sum += id[i] < owned ? a[i] * b[i] : 0.0;
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned off = kThreads / 2; off > 0; off /= 2) {
+    if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+}
+
 __global__ void dot_final_kernel(const double* partial, int blocks, double* out) {
   __shared__ double s[kThreads];
   double sum = 0;
@@ -696,6 +723,36 @@ class GpuKernels final : public MpsKernels {
                                                                fd(Field::x), fd(Field::y), fd(Field::z), type_.data());
     COPA_GPU_CHECK_LAUNCH("halo_unpack_kernel");
     if (packed()) pack();
+  }
+
+  // Distributed simulation: the field is packed in load order on the device, exchanged by the
+  // transport (host: pinned staging) and written back to the ghosts; no host copy of the field.
+  bool ghosts_on_device() const override { return true; }
+  void refresh_ghosts(copa::halo::Exchange& exchange, Field f, std::size_t owned) override {
+    if (halo_field_.size() != static_cast<std::size_t>(n_)) halo_field_ = DeviceArray<double>(n_);
+    if (n_ > 0) {
+      halo_pack_field_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(f), id_.data(), n_, halo_field_.data());
+      COPA_GPU_CHECK_LAUNCH("halo_pack_field_kernel");
+    }
+    exchange.run(halo_field_.data());
+    if (n_ > 0) {
+      halo_unpack_field_kernel<<<blocks_for(n_, kThreads), kThreads>>>(halo_field_.data(), id_.data(), n_,
+                                                                       static_cast<int>(owned), fd(f));
+      COPA_GPU_CHECK_LAUNCH("halo_unpack_field_kernel");
+    }
+    if (packed() && (f == Field::x || f == Field::y || f == Field::z)) pack();
+  }
+  double dot_owned(Field a, Field b, std::size_t owned) override {
+    if (n_ == 0) return 0.0;
+    const int blocks = static_cast<int>(std::min<unsigned>(1024u, blocks_for(n_, kThreads)));
+    dot_owned_partial_kernel<<<blocks, kThreads>>>(fd(a), fd(b), id_.data(), static_cast<int>(owned), n_, partial_.data());
+    COPA_GPU_CHECK_LAUNCH("dot_owned_partial_kernel");
+    dot_final_kernel<<<1, kThreads>>>(partial_.data(), blocks, cg_scalars_.data());
+    COPA_GPU_CHECK_LAUNCH("dot_final_kernel");
+    double sum = 0;
+    copa::gpu::copy_to_host(&sum, cg_scalars_.data(), sizeof(sum));
+    copa::gpu::synchronize();
+    return sum;
   }
 
   void prepare_neighbours(bool force) override {
@@ -1108,6 +1165,7 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<unsigned long long> scalars_;
   DeviceArray<float4> q_;
   DeviceArray<double> halo_;  // ghost fill of a distributed run (fill_ghosts)
+  DeviceArray<double> halo_field_;  // ghost refresh of one field (distributed simulation)
   DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   DeviceArray<int> iota_, cell_sorted_;  // --rebucket cub

@@ -24,6 +24,11 @@ StepInfo Simulation::step(copa::RegionTimer& timer) {
   const double g[3] = {0.0, -sp_.gravity, 0.0};
   const double lap_coef = 2.0 * dim_ / (c_lap_.lambda0 * l0_ * l0_ * c_lap_.n0);
   {
+    // Over MPI ranks: particles move to the rank of their slab, ghosts rebuilt (dist/rank_kernels).
+    copa::Region r(timer, "migration");
+    k_.begin_step();
+  }
+  {
     copa::Region r(timer, "rebucket");
     k_.prepare_neighbours();
   }

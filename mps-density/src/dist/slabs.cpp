@@ -61,18 +61,18 @@ Slabs cut_slabs(const std::vector<double>& histogram, int axis, int ranks) {
   return s;
 }
 
+void slab_bounds(const Grid& g, const Slabs& s, int r, double width, double& lo, double& hi) {
+  const double origin = s.axis == 2 ? g.z0 : g.x0;
+  const double margin = width + 1e-9 * g.edge;
+  lo = origin + s.cuts[r] * g.edge - margin;
+  hi = origin + s.cuts[r + 1] * g.edge + margin;
+}
+
 LocalDomain local_domain(const Problem& global, const Slabs& s, int rank, double ghost_width) {
   const Grid& g = global.grid;
   const Particles& ps = global.particles;
   const std::size_t n = ps.size();
-  const double origin = s.axis == 2 ? g.z0 : g.x0;
-  // A slab's extent along the axis, widened by the ghost width (plus a relative 1e-9 of the edge
-  // for the rounding of the column index: an extra ghost is harmless, a missing one is not).
-  auto reach = [&](int r, double& lo, double& hi) {
-    const double margin = ghost_width + 1e-9 * g.edge;
-    lo = origin + s.cuts[r] * g.edge - margin;
-    hi = origin + s.cuts[r + 1] * g.edge + margin;
-  };
+  auto reach = [&](int r, double& lo, double& hi) { slab_bounds(g, s, r, ghost_width, lo, hi); };
   std::vector<int> owner(n);
   for (std::size_t i = 0; i < n; ++i) owner[i] = s.owner(column_of(g, s.axis, ps.x[i], ps.z[i]));
   auto coordinate = [&](std::size_t i) { return s.axis == 2 ? ps.z[i] : ps.x[i]; };

@@ -39,6 +39,10 @@ struct Slabs {
 // than ranks.
 Slabs cut_slabs(const std::vector<double>& histogram, int axis, int ranks);
 
+// Rank r's slab along the axis, widened by `width` on both sides (plus a relative 1e-9 of the
+// edge for the rounding of the column index: an extra ghost is harmless, a missing one is not).
+void slab_bounds(const Grid& g, const Slabs& s, int r, double width, double& lo, double& hi);
+
 // A rank's part of the set-up. Ghost positions are NaN until the halo exchange fills them (the
 // set-up is built on every rank, but a ghost takes its values from its owner, not from that copy).
 struct LocalDomain {

@@ -1,0 +1,317 @@
+#include "dist/rank_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "copa/errors.hpp"
+#include "copa/mpi.hpp"
+#include "dist/migrate.hpp"
+
+namespace mps::dist {
+
+namespace {
+int index(Field f) { return static_cast<int>(f); }
+// splitmix64's finaliser: neighbouring ids get unrelated hashes, so swapping or renumbering
+// particles changes the hash sum even where it keeps the id sum.
+long long id_hash(std::int64_t id) {
+  std::uint64_t z = static_cast<std::uint64_t>(id) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<long long>((z ^ (z >> 31)) & 0xffffffull);
+}
+bool is_position(Field f) { return f == Field::x || f == Field::y || f == Field::z; }
+}  // namespace
+
+RankKernels::RankKernels(std::unique_ptr<MpsKernels> inner, const Slabs& slabs, const RankOptions& o)
+    : inner_(std::move(inner)), slabs_(slabs), opt_(o), stale_(field_count, false) {}
+
+RankKernels::~RankKernels() = default;
+
+void RankKernels::load(const Problem& problem, double max_radius) {
+  frame_ = problem;
+  frame_.particles = Particles();
+  frame_.particles.dim = problem.particles.dim;
+  max_radius_ = max_radius;
+  width_ = max_radius + opt_.margin * problem.l0;
+  // The set-up is the same on every rank: each takes the particles of its own slab (no message).
+  const Particles& ps = problem.particles;
+  Particles mine;
+  mine.dim = ps.dim;
+  std::vector<std::int64_t> ids;
+  const int me = copa::mpi::rank();
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (slabs_.owner(column_of(problem.grid, slabs_.axis, ps.x[i], ps.z[i])) == me) {
+      copy_particle(ps, i, mine);
+      ids.push_back(static_cast<std::int64_t>(i));
+    }
+  migrate_and_rebuild(std::move(mine), std::move(ids));
+  migrated_.clear();
+  census_ = count();
+  if (census_.particles != static_cast<long long>(ps.size()))
+    throw copa::RuntimeError("distributed simulation: " + std::to_string(census_.particles) +
+                             " particles owned over all ranks, " + std::to_string(ps.size()) + " in the set-up");
+}
+
+RankKernels::Census RankKernels::count() const {
+  Census c;
+  for (std::size_t i = 0; i < owned_; ++i) {
+    c.id_sum += ids_[i];
+    c.id_hash_sum += id_hash(ids_[i]);
+  }
+  c.particles = copa::mpi::sum_all(static_cast<long long>(owned_));
+  c.id_sum = copa::mpi::sum_all(c.id_sum);
+  c.id_hash_sum = copa::mpi::sum_all(c.id_hash_sum);
+  return c;
+}
+
+void RankKernels::begin_step() {
+  ++steps_;
+  Particles all;
+  inner_->store(all);
+  Particles mine;
+  mine.dim = all.dim;
+  for (auto* f : {&all.x, &all.y, &all.z, &all.u, &all.v, &all.w, &all.p}) f->resize(owned_);
+  all.type.resize(owned_);
+  std::vector<std::int64_t> ids(ids_.begin(), ids_.begin() + owned_);
+  if (opt_.rebalance > 0) {
+    // The imbalance of the owned counts is the same on every rank (gathered integers); the re-cut
+    // uses the particles per column over all ranks, added in rank order (exact integer counts).
+    Slabs now = slabs_;
+    now.work = copa::mpi::gather_all(static_cast<double>(owned_));
+    if (now.imbalance() > opt_.rebalance) {
+      // Both cuts are judged on where the particles are now (the current cuts' work after this
+      // step's migration), and the new one is kept only when it differs and lowers the imbalance:
+      // whole columns limit what a cut can reach (a wall column holds many particles), and the
+      // count-based cut is not always better than the old one.
+      const auto histogram =
+          copa::mpi::sum_ordered(column_histogram(all, frame_.grid, slabs_.axis, 0, owned_));
+      std::fill(now.work.begin(), now.work.end(), 0.0);
+      for (int r = 0; r < now.ranks(); ++r)
+        for (int c = now.cuts[r]; c < now.cuts[r + 1]; ++c) now.work[r] += histogram[c];
+      Slabs cut = cut_slabs(histogram, slabs_.axis, slabs_.ranks());
+      if (cut.cuts != now.cuts && cut.imbalance() < now.imbalance()) {
+        recuts_.push_back({steps_, now.imbalance(), cut.imbalance()});
+        slabs_ = std::move(cut);
+      }
+    }
+  }
+  migrate_and_rebuild(std::move(all), std::move(ids));
+  const Census now = count();
+  if (!(now == census_))
+    throw copa::RuntimeError("distributed simulation: migration at step " + std::to_string(steps_) + " changed the " +
+                             "particles (" + std::to_string(now.particles) + ", id sum " + std::to_string(now.id_sum) +
+                             ", id hash sum " + std::to_string(now.id_hash_sum) + ") from (" +
+                             std::to_string(census_.particles) + ", " + std::to_string(census_.id_sum) + ", " +
+                             std::to_string(census_.id_hash_sum) + ")");
+}
+
+// Owned particles, global id order, then the ghosts grouped by owner (ascending) in the owner's
+// id order: the order local_domain uses for the density mode.
+void RankKernels::migrate_and_rebuild(Particles mine, std::vector<std::int64_t> ids) {
+  const int ranks = copa::mpi::size(), me = copa::mpi::rank();
+  const Grid& g = frame_.grid;
+  std::vector<std::vector<double>> out(ranks);
+  Particles kept;
+  kept.dim = mine.dim;
+  std::vector<std::int64_t> kept_ids;
+  double sent = 0;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const int q = slabs_.owner(column_of(g, slabs_.axis, mine.x[i], mine.z[i]));
+    if (q != me) {
+      append_record(mine, i, ids[i], out[q]);
+      ++sent;
+      continue;
+    }
+    copy_particle(mine, i, kept);
+    kept_ids.push_back(ids[i]);
+  }
+  migrated_.push_back(sent);
+  const auto arrived = exchange_records(out);
+  for (std::size_t k = 0; k < arrived.size() / record_size; ++k) take_record(arrived, k, kept, kept_ids);
+
+  std::vector<std::size_t> order(kept.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return kept_ids[a] < kept_ids[b]; });
+  Particles local;
+  local.dim = kept.dim;
+  ids_.clear();
+  for (std::size_t k : order) {
+    copy_particle(kept, k, local);
+    ids_.push_back(kept_ids[k]);
+  }
+  owned_ = local.size();
+
+  // Ghosts: this rank's owned particles within width_ of another slab go to that rank.
+  std::vector<copa::halo::Link> links;
+  for (auto& o : out) o.clear();
+  std::vector<std::vector<std::int64_t>> send(ranks);
+  for (int q = 0; q < ranks; ++q) {
+    if (q == me) continue;
+    double lo, hi;
+    slab_bounds(g, slabs_, q, width_, lo, hi);
+    for (std::size_t i = 0; i < owned_; ++i) {
+      const double c = slabs_.axis == 2 ? local.z[i] : local.x[i];
+      if (c >= lo && c < hi) {
+        append_record(local, i, ids_[i], out[q]);
+        send[q].push_back(static_cast<std::int64_t>(i));
+      }
+    }
+  }
+  std::vector<int> from;
+  const auto ghosts = exchange_records(out, &from);
+  std::vector<std::vector<std::int64_t>> recv(ranks);
+  for (std::size_t k = 0; k < from.size(); ++k) {
+    recv[from[k]].push_back(static_cast<std::int64_t>(local.size()));
+    take_record(ghosts, k, local, ids_);
+  }
+  for (int q = 0; q < ranks; ++q)
+    if (!send[q].empty() || !recv[q].empty()) links.push_back({q, std::move(send[q]), std::move(recv[q])});
+
+  x0_.assign(local.x.begin(), local.x.begin() + owned_);
+  y0_.assign(local.y.begin(), local.y.begin() + owned_);
+  z0_.assign(local.z.begin(), local.z.begin() + owned_);
+  owned_type_.assign(local.type.begin(), local.type.begin() + owned_);
+  Problem pr = frame_;
+  pr.particles = std::move(local);
+  inner_->load(pr, max_radius_);
+  const std::int64_t n = static_cast<std::int64_t>(pr.particles.size());
+  exchange_.reset();  // collective (ipc): every rank rebuilds at the same step
+  exchange_ = std::make_unique<copa::halo::Exchange>(
+      std::move(links), copa::halo::FieldLayout{1, n}, opt_.transport,
+      inner_->ghosts_on_device() ? copa::halo::Memory::device : copa::halo::Memory::host);
+  std::fill(stale_.begin(), stale_.end(), false);
+  moved_ = false;
+}
+
+void RankKernels::changed(std::initializer_list<Field> fields) {
+  for (Field f : fields) {
+    stale_[index(f)] = true;
+    moved_ = moved_ || is_position(f);
+  }
+}
+
+void RankKernels::refresh(std::initializer_list<Field> fields) {
+  bool positions = false;
+  for (Field f : fields) positions = positions || is_position(f);
+  if (positions && moved_) check_motion();
+  for (Field f : fields)
+    if (stale_[index(f)]) {
+      inner_->refresh_ghosts(*exchange_, f, owned_);
+      stale_[index(f)] = false;
+    }
+}
+
+// The ghosts cover width_ = r_max + margin beyond the slab as it was at the last migration: a pair
+// within r_max now was within r_max + margin then if neither particle moved more than margin / 2.
+void RankKernels::check_motion() {
+  moved_ = false;
+  const auto x = inner_->get(Field::x), y = inner_->get(Field::y), z = inner_->get(Field::z);
+  double worst = 0;
+  for (std::size_t i = 0; i < owned_; ++i) {
+    const double dx = x[i] - x0_[i], dy = y[i] - y0_[i], dz = z[i] - z0_[i];
+    worst = std::max(worst, dx * dx + dy * dy + dz * dz);
+  }
+  worst = std::sqrt(copa::mpi::max_all(worst));
+  const double limit = 0.5 * opt_.margin * frame_.l0;
+  if (worst > limit)
+    throw copa::RuntimeError("distributed simulation: a particle moved " + std::to_string(worst / frame_.l0) +
+                             " l0 within one step, more than half the ghost margin (--ghost-margin " +
+                             std::to_string(opt_.margin) + "): its neighbours may not all be on its rank");
+}
+
+void RankKernels::store(Particles& out) {
+  inner_->store(out);
+  for (auto* f : {&out.x, &out.y, &out.z, &out.u, &out.v, &out.w, &out.p}) f->resize(owned_);
+  out.type.resize(owned_);
+}
+
+void RankKernels::set(Field f, const std::vector<double>& values) {
+  inner_->set(f, values);
+  changed({f});
+}
+
+void RankKernels::prepare_neighbours(bool force) {
+  refresh({Field::x, Field::y, Field::z});
+  inner_->prepare_neighbours(force);
+}
+
+void RankKernels::number_density(double re) {
+  refresh({Field::x, Field::y, Field::z});
+  inner_->number_density(re);
+  changed({Field::n});
+}
+
+void RankKernels::velocity_laplacian(double re, double coef) {
+  refresh({Field::x, Field::y, Field::z, Field::u, Field::v, Field::w});
+  inner_->velocity_laplacian(re, coef);
+  changed({Field::ax, Field::ay, Field::az});
+}
+
+void RankKernels::pressure_gradient(double re, double coef) {
+  refresh({Field::x, Field::y, Field::z, Field::p});
+  inner_->pressure_gradient(re, coef);
+  changed({Field::ax, Field::ay, Field::az});
+}
+
+void RankKernels::collision(double rc, double restitution) {
+  refresh({Field::x, Field::y, Field::z, Field::u, Field::v, Field::w});
+  inner_->collision(rc, restitution);
+  changed({Field::ax, Field::ay, Field::az});
+}
+
+void RankKernels::ppe_apply(Field x, Field y, double re, double coef, double diag) {
+  refresh({Field::x, Field::y, Field::z, x});
+  inner_->ppe_apply(x, y, re, coef, diag);
+  changed({y});
+}
+
+void RankKernels::predictor(double dt, double nu, const double g[3]) {
+  inner_->predictor(dt, nu, g);
+  changed({Field::x, Field::y, Field::z, Field::u, Field::v, Field::w});
+}
+
+void RankKernels::correct(double scale, double dt) {
+  inner_->correct(scale, dt);
+  changed({Field::x, Field::y, Field::z, Field::u, Field::v, Field::w});
+}
+
+// The inner count includes the ghosts (whose n is incomplete): the active owned particles are
+// counted from n and the type, as ppe_setup decides, and added over ranks.
+std::size_t RankKernels::ppe_setup(double n_surface, double n0, double src) {
+  inner_->ppe_setup(n_surface, n0, src);
+  changed({Field::rhs, Field::p});
+  const auto n = inner_->get(Field::n);
+  long long active = 0;
+  for (std::size_t i = 0; i < owned_; ++i) active += owned_type_[i] != dummy && n[i] >= n_surface;
+  return static_cast<std::size_t>(copa::mpi::sum_all(active));
+}
+
+double RankKernels::dot(Field a, Field b) { return copa::mpi::sum_ordered(inner_->dot_owned(a, b, owned_)); }
+
+void RankKernels::axpy(double alpha, Field x, Field y) {
+  inner_->axpy(alpha, x, y);
+  changed({y});
+}
+
+void RankKernels::xpay(Field x, double beta, Field y) {
+  inner_->xpay(x, beta, y);
+  changed({y});
+}
+
+void RankKernels::copy(Field from, Field to) {
+  inner_->copy(from, to);
+  changed({to});
+}
+
+void RankKernels::clamp_negative_pressure() {
+  inner_->clamp_negative_pressure();
+  changed({Field::p});
+}
+
+// The ghosts' state after the last operator of a step is not used (the next step starts with a
+// migration that rebuilds them from their owners), so only the local values are checked.
+void RankKernels::check_state() { inner_->check_state(); }
+
+}  // namespace mps::dist
