@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# ramses-oct AMR benchmarks (README "AMR"). Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS]
+# ramses-oct AMR benchmarks (README "AMR"). Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS] [BACKENDS]
 # BUILD_DIR: a build with OpenMP, with CUDA for the GPU cases. Sedov to t = 0.05 on base 32^3 + 2
 # levels (128^3 finest), OpenMP and GPU (device step, host regrid), against the uniform 128^3 runs
 # (OpenMP, GPU zmarch default): time to solution, the leaf-cell update rate against the uniform
 # cell-update rate, and the regrid cost (its own row). GPU also: base 64^3 + 2 levels (256^3
 # finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run.
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
+# BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
 set -euo pipefail
-BUILD_DIR=${1:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS]}
-OUT_DIR=${2:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS]}
+BUILD_DIR=${1:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS] [BACKENDS]}
+OUT_DIR=${2:?usage: amr.sh BUILD_DIR OUT_DIR [THREADS] [BACKENDS]}
 THREADS=${3:-16}
+BACKENDS=${4:-openmp cuda}
 APP="$BUILD_DIR/ramses-oct/ramses-oct"
 mkdir -p "$OUT_DIR"
 
@@ -20,9 +22,11 @@ run() {  # run NAME ARGS...
   "$APP" --quiet --json "$OUT_DIR/$name.json" "$@" 2>&1 | tee "$OUT_DIR/$name.txt" || echo "### $name: exit code $?"
 }
 
-run amr-sedov-32-l2-openmp --problem sedov --n 32 --levels 2 --backend openmp --threads "$THREADS"
-run uniform-sedov-128-openmp --problem sedov --n 128 --backend openmp --threads "$THREADS"
-if "$APP" --list 2>/dev/null | grep -q cuda; then
+if [[ " $BACKENDS " == *" openmp "* ]]; then
+  run amr-sedov-32-l2-openmp --problem sedov --n 32 --levels 2 --backend openmp --threads "$THREADS"
+  run uniform-sedov-128-openmp --problem sedov --n 128 --backend openmp --threads "$THREADS"
+fi
+if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda; then
   run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda
   run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
