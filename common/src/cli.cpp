@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "copa/build_config.hpp"
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
@@ -39,8 +40,19 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
 }
 
 int parse_command_line(CLI::App& app, int argc, char** argv) {
+  // Every executable answers --version with the one version of the suite (CMake's PROJECT_VERSION).
+  if (app.get_option_no_throw("--version") == nullptr) {
+    std::string name = app.get_name();
+    if (name.empty() && argc > 0) {
+      name = argv[0];
+      name = name.substr(name.find_last_of('/') + 1);
+    }
+    app.set_version_flag("--version", name + " (copa) " + COPA_VERSION, "Print the version, then exit");
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

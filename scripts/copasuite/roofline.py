@@ -10,6 +10,7 @@ import argparse
 import os
 from collections import defaultdict
 
+from . import metadata
 from .errors import EXIT_OK, InputError
 from .resultset import ResultSet
 
@@ -166,6 +167,7 @@ def main(argv):
     p.add_argument("dirs", nargs="+", metavar="RESULT_DIR",
                    help="result directories (results/<machine>/<date-time>/, or results/<machine>/ for its newest run)")
     p.add_argument("--out", metavar="DIR", help="where the charts go (default: RESULT_DIR/roofline of the first directory)")
+    p.add_argument("--version", action="version", version=metadata.version_text("copa-roofline"))
     args = p.parse_args(argv)
     for d in args.dirs:
         if not os.path.isdir(d):

@@ -31,7 +31,8 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& app, CommonOptions& options);
 
-// Parses; returns -1 to go on, or the exit code to return (0 after --help, 2 on bad input).
+// Parses; returns -1 to go on, or the exit code to return (0 after --help or --version, 2 on bad input).
+// Adds --version (the app name, "(copa)" and COPA_VERSION) unless the app defined it.
 int parse_command_line(CLI::App& app, int argc, char** argv);
 
 // The backends a run asks for, checked against the build ("all" = every built backend).
