@@ -33,7 +33,10 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--device", o.device, "GPU ordinal (-1 = MPI local rank modulo the device count)")
       ->check(CLI::Range(-1, 1024))->capture_default_str();
   app.add_option("--size", o.size, "Problem size preset")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
+  // COPA_CEILINGS lets a driver (gpu-check) hand the ceilings it measured to every run without
+  // editing each benchmark's command lines; --ceilings wins over it.
   app.add_option("--ceilings", o.ceilings, "copa-ceilings/1 JSON (from copa-probe) for the roofline fractions")
+      ->envname("COPA_CEILINGS")
       ->check(CLI::ExistingFile);
   app.add_flag("--quiet", o.quiet, "Print only the result table and the verdict");
   app.set_config("--config", "", "Read options from a TOML/INI file (command-line options override it)");
