@@ -1,4 +1,4 @@
-// Order statistics of repeated timings (DESIGN.md: report medians, with min and max).
+// Order statistics of repeated timings (docs/CONVENTIONS.md: report medians, with min and max).
 #pragma once
 #include <cstddef>
 #include <vector>
