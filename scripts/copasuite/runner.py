@@ -333,6 +333,7 @@ def main(argv):
     print(table)
     if not args.no_charts and results:
         draw_charts(out)
+    write_dashboard(out)
     failed = [e for e in entries if e["status"] != "ok"]
     # NOT VERIFIED (no reference that could fail) is neither a pass nor a failure: counted apart, and
     # it does not fail the runner.
@@ -382,6 +383,15 @@ def run_scaling(args, build, out, apps, ceilings):
         print("copa-run: no app produced a scaling table", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def write_dashboard(out):
+    """The run's HTML page (copa-dashboard); a failure here is reported, never fatal."""
+    try:
+        from . import dashboard
+        print(f"copa-run: dashboard {dashboard.write(out, draw=False)}")
+    except Exception as e:  # noqa: BLE001 -- the page is an extra; the run's verdict stands without it
+        print(f"copa-run: warning: dashboard not written: {e}")
 
 
 def draw_charts(out):
