@@ -67,7 +67,7 @@ endfunction()
 
 # copa_add_gtest(TARGET exe PREFIX p LABELS l... [ARGS a...] [MPI_RANKS n] [TIMEOUT s])
 # Registers every GoogleTest case of exe as its own ctest entry "<p>.<Suite>.<case>"
-# (gtest_discover_tests lists them after the build, so no case name is repeated here), with the
+# (gtest_discover_tests lists them when ctest runs, so no case name is repeated here), with the
 # arguments ARGS, on n MPI ranks when MPI_RANKS is given. One executable may be registered several
 # times (other arguments, ranks or labels) under different prefixes.
 # The properties are set by a ctest include file of our own, read after the discovered list:
@@ -102,8 +102,10 @@ function(copa_add_gtest)
     string(APPEND props " ENVIRONMENT [==[${env}]==]")
   endif()
 
+  # PRE_TEST: the cases are listed when ctest runs, never during the build, so a build machine
+  # without a GPU (CI's cuda and hip compile checks) never starts a GPU test executable.
   gtest_discover_tests(${T_TARGET} TEST_PREFIX "${T_PREFIX}." EXTRA_ARGS ${args} TEST_LIST ${list_var}
-                       DISCOVERY_TIMEOUT 120)
+                       DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST)
   set(body "foreach(t IN LISTS ${list_var})\n  set_tests_properties(\"\${t}\" PROPERTIES${props})\nendforeach()\n")
   set(file ${CMAKE_CURRENT_BINARY_DIR}/${list_var}_properties.cmake)
   file(WRITE ${file} "${body}")

@@ -2,7 +2,7 @@
 #   cmake -DMPIEXEC=... -DNP_FLAG=... [-DPREFLAGS=...] -P gtest_mpi_launcher.cmake -- EXE ARGS...
 # A case registered by copa_add_gtest(... MPI_RANKS n) carries --copa-mpi-ranks=n among its
 # arguments: the launcher removes it and starts EXE on n ranks. Without it (gtest_discover_tests
-# listing the cases at build time) EXE runs alone, as an MPI singleton.
+# listing the cases) EXE runs alone, as an MPI singleton.
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 set(ranks)
 set(run)

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "copa/build_config.hpp"
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
@@ -32,15 +33,29 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--device", o.device, "GPU ordinal (-1 = MPI local rank modulo the device count)")
       ->check(CLI::Range(-1, 1024))->capture_default_str();
   app.add_option("--size", o.size, "Problem size preset")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
+  // COPA_CEILINGS lets a driver (gpu-check) hand the ceilings it measured to every run without
+  // editing each benchmark's command lines; --ceilings wins over it.
   app.add_option("--ceilings", o.ceilings, "copa-ceilings/1 JSON (from copa-probe) for the roofline fractions")
+      ->envname("COPA_CEILINGS")
       ->check(CLI::ExistingFile);
   app.add_flag("--quiet", o.quiet, "Print only the verdict line (and errors on stderr); the JSON is unchanged");
   app.set_config("--config", "", "Read options from a TOML/INI file (command-line options override it)");
 }
 
 int parse_command_line(CLI::App& app, int argc, char** argv) {
+  // Every executable answers --version with the one version of the suite (CMake's PROJECT_VERSION).
+  if (app.get_option_no_throw("--version") == nullptr) {
+    std::string name = app.get_name();
+    if (name.empty() && argc > 0) {
+      name = argv[0];
+      name = name.substr(name.find_last_of('/') + 1);
+    }
+    app.set_version_flag("--version", name + " (copa) " + COPA_VERSION, "Print the version, then exit");
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

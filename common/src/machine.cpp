@@ -9,6 +9,7 @@
 
 #include "copa/build_config.hpp"
 #include "copa/git_info.hpp"
+#include "copa/topology.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
 #endif
@@ -68,6 +69,7 @@ nlohmann::json machine_info(Backend backend, [[maybe_unused]] int device) {
   nlohmann::json m = {{"host", host_name()},
                       {"cpu", cpu_model()},
                       {"cores", std::thread::hardware_concurrency()},
+                      {"topology", cpu_topology()},
                       {"gpu", nullptr}};
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
   if (is_gpu(backend) && device >= 0 && device < gpu::device_count()) {

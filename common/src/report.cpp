@@ -65,7 +65,7 @@ std::string verdict_line(const Verification& v) {
 Report::Report(std::string app, std::string version) : app_(std::move(app)), version_(std::move(version)) {}
 
 void Report::add_kernel(const std::string& name, const Stats& time, const KernelCost& cost) {
-  kernels_.push_back({name, time.count, time, cost, {}, {}, {}});
+  kernels_.push_back({name, time.count, time, cost, time.samples, {}, {}});
 }
 
 void Report::add_kernel(const Profile& profile, const std::string& name, const KernelCost& cost) {
@@ -89,6 +89,11 @@ void Report::reduce_over_ranks() {
     mean /= static_cast<double>(medians.size());
     k.time_mean_over_ranks = mean;
     k.imbalance = mean > 0 ? slowest / mean : 1.0;
+    // The per-sample maximum needs the same number of samples on every rank (max_all is collective
+    // over equal-length vectors); otherwise the ranks' statistics are reduced instead.
+    const std::vector<double> counts = mpi::gather_all(static_cast<double>(k.samples.size()));
+    const bool same_count = std::all_of(counts.begin(), counts.end(), [&](double c) { return c == counts[0]; });
+    if (!same_count) k.samples.clear();
     if (!k.samples.empty()) {
       k.samples = mpi::max_all(k.samples);
       k.time = summarize(k.samples);

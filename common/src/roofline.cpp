@@ -35,9 +35,9 @@ Ceilings load_ceilings(const std::string& path, Backend backend) {
 
 std::optional<Ceilings> builtin_ceilings(Backend backend, const std::string& device_name) {
   if (backend != Backend::cuda || device_name.find("H200") == std::string::npos) return std::nullopt;
-  // Measured on the H200 of DESIGN.md (FP64 STREAM-like kernels, FMA chains, cuBLAS; medians).
+  // Measured on the H200 of docs/CONVENTIONS.md (FP64 STREAM-like kernels, FMA chains, cuBLAS; medians).
   Ceilings c;
-  c.source = "built-in NVIDIA H200 (DESIGN.md)";
+  c.source = "built-in NVIDIA H200 (docs/CONVENTIONS.md)";
   c.triad_GBs = 4133;
   c.copy_GBs = 3965;
   c.fp64_GFLOPs = 33400;

@@ -17,6 +17,7 @@ Stats summarize(std::vector<double> samples) {
   Stats s;
   s.count = samples.size();
   if (samples.empty()) return s;
+  s.samples = samples;
   std::sort(samples.begin(), samples.end());
   s.min = samples.front();
   s.max = samples.back();

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   return copa::guarded_main([&]() -> int {
     ::testing::InitGoogleTest(&argc, argv);
     if (argc > 1) memory = copa::halo::testing::memory_named(argv[1]);
-    // Listing the cases (ctest's discovery, at build time) must not need a GPU.
+    // Listing the cases (ctest's discovery) must not need a GPU.
     if (memory == Memory::device && !GTEST_FLAG_GET(list_tests)) copa::select_device(-1);
     return RUN_ALL_TESTS();
   });

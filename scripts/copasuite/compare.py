@@ -2,11 +2,20 @@
 case (app, size, backend) they share: per kernel the medians, their spread, the ratio and a verdict,
 the FOM and verification changes, and the metadata that differs.
 
-Verdict of a kernel, judged against the run-to-run noise (issue 7):
-  noise     = max(MAD_base / median_base, MAD_cand / median_cand)      (relative MAD of the repetitions)
-  threshold = max(--threshold, --mad-factor x noise)                   (defaults 5% and 3)
-  SLOWER when median_cand / median_base - 1 > threshold,
-  FASTER when median_base / median_cand - 1 > threshold (the same factor the other way), else SAME.
+Verdict of a kernel, judged against the run-to-run noise:
+- both sides with at least MIN_SAMPLES repetition samples (samples_s): the two-sided Mann-Whitney U
+  test of "the two sets of samples come from one distribution" at level --alpha (default 0.01). When
+  nothing changed, a kernel is flagged (SLOWER or FASTER) with probability at most alpha: that is
+  the false-alarm rate per kernel. A significant change must also exceed --threshold (default 5%)
+  in the medians to be reported (smaller effects are real but not worth a verdict):
+    SLOWER when p < alpha and median_cand / median_base - 1 > threshold,
+    FASTER when p < alpha and median_base / median_cand - 1 > threshold, else SAME.
+- fewer samples (older documents, single repetitions): the median rule of issue 7,
+    noise     = max(MAD_base / median_base, MAD_cand / median_cand)   (relative MAD of the repetitions)
+    threshold = max(--threshold, --mad-factor x noise)                (defaults 5% and 3)
+    SLOWER when median_cand / median_base - 1 > threshold,
+    FASTER when median_base / median_cand - 1 > threshold (the same factor the other way), else SAME;
+  its false-alarm rate is not known (it depends on the distribution of the noise).
 Exit status: 1 when a kernel is SLOWER, a candidate verification failed or a candidate run failed;
 2 when an input is missing or malformed or when no case was compared; else 0.
 
@@ -17,27 +26,38 @@ import json
 import os
 import sys
 
-from . import scaling
+from . import metadata, scaling
 from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError
 from .outputs import check_output_dir, check_output_file
-from .resultset import ResultSet, read_json
+from .resultset import ResultSet, read_json, resolve_set_dir
+from .stats import mann_whitney_p
 from .tables import fmt_pct, fmt_ratio, fmt_time, text_table
 
 FASTER, SAME, SLOWER, UNKNOWN = "FASTER", "SAME", "SLOWER", "n/a"
+MIN_SAMPLES = 5  # per side, for the U test (5 + 5 samples can reach p = 2/252 = 0.008 < 0.01)
 
 
 class KernelDelta:
-    def __init__(self, name, base, cand, threshold, mad_factor):
+    def __init__(self, name, base, cand, threshold, mad_factor, alpha=0.01):
         self.name, self.base, self.cand = name, base, cand
-        self.ratio = self.threshold = None
+        self.ratio = self.threshold = self.p = None
+        self.method = "-"
         self.verdict = UNKNOWN
         if base.median > 0 and cand.median > 0:
-            noise = max(base.mad / base.median, cand.mad / cand.median)
-            self.threshold = max(threshold, mad_factor * noise)
             self.ratio = cand.median / base.median
-            if self.ratio - 1 > self.threshold:
+            if len(base.samples) >= MIN_SAMPLES and len(cand.samples) >= MIN_SAMPLES:
+                self.p = mann_whitney_p(base.samples, cand.samples)
+                self.method = f"U test p={self.p:.2g}"
+                self.threshold = threshold
+                significant = self.p < alpha
+            else:
+                noise = max(base.mad / base.median, cand.mad / cand.median)
+                self.method = "median rule"
+                self.threshold = max(threshold, mad_factor * noise)
+                significant = True
+            if significant and self.ratio - 1 > self.threshold:
                 self.verdict = SLOWER
-            elif 1 / self.ratio - 1 > self.threshold:
+            elif significant and 1 / self.ratio - 1 > self.threshold:
                 self.verdict = FASTER
             else:
                 self.verdict = SAME
@@ -46,11 +66,11 @@ class KernelDelta:
 class CaseDelta:
     """One case present in both sets."""
 
-    def __init__(self, key, base, cand, threshold, mad_factor):
+    def __init__(self, key, base, cand, threshold, mad_factor, alpha=0.01):
         self.key, self.base, self.cand = key, base, cand
         base_kernels = {k.name: k for k in base.kernels}
         cand_kernels = {k.name: k for k in cand.kernels}
-        self.kernels = [KernelDelta(n, base_kernels[n], cand_kernels[n], threshold, mad_factor)
+        self.kernels = [KernelDelta(n, base_kernels[n], cand_kernels[n], threshold, mad_factor, alpha)
                         for n in base_kernels if n in cand_kernels]
         self.only_base = [n for n in base_kernels if n not in cand_kernels]
         self.only_cand = [n for n in cand_kernels if n not in base_kernels]
@@ -77,11 +97,11 @@ class CaseDelta:
 
 
 class Comparison:
-    def __init__(self, base, cand, threshold=0.05, mad_factor=3.0):
+    def __init__(self, base, cand, threshold=0.05, mad_factor=3.0, alpha=0.01):
         self.base, self.cand = base, cand
-        self.threshold, self.mad_factor = threshold, mad_factor
+        self.threshold, self.mad_factor, self.alpha = threshold, mad_factor, alpha
         shared = [k for k in self.base.results if k in self.cand.results]
-        self.cases = [CaseDelta(k, self.base.results[k], self.cand.results[k], threshold, mad_factor)
+        self.cases = [CaseDelta(k, self.base.results[k], self.cand.results[k], threshold, mad_factor, alpha)
                       for k in shared]
         self.only_base = [k for k in self.base.results if k not in self.cand.results]
         self.only_cand = [k for k in self.cand.results if k not in self.base.results]
@@ -138,12 +158,12 @@ def kernel_rows(comparison):
     for case, k in comparison.kernels():
         rows.append([case_label(case.base), k.name, fmt_time(k.base.median), fmt_time(k.base.mad),
                      fmt_time(k.cand.median), fmt_time(k.cand.mad), fmt_ratio(k.ratio),
-                     "-" if k.threshold is None else f"{k.threshold * 100:.1f}%", k.verdict])
+                     "-" if k.threshold is None else f"{k.threshold * 100:.1f}%", k.method, k.verdict])
     return rows
 
 
 KERNEL_HEADERS = ["case", "kernel", "baseline median", "baseline MAD", "candidate median", "candidate MAD",
-                  "ratio", "threshold", "verdict"]
+                  "ratio", "threshold", "test", "verdict"]
 
 
 def case_rows(comparison):
@@ -204,7 +224,12 @@ def main(argv):
     p.add_argument("candidate", help="result directory of the candidate")
     p.add_argument("--threshold", type=float, default=0.05, help="smallest relative change reported (default 0.05 = 5%%)")
     p.add_argument("--mad-factor", type=float, default=3.0, help="noise multiple: threshold = max(--threshold, F x relative MAD) (default 3)")
-    p.add_argument("--out", metavar="DIR", default=".", help="directory for compare.md and compare.html (default: .)")
+    p.add_argument("--alpha", type=float, default=0.01,
+                   help="false-alarm rate of the Mann-Whitney U test per kernel, used when both sides have at "
+                        f"least {MIN_SAMPLES} repetition samples (default 0.01)")
+    p.add_argument("--out", metavar="DIR",
+                   help="directory for compare.md and compare.html (default: the candidate's result directory; "
+                        "when that is inside the source checkout, ./copa-results/compare/ or $COPA_RESULTS/compare/)")
     p.add_argument("--markdown", metavar="FILE", help="Markdown report path (default: OUT/compare.md)")
     p.add_argument("--html", metavar="FILE", help="HTML report path (default: OUT/compare.html)")
     p.add_argument("--mode", choices=("auto", "regression", "machines"), default="auto",
@@ -215,13 +240,18 @@ def main(argv):
     p.add_argument("--efficiency-threshold", type=float, default=0.05,
                    help="scaling studies (scaling.json in both): flag a parallel efficiency that fell by more "
                         "than this (absolute; default 0.05 = 5 points)")
+    p.add_argument("--version", action="version", version=metadata.version_text("copa-compare"))
     args = p.parse_args(argv)
     if args.threshold < 0:
         raise InputError(f"--threshold: must not be negative, got {args.threshold}")
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha: must be between 0 and 1, got {args.alpha}")
     if args.mad_factor < 0:
         raise InputError(f"--mad-factor: must not be negative, got {args.mad_factor}")
     if all(os.path.isfile(os.path.join(d, scaling.SCALING_FILE)) for d in (args.baseline, args.candidate)):
         return compare_scaling(args)
+    if args.out is None:
+        args.out = default_out(args.candidate)
     md_path = args.markdown or os.path.join(args.out, "compare.md")
     html_path = args.html or os.path.join(args.out, "compare.html")
     check_output_dir(args.out, "--out")
@@ -230,7 +260,7 @@ def main(argv):
     base, cand = ResultSet(args.baseline), ResultSet(args.candidate)
     if args.mode == "machines" or (args.mode == "auto" and different_machines(base, cand)):
         return compare_machines(base, cand, md_path, html_path, args.out)
-    comparison = Comparison(base, cand, args.threshold, args.mad_factor)
+    comparison = Comparison(base, cand, args.threshold, args.mad_factor, args.alpha)
 
     from .compare_report import html_report, markdown_report
     os.makedirs(args.out, exist_ok=True)
@@ -258,6 +288,18 @@ def main(argv):
               "(--mode machines compares different machines or backends)", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_CHECK_FAILED if comparison.failed() else EXIT_OK
+
+
+def default_out(candidate):
+    """The report goes beside the new results (the candidate's run directory), except into the source
+    checkout (committed baselines are not written to): there under the result root copa-run uses."""
+    from .runner import REPO, default_results_root
+    try:
+        target = resolve_set_dir(candidate)
+    except InputError:
+        return "."  # the missing set is reported by the comparison itself, after the output check
+    inside = os.path.commonpath([os.path.realpath(target), os.path.realpath(REPO)]) == os.path.realpath(REPO)
+    return os.path.join(default_results_root(), "compare") if inside else target
 
 
 def different_machines(base, cand):

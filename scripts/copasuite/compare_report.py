@@ -15,8 +15,11 @@ def _sections(c):
             f"over {len(c.cases)} shared cases; {len(c.failed_verifications)} candidate verifications failed, "
             f"{len(c.not_verified)} candidate runs NOT VERIFIED (neither pass nor fail), "
             f"{len(c.failed_runs)} candidate runs failed.",
-            f"A kernel is SLOWER (FASTER) when its median time grew (shrank) by more than "
-            f"max({c.threshold * 100:g}%, {c.mad_factor:g} x the larger relative MAD of the two sets' repetitions)."]
+            f"A kernel is SLOWER (FASTER) when its median time grew (shrank) by more than {c.threshold * 100:g}% "
+            f"and, where both sides stored at least 5 repetition samples, the two-sided Mann-Whitney U test "
+            f"rejects 'no change' at alpha = {c.alpha:g} (the false-alarm rate per kernel); with fewer samples "
+            f"the median rule applies: a change beyond max({c.threshold * 100:g}%, {c.mad_factor:g} x the larger "
+            f"relative MAD of the two sets' repetitions)."]
     sections = [("Summary", head, None)]
     problems = [f"Verification FAILED in the candidate: {case_label(r)} "
                 f"({r.verification.get('metric', '')} = {r.verification.get('value')}, "

@@ -1,4 +1,4 @@
-"""Exit codes shared by the suite tools, the same as the apps' (DESIGN.md "Exit codes"):
+"""Exit codes shared by the suite tools, the same as the apps' (docs/CONVENTIONS.md "Exit codes"):
 0 ok, 1 a check failed (verification, regression, app failure), 2 bad input, 3 runtime failure."""
 import sys
 

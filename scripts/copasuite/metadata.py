@@ -98,3 +98,20 @@ def default_machine_name(machine):
     if machine.get("gpus"):
         return slug(machine["gpus"][0]["name"])
     return slug(machine.get("host") or "machine")
+
+
+def project_version(repo):
+    """copa's one version: CMake's PROJECT_VERSION, read from the top-level CMakeLists.txt (the apps
+    get the same through copa/build_config.hpp)."""
+    try:
+        with open(os.path.join(repo, "CMakeLists.txt"), encoding="utf-8") as f:
+            m = re.search(r"project\(copa\s+VERSION\s+([0-9.]+)", f.read())
+    except OSError:
+        m = None
+    return m.group(1) if m else "unknown"
+
+
+def version_text(prog):
+    """What every tool prints for --version."""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return f"{prog} (copa) {project_version(repo)}"

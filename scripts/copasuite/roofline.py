@@ -10,12 +10,12 @@ import argparse
 import os
 from collections import defaultdict
 
+from . import labels, metadata
 from .errors import EXIT_OK, InputError
 from .resultset import ResultSet
 
 MARKERS = {"fp64": "o", "fp32": "^"}
 BACKEND_COLOURS = {"serial": "tab:gray", "openmp": "tab:blue", "cuda": "tab:green", "hip": "tab:red"}
-LABEL_OFFSETS = [(6, 4), (6, -10), (-6, 6), (-6, -10)]
 
 
 def _pyplot():
@@ -36,11 +36,17 @@ def collect(dirs):
     return by_machine
 
 
-def _roofs(ax, ceilings, xmin, xmax, colour, tag):
-    """Draws FP64 (solid) and FP32 (dashed) roofs; returns the highest roof in GFLOP/s."""
+def _roof_peaks(ceilings):
+    return [float(ceilings.get(k) or 0) for k in ("fp64_GFLOPs", "fp32_GFLOPs")]
+
+
+def _roofs(ax, ceilings, xmin, xmax, colour, tag, taken):
+    """Draws FP64 (solid) and FP32 (dashed) roofs. The FP64 label sits under its roof and the FP32
+    label over its own, at the right edge, so the two never share a line even when the peaks are
+    close; a label that would still touch one placed before (another backend's roofs) moves down.
+    taken: the label boxes placed so far (display pixels), extended here."""
     bw = float(ceilings.get("triad_GBs") or 0)
-    top = 0
-    for key, style, label in (("fp64_GFLOPs", "-", "FP64"), ("fp32_GFLOPs", "--", "FP32")):
+    for key, style, label, above in (("fp64_GFLOPs", "-", "FP64", False), ("fp32_GFLOPs", "--", "FP32", True)):
         peak = float(ceilings.get(key) or 0)
         if bw <= 0 or peak <= 0:
             continue
@@ -48,14 +54,28 @@ def _roofs(ax, ceilings, xmin, xmax, colour, tag):
         xs = [xmin, ridge, xmax] if xmin < ridge < xmax else [xmin, xmax]
         ys = [min(bw * x, peak) for x in xs]
         ax.plot(xs, ys, style, color=colour, linewidth=1.4, alpha=0.8)
-        ax.annotate(f"{tag}{label} {peak / 1000:.3g} TFLOP/s" if peak >= 1000 else f"{tag}{label} {peak:.3g} GFLOP/s",
-                    (xmax, peak), xytext=(-4, 3), textcoords="offset points", ha="right", fontsize=7, color=colour)
-        top = max(top, peak)
+        text = f"{tag}{label} {peak / 1000:.3g} TFLOP/s" if peak >= 1000 else f"{tag}{label} {peak:.3g} GFLOP/s"
+        px, py = ax.transData.transform((xmax, peak))
+        to_px = ax.figure.dpi / 72  # offsets are in points, boxes in display pixels
+
+        def box_at(dy):
+            return labels.text_box(px - 4 * to_px, py + dy * to_px, text, 7 * to_px, "right",
+                                   "bottom" if above else "top")
+        dy = 3 if above else -3
+        while any(labels.overlap(box_at(dy), b) for b in taken):
+            dy -= 9
+        taken.append(box_at(dy))
+        ax.annotate(text, (xmax, peak), xytext=(-4, dy), textcoords="offset points", ha="right",
+                    va="bottom" if above else "top", fontsize=7, color=colour)
+    top = max(_roof_peaks(ceilings))
     if bw > 0 and top > 0:
         x_label = max(xmin * 1.5, top / bw / 5)
         ax.annotate(f"{tag}triad {bw:.4g} GB/s", (x_label, bw * x_label), xytext=(-4, 6),
                     textcoords="offset points", fontsize=7, color=colour, ha="right")
-    return top
+        px, py = ax.transData.transform((x_label, bw * x_label))
+        to_px = ax.figure.dpi / 72
+        taken.append(labels.text_box(px - 4 * to_px, py + 6 * to_px, f"{tag}triad {bw:.4g} GB/s", 7 * to_px,
+                                     "right", "bottom"))
 
 
 def _chart(plt, title, points, roofs, out_base, note):
@@ -66,17 +86,8 @@ def _chart(plt, title, points, roofs, out_base, note):
     ridges = [float(c.get("fp32_GFLOPs") or 0) / float(c["triad_GBs"]) for c, _, _ in roofs if c.get("triad_GBs")]
     xmin = min(xs + [0.05]) / 3
     xmax = max(xs + ridges + [10]) * 3
-    top = max([_roofs(ax, c, xmin, xmax, colour, tag) for c, colour, tag in roofs] + [max(ys)])
-    seen = set()
-    for i, (x, y, label, colour, precision) in enumerate(points):
-        legend = f"{label.split(': ')[0]}" if ": " in label else None
-        ax.scatter([x], [y], marker=MARKERS.get(precision, "o"), color=colour, s=36, zorder=3,
-                   edgecolors="black", linewidths=0.4,
-                   label=legend if legend and legend not in seen else None)
-        seen.add(legend)
-        dx, dy = LABEL_OFFSETS[i % len(LABEL_OFFSETS)]
-        ax.annotate(label.split(": ", 1)[-1], (x, y), xytext=(dx, dy), textcoords="offset points",
-                    fontsize=7, ha="left" if dx > 0 else "right", color=colour)
+    top = max([max(_roof_peaks(c)) for c, _, _ in roofs] + [max(ys)])
+    # Scales, limits and layout first: the labels are placed in display pixels, which these fix.
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(xmin, xmax)
@@ -85,14 +96,32 @@ def _chart(plt, title, points, roofs, out_base, note):
     ax.set_ylabel("performance (GFLOP/s at the median time)")
     ax.set_title(title, fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
-    if seen - {None}:
-        ax.legend(fontsize=8, loc="lower right")
     if not roofs:
         note = ("no ceilings found (run copa-probe); " + note).strip("; ")
     if note:
         fig.text(0.01, 0.01, note, fontsize=7, wrap=True)
     fig.text(0.99, 0.01, "o FP64   ^ FP32", fontsize=7, ha="right")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
+    taken = []
+    for c, colour, tag in roofs:
+        _roofs(ax, c, xmin, xmax, colour, tag, taken)
+    seen = set()
+    for x, y, label, colour, precision in points:
+        legend = f"{label.split(': ')[0]}" if ": " in label else None
+        ax.scatter([x], [y], marker=MARKERS.get(precision, "o"), color=colour, s=36, zorder=3,
+                   edgecolors="black", linewidths=0.4,
+                   label=legend if legend and legend not in seen else None)
+        seen.add(legend)
+    texts = [p[2].split(": ", 1)[-1] for p in points]
+    pixels = [tuple(ax.transData.transform((p[0], p[1]))) for p in points]
+    to_pt = 72 / fig.dpi
+    for (x, y, label, colour, _), (px, py), text, (lx, ly, ha, va, leader) in zip(
+            points, pixels, texts, labels.place(pixels, texts, 7 / to_pt, taken)):
+        ax.annotate(text, (x, y), xytext=((lx - px) * to_pt, (ly - py) * to_pt), textcoords="offset points",
+                    fontsize=7, ha=ha, va=va,
+                    color=colour, arrowprops=dict(arrowstyle="-", color=colour, lw=0.5, alpha=0.7) if leader else None)
+    if seen - {None}:
+        ax.legend(fontsize=8, loc="lower right")
     files = [out_base + ".png", out_base + ".svg"]
     fig.savefig(files[0], dpi=130)
     fig.savefig(files[1], metadata={"Date": None})
@@ -166,6 +195,7 @@ def main(argv):
     p.add_argument("dirs", nargs="+", metavar="RESULT_DIR",
                    help="result directories (results/<machine>/<date-time>/, or results/<machine>/ for its newest run)")
     p.add_argument("--out", metavar="DIR", help="where the charts go (default: RESULT_DIR/roofline of the first directory)")
+    p.add_argument("--version", action="version", version=metadata.version_text("copa-roofline"))
     args = p.parse_args(argv)
     for d in args.dirs:
         if not os.path.isdir(d):

@@ -1,5 +1,8 @@
 """copa-run: runs every app (or a chosen subset) at a size preset on every backend the build has,
-with verification on and N repetitions, into results/<machine-name>/<date-time>/: one copa-result/1
+with verification on and N repetitions, into a result directory (--out; default
+$COPA_RESULTS/<machine-name>/<date-time>/ when COPA_RESULTS is set, else
+./copa-results/<machine-name>/<date-time>/ under the current directory, never inside the source
+checkout unless --out says so): one copa-result/1
 document per app, size and backend (<app>.<size>.<backend>.json, with its log), copa-probe's
 ceilings.json, run.json (the metadata, captured once, and every command line with its exit status),
 summary.txt and the roofline charts. Prints one summary table; exits 1 when a verification or an app
@@ -23,6 +26,9 @@ from .tables import text_table
 APPS = ["laghos-like", "ramses-oct", "mom-efie", "mps-density"]
 BACKENDS = ["serial", "openmp", "cuda", "hip"]
 SIZES = ["small", "medium", "large"]
+# Default seconds one app run may take per size (--time-limit overrides): small is minutes on a laptop
+# CPU at worst (mom-efie serial), large fills a big GPU for seconds per repetition.
+TIME_LIMITS = {"small": 600, "medium": 1800, "large": 3600}
 STATUS_BY_EXIT = {0: "ok", 1: "verification_failed", 2: "bad_input", 3: "runtime_error"}
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -30,7 +36,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="copa-run",
-        description="Run the copa suite and summarise it (results/<machine>/<date-time>/).",
+        description="Run the copa suite and summarise it (./copa-results/<machine>/<date-time>/, or under "
+                    "$COPA_RESULTS).",
         epilog="Without --build it configures and builds the CMake preset (default cpu) first. "
                "Exit status: 0 all verified, 1 a verification or an app failed, 2 bad input, 3 build failed.")
     p.add_argument("--build", metavar="DIR", help="an existing build directory (skips configuring and building)")
@@ -43,14 +50,18 @@ def parse_args(argv):
     p.add_argument("--reps", type=int, default=5, help="timed repetitions per kernel (default: 5)")
     p.add_argument("--warmup", type=int, help="warm-up repetitions (default: the app's)")
     p.add_argument("--threads", type=int, help="OpenMP threads (default: OpenMP's)")
-    p.add_argument("--out", metavar="DIR", help="result directory (default: results/<machine-name>/<date-time>/)")
+    p.add_argument("--version", action="version", version=metadata.version_text("copa-run"))
+    p.add_argument("--out", metavar="DIR", help="result directory (default: $COPA_RESULTS/<machine-name>/<date-time>/ "
+                                                 "if COPA_RESULTS is set, else ./copa-results/<machine-name>/<date-time>/)")
     p.add_argument("--machine", help="machine name for the default --out (default: GPU model, else host name)")
     p.add_argument("--ceilings", metavar="FILE", help="copa-ceilings/1 file to use instead of running copa-probe")
     p.add_argument("--quick-probe", action="store_true",
                    help="run copa-probe in its quick smoke-test mode (seconds, but not a measurement)")
     p.add_argument("--no-probe", action="store_true", help="neither run copa-probe nor pass ceilings (apps use built-in ones)")
     p.add_argument("--no-charts", action="store_true", help="do not draw the roofline charts")
-    p.add_argument("--timeout", type=float, default=0, help="seconds one app run may take (default: no limit)")
+    p.add_argument("--time-limit", "--timeout", dest="timeout", type=float, metavar="SECONDS",
+                   help="seconds one app run may take; 0: no limit (default per size: " +
+                        ", ".join(f"{k} {v} s" for k, v in TIME_LIMITS.items()) + ")")
     study = p.add_argument_group("scaling studies (MARBL's strong, weak and throughput; see scripts/README.md)")
     study.add_argument("--scaling", choices=scaling.STUDIES,
                        help="run a scaling study instead of the suite table (strong when --ranks is given)")
@@ -69,6 +80,8 @@ def parse_args(argv):
     for b in args.backends or []:
         if b not in BACKENDS:
             raise InputError(f"--backends: unknown backend '{b}' (known: {', '.join(BACKENDS)})")
+    if args.timeout is not None and args.timeout < 0:
+        raise InputError(f"--time-limit: must not be negative, got {args.timeout:g}")
     if args.reps < 1:
         raise InputError(f"--reps: must be at least 1, got {args.reps}")
     if args.ceilings and not os.path.isfile(args.ceilings):
@@ -84,6 +97,12 @@ def parse_args(argv):
 
 def _csv(text):
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def default_results_root():
+    """$COPA_RESULTS, else ./copa-results under the current directory: a run never writes into the
+    source checkout unless --out names a place there (the committed baselines stay as they are)."""
+    return os.environ.get("COPA_RESULTS") or os.path.join(os.getcwd(), "copa-results")
 
 
 def build_preset(preset):
@@ -180,17 +199,17 @@ def run_one(args, binary, app, size, backend, variant, ceilings, out):
         cmd += ["--ceilings", ceilings]
     entry = {"app": app, "size": size, "backend": backend, "variant": variant, "reps": args.reps,
              "command_line": cmd, "json": os.path.basename(json_path), "log": os.path.basename(log_path)}
+    limit = TIME_LIMITS[size] if args.timeout is None else args.timeout
     start = time.monotonic()
     with open(log_path, "w") as log:
         try:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                timeout=args.timeout or None).returncode
+            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=limit or None).returncode
         except subprocess.TimeoutExpired:
             rc = None
     entry["wall_s"] = round(time.monotonic() - start, 3)
     entry["exit_code"] = rc
     if rc is None:
-        entry["status"] = f"timeout ({args.timeout:g} s)"
+        entry["status"] = f"timeout ({limit:g} s, --time-limit)"
     elif rc < 0:
         entry["status"] = f"killed by signal {-rc}"
     else:
@@ -254,7 +273,7 @@ def main(argv):
         raise InputError(f"--build: {args.build}: no such directory")
     machine = metadata.machine_info()
     machine_name = args.machine or metadata.default_machine_name(machine)
-    out = args.out or os.path.join(REPO, "results", machine_name, started.strftime("%Y%m%d-%H%M%S"))
+    out = args.out or os.path.join(default_results_root(), machine_name, started.strftime("%Y%m%d-%H%M%S"))
     # The result directory is checked before the build and the runs, which may take long.
     if os.path.exists(os.path.join(out, RUN_FILE)):
         raise InputError(f"--out: {out} already holds a run ({RUN_FILE}); choose a new directory")
@@ -269,6 +288,8 @@ def main(argv):
     if args.scaling:
         return run_scaling(args, build, out, apps, ceilings)
     entries, skipped, results = [], [], []
+    print("copa-run: time limit per app run: " + ", ".join(f"{s} {_limit_text(args, s)}" for s in args.size) +
+          " (--time-limit)", flush=True)
     for i, app in enumerate(apps, 1):
         binary = os.path.join(build, app, app)
         prefix = f"[{i}/{len(apps)}] {app}"
@@ -312,6 +333,7 @@ def main(argv):
     print(table)
     if not args.no_charts and results:
         draw_charts(out)
+    write_dashboard(out)
     failed = [e for e in entries if e["status"] != "ok"]
     # NOT VERIFIED (no reference that could fail) is neither a pass nor a failure: counted apart, and
     # it does not fail the runner.
@@ -324,6 +346,11 @@ def main(argv):
         where = f" (see {os.path.join(out, e['log'])})" if e.get("log") else ""
         print(f"copa-run: {e['app']} {e.get('backend', '')}: {e['status']}{where}")
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def _limit_text(args, size):
+    limit = TIME_LIMITS[size] if args.timeout is None else args.timeout
+    return f"{limit:g} s" if limit else "none"
 
 
 def study_backend(args, build, apps):
@@ -356,6 +383,15 @@ def run_scaling(args, build, out, apps, ceilings):
         print("copa-run: no app produced a scaling table", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def write_dashboard(out):
+    """The run's HTML page (copa-dashboard); a failure here is reported, never fatal."""
+    try:
+        from . import dashboard
+        print(f"copa-run: dashboard {dashboard.write(out, draw=False)}")
+    except Exception as e:  # noqa: BLE001 -- the page is an extra; the run's verdict stands without it
+        print(f"copa-run: warning: dashboard not written: {e}")
 
 
 def draw_charts(out):

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import time
 
+from . import metadata
 from .errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, InputError, ToolRuntimeError
 from .outputs import check_output_dir
 from .runner import APPS, list_backends
@@ -59,6 +60,7 @@ def parse_args(argv):
     p.add_argument("--sanitizer", metavar="PATH",
                    help=f"compute-sanitizer executable (default: on PATH, else {DEFAULT_SANITIZER})")
     p.add_argument("--timeout", type=float, default=120, help="seconds one sanitized run may take (default 120)")
+    p.add_argument("--version", action="version", version=metadata.version_text("copa-sanitize"))
     args = p.parse_args(argv)
     args.apps = [a for a in re.split(r"[,\s]+", args.apps) if a]
     for a in args.apps:

@@ -20,8 +20,18 @@ H200_CEILINGS = {"openmp": {"triad_GBs": 200.0, "copy_GBs": 180.0, "fp64_GFLOPs"
                           "dgemm_GFLOPs": 64600.0, "launch_us": 3.0}}
 
 
-def kernel(name, median_s, flops, bytes_moved, noise=0.01, precision="fp64"):
-    samples = [median_s * (1 + noise * s) for s in SPREAD]
+def kernel(name, median_s, flops, bytes_moved, noise=0.01, precision="fp64", repetitions=5):
+    """Samples median_s (1 + noise s) over SPREAD, or over `repetitions` evenly spaced s in [-2, 2]."""
+    spread = SPREAD if repetitions == 5 else [-2 + 4 * i / (repetitions - 1) for i in range(repetitions)]
+    return kernel_from_samples(name, [median_s * (1 + noise * s) for s in spread], flops, bytes_moved, precision)
+
+
+def kernel_from_samples(name, samples, flops=1e6, bytes_moved=1e6, precision="fp64"):
+    """A kernel record with these repetition samples (none: a single call of 1 ms, no samples)."""
+    if not samples:
+        return {"name": name, "calls": 1, "time_s": {"count": 1, "min": 1e-3, "median": 1e-3, "max": 1e-3,
+                                                     "mean": 1e-3, "total": 1e-3, "mad": 0.0},
+                "samples_s": [], "flops": flops, "bytes_read": bytes_moved, "bytes_written": 0, "precision": precision}
     return {"name": name, "calls": len(samples),
             "time_s": {"count": len(samples), "min": min(samples), "median": median(samples), "max": max(samples),
                        "mean": sum(samples) / len(samples), "total": sum(samples), "mad": mad(samples)},
@@ -54,7 +64,15 @@ def not_verified(doc, reason="no reference for this problem"):
     return doc
 
 
-def standard_set(slowdown=1.0, fom_factor=1.0, fail_verification=False, noise=0.01):
+def without_samples(docs):
+    """The documents as apps wrote them before they stored repetition samples (statistics only)."""
+    for doc in docs.values():
+        for k in doc["kernels"]:
+            k["samples_s"] = []
+    return docs
+
+
+def standard_set(slowdown=1.0, fom_factor=1.0, fail_verification=False, noise=0.01, repetitions=5):
     """Two apps x two backends; kernel 'update' of mom-efie/openmp has its median multiplied by slowdown."""
     docs = {}
     for app, kernels in (("mom-efie", [("fill", 2e-3, 4e9, 1e8), ("lu", 5e-3, 2e10, 4e8)]),
@@ -63,7 +81,7 @@ def standard_set(slowdown=1.0, fom_factor=1.0, fail_verification=False, noise=0.
             ks = []
             for name, t, flops, nbytes in kernels:
                 factor = slowdown if (app, backend, name) == ("mom-efie", "openmp", "lu") else 1.0
-                ks.append(kernel(name, t * speed * factor, flops, nbytes, noise))
+                ks.append(kernel(name, t * speed * factor, flops, nbytes, noise, repetitions=repetitions))
             failed = fail_verification and (app, backend) == ("mps-density", "openmp")
             docs[f"{app}.small.{backend}"] = result(app, backend, ks, passed=not failed, fom=1e9 / speed * fom_factor)
     return docs
@@ -90,7 +108,7 @@ def write_set(directory, docs, ceilings=True, run_json=True, git_sha="abc123", m
 
 STUB_APP = r'''#!/usr/bin/python3
 # A stand-in for a copa app: --list, and one run writing a copa-result/1 document.
-import json, sys
+import json, os, sys, time
 sys.path.insert(0, {synthetic_dir!r})
 import synthetic
 args = sys.argv[1:]
@@ -102,6 +120,8 @@ if "--list" in args:
     sys.exit(0)
 opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
 backend = opt("--backend")
+if os.environ.get("COPA_STUB_SLEEP"):
+    time.sleep(float(os.environ["COPA_STUB_SLEEP"]))
 speed = {{"serial": 1.0, "openmp": 0.5}}[backend]
 passed = backend not in {failing!r}
 doc = synthetic.result(app, backend, [synthetic.kernel("k1", 1e-3 * speed, 1e6, 1e6),

@@ -45,16 +45,57 @@ class CompareTest(ToolTest):
         self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "FASTER")
 
     def test_noise_raises_threshold(self):
-        # 10% slower but repetitions spread with a 5% relative MAD: threshold 15%, so SAME.
-        noisy = synthetic.standard_set(noise=0.05)
-        code, out, md = self.compare(synthetic.standard_set(slowdown=1.10, noise=0.05), baseline_docs=noisy)
+        # Documents without repetition samples (the median rule): 10% slower but repetitions spread
+        # with a 5% relative MAD: threshold 15%, so SAME.
+        noisy = synthetic.without_samples(synthetic.standard_set(noise=0.05))
+        slower = synthetic.without_samples(synthetic.standard_set(slowdown=1.10, noise=0.05))
+        code, out, md = self.compare(slower, baseline_docs=noisy)
         self.assertEqual(code, 0, out)
         self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SAME")
+        self.assertIn("median rule", md)
         # A smaller MAD factor makes the same change a regression.
-        code, out, md = self.compare(synthetic.standard_set(slowdown=1.10, noise=0.05), "--mad-factor", "1",
-                                     baseline_docs=noisy)
+        code, out, md = self.compare(slower, "--mad-factor", "1", baseline_docs=noisy)
         self.assertEqual(code, 1, out)
         self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SLOWER")
+
+    def test_samples_use_the_u_test(self):
+        # Ten samples a side, 0.2% noise: a 3% slowdown is significant (p < 0.01) but below the 5%
+        # threshold (SAME); with --threshold 0.01 it is SLOWER, and the report names the test.
+        base = synthetic.standard_set(noise=0.002, repetitions=10)
+        cand = synthetic.standard_set(slowdown=1.03, noise=0.002, repetitions=10)
+        code, out, md = self.compare(cand, baseline_docs=base)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SAME")
+        code, out, md = self.compare(cand, "--threshold", "0.01", baseline_docs=base)
+        self.assertEqual(code, 1, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SLOWER")
+        self.assertIn("U test p=", md)
+        self.assertIn("Mann-Whitney U test", md)
+        # The median rule would call the 10%-slower, 5%-noise case of test_noise_raises_threshold
+        # SLOWER with --mad-factor 1; the U test on its five samples a side does not (p = 0.15).
+        code, out, md = self.compare(synthetic.standard_set(slowdown=1.10, noise=0.05), "--mad-factor", "1",
+                                     baseline_docs=synthetic.standard_set(noise=0.05))
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.verdict(md, "mom-efie small openmp default", "lu"), "SAME")
+
+    def test_false_alarm_rate_of_the_u_test(self):
+        # 400 comparisons of two sets of 8 samples drawn from one log-normal distribution, no minimum
+        # effect: the U test at alpha = 0.01 flags about 1% of them (binomial: 4 expected, P(> 12) < 1e-3).
+        import random
+        from copasuite.compare import KernelDelta
+        from copasuite.resultset import Kernel
+
+        rng = random.Random(19)
+
+        def kernel():
+            samples = [1e-3 * rng.lognormvariate(0, 0.1) for _ in range(8)]
+            return Kernel(synthetic.kernel_from_samples("k", samples), "x.json", 0)
+
+        alarms = sum(KernelDelta("k", kernel(), kernel(), 0.0, 3.0, 0.01).verdict != "SAME" for _ in range(400))
+        self.assertLessEqual(alarms, 12)
+        # Four samples a side are too few for the test: the median rule judges them.
+        few = [Kernel(synthetic.kernel_from_samples("k", [1e-3, 1.1e-3, 0.9e-3, 1e-3]), "x.json", 0) for _ in "ab"]
+        self.assertEqual(KernelDelta("k", few[0], few[1], 0.05, 3.0, 0.01).method, "median rule")
 
     def test_threshold_option(self):
         code, out, md = self.compare(synthetic.standard_set(slowdown=1.20), "--threshold", "0.25")

@@ -2,6 +2,7 @@
 in a scratch repository, with the tools a script could start (cmake, ctest, apt-get, ...) replaced by
 stubs that record any call."""
 import os
+import re
 import shutil
 import subprocess
 import unittest
@@ -10,7 +11,7 @@ from synthetic import SCRIPTS
 from tooltest import ToolTest
 
 SCRIPT_NAMES = ["run-tests", "install-deps", "gpu-check", "copa-run", "copa-compare", "copa-roofline",
-                "copa-sanitize", "gpu-check-dist", "convert-copa-tests"]
+                "copa-sanitize", "gpu-check-dist", "convert-copa-tests", "copa-validate", "copa-dashboard"]
 STUBBED_TOOLS = ["cmake", "ctest", "ninja", "apt-get", "sudo", "dpkg-query", "nvidia-smi", "nvcc", "hipcc",
                  "compute-sanitizer", "mpirun", "tar"]
 
@@ -39,6 +40,16 @@ class HelpTest(ToolTest):
             self.assertFalse(os.path.exists(calls), f"{name} --help started a tool (see {calls})")
             self.assertEqual(sorted(os.listdir(repo)), before, f"{name} --help wrote into the repository")
             self.assertEqual(sorted(os.listdir(self.tmp)), ["repo", "stubs"], f"{name} --help wrote a file")
+
+    def test_every_script_prints_the_version(self):
+        with open(os.path.join(os.path.dirname(SCRIPTS), "CMakeLists.txt")) as f:
+            version = re.search(r"project\(copa VERSION ([0-9.]+)", f.read()).group(1)
+        for name in SCRIPT_NAMES:
+            p = subprocess.run([os.path.join(SCRIPTS, name), "--version"], capture_output=True, text=True,
+                               timeout=60, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, f"{name} --version: {p.stdout}{p.stderr}")
+            self.assertEqual(p.stdout.strip(), f"{name} (copa) {version}")
+            self.assertEqual(os.listdir(self.tmp), [], f"{name} --version wrote a file")
 
 
 if __name__ == "__main__":

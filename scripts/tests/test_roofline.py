@@ -28,6 +28,30 @@ class RooflineTest(ToolTest):
                      "mps-density:copy_in"):
             self.assertIn(text, svg)
 
+    def test_labels_do_not_overlap_and_stay_beside_their_points(self):
+        # Twelve points in a tight cluster (the case where fixed offsets put labels on the wrong
+        # points) and two roof labels: no two label boxes overlap, no label covers another point, and
+        # every label is within its candidate rings of its own point.
+        from copasuite import labels
+        points = [(300 + 6 * (i % 4), 200 + 5 * (i // 4)) for i in range(12)]
+        texts = [f"kernel_{i}" for i in range(12)]
+        roof_boxes = [labels.text_box(700, 400, "FP64 1.5 TFLOP/s", 9.7, "right", "top"),
+                      labels.text_box(700, 403, "FP32 3 TFLOP/s", 9.7, "right", "bottom")]
+        self.assertEqual(labels.overlap(*roof_boxes), 0)  # FP64 under its roof, FP32 over its own
+        placed = labels.place(points, texts, 9.7, roof_boxes)
+        boxes = [labels.text_box(x, y, t, 9.7, ha, va) for (x, y, ha, va, _), t in zip(placed, texts)]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:] + roof_boxes:
+                self.assertEqual(labels.overlap(a, b), 0, (a, b))
+            for j, (px, py) in enumerate(points):
+                if j != i:
+                    r = labels.POINT_RADIUS
+                    self.assertEqual(labels.overlap(a, (px - r, py - r, px + r, py + r)), 0, (i, j))
+            x, y = placed[i][:2]
+            self.assertLessEqual(((x - points[i][0]) ** 2 + (y - points[i][1]) ** 2) ** 0.5, 50.001)
+        # Labels that moved off the first ring carry a leader line to their point.
+        self.assertTrue(any(leader for *_, leader in placed))
+
     def test_default_output_is_inside_the_result_directory(self):
         results = synthetic.write_set(self.path("set"), synthetic.standard_set())
         code, out = self.tool("copa-roofline", results)

@@ -1,6 +1,8 @@
 """copa-run on a fake build directory whose apps are stub scripts (no real app needed)."""
 import json
 import os
+import subprocess
+import sys
 import unittest
 
 import synthetic
@@ -49,6 +51,50 @@ class RunnerTest(ToolTest):
         cmd = run["runs"][0]["command_line"]
         self.assertEqual(cmd[cmd.index("--ceilings") + 1], os.path.join(out, "ceilings.json"))
         self.assertEqual(cmd[cmd.index("--reps") + 1], "5")
+
+    def test_default_results_go_under_the_current_directory_not_the_checkout(self):
+        build = synthetic.fake_build(self.path("build"), ["mom-efie"])
+        repo = os.path.dirname(synthetic.SCRIPTS)
+        before = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+        work = self.path("work")
+        os.makedirs(work)
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env.pop("COPA_RESULTS", None)
+        run = [sys.executable, os.path.join(synthetic.SCRIPTS, "copa-run"), "--build", build, "--no-charts",
+               "--machine", "box", "--apps", "mom-efie"]
+        p = subprocess.run(run, cwd=work, env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        (stamp,) = os.listdir(os.path.join(work, "copa-results", "box"))
+        first = os.path.join(work, "copa-results", "box", stamp)
+        self.assertTrue(os.path.exists(os.path.join(first, "mom-efie.small.openmp.json")))
+        # copa-compare's report goes beside the new results (the candidate's directory).
+        env["COPA_RESULTS"] = self.path("elsewhere")
+        p = subprocess.run(run, cwd=work, env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        (stamp,) = os.listdir(self.path("elsewhere", "box"))
+        second = self.path("elsewhere", "box", stamp)
+        p = subprocess.run([sys.executable, os.path.join(synthetic.SCRIPTS, "copa-compare"), first, second],
+                           cwd=work, env=env, capture_output=True, text=True, timeout=300)
+        self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(second, "compare.md")))
+        self.assertTrue(os.path.exists(os.path.join(second, "compare.html")))
+        after = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+        self.assertEqual(after, before, "copa-run or copa-compare wrote into the source checkout")
+
+    def test_time_limit_stops_a_run(self):
+        build = synthetic.fake_build(self.path("build"), ["mom-efie"])
+        os.environ["COPA_STUB_SLEEP"] = "5"
+        try:
+            code, text = self.tool("copa-run", "--build", build, "--out", self.path("out"), "--no-charts",
+                                   "--apps", "mom-efie", "--backends", "serial", "--time-limit", "1")
+        finally:
+            del os.environ["COPA_STUB_SLEEP"]
+        self.assertEqual(code, 1, text)
+        self.assertIn("time limit per app run: small 1 s", text)
+        self.assertIn("TIMEOUT (1 S, --TIME-LIMIT)", text)
+        code, text = self.tool("copa-run", "--build", build, "--time-limit", "-3")
+        self.assertEqual(code, 2, text)
+        self.assertIn("--time-limit: must not be negative", text)
 
     def test_failed_verification_makes_the_runner_fail(self):
         code, text, out = self.run_suite(["openmp"], "--quick-probe")

@@ -1,4 +1,4 @@
-// The options every copa app shares (DESIGN.md, "Conventions") on a CLI11 app, config files
+// The options every copa app shares (docs/CONVENTIONS.md, "Command line") on a CLI11 app, config files
 // through --config, and the exit-code rules: --help 0, any parse error 2 with the message.
 #pragma once
 #include <map>
@@ -31,7 +31,8 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& app, CommonOptions& options);
 
-// Parses; returns -1 to go on, or the exit code to return (0 after --help, 2 on bad input).
+// Parses; returns -1 to go on, or the exit code to return (0 after --help or --version, 2 on bad input).
+// Adds --version (the app name, "(copa)" and COPA_VERSION) unless the app defined it.
 int parse_command_line(CLI::App& app, int argc, char** argv);
 
 // The backends a run asks for, checked against the build ("all" = every built backend).
@@ -49,7 +50,7 @@ int apply_threads(int threads);
 int select_device(int requested);
 
 // The ceilings of a run: the backend's entry of --ceilings FILE when given, else the built-in
-// ceilings of a known GPU (the H200 of DESIGN.md), else none. Give the result to Report::set_ceilings.
+// ceilings of a known GPU (the H200 of docs/CONVENTIONS.md), else none. Give the result to Report::set_ceilings.
 std::optional<Ceilings> run_ceilings(const CommonOptions& options, Backend backend, int device);
 
 // Prints the backends built and the variants of each (--list).

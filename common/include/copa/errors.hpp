@@ -1,4 +1,4 @@
-// Errors and exit codes shared by every copa executable (DESIGN.md, "Exit codes"):
+// Errors and exit codes shared by every copa executable (docs/CONVENTIONS.md, "Exit codes"):
 // 0 ok, 1 verification failed, 2 bad input, 3 runtime failure.
 #pragma once
 #include <cstddef>

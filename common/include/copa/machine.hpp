@@ -10,7 +10,8 @@
 namespace copa {
 
 nlohmann::json build_info();
-// The machine; the GPU section when backend is a GPU backend (device = ordinal).
+// The machine: host, CPU model, cores, the CPU topology (copa/topology.hpp: sockets, NUMA nodes,
+// caches), and the GPU section when backend is a GPU backend (device = ordinal).
 nlohmann::json machine_info(Backend backend, int device);
 std::string gpu_name(int device);  // "" when no GPU backend or device
 std::string iso_date_now();

@@ -1,4 +1,4 @@
-// Memory pools with accounting (DESIGN.md, "memory pools"): the host pool is a std::pmr resource,
+// Memory pools with accounting (common/README.md): the host pool is a std::pmr resource,
 // the device pool (device_memory.hpp) the stream-ordered allocator. Both count current and peak
 // bytes and allocations; the report takes its memory section from them.
 #pragma once

@@ -1,4 +1,4 @@
-// One run's result: the copa-result/1 JSON document of DESIGN.md, the human table and the
+// One run's result: the copa-result/1 JSON document of docs/CONVENTIONS.md, the human table and the
 // verification verdict line.
 #pragma once
 #include <optional>

@@ -1,4 +1,4 @@
-// Roofline counters (DESIGN.md): every timed kernel declares its analytic FLOPs and the minimum
+// Roofline counters (docs/CONVENTIONS.md): every timed kernel declares its analytic FLOPs and the minimum
 // bytes it must move per call (each input read once, each output written once); with the measured
 // time and the machine's ceilings this gives GFLOP/s, GB/s, arithmetic intensity and the fraction
 // of the roofline: floor / time, where floor = max(flops / FLOP ceiling, bytes / bandwidth ceiling).
@@ -42,7 +42,7 @@ struct Ceilings {
 
 // Reads the backend's entry of a copa-ceilings/1 file; throws InputError if missing or malformed.
 Ceilings load_ceilings(const std::string& path, Backend backend);
-// DESIGN.md's measured H200 ceilings when device_name names an H200; nothing otherwise.
+// docs/CONVENTIONS.md's measured H200 ceilings when device_name names an H200; nothing otherwise.
 std::optional<Ceilings> builtin_ceilings(Backend backend, const std::string& device_name);
 nlohmann::json to_json(const Ceilings& c);
 
