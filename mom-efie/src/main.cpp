@@ -24,6 +24,7 @@
 #include "distributed/dist_run.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
+#include "run_report.hpp"
 #include "setup.hpp"
 #include "solution_report.hpp"
 #include "verify.hpp"
@@ -259,16 +260,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     progress.update(it + 1);
   }
 
-  copa::Report report("mom-efie", "1.0");
-  report.set_backend(backend);
-  report.set_variant(variant);
-  report.set_threads(threads);
-  report.set_device(device);
-  report.set_ceilings(copa::run_ceilings(o.common, backend, device));
-  report.set_command_line(copa::command_line(argc, argv));
-  nlohmann::json vb;
-  for (auto b : copa::built_backends()) vb[copa::to_string(b)] = variants(b);
-  report.set_variants_built(vb);
+  copa::Report report = start_report(o.common, backend, variant, threads, device, argc, argv);
   auto& pj = report.problem();
   pj["geometry"] = o.problem.mesh_file.empty() ? o.problem.geometry : ("mesh " + o.problem.mesh_file);
   pj["size"] = o.problem.size;

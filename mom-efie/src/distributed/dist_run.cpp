@@ -12,6 +12,7 @@
 #include "distributed/dist_engine.hpp"
 #include "distributed/owned_fill.hpp"
 #include "kernels.hpp"
+#include "run_report.hpp"
 #include "reference.hpp"
 #include "verify.hpp"
 
@@ -213,16 +214,7 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   }
   const double sample_err = sampled_owned_error(problem, layout, *engine, 32);
 
-  copa::Report report("mom-efie", "1.0");
-  report.set_backend(backend);
-  report.set_variant(variant);
-  report.set_threads(threads);
-  report.set_device(device);
-  report.set_ceilings(copa::run_ceilings(o.common, backend, device));
-  report.set_command_line(copa::command_line(argc, argv));
-  nlohmann::json vb;
-  for (auto b : copa::built_backends()) vb[copa::to_string(b)] = variants(b);
-  report.set_variants_built(vb);
+  copa::Report report = start_report(o.common, backend, variant, threads, device, argc, argv);
   report.set_mpi(ranks);
   report.set_transport(gpu ? o.transport : lu == "pliris" ? std::string("host") : std::string("host (ScaLAPACK/BLACS over MPI)"));
   const std::string grid_text = std::to_string(grid.p) + "x" + std::to_string(grid.q) + " nb=" + std::to_string(nb);
