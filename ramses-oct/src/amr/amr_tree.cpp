@@ -23,19 +23,6 @@ std::vector<std::int64_t> Tree::leaf_cells_per_level() const {
   return n;
 }
 
-std::uint64_t Tree::key_of(int l, int x, int y, int z) const {
-  std::uint64_t k = static_cast<std::uint64_t>(base->oct_at(x >> l, y >> l, z >> l));
-  for (int b = l - 1; b >= 0; --b) k = k * 8 + ((x >> b) & 1) + 2 * ((y >> b) & 1) + 4 * ((z >> b) & 1);
-  return k;
-}
-
-std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
-  const std::uint64_t k = key_of(l, x, y, z);
-  const auto first = key.begin() + level_begin[l], last = key.begin() + level_begin[l + 1];
-  const auto it = std::lower_bound(first, last, k);
-  return (it != last && *it == k) ? static_cast<std::int32_t>(it - key.begin()) : -1;
-}
-
 void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip) {
   const int n = t.cells_at(l, axis);
   flip = false;
@@ -83,8 +70,44 @@ Tree base_tree(const OctMesh& m, int max_level) {
   return t;
 }
 
+std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
+  const LevelIndex& ix = index[l];
+  const std::uint64_t p = pack(x, y, z);
+  for (std::uint64_t h = hash(p, ix.shift);; h = (h + 1) & ix.mask) {
+    const LevelIndex::Entry& e = ix.slots[h];
+    if (e.packed == p) return e.oct;
+    if (e.packed == empty_slot) return -1;
+  }
+}
+
+namespace {
+
+void build_index(Tree& t) {
+  t.index.resize(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) {
+    Tree::LevelIndex& ix = t.index[l];
+    std::uint64_t size = 16;
+    ix.shift = 60;
+    while (size < 2 * static_cast<std::uint64_t>(t.octs_at(l))) {
+      size *= 2;
+      --ix.shift;
+    }
+    ix.mask = size - 1;
+    ix.slots.assign(size, {Tree::empty_slot, -1});
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      const std::uint64_t p = Tree::pack(t.coord[0][o], t.coord[1][o], t.coord[2][o]);
+      std::uint64_t h = Tree::hash(p, ix.shift);
+      while (ix.slots[h].packed != Tree::empty_slot) h = (h + 1) & ix.mask;
+      ix.slots[h] = {p, static_cast<std::int32_t>(o)};
+    }
+  }
+}
+
+}  // namespace
+
 void link(Tree& t) {
   const std::int64_t n = t.noct();
+  build_index(t);
   t.father.assign(n, -1);
   t.son.assign(n * 8, -1);
   for (int f = 0; f < 6; ++f) t.nbor[f].assign(n, -1);
