@@ -15,6 +15,20 @@ double relative_jump(double a, double b) {
   return s > 0 ? 2 * std::fabs(a - b) / s : 0.0;
 }
 
+// The cell beyond face (a, side) of cell c of oct o on o's level, without a key search: inside the
+// oct, or through the oct's neighbour table; the cell itself across a reflecting or outflow domain
+// face (the mirror i -> -1 - i and the clamp of map_cell_axis both land on it); -1 where the region
+// beyond is coarser (the caller then locates the coarse cell).
+std::int64_t same_level_neighbour(const Tree& t, std::int64_t o, int c, int a, bool side) {
+  const int bit = 1 << a;
+  if (bool(c & bit) != side) return o * 8 + (c ^ bit);
+  const int l = t.level[o];
+  const bool at_domain_face = side ? t.coord[a][o] == t.cells_at(l, a) / 2 - 1 : t.coord[a][o] == 0;
+  if (at_domain_face && t.base->bc[a] != Boundary::periodic) return o * 8 + c;
+  const std::int32_t n = t.nbor[face_index(a, side)][o];
+  return n < 0 ? -1 : std::int64_t(n) * 8 + (c ^ bit);
+}
+
 bool criterion(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t o,
                int c) {
   const int l = t.level[o];
@@ -30,11 +44,14 @@ bool criterion(const Tree& t, const std::vector<double>& u, const RefineCriterio
   cons_to_prim(uc, gamma, q);
   for (int a = 0; a < 3; ++a)
     for (int side = -1; side <= 1; side += 2) {
-      std::array<int, 3> n = ic;
-      n[a] += side;
-      const Located nb = locate(t, l, n);
+      std::int64_t cell = same_level_neighbour(t, o, c, a, side > 0);
+      if (cell < 0) {
+        std::array<int, 3> n = ic;
+        n[a] += side;
+        cell = locate(t, l, n).cell;
+      }
       double un[nvar], qn[nvar];
-      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + nb.cell];
+      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + cell];
       cons_to_prim(un, gamma, qn);
       if (relative_jump(qn[0], q[0]) > rc.density || relative_jump(qn[4], q[4]) > rc.pressure) return true;
     }
