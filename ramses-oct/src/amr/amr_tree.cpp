@@ -53,6 +53,16 @@ Located locate(const Tree& t, int l, std::array<int, 3> ic) {
   throw copa::RuntimeError("amr: a cell of level " + std::to_string(l) + " has no level-0 oct (broken tree)");
 }
 
+std::int64_t same_level_neighbour(const Tree& t, std::int64_t o, int c, int a, bool side) {
+  const int bit = 1 << a;
+  if (bool(c & bit) != side) return o * 8 + (c ^ bit);
+  const int l = t.level[o];
+  const bool at_domain_face = side ? t.coord[a][o] == t.cells_at(l, a) / 2 - 1 : t.coord[a][o] == 0;
+  if (at_domain_face && t.base->bc[a] != Boundary::periodic) return o * 8 + c;
+  const std::int32_t n = t.nbor[face_index(a, side)][o];
+  return n < 0 ? -1 : std::int64_t(n) * 8 + (c ^ bit);
+}
+
 Tree base_tree(const OctMesh& m, int max_level) {
   if (max_level > max_levels)
     throw copa::InputError("--levels: " + std::to_string(max_level) + " is above the " + std::to_string(max_levels) +

@@ -85,6 +85,12 @@ struct Located {
 };
 Located locate(const Tree& t, int l, std::array<int, 3> ic);
 
+// The cell beyond face (a, side) of cell c of oct o on o's level, without a key search: inside the
+// oct, or through the oct's neighbour table; the cell itself across a reflecting or outflow domain
+// face (the mirror i -> -1 - i and the clamp of map_cell_axis both land on it). -1 where the region
+// beyond is coarser: there locate() finds the coarse cell. Otherwise the cell locate() finds.
+std::int64_t same_level_neighbour(const Tree& t, std::int64_t o, int c, int a, bool side);
+
 // A tree of level 0 only (the base mesh).
 Tree base_tree(const OctMesh& m, int max_level);
 // Rebuilds the coordinate index, father, son and neighbour links from the levels and coordinates.
