@@ -46,10 +46,24 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
       const std::int32_t ghost = static_cast<std::int32_t>(p.ghost_flip.size() / 7);
       p.slots.push_back(-1 - ghost);
       const std::array<int, 3> cc = {c[0], c[1], c[2]};  // the coarse cell of level l - 1
+      const Located centre = locate(t, l - 1, cc);
       for (int k = 0; k < 7; ++k) {
         std::array<int, 3> q = cc;
         if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
-        const Located src = locate(t, l - 1, q);
+        // The six neighbours of an existing coarse cell through the neighbour table where they
+        // exist on its level; only an axis that leaves the domain through a reflecting face flips.
+        Located src = centre;
+        if (k > 0) {
+          const int a = (k - 1) / 2;
+          const std::int64_t nb =
+              centre.level == l - 1 ? same_level_neighbour(t, centre.cell / 8, int(centre.cell % 8), a, (k - 1) % 2) : -1;
+          if (nb >= 0) {
+            src.cell = nb;
+            src.flip[a] = (q[a] < 0 || q[a] >= t.cells_at(l - 1, a)) && t.base->bc[a] == Boundary::reflecting;
+          } else {
+            src = locate(t, l - 1, q);
+          }
+        }
         p.ghost_src.push_back(src.cell);
         p.ghost_flip.push_back(static_cast<std::uint8_t>(src.flip[0] | (src.flip[1] << 1) | (src.flip[2] << 2)));
       }
