@@ -121,18 +121,26 @@ void link(Tree& t) {
   t.father.assign(n, -1);
   t.son.assign(n * 8, -1);
   for (int f = 0; f < 6; ++f) t.nbor[f].assign(n, -1);
-  for (int l = 0; l <= t.max_level; ++l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      if (l > 0) {
-        const int x = t.coord[0][o], y = t.coord[1][o], z = t.coord[2][o];
-        const std::int32_t fo = t.find_oct(l - 1, x >> 1, y >> 1, z >> 1);
-        if (fo < 0) throw copa::RuntimeError("amr: an oct of level " + std::to_string(l) + " has no father (broken tree)");
-        const int fc = (x & 1) + 2 * (y & 1) + 4 * (z & 1);
-        t.father[o] = fo * 8 + fc;
-        t.son[std::int64_t(fo) * 8 + fc] = static_cast<std::int32_t>(o);
-      }
+  for (int l = 0; l <= t.max_level; ++l) {
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1] && l > 0; ++o) {
+      const int x = t.coord[0][o], y = t.coord[1][o], z = t.coord[2][o];
+      const std::int32_t fo = t.find_oct(l - 1, x >> 1, y >> 1, z >> 1);
+      if (fo < 0) throw copa::RuntimeError("amr: an oct of level " + std::to_string(l) + " has no father (broken tree)");
+      const int fc = (x & 1) + 2 * (y & 1) + 4 * (z & 1);
+      t.father[o] = fo * 8 + fc;
+      t.son[std::int64_t(fo) * 8 + fc] = static_cast<std::int32_t>(o);
+    }
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
       for (int a = 0; a < 3; ++a)
         for (int side = 0; side < 2; ++side) {
+          if (l > 0) {
+            // Oct coordinates of level l are cell coordinates of level l-1 and both map the same
+            // way at the domain faces, so the neighbour oct is the son of the father cell's
+            // neighbour (none where that cell is missing or a leaf).
+            const std::int64_t g = same_level_neighbour(t, t.father[o] / 8, t.father[o] % 8, a, side);
+            t.nbor[face_index(a, side)][o] = g < 0 ? -1 : t.son[g];
+            continue;
+          }
           // The neighbour oct: the oct holding the cell beyond this oct's face, after the mapping.
           std::array<int, 3> ic = {2 * t.coord[0][o], 2 * t.coord[1][o], 2 * t.coord[2][o]};
           ic[a] += side ? 2 : -1;
@@ -140,7 +148,7 @@ void link(Tree& t) {
           map_cell_axis(t, l, a, ic[a], flip);
           t.nbor[face_index(a, side)][o] = t.find_oct(l, ic[0] >> 1, ic[1] >> 1, ic[2] >> 1);
         }
-    }
+  }
 }
 
 std::string check_father_son(const Tree& t) {
