@@ -40,8 +40,9 @@ struct AmrResult {
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac);
 
-// Host bytes per oct of an AMR run: two states, the fine-face flux buffer, the tables, and the
-// regrid's new state and flags.
-inline constexpr double amr_bytes_per_oct = 3 * 8 * 5 * 8.0 + fine_flux_per_oct * 8.0 + (8 + 1 + 12 + 4 + 24 + 32) + 8 * 2;
+// Host bytes per oct of an AMR run: two states, the fine-face flux buffer, the tables, the
+// coordinate index (16 B slots, fewer than 4 per oct), and the regrid's new state and flags.
+inline constexpr double amr_bytes_per_oct =
+    3 * 8 * 5 * 8.0 + fine_flux_per_oct * 8.0 + (8 + 1 + 12 + 4 + 24 + 32) + 4 * 16 + 8 * 2;
 
 }  // namespace ro::amr

@@ -9,6 +9,11 @@ namespace ro::amr {
 StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
   StepPlan p;
   p.leaf_octs = lists.leaf_octs;
+  const std::size_t nleaf = lists.leaf_octs.size();
+  p.slots.reserve(27 * nleaf);
+  p.edges.reserve(6 * nleaf);
+  p.skip.reserve(nleaf);
+  p.keep.reserve(nleaf);
   for (std::int32_t o : lists.leaf_octs) {
     const int l = t.level[o];
     const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
@@ -28,7 +33,12 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
         c[a] = oc[a] + off[a];
         if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
       }
-      slot[s] = t.find_oct(l, c[0], c[1], c[2]);
+      // Through the neighbour tables one axis at a time (the axes map independently, so the path
+      // ends at the slot); a key search only where the path crosses a coarser region.
+      std::int32_t via = o;
+      for (int a = 0; a < 3 && via >= 0; ++a)
+        if (off[a] != 0) via = t.nbor[face_index(a, off[a] > 0)][via];
+      slot[s] = via >= 0 ? via : t.find_oct(l, c[0], c[1], c[2]);
       if (slot[s] >= 0) {
         p.slots.push_back(slot[s]);
         continue;
@@ -36,10 +46,24 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
       const std::int32_t ghost = static_cast<std::int32_t>(p.ghost_flip.size() / 7);
       p.slots.push_back(-1 - ghost);
       const std::array<int, 3> cc = {c[0], c[1], c[2]};  // the coarse cell of level l - 1
+      const Located centre = locate(t, l - 1, cc);
       for (int k = 0; k < 7; ++k) {
         std::array<int, 3> q = cc;
         if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
-        const Located src = locate(t, l - 1, q);
+        // The six neighbours of an existing coarse cell through the neighbour table where they
+        // exist on its level; only an axis that leaves the domain through a reflecting face flips.
+        Located src = centre;
+        if (k > 0) {
+          const int a = (k - 1) / 2;
+          const std::int64_t nb =
+              centre.level == l - 1 ? same_level_neighbour(t, centre.cell / 8, int(centre.cell % 8), a, (k - 1) % 2) : -1;
+          if (nb >= 0) {
+            src.cell = nb;
+            src.flip[a] = (q[a] < 0 || q[a] >= t.cells_at(l - 1, a)) && t.base->bc[a] == Boundary::reflecting;
+          } else {
+            src = locate(t, l - 1, q);
+          }
+        }
         p.ghost_src.push_back(src.cell);
         p.ghost_flip.push_back(static_cast<std::uint8_t>(src.flip[0] | (src.flip[1] << 1) | (src.flip[2] << 2)));
       }
@@ -48,12 +72,9 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
     std::uint64_t skip = 0;
     for (int cell = 0; cell < 8 && reflux; ++cell) {
       if (t.son[std::int64_t(o) * 8 + cell] >= 0) continue;
-      const auto ic = t.cell_coords(o, cell);
       for (int f = 0; f < 6; ++f) {
-        std::array<int, 3> n = ic;
-        n[f / 2] += (f % 2) ? 1 : -1;
-        const Located nb = locate(t, l, n);
-        if (nb.level == l && t.son[nb.cell] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
+        const std::int64_t nb = same_level_neighbour(t, o, cell, f / 2, f % 2);
+        if (nb >= 0 && t.son[nb] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
       }
     }
     p.skip.push_back(skip);

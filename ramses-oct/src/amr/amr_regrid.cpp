@@ -30,27 +30,66 @@ bool criterion(const Tree& t, const std::vector<double>& u, const RefineCriterio
   cons_to_prim(uc, gamma, q);
   for (int a = 0; a < 3; ++a)
     for (int side = -1; side <= 1; side += 2) {
-      std::array<int, 3> n = ic;
-      n[a] += side;
-      const Located nb = locate(t, l, n);
+      std::int64_t cell = same_level_neighbour(t, o, c, a, side > 0);
+      if (cell < 0) {
+        std::array<int, 3> n = ic;
+        n[a] += side;
+        cell = locate(t, l, n).cell;
+      }
       double un[nvar], qn[nvar];
-      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + nb.cell];
+      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + cell];
       cons_to_prim(un, gamma, qn);
       if (relative_jump(qn[0], q[0]) > rc.density || relative_jump(qn[4], q[4]) > rc.pressure) return true;
     }
   return false;
 }
 
-// The level-l cell that holds the neighbour (dx, dy, dz) of the cell ic of level l+1, after the
-// boundary mapping.
-Located coarse_of_neighbour(const Tree& t, int l, std::array<int, 3> ic) {
-  for (int a = 0; a < 3; ++a) {
-    bool flip;
-    map_cell_axis(t, l + 1, a, ic[a], flip);
-    ic[a] >>= 1;
+// The 26-neighbourhood of the cells of oct o (level l) without key searches per cell: per axis the
+// cell coordinates 2x-1 .. 2x+2 after the boundary mapping (map_cell_axis, as locate() maps
+// them), and the octs of the 27 oct slots they fall in, looked up once per oct. A neighbour
+// (dx, dy, dz) of cell c sits at position p = 1 + c_a + d_a (0..3) per axis, in slot (p + 1) / 2.
+class Around {
+ public:
+  Around(const Tree& t, std::int64_t o) {
+    const int l = t.level[o];
+    for (int a = 0; a < 3; ++a)
+      for (int p = 0; p < 4; ++p) {
+        m_[a][p] = 2 * t.coord[a][o] - 1 + p;
+        bool flip;
+        map_cell_axis(t, l, a, m_[a][p], flip);
+      }
+    for (int q = 0; q < 27; ++q) oct_[q] = coarse_[q] = unknown;
   }
-  return locate(t, l, ic);
-}
+  // body(m, q): the mapped cell coordinates m of each of the 26 neighbours of cell c, and its slot q.
+  template <class F>
+  void for_each_neighbour(int c, F&& body) const {
+    const int ca[3] = {c & 1, (c >> 1) & 1, c >> 2};
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if (dx == 0 && dy == 0 && dz == 0) continue;
+          const int p[3] = {1 + ca[0] + dx, 1 + ca[1] + dy, 1 + ca[2] + dz};
+          const int m[3] = {m_[0][p[0]], m_[1][p[1]], m_[2][p[2]]};
+          body(m, (p[0] + 1) / 2 + 3 * ((p[1] + 1) / 2) + 9 * ((p[2] + 1) / 2));
+        }
+  }
+  // The level-l cell at m, -1 where that region is coarser (locate() would find a coarser level).
+  std::int64_t cell(const Tree& t, int l, const int m[3], int q) {
+    if (oct_[q] == unknown) oct_[q] = t.find_oct(l, m[0] >> 1, m[1] >> 1, m[2] >> 1);
+    return oct_[q] < 0 ? -1 : std::int64_t(oct_[q]) * 8 + (m[0] & 1) + 2 * (m[1] & 1) + 4 * (m[2] & 1);
+  }
+  // The level-(l-1) cell holding the level-l cell at m, -1 where it does not exist.
+  std::int64_t coarse_cell(const Tree& t, int l, const int m[3], int q) {
+    if (coarse_[q] == unknown) coarse_[q] = t.find_oct(l - 1, m[0] >> 2, m[1] >> 2, m[2] >> 2);
+    return coarse_[q] < 0 ? -1
+                          : std::int64_t(coarse_[q]) * 8 + ((m[0] >> 1) & 1) + 2 * ((m[1] >> 1) & 1) + 4 * ((m[2] >> 1) & 1);
+  }
+
+ private:
+  static constexpr std::int32_t unknown = -2;
+  int m_[3][4];
+  std::int32_t oct_[27], coarse_[27];
+};
 
 }  // namespace
 
@@ -75,15 +114,15 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<double>& u, 
   // One-cell buffer on every level (26 neighbours that exist on the same level).
   for (int l = 0; l < t.max_level; ++l) {
     std::vector<std::int64_t> add;
-    for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g) {
-      if (!flag[g]) continue;
-      const auto ic = t.cell_coords(g / 8, int(g % 8));
-      for (int dz = -1; dz <= 1; ++dz)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) {
-            const Located nb = locate(t, l, {ic[0] + dx, ic[1] + dy, ic[2] + dz});
-            if (nb.level == l && !flag[nb.cell]) add.push_back(nb.cell);
-          }
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      Around ar(t, o);
+      for (int c = 0; c < 8; ++c) {
+        if (!flag[o * 8 + c]) continue;
+        ar.for_each_neighbour(c, [&](const int m[3], int q) {
+          const std::int64_t nb = ar.cell(t, l, m, q);
+          if (nb >= 0 && !flag[nb]) add.push_back(nb);
+        });
+      }
     }
     for (std::int64_t g : add) flag[g] = 1;
   }
@@ -91,16 +130,16 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<double>& u, 
   // level l, i.e. the level l-1 cells that hold them are refined. Finest level first, so a flag
   // set on level l-1 is carried on to l-2. Those cells exist: the tree was balanced before.
   for (int l = t.max_level - 1; l >= 1; --l)
-    for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g) {
-      if (!flag[g]) continue;
-      const auto ic = t.cell_coords(g / 8, int(g % 8));
-      for (int dz = -1; dz <= 1; ++dz)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) {
-            const Located c = coarse_of_neighbour(t, l - 1, {ic[0] + dx, ic[1] + dy, ic[2] + dz});
-            if (c.level != l - 1) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
-            flag[c.cell] = 1;
-          }
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      Around ar(t, o);
+      for (int c = 0; c < 8; ++c) {
+        if (!flag[o * 8 + c]) continue;
+        ar.for_each_neighbour(c, [&](const int m[3], int q) {
+          const std::int64_t cc = ar.coarse_cell(t, l, m, q);
+          if (cc < 0) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
+          flag[cc] = 1;
+        });
+      }
     }
   return flag;
 }

@@ -82,12 +82,9 @@ StepLists build_step_lists(const Tree& t) {
       const std::size_t first = s.faces.size();
       for (int c = 0; c < 8; ++c) {
         if (t.son[o * 8 + c] >= 0) continue;
-        const auto ic = t.cell_coords(o, c);
         for (int f = 0; f < 6; ++f) {
-          std::array<int, 3> n = ic;
-          n[f / 2] += (f % 2) ? 1 : -1;
-          const Located nb = locate(t, l, n);
-          if (nb.level == l && t.son[nb.cell] >= 0) s.faces.push_back({o * 8 + c, f, t.son[nb.cell]});
+          const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
+          if (nb >= 0 && t.son[nb] >= 0) s.faces.push_back({o * 8 + c, f, t.son[nb]});
         }
       }
       if (s.faces.size() > first) {

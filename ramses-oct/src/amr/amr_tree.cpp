@@ -23,19 +23,6 @@ std::vector<std::int64_t> Tree::leaf_cells_per_level() const {
   return n;
 }
 
-std::uint64_t Tree::key_of(int l, int x, int y, int z) const {
-  std::uint64_t k = static_cast<std::uint64_t>(base->oct_at(x >> l, y >> l, z >> l));
-  for (int b = l - 1; b >= 0; --b) k = k * 8 + ((x >> b) & 1) + 2 * ((y >> b) & 1) + 4 * ((z >> b) & 1);
-  return k;
-}
-
-std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
-  const std::uint64_t k = key_of(l, x, y, z);
-  const auto first = key.begin() + level_begin[l], last = key.begin() + level_begin[l + 1];
-  const auto it = std::lower_bound(first, last, k);
-  return (it != last && *it == k) ? static_cast<std::int32_t>(it - key.begin()) : -1;
-}
-
 void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip) {
   const int n = t.cells_at(l, axis);
   flip = false;
@@ -66,6 +53,16 @@ Located locate(const Tree& t, int l, std::array<int, 3> ic) {
   throw copa::RuntimeError("amr: a cell of level " + std::to_string(l) + " has no level-0 oct (broken tree)");
 }
 
+std::int64_t same_level_neighbour(const Tree& t, std::int64_t o, int c, int a, bool side) {
+  const int bit = 1 << a;
+  if (bool(c & bit) != side) return o * 8 + (c ^ bit);
+  const int l = t.level[o];
+  const bool at_domain_face = side ? t.coord[a][o] == t.cells_at(l, a) / 2 - 1 : t.coord[a][o] == 0;
+  if (at_domain_face && t.base->bc[a] != Boundary::periodic) return o * 8 + c;
+  const std::int32_t n = t.nbor[face_index(a, side)][o];
+  return n < 0 ? -1 : std::int64_t(n) * 8 + (c ^ bit);
+}
+
 Tree base_tree(const OctMesh& m, int max_level) {
   if (max_level > max_levels)
     throw copa::InputError("--levels: " + std::to_string(max_level) + " is above the " + std::to_string(max_levels) +
@@ -83,23 +80,67 @@ Tree base_tree(const OctMesh& m, int max_level) {
   return t;
 }
 
+std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
+  const LevelIndex& ix = index[l];
+  const std::uint64_t p = pack(x, y, z);
+  for (std::uint64_t h = hash(p, ix.shift);; h = (h + 1) & ix.mask) {
+    const LevelIndex::Entry& e = ix.slots[h];
+    if (e.packed == p) return e.oct;
+    if (e.packed == empty_slot) return -1;
+  }
+}
+
+namespace {
+
+void build_index(Tree& t) {
+  t.index.resize(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) {
+    Tree::LevelIndex& ix = t.index[l];
+    std::uint64_t size = 16;
+    ix.shift = 60;
+    while (size < 2 * static_cast<std::uint64_t>(t.octs_at(l))) {
+      size *= 2;
+      --ix.shift;
+    }
+    ix.mask = size - 1;
+    ix.slots.assign(size, {Tree::empty_slot, -1});
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      const std::uint64_t p = Tree::pack(t.coord[0][o], t.coord[1][o], t.coord[2][o]);
+      std::uint64_t h = Tree::hash(p, ix.shift);
+      while (ix.slots[h].packed != Tree::empty_slot) h = (h + 1) & ix.mask;
+      ix.slots[h] = {p, static_cast<std::int32_t>(o)};
+    }
+  }
+}
+
+}  // namespace
+
 void link(Tree& t) {
   const std::int64_t n = t.noct();
+  build_index(t);
   t.father.assign(n, -1);
   t.son.assign(n * 8, -1);
   for (int f = 0; f < 6; ++f) t.nbor[f].assign(n, -1);
-  for (int l = 0; l <= t.max_level; ++l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      if (l > 0) {
-        const int x = t.coord[0][o], y = t.coord[1][o], z = t.coord[2][o];
-        const std::int32_t fo = t.find_oct(l - 1, x >> 1, y >> 1, z >> 1);
-        if (fo < 0) throw copa::RuntimeError("amr: an oct of level " + std::to_string(l) + " has no father (broken tree)");
-        const int fc = (x & 1) + 2 * (y & 1) + 4 * (z & 1);
-        t.father[o] = fo * 8 + fc;
-        t.son[std::int64_t(fo) * 8 + fc] = static_cast<std::int32_t>(o);
-      }
+  for (int l = 0; l <= t.max_level; ++l) {
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1] && l > 0; ++o) {
+      const int x = t.coord[0][o], y = t.coord[1][o], z = t.coord[2][o];
+      const std::int32_t fo = t.find_oct(l - 1, x >> 1, y >> 1, z >> 1);
+      if (fo < 0) throw copa::RuntimeError("amr: an oct of level " + std::to_string(l) + " has no father (broken tree)");
+      const int fc = (x & 1) + 2 * (y & 1) + 4 * (z & 1);
+      t.father[o] = fo * 8 + fc;
+      t.son[std::int64_t(fo) * 8 + fc] = static_cast<std::int32_t>(o);
+    }
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
       for (int a = 0; a < 3; ++a)
         for (int side = 0; side < 2; ++side) {
+          if (l > 0) {
+            // Oct coordinates of level l are cell coordinates of level l-1 and both map the same
+            // way at the domain faces, so the neighbour oct is the son of the father cell's
+            // neighbour (none where that cell is missing or a leaf).
+            const std::int64_t g = same_level_neighbour(t, t.father[o] / 8, t.father[o] % 8, a, side);
+            t.nbor[face_index(a, side)][o] = g < 0 ? -1 : t.son[g];
+            continue;
+          }
           // The neighbour oct: the oct holding the cell beyond this oct's face, after the mapping.
           std::array<int, 3> ic = {2 * t.coord[0][o], 2 * t.coord[1][o], 2 * t.coord[2][o]};
           ic[a] += side ? 2 : -1;
@@ -107,7 +148,7 @@ void link(Tree& t) {
           map_cell_axis(t, l, a, ic[a], flip);
           t.nbor[face_index(a, side)][o] = t.find_oct(l, ic[0] >> 1, ic[1] >> 1, ic[2] >> 1);
         }
-    }
+  }
 }
 
 std::string check_father_son(const Tree& t) {

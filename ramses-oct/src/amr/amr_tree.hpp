@@ -33,6 +33,21 @@ struct Tree {
                                        // reflecting/outflow face), -1 where the region is coarser
   // Per cell (oct * 8 + cell): the son oct, -1 for a leaf.
   std::vector<std::int32_t> son;
+  // Per level, the octs by coordinates (built by link()): an open-addressing hash table of the
+  // packed coordinates, so that find_oct costs one or two probes instead of a Morton encoding and a
+  // binary search over the level's keys (the regrid, the step plan and the gather call it ~50
+  // times per cell).
+  struct LevelIndex {
+    struct Entry {
+      std::uint64_t packed;  // x | y << 21 | z << 42; empty_slot where no oct is stored
+      std::int32_t oct;
+    };
+    std::vector<Entry> slots;  // power-of-two size, at most half full
+    std::uint64_t mask = 0;
+    int shift = 64;  // 64 - log2(slots.size())
+  };
+  static constexpr std::uint64_t empty_slot = ~std::uint64_t(0);
+  std::vector<LevelIndex> index;
 
   std::int64_t noct() const { return static_cast<std::int64_t>(key.size()); }
   std::int64_t octs_at(int l) const { return level_begin[l + 1] - level_begin[l]; }
@@ -42,10 +57,14 @@ struct Tree {
   std::vector<std::int64_t> octs_per_level() const;
   std::vector<std::int64_t> leaf_cells_per_level() const;
 
-  // Key of the oct at integer oct coordinates (inside the domain) of level l.
-  std::uint64_t key_of(int l, int x, int y, int z) const;
-  // The oct of level l at those coordinates (binary search on the level's keys), -1 if absent.
+  // The oct of level l at integer oct coordinates (inside the domain) of that level, -1 if absent.
   std::int32_t find_oct(int l, int x, int y, int z) const;
+  // Oct coordinates are below 2^21 on every level (8192 base octs per axis, 8 levels).
+  static std::uint64_t pack(int x, int y, int z) {
+    return std::uint64_t(std::uint32_t(x)) | std::uint64_t(std::uint32_t(y)) << 21 | std::uint64_t(std::uint32_t(z)) << 42;
+  }
+  // Fibonacci hashing (Knuth, TAOCP 6.4): the top bits of the product depend on all the coordinates.
+  static std::uint64_t hash(std::uint64_t p, int shift) { return (p * 0x9E3779B97F4A7C15ull) >> shift; }
   // Integer cell coordinates of cell c (0..7, x fastest) of oct o at its level.
   std::array<int, 3> cell_coords(std::int64_t o, int c) const {
     return {2 * coord[0][o] + (c & 1), 2 * coord[1][o] + ((c >> 1) & 1), 2 * coord[2][o] + ((c >> 2) & 1)};
@@ -66,9 +85,15 @@ struct Located {
 };
 Located locate(const Tree& t, int l, std::array<int, 3> ic);
 
+// The cell beyond face (a, side) of cell c of oct o on o's level, without a key search: inside the
+// oct, or through the oct's neighbour table; the cell itself across a reflecting or outflow domain
+// face (the mirror i -> -1 - i and the clamp of map_cell_axis both land on it). -1 where the region
+// beyond is coarser: there locate() finds the coarse cell. Otherwise the cell locate() finds.
+std::int64_t same_level_neighbour(const Tree& t, std::int64_t o, int c, int a, bool side);
+
 // A tree of level 0 only (the base mesh).
 Tree base_tree(const OctMesh& m, int max_level);
-// Rebuilds father, son and neighbour links from the keys, levels and coordinates.
+// Rebuilds the coordinate index, father, son and neighbour links from the levels and coordinates.
 void link(Tree& t);
 
 // Structural checks for the tests; each returns an empty string when it holds, else what failed.
