@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "compensated_sum.hpp"
 #include "copa/errors.hpp"
 #include "hydro_math.hpp"
 
@@ -170,21 +171,6 @@ double sound_relative_l1(const OctMesh& m, const std::vector<double>& u, const S
     }
   return sum / double(m.ncell()) / w.amplitude;
 }
-
-// Neumaier-compensated sums: a naive running sum of 2M small ambient energies into a total of
-// order 1 rounds the same way at every addition and drifts by ~1e-11 relative at 128^3, larger
-// than the scheme's own round-off that the 1e-12 conservation check is meant to see.
-namespace {
-struct CompensatedSum {
-  double sum = 0, carry = 0;
-  void add(double x) {
-    const double t = sum + x;
-    carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  double value() const { return sum + carry; }
-};
-}  // namespace
 
 Totals totals(const OctMesh& m, const std::vector<double>& u) {
   const std::int64_t n = m.ncell();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "amr_interp.hpp"
+#include "compensated_sum.hpp"
 #include "copa/errors.hpp"
 #include "tile_host.hpp"
 
@@ -17,17 +18,6 @@ class SerialLoops final : public Loops {
   void run(std::int64_t n, const std::function<void(std::int64_t, int)>& body) const override {
     for (std::int64_t i = 0; i < n; ++i) body(i, 0);
   }
-};
-
-// Neumaier's compensated sum (order fixed by the caller).
-struct CompensatedSum {
-  double sum = 0, carry = 0;
-  void add(double x) {
-    const double t = sum + x;
-    carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  double value() const { return sum + carry; }
 };
 
 // The value of a cell of level l (coordinates before the boundary mapping): the finest existing
