@@ -324,6 +324,8 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
                     << 1e3 * d["panel_broadcast_seconds_total"].get<double>() << " ms in all";
         std::cout << "\n";
       }
+    } else {
+      std::cout << copa::verdict_line(v) << "\n";  // --quiet: the verdict line only, as on one rank
     }
     if (!o.common.json.empty()) report.write_json(copa::json_path_for(o.common.json, backend, several));
   }
