@@ -487,6 +487,34 @@ __global__ void displacement_kernel(const double* x, const double* y, const doub
   atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(d2)));
 }
 
+// Distributed simulation: positions of the particles of load index < owned, kept in load order
+// (element id[s]) so that the bucket reordering between calls does not matter.
+__global__ void remember_positions_kernel(const double* x, const double* y, const double* z, const int* id, int n,
+                                          int owned, double* xr, double* yr, double* zr) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n || id[s] >= owned) return;
+  xr[id[s]] = x[s];
+  yr[id[s]] = y[s];
+  zr[id[s]] = z[s];
+}
+
+// Largest squared displacement of those particles since remember_positions (as displacement_kernel).
+__global__ void owned_displacement_kernel(const double* x, const double* y, const double* z, const int* id, int n,
+                                          int owned, const double* xr, const double* yr, const double* zr,
+                                          unsigned long long* worst) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n || id[s] >= owned) return;
+  const int i = id[s];
+  const double dx = x[s] - xr[i], dy = y[s] - yr[i], dz = z[s] - zr[i];
+  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(dx * dx + dy * dy + dz * dz)));
+}
+
+__global__ void count_active_kernel(const std::uint8_t* active, const int* id, int n, int owned,
+                                    unsigned long long* count) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < n && id[s] < owned && active[s]) atomicAdd(count, 1ull);
+}
+
 // ---------------------------------------------------------------- pointwise and vector kernels
 __global__ void predictor_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
                                  const double* ay, const double* az, const std::uint8_t* type, int n, double dt, double nu,
@@ -755,7 +783,44 @@ class GpuKernels final : public MpsKernels {
     return sum;
   }
 
+  void remember_positions(std::size_t owned) override {
+    for (auto* a : {&x_ref_, &y_ref_, &z_ref_})
+      if (a->size() != owned) *a = DeviceArray<double>(owned);
+    if (n_ == 0 || owned == 0) return;
+    remember_positions_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), id_.data(),
+                                                                      n_, static_cast<int>(owned), x_ref_.data(),
+                                                                      y_ref_.data(), z_ref_.data());
+    COPA_GPU_CHECK_LAUNCH("remember_positions_kernel");
+  }
+  // One device max reduction and one scalar back (no copy of the positions).
+  double max_displacement(std::size_t owned) override {
+    if (x_ref_.size() != owned)
+      throw copa::RuntimeError("max_displacement: positions of " + std::to_string(owned) + " particles were not remembered");
+    if (n_ == 0 || owned == 0) return 0.0;
+    copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+    owned_displacement_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), id_.data(),
+                                                                      n_, static_cast<int>(owned), x_ref_.data(),
+                                                                      y_ref_.data(), z_ref_.data(), scalars_.data());
+    COPA_GPU_CHECK_LAUNCH("owned_displacement_kernel");
+    unsigned long long bits = 0;
+    copa::gpu::copy_to_host(&bits, scalars_.data(), sizeof(bits));
+    double worst;
+    std::memcpy(&worst, &bits, sizeof(worst));
+    return std::sqrt(worst);
+  }
+  std::size_t count_active(std::size_t owned) override {
+    if (n_ == 0 || owned == 0) return 0;
+    copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+    count_active_kernel<<<blocks_for(n_, kThreads), kThreads>>>(active_.data(), id_.data(), n_, static_cast<int>(owned),
+                                                                scalars_.data());
+    COPA_GPU_CHECK_LAUNCH("count_active_kernel");
+    unsigned long long c = 0;
+    copa::gpu::copy_to_host(&c, scalars_.data(), sizeof(c));
+    return static_cast<std::size_t>(c);
+  }
+
   void prepare_neighbours(bool force) override {
+    if (n_ == 0) return;  // a rank with no local particle: no empty-grid launch
     if (opt_.strategy != Strategy::verlet) {
       rebucket();
       return;
@@ -1166,6 +1231,7 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<float4> q_;
   DeviceArray<double> halo_;  // ghost fill of a distributed run (fill_ghosts)
   DeviceArray<double> halo_field_;  // ghost refresh of one field (distributed simulation)
+  DeviceArray<double> x_ref_, y_ref_, z_ref_;  // remember_positions (load order)
   DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   DeviceArray<int> iota_, cell_sorted_;  // --rebucket cub
