@@ -1,7 +1,9 @@
 // What the distributed simulation asks of every backend between rebuilds (README, "Distributed
 // runs"): the displacement since remember_positions and the active count over the owned particles
-// (load index < owned), whatever the bucket reordering did to the storage. Run under the label gpu
-// too, where it covers the device reductions.
+// (load index < owned), whatever the bucket reordering did to the storage; and a rank that holds
+// no particle at all must run every operation of the step (GPU: no launch of an empty grid). Run
+// under the label gpu too, where it covers the device reductions and the empty-rank guards.
+#include <algorithm>
 #include <cmath>
 
 #include "copa/backend.hpp"
@@ -49,4 +51,43 @@ TEST(RankState, displacement_and_active_count_select_by_load_index) {
     EXPECT_TRUE(k->count_active(owned) == want_owned);
     EXPECT_TRUE(want_owned > 0 && want_owned < want_all);
   }
+}
+
+TEST(RankState, kernels_with_no_particle_run_every_operation) {
+  auto pr = mps::dambreak_problem(2, 0.1, 0.02, 0);
+  pr.particles = mps::Particles();
+  pr.particles.dim = 2;
+  const double g[3] = {0.0, -9.81, 0.0};
+  for (auto be : copa::built_backends())
+    for (const char* variant : {"sorted-particle", "verlet", "fine-rows"}) {
+      mps::KernelOptions ko;
+      ko.strategy = mps::parse_strategy(variant);
+      auto k = mps::make_kernels(be, ko);
+      k->load(pr, std::max(pr.re, pr.re_lap));
+      k->prepare_neighbours(true);
+      k->velocity_laplacian(pr.re_lap, 1.0);
+      k->predictor(1e-3, 1e-6, g);
+      k->prepare_neighbours(false);
+      k->collision(0.5 * pr.l0, 0.2);
+      k->correct(1.0, 1e-3);
+      k->number_density(pr.re);
+      EXPECT_TRUE(k->ppe_setup(1.0, 1.0, 1.0) == 0);
+      const auto cg = k->ppe_cg(pr.re_lap, 1.0, 1.0, 1e-8, 10);
+      EXPECT_TRUE(cg.iterations == 0);
+      k->clamp_negative_pressure();
+      k->pressure_gradient(pr.re, 1.0);
+      k->axpy(1.0, mps::Field::p, mps::Field::res);
+      k->xpay(mps::Field::p, 1.0, mps::Field::res);
+      k->copy(mps::Field::p, mps::Field::res);
+      EXPECT_TRUE(k->dot(mps::Field::p, mps::Field::p) == 0.0);
+      EXPECT_TRUE(k->dot_owned(mps::Field::p, mps::Field::p, 0) == 0.0);
+      k->remember_positions(0);
+      EXPECT_TRUE(k->max_displacement(0) == 0.0);
+      EXPECT_TRUE(k->count_active(0) == 0);
+      k->check_state();
+      EXPECT_TRUE(k->get(mps::Field::x).empty());
+      mps::Particles out;
+      k->store(out);
+      EXPECT_TRUE(out.size() == 0);
+    }
 }
