@@ -257,6 +257,43 @@ double HostKernels::dot_owned(Field fa, Field fb, std::size_t owned) {
   return s;
 }
 
+void HostKernels::remember_positions(std::size_t owned) {
+  x_ref_.assign(owned, 0.0);
+  y_ref_.assign(owned, 0.0);
+  z_ref_.assign(owned, 0.0);
+  const long long limit = static_cast<long long>(owned);
+  const double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
+  for (int i = 0; i < n_; ++i)
+    if (id_[i] < limit) {
+      x_ref_[id_[i]] = x[i];
+      y_ref_[id_[i]] = y[i];
+      z_ref_[id_[i]] = z[i];
+    }
+}
+
+// A maximum is exact in any order, so the OpenMP reduction gives the same bits in every run.
+double HostKernels::max_displacement(std::size_t owned) {
+  if (x_ref_.size() != owned) throw copa::RuntimeError("max_displacement: positions of " + std::to_string(owned) +
+                                                       " particles were not remembered");
+  const long long limit = static_cast<long long>(owned);
+  const double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
+  double worst = 0;
+#pragma omp parallel for if (parallel_) schedule(static) reduction(max : worst)
+  for (int i = 0; i < n_; ++i) {
+    if (id_[i] >= limit) continue;
+    const double dx = x[i] - x_ref_[id_[i]], dy = y[i] - y_ref_[id_[i]], dz = z[i] - z_ref_[id_[i]];
+    worst = std::max(worst, dx * dx + dy * dy + dz * dz);
+  }
+  return std::sqrt(worst);
+}
+
+std::size_t HostKernels::count_active(std::size_t owned) {
+  const long long limit = static_cast<long long>(owned);
+  std::size_t count = 0;
+  for (int i = 0; i < n_; ++i) count += id_[i] < limit && active_[i];
+  return count;
+}
+
 void HostKernels::axpy(double alpha, Field fx, Field fy) {
   const double* x = fd(fx);
   double* y = fd(fy);

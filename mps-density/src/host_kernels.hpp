@@ -47,6 +47,9 @@ class HostKernels final : public MpsKernels {
   std::size_t ppe_setup(double n_surface, double n0, double src) override;
   double dot(Field a, Field b) override;
   double dot_owned(Field a, Field b, std::size_t owned) override;
+  void remember_positions(std::size_t owned) override;
+  double max_displacement(std::size_t owned) override;
+  std::size_t count_active(std::size_t owned) override;
   void axpy(double alpha, Field x, Field y) override;
   void xpay(Field x, double beta, Field y) override;
   void copy(Field from, Field to) override { f_[idx(to)] = f_[idx(from)]; }
@@ -95,6 +98,7 @@ class HostKernels final : public MpsKernels {
   std::vector<int> id_, start_, order_, cell_;
   std::vector<int> list_, list_count_;
   std::vector<double> xb_, yb_, zb_;
+  std::vector<double> x_ref_, y_ref_, z_ref_;  // remember_positions, load order
   int capacity_ = 0, rebuilds_ = 0;
   bool lists_valid_ = false;
 };

@@ -131,6 +131,15 @@ class MpsKernels {
   // memory (the caller then builds the exchange with copa::halo::Memory::device).
   virtual void refresh_ghosts(copa::halo::Exchange& exchange, Field f, std::size_t owned);
   virtual bool ghosts_on_device() const { return false; }
+  // The ghost layer of a distributed simulation is rebuilt only when a particle has moved more than
+  // half the ghost margin since the last rebuild (dist/rank_kernels.*). remember_positions keeps
+  // the positions of the particles of load index < owned (in load order, so that the reordering
+  // by bucket does not matter); max_displacement returns the largest distance one of them has
+  // moved since (the GPU reduces it on the device and copies one scalar back).
+  virtual void remember_positions(std::size_t owned) = 0;
+  virtual double max_displacement(std::size_t owned) = 0;
+  // Particles of load index < owned that the last ppe_setup made active.
+  virtual std::size_t count_active(std::size_t owned) = 0;
 
   // Device/host bytes the backend needs for n particles and the grid (for the memory estimate).
   virtual std::size_t bytes_needed(std::size_t n, long long cells, double neighbours_per_particle) const = 0;

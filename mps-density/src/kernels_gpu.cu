@@ -487,6 +487,34 @@ __global__ void displacement_kernel(const double* x, const double* y, const doub
   atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(d2)));
 }
 
+// Distributed simulation: positions of the particles of load index < owned, kept in load order
+// (element id[s]) so that the bucket reordering between calls does not matter.
+__global__ void remember_positions_kernel(const double* x, const double* y, const double* z, const int* id, int n,
+                                          int owned, double* xr, double* yr, double* zr) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n || id[s] >= owned) return;
+  xr[id[s]] = x[s];
+  yr[id[s]] = y[s];
+  zr[id[s]] = z[s];
+}
+
+// Largest squared displacement of those particles since remember_positions (as displacement_kernel).
+__global__ void owned_displacement_kernel(const double* x, const double* y, const double* z, const int* id, int n,
+                                          int owned, const double* xr, const double* yr, const double* zr,
+                                          unsigned long long* worst) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n || id[s] >= owned) return;
+  const int i = id[s];
+  const double dx = x[s] - xr[i], dy = y[s] - yr[i], dz = z[s] - zr[i];
+  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(dx * dx + dy * dy + dz * dz)));
+}
+
+__global__ void count_active_kernel(const std::uint8_t* active, const int* id, int n, int owned,
+                                    unsigned long long* count) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < n && id[s] < owned && active[s]) atomicAdd(count, 1ull);
+}
+
 // ---------------------------------------------------------------- pointwise and vector kernels
 __global__ void predictor_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
                                  const double* ay, const double* az, const std::uint8_t* type, int n, double dt, double nu,
@@ -640,20 +668,25 @@ class GpuKernels final : public MpsKernels {
     reach_ = sg.reach;
     const std::size_t n = n_;
     for (auto& a : f_) a = DeviceArray<double>(n);
-    for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
-    const std::vector<double>* src[] = {&ps.x, &ps.y, &ps.z, &ps.u, &ps.v, &ps.w, &ps.p};
-    for (int f = 0; f < 7; ++f) f_[f].copy_from_host(src[f]->data());
+    // A rank of a distributed run may hold no particle: no zero-byte copies, no empty-grid launches.
+    if (n > 0) {
+      for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
+      const std::vector<double>* src[] = {&ps.x, &ps.y, &ps.z, &ps.u, &ps.v, &ps.w, &ps.p};
+      for (int f = 0; f < 7; ++f) f_[f].copy_from_host(src[f]->data());
+    }
     // Gather targets of the 7 moved fields (x y z u v w p); the reorder swaps them in.
     for (auto& a : scratch_) a = DeviceArray<double>(n);
     type_ = DeviceArray<std::uint8_t>(n);
-    type_.copy_from_host(ps.type.data());
     type_tmp_ = DeviceArray<std::uint8_t>(n);
     active_ = DeviceArray<std::uint8_t>(n);
-    copa::gpu::fill_zero(active_.data(), n);
     std::vector<int> id(n);
     for (int i = 0; i < n_; ++i) id[i] = i;
     id_ = DeviceArray<int>(n);
-    id_.copy_from_host(id.data());
+    if (n > 0) {
+      type_.copy_from_host(ps.type.data());
+      copa::gpu::fill_zero(active_.data(), n);
+      id_.copy_from_host(id.data());
+    }
     id_tmp_ = DeviceArray<int>(n);
     cell_ = DeviceArray<int>(n);
     rank_ = DeviceArray<int>(n);
@@ -690,13 +723,14 @@ class GpuKernels final : public MpsKernels {
     out.w = get(Field::w);
     out.p = get(Field::p);
     std::vector<std::uint8_t> t(n_);
-    type_.copy_to_host(t.data());
+    if (n_ > 0) type_.copy_to_host(t.data());
     const auto id = ids();
     out.type.resize(n_);
     for (int i = 0; i < n_; ++i) out.type[id[i]] = t[i];
   }
   std::vector<double> get(Field f) override {
     std::vector<double> a(n_), out(n_);
+    if (n_ == 0) return out;
     fa(f).copy_to_host(a.data());
     copa::gpu::synchronize();
     const auto id = ids();
@@ -704,6 +738,7 @@ class GpuKernels final : public MpsKernels {
     return out;
   }
   void set(Field f, const std::vector<double>& values) override {
+    if (n_ == 0) return;
     const auto id = ids();
     std::vector<double> a(n_);
     for (int i = 0; i < n_; ++i) a[i] = values[id[i]];
@@ -715,14 +750,18 @@ class GpuKernels final : public MpsKernels {
   void fill_ghosts(copa::halo::Exchange& exchange, std::size_t owned) override {
     constexpr std::size_t components = 4;  // dist::halo_components: x, y, z, type
     if (halo_.size() != components * n_) halo_ = DeviceArray<double>(components * n_);
-    halo_pack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), type_.data(),
-                                                             id_.data(), n_, halo_.data());
-    COPA_GPU_CHECK_LAUNCH("halo_pack_kernel");
-    exchange.run(halo_.data());  // the default stream, as every kernel of this backend
-    halo_unpack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(halo_.data(), id_.data(), n_, static_cast<int>(owned),
-                                                               fd(Field::x), fd(Field::y), fd(Field::z), type_.data());
-    COPA_GPU_CHECK_LAUNCH("halo_unpack_kernel");
-    if (packed()) pack();
+    if (n_ > 0) {
+      halo_pack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), type_.data(),
+                                                               id_.data(), n_, halo_.data());
+      COPA_GPU_CHECK_LAUNCH("halo_pack_kernel");
+    }
+    exchange.run(halo_.data());  // collective: every rank takes part, with or without particles
+    if (n_ > 0) {
+      halo_unpack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(halo_.data(), id_.data(), n_, static_cast<int>(owned),
+                                                                 fd(Field::x), fd(Field::y), fd(Field::z), type_.data());
+      COPA_GPU_CHECK_LAUNCH("halo_unpack_kernel");
+      if (packed()) pack();
+    }
   }
 
   // Distributed simulation: the field is packed in load order on the device, exchanged by the
@@ -755,7 +794,44 @@ class GpuKernels final : public MpsKernels {
     return sum;
   }
 
+  void remember_positions(std::size_t owned) override {
+    for (auto* a : {&x_ref_, &y_ref_, &z_ref_})
+      if (a->size() != owned) *a = DeviceArray<double>(owned);
+    if (n_ == 0 || owned == 0) return;
+    remember_positions_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), id_.data(),
+                                                                      n_, static_cast<int>(owned), x_ref_.data(),
+                                                                      y_ref_.data(), z_ref_.data());
+    COPA_GPU_CHECK_LAUNCH("remember_positions_kernel");
+  }
+  // One device max reduction and one scalar back (no copy of the positions).
+  double max_displacement(std::size_t owned) override {
+    if (x_ref_.size() != owned)
+      throw copa::RuntimeError("max_displacement: positions of " + std::to_string(owned) + " particles were not remembered");
+    if (n_ == 0 || owned == 0) return 0.0;
+    copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+    owned_displacement_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), id_.data(),
+                                                                      n_, static_cast<int>(owned), x_ref_.data(),
+                                                                      y_ref_.data(), z_ref_.data(), scalars_.data());
+    COPA_GPU_CHECK_LAUNCH("owned_displacement_kernel");
+    unsigned long long bits = 0;
+    copa::gpu::copy_to_host(&bits, scalars_.data(), sizeof(bits));
+    double worst;
+    std::memcpy(&worst, &bits, sizeof(worst));
+    return std::sqrt(worst);
+  }
+  std::size_t count_active(std::size_t owned) override {
+    if (n_ == 0 || owned == 0) return 0;
+    copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
+    count_active_kernel<<<blocks_for(n_, kThreads), kThreads>>>(active_.data(), id_.data(), n_, static_cast<int>(owned),
+                                                                scalars_.data());
+    COPA_GPU_CHECK_LAUNCH("count_active_kernel");
+    unsigned long long c = 0;
+    copa::gpu::copy_to_host(&c, scalars_.data(), sizeof(c));
+    return static_cast<std::size_t>(c);
+  }
+
   void prepare_neighbours(bool force) override {
+    if (n_ == 0) return;  // a rank with no local particle: no empty-grid launch
     if (opt_.strategy != Strategy::verlet) {
       rebucket();
       return;
@@ -781,6 +857,7 @@ class GpuKernels final : public MpsKernels {
   int list_rebuilds() const override { return rebuilds_; }
 
   void number_density(double re) override {
+    if (n_ == 0) return;
     if (opt_.precision == copa::Precision::fp32 && is_fine(opt_.strategy)) {
       const float r = static_cast<float>(re);
       switch (opt_.strategy) {
@@ -821,6 +898,7 @@ class GpuKernels final : public MpsKernels {
   }
 
   void predictor(double dt, double nu, const double g[3]) override {
+    if (n_ == 0) return;
     predictor_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
                                                              fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
                                                              fd(Field::az), type_.data(), n_, dt, nu, g[0], g[1], g[2],
@@ -828,12 +906,14 @@ class GpuKernels final : public MpsKernels {
     COPA_GPU_CHECK_LAUNCH("predictor_kernel");
   }
   void correct(double scale, double dt) override {
+    if (n_ == 0) return;
     correct_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
                                                            fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
                                                            fd(Field::az), type_.data(), n_, scale, dt, grid_.dim == 3, packed());
     COPA_GPU_CHECK_LAUNCH("correct_kernel");
   }
   std::size_t ppe_setup(double n_surface, double n0, double src) override {
+    if (n_ == 0) return 0;
     copa::gpu::fill_zero(scalars_.data(), sizeof(unsigned long long));
     ppe_setup_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::n), type_.data(), n_, n_surface, n0, src,
                                                              active_.data(), fd(Field::rhs), fd(Field::p), scalars_.data());
@@ -844,6 +924,7 @@ class GpuKernels final : public MpsKernels {
     return static_cast<std::size_t>(c);
   }
   double dot(Field a, Field b) override {
+    if (n_ == 0) return 0.0;
     dot_to(a, b, cg_scalars_.data());
     double s = 0;
     copa::gpu::copy_to_host(&s, cg_scalars_.data(), sizeof(s));
@@ -858,6 +939,7 @@ class GpuKernels final : public MpsKernels {
   // host-driven CG are done (each only lowers the residual).
   CgResult ppe_cg(double re, double coef, double diag, double tol, int max_iterations) override {
     constexpr int kCheckEvery = 8;
+    if (n_ == 0) return {};
     double* s = cg_scalars_.data();
     ppe_apply(Field::p, Field::adir, re, coef, diag);
     copy(Field::rhs, Field::res);
@@ -897,19 +979,25 @@ class GpuKernels final : public MpsKernels {
     return out;
   }
   void axpy(double alpha, Field x, Field y) override {
+    if (n_ == 0) return;
     axpy_kernel<<<blocks_for(n_, kThreads), kThreads>>>(alpha, fd(x), fd(y), n_);
     COPA_GPU_CHECK_LAUNCH("axpy_kernel");
   }
   void xpay(Field x, double beta, Field y) override {
+    if (n_ == 0) return;
     xpay_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(x), beta, fd(y), n_);
     COPA_GPU_CHECK_LAUNCH("xpay_kernel");
   }
-  void copy(Field from, Field to) override { copa::gpu::copy_on_device(fd(to), fd(from), sizeof(double) * n_); }
+  void copy(Field from, Field to) override {
+    if (n_ > 0) copa::gpu::copy_on_device(fd(to), fd(from), sizeof(double) * n_);
+  }
   void clamp_negative_pressure() override {
+    if (n_ == 0) return;
     clamp_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::p), n_);
     COPA_GPU_CHECK_LAUNCH("clamp_kernel");
   }
   void check_state() override {
+    if (n_ == 0) return;
     int* d = reinterpret_cast<int*>(scalars_.data() + 1);
     copa::gpu::fill_zero(d, 2 * sizeof(int));
     check_kernel<<<blocks_for(n_, kThreads), kThreads>>>(view(), grid_, id_.data(), d);
@@ -937,6 +1025,7 @@ class GpuKernels final : public MpsKernels {
   static int idx(Field f) { return static_cast<int>(f); }
   Pos4* packed() { return opt_.strategy == Strategy::sorted_packed ? pos_.data() : nullptr; }
   void pack() {
+    if (n_ == 0) return;
     pack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), n_, pos_.data());
     COPA_GPU_CHECK_LAUNCH("pack_kernel");
   }
@@ -952,6 +1041,7 @@ class GpuKernels final : public MpsKernels {
   double* fd(Field f) { return f_[idx(f)].data(); }
   std::vector<int> ids() {
     std::vector<int> id(n_);
+    if (n_ == 0) return id;
     id_.copy_to_host(id.data());
     copa::gpu::synchronize();
     return id;
@@ -1037,6 +1127,7 @@ class GpuKernels final : public MpsKernels {
   void prepare_library_sort() {
     iota_ = DeviceArray<int>(n_);
     cell_sorted_ = DeviceArray<int>(n_);
+    if (n_ == 0) return;
     iota_kernel<<<blocks_for(n_, kThreads), kThreads>>>(n_, iota_.data());
     COPA_GPU_CHECK_LAUNCH("iota_kernel");
     std::size_t scan_bytes = 0, sort_bytes = 0;
@@ -1109,6 +1200,7 @@ class GpuKernels final : public MpsKernels {
 
   template <class Op>
   void run(const Op& op) {
+    if (n_ == 0) return;
     const View v = view();
     const BucketsView b = buckets();
     switch (opt_.strategy) {
@@ -1166,6 +1258,7 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<float4> q_;
   DeviceArray<double> halo_;  // ghost fill of a distributed run (fill_ghosts)
   DeviceArray<double> halo_field_;  // ghost refresh of one field (distributed simulation)
+  DeviceArray<double> x_ref_, y_ref_, z_ref_;  // remember_positions (load order)
   DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   DeviceArray<int> iota_, cell_sorted_;  // --rebucket cub

@@ -560,21 +560,41 @@ nlohmann::json simulation_decomposition_json(const mps::dist::RankKernels& rk, c
   mps::dist::Slabs end = s;
   end.work = copa::mpi::gather_all(static_cast<double>(rk.owned()));
   const auto ghosts = copa::mpi::gather_all(static_cast<double>(rk.ghosts()));
-  // Migrations per step over all ranks (step 0: none, the set-up is cut by slab).
-  const auto& mine = rk.migrations();
-  const auto per_step = copa::mpi::sum_ordered(mine);
+  // Particles migrated per rebuild over all ranks (every rank rebuilds at the same calls; the
+  // set-up at step 0 is cut by slab and migrates nothing).
+  const auto per_rebuild = copa::mpi::sum_ordered(rk.migrations());
   double total = 0, most = 0;
-  for (double m : per_step) total += m, most = std::max(most, m);
+  for (double m : per_rebuild) total += m, most = std::max(most, m);
+  const auto& rebuilds = rk.rebuilds();
+  const double rebuild_seconds = copa::mpi::max_all(rk.rebuild_seconds());
+  const double count = static_cast<double>(rebuilds.size());
+  std::vector<int> at;
+  int mid_step = 0, gap_min = 0, gap_max = 0, previous = 0;
+  for (const auto& r : rebuilds) {
+    at.push_back(r.step);
+    mid_step += r.mid_step;
+    const int gap = r.step - previous;  // steps since the previous build (the set-up: step 0)
+    gap_min = at.size() == 1 ? gap : std::min(gap_min, gap);
+    gap_max = std::max(gap_max, gap);
+    previous = r.step;
+  }
   nlohmann::json recuts = nlohmann::json::array();
   for (const auto& r : rk.recuts()) recuts.push_back({{"step", r.step}, {"imbalance_before", r.before}, {"imbalance_after", r.after}});
   const auto& c = rk.census();
   return {{"ranks", end.ranks()}, {"axis", end.axis == 2 ? "z" : "x"}, {"cuts", end.cuts}, {"local_work", end.work},
           {"unit", "owned particles at the end"}, {"imbalance", end.imbalance()}, {"ghosts", ghosts},
-          {"migrations", {{"steps", steps}, {"total", total}, {"mean_per_step", steps > 0 ? total / steps : 0.0},
-                          {"max_per_step", most}}},
+          {"migrations", {{"steps", steps}, {"rebuilds", rebuilds.size()}, {"total", total},
+                          {"mean_per_rebuild", count > 0 ? total / count : 0.0}, {"max_per_rebuild", most}}},
+          {"rebuilds", {{"count", rebuilds.size()},
+                        {"criterion", "largest displacement since the last rebuild > ghost_margin / 2"},
+                        {"ghost_margin_l0", o.ghost_margin}, {"at_steps", at}, {"mid_step", mid_step},
+                        {"steps_per_rebuild", count > 0 ? steps / count : static_cast<double>(steps)},
+                        {"steps_between_min", gap_min}, {"steps_between_max", gap_max},
+                        {"seconds_total_max_over_ranks", rebuild_seconds},
+                        {"seconds_per_rebuild", count > 0 ? rebuild_seconds / count : 0.0}}},
           {"rebalance", {{"threshold", o.rebalance}, {"recuts", rk.recuts().size()}, {"events", recuts}}},
           {"conservation", {{"particles", c.particles}, {"id_sum", c.id_sum}, {"id_hash_sum", c.id_hash_sum},
-                            {"checked", "after every migration"}}}};
+                            {"checked", "after every rebuild"}}}};
 }
 
 // The final state in global id order (rank 0; the others get empty vectors).
@@ -676,9 +696,10 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   if (!common.quiet) std::cout << "checksum of x,y,z,u,v,w,p (FNV-1a of the bits, original order): " << ex["checksum"].get<std::string>() << "\n";
   if (rk && !common.quiet) {
     const auto& d = decomposition;
-    std::cout << "ranks " << d["ranks"] << ": particles and ids conserved over " << steps << " migrations ("
-              << d["migrations"]["total"].get<long long>() << " particles migrated, at most "
-              << d["migrations"]["max_per_step"].get<long long>() << " in one step); owned at the end "
+    std::cout << "ranks " << d["ranks"] << ": particles and ids conserved over " << d["rebuilds"]["count"]
+              << " rebuilds in " << steps << " steps (" << d["migrations"]["total"].get<long long>()
+              << " particles migrated, at most " << d["migrations"]["max_per_rebuild"].get<long long>()
+              << " in one rebuild; " << d["rebuilds"]["mid_step"] << " of the rebuilds inside a step); owned at the end "
               << d["local_work"] << ", imbalance " << d["imbalance"]
               << "; re-cuts: " << d["rebalance"]["recuts"] << "\n";
     for (const auto& e : d["rebalance"]["events"])
@@ -801,7 +822,7 @@ int run(int argc, char** argv) {
   app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   copa::vtk::add_options(app, o.vtk);
   app.add_option("--cg-tol", o.cg_tol, "PPE conjugate gradients: relative residual (default 1e-8)");
-  app.add_option("--ghost-margin", o.ghost_margin, "simulation over MPI ranks: ghost width beyond the largest radius, in l0 (a particle may move half of it per step)");
+  app.add_option("--ghost-margin", o.ghost_margin, "simulation over MPI ranks: ghost width beyond the largest radius, in l0 (the ghosts and halo pattern are rebuilt when a particle has moved half of it)");
   app.add_option("--rebalance", o.rebalance, "over MPI ranks: re-cut the slabs when max/mean owned particles exceeds this (0: never)");
   app.add_option("--position-tolerance", o.position_tolerance, "simulation over MPI ranks: final positions vs the one-rank run, in l0");
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;

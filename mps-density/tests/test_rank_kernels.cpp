@@ -49,9 +49,11 @@ TEST(RankKernels, rank_dot_owned_sums_the_owned_load_indices) {
   }
 }
 
-// One rank through the wrapper: every step migrates (nothing moves: one slab), reloads the kernels
-// in id order and rebuckets, so the order inside a bucket differs from the plain run's (which keeps
-// the previous step's bucket order): results agree to round-off, not bitwise.
+// One rank through the wrapper: a rebuild (nothing migrates: one slab) reloads the kernels in id
+// order, so the order inside a bucket differs from the plain run's (which keeps the previous
+// step's bucket order): results agree to round-off, not bitwise. The default margin (1 l0) rebuilds
+// only now and then; a thin one (0.02 l0) rebuilds at nearly every check, inside steps too
+// (before the second rebucketing and the number density), which must give the same result.
 TEST(RankKernels, rank_wrapper_on_one_rank_runs_the_dam_break_as_the_plain_kernels) {
   const auto pr = mps::dambreak_problem(2, 0.1, 0.02, 0);
   mps::SimParams sp;
@@ -59,33 +61,51 @@ TEST(RankKernels, rank_wrapper_on_one_rank_runs_the_dam_break_as_the_plain_kerne
   const int axis = mps::dist::slab_axis(pr.grid);
   const auto& ps = pr.particles;
   const auto slabs = mps::dist::cut_slabs(mps::dist::column_histogram(ps, pr.grid, axis, 0, ps.size()), axis, 1);
+  constexpr int steps = 30;
   for (auto be : host_backends()) {
-    mps::Particles end[2];
-    for (int wrapped = 0; wrapped < 2; ++wrapped) {
-      std::unique_ptr<mps::MpsKernels> k = mps::make_kernels(be, mps::KernelOptions{});
-      if (wrapped) k = std::make_unique<mps::dist::RankKernels>(std::move(k), slabs, mps::dist::RankOptions{});
+    mps::Particles plain;
+    {
+      auto k = mps::make_kernels(be, mps::KernelOptions{});
       mps::Simulation sim(*k, pr, sp);
       copa::Profile profile;
       copa::HostTimer timer(profile);
-      for (int s = 0; s < 30; ++s) sim.step(timer);
-      k->store(end[wrapped]);
-      if (wrapped) {
-        const auto& rk = static_cast<mps::dist::RankKernels&>(*k);
-        EXPECT_TRUE(rk.owned() == ps.size() && rk.ghosts() == 0);
-        EXPECT_TRUE(rk.migrations().size() == 30);
-        for (double m : rk.migrations()) EXPECT_TRUE(m == 0);
-        EXPECT_TRUE(rk.census().particles == static_cast<long long>(ps.size()));
-      }
+      for (int s = 0; s < steps; ++s) sim.step(timer);
+      k->store(plain);
     }
-    EXPECT_TRUE(end[0].size() == end[1].size());
-    double diff = 0;
-    for (std::size_t i = 0; i < end[0].size(); ++i)
-      diff = std::max({diff, std::fabs(end[0].x[i] - end[1].x[i]), std::fabs(end[0].y[i] - end[1].y[i]),
-                       std::fabs(end[0].p[i] - end[1].p[i]) * 1e-6});
-    EXPECT_TRUE(diff <= 1e-9);
+    std::size_t rebuilds_default = 0;
+    for (double margin : {1.0, 0.02}) {
+      mps::dist::RankOptions ro;
+      ro.margin = margin;
+      mps::dist::RankKernels rk(mps::make_kernels(be, mps::KernelOptions{}), slabs, ro);
+      mps::Simulation sim(rk, pr, sp);
+      copa::Profile profile;
+      copa::HostTimer timer(profile);
+      for (int s = 0; s < steps; ++s) sim.step(timer);
+      mps::Particles end;
+      rk.store(end);
+      EXPECT_TRUE(rk.owned() == ps.size() && rk.ghosts() == 0);
+      EXPECT_TRUE(rk.migrations().size() == rk.rebuilds().size());
+      for (double m : rk.migrations()) EXPECT_TRUE(m == 0);
+      EXPECT_TRUE(rk.census().particles == static_cast<long long>(ps.size()));
+      std::size_t mid_step = 0;
+      for (const auto& r : rk.rebuilds()) mid_step += r.mid_step;
+      if (margin == 1.0) {
+        rebuilds_default = rk.rebuilds().size();
+        EXPECT_TRUE(rebuilds_default >= 1 && rebuilds_default < steps);
+      } else {
+        EXPECT_TRUE(rk.rebuilds().size() > rebuilds_default);
+        EXPECT_TRUE(mid_step >= 1);
+      }
+      EXPECT_TRUE(end.size() == plain.size());
+      double diff = 0;
+      for (std::size_t i = 0; i < end.size(); ++i)
+        diff = std::max({diff, std::fabs(end.x[i] - plain.x[i]), std::fabs(end.y[i] - plain.y[i]),
+                         std::fabs(end.p[i] - plain.p[i]) * 1e-6});
+      EXPECT_TRUE(diff <= 1e-9);
+    }
     // The particles did move (the comparison is not between two resting states).
     double moved = 0;
-    for (std::size_t i = 0; i < ps.size(); ++i) moved = std::max(moved, std::fabs(end[0].x[i] - ps.x[i]));
+    for (std::size_t i = 0; i < ps.size(); ++i) moved = std::max(moved, std::fabs(plain.x[i] - ps.x[i]));
     EXPECT_TRUE(moved > 0.1 * pr.l0);
   }
 }

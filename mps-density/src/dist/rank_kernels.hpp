@@ -1,12 +1,15 @@
 // The MPS kernels of one rank of a distributed simulation (README, "Distributed runs"): wraps a
 // backend's kernels, which run unchanged on the rank's owned particles followed by its ghosts, and
 // adds what the ranks need to take the same steps as one process:
-//   * migration at the start of every step (begin_step): owned particles whose bucket column now
-//     belongs to another slab move there with every field and their global id; the owned particles
-//     are kept in global id order; optional re-cut of the slabs when max/mean owned > --rebalance;
-//   * ghosts rebuilt after each migration: the owned particles within ghost_width = r_max + margin
-//     of another slab, with their whole state; the margin covers the motion until the next
-//     migration (checked: a particle that moves more than margin / 2 within a step stops the run);
+//   * a rebuild only when needed: before an operator that reads positions after they moved (the
+//     start of a step included), the largest displacement of any particle since the last rebuild
+//     is reduced over ranks (max, exact); when it exceeds margin / 2 the rank rebuilds: migration
+//     (owned particles whose bucket column now belongs to another slab move there with every field
+//     and their global id; the owned particles are kept in global id order; optional re-cut of
+//     the slabs when max/mean owned > --rebalance), new ghosts (the owned particles within
+//     ghost_width = r_max + margin of another slab, with their whole state), a new halo pattern
+//     and a reload of the kernels. Between rebuilds the particles, ghost slots and halo pattern
+//     stay; only the ghost refresh below runs (README, "Distributed runs": why margin / 2 suffices);
 //   * a ghost refresh of every field a neighbour operator reads, before it reads it, when a
 //     pointwise operation changed it since the last refresh (every CG matrix-vector product too);
 //   * dot products over the owned particles, added in rank order (copa::mpi::sum_ordered), so
@@ -61,6 +64,9 @@ class RankKernels final : public MpsKernels {
   std::size_t ppe_setup(double n_surface, double n0, double src) override;  // global active count
   double dot(Field a, Field b) override;  // over the owned particles of every rank, in rank order
   double dot_owned(Field a, Field b, std::size_t owned) override { return inner_->dot_owned(a, b, owned); }
+  void remember_positions(std::size_t owned) override { inner_->remember_positions(owned); }
+  double max_displacement(std::size_t owned) override { return inner_->max_displacement(owned); }
+  std::size_t count_active(std::size_t owned) override { return inner_->count_active(owned); }
   void axpy(double alpha, Field x, Field y) override;
   void xpay(Field x, double beta, Field y) override;
   void copy(Field from, Field to) override;
@@ -75,10 +81,18 @@ class RankKernels final : public MpsKernels {
   std::size_t owned() const { return owned_; }
   std::size_t ghosts() const { return ids_.size() - owned_; }
   std::vector<std::int64_t> owned_ids() const { return {ids_.begin(), ids_.begin() + owned_}; }
-  // Particles this rank sent to other owners, per migration (begin_step), in step order.
+  // Particles this rank sent to other owners, one entry per rebuild (the same count on every rank).
   const std::vector<double>& migrations() const { return migrated_; }
+  struct Rebuild {
+    int step = 0;           // the time step (1-based) in which it happened
+    bool mid_step = false;  // before an operator inside the step, not at its start
+  };
+  const std::vector<Rebuild>& rebuilds() const { return rebuilds_; }
+  // Host wall time of this rank's rebuilds (after the set-up): a rebuild inside a step is timed
+  // in the row of the operator it precedes, so the JSON reports their time apart.
+  double rebuild_seconds() const { return rebuild_seconds_; }
   const std::vector<Recut>& recuts() const { return recuts_; }
-  // Conservation, checked after every migration against the values at load (copa::RuntimeError,
+  // Conservation, checked after every rebuild against the values at load (copa::RuntimeError,
   // exit 3, when it fails): particles over all ranks, sum of global ids and sum of a 24-bit hash
   // of each id (integers, exact; a lost, duplicated or renumbered particle changes them).
   struct Census {
@@ -91,9 +105,11 @@ class RankKernels final : public MpsKernels {
 
  private:
   void migrate_and_rebuild(Particles owned, std::vector<std::int64_t> ids);
-  void refresh(std::initializer_list<Field> fields);
+  void rebuild(bool mid_step);
+  bool needs_rebuild();  // collective
+  // `bucketed`: the caller's operator needs the buckets, which a rebuild (reload) discards.
+  void refresh(std::initializer_list<Field> fields, bool bucketed = true);
   void changed(std::initializer_list<Field> fields);
-  void check_motion();
   Census count() const;  // collective
 
   std::unique_ptr<MpsKernels> inner_;
@@ -103,13 +119,13 @@ class RankKernels final : public MpsKernels {
   double max_radius_ = 0, width_ = 0;
   std::size_t owned_ = 0;
   std::vector<std::int64_t> ids_;   // global id of every local particle (owned, then ghosts)
-  std::vector<double> x0_, y0_, z0_;  // owned positions at the last migration
-  std::vector<std::uint8_t> owned_type_;
   std::unique_ptr<copa::halo::Exchange> exchange_;
   std::vector<bool> stale_;    // per field: the ghosts' values are not their owners'
-  bool moved_ = false;         // positions changed since the last motion check
+  bool moved_ = false;         // positions changed since the last displacement check
   int steps_ = 0;
   std::vector<double> migrated_;
+  std::vector<Rebuild> rebuilds_;
+  double rebuild_seconds_ = 0;
   std::vector<Recut> recuts_;
   Census census_;
 };
