@@ -12,13 +12,17 @@
 #include "distributed/dist_engine.hpp"
 #include "distributed/owned_fill.hpp"
 #include "distributed/pliris_lu.hpp"
+#include "distributed/pliris_lu_2d.hpp"
 #include "distributed/scalapack_solve.hpp"
 
 namespace efie::dist {
 namespace {
 
-// pliris_lu.hpp's kernels on host memory: LAPACKE and CBLAS (OpenBLAS).
+// pliris_lu.hpp's kernels on host memory: LAPACKE and CBLAS (OpenBLAS). lines: the grid's rows
+// for the panel broadcast when P > 1 (null: MPI_COMM_WORLD, the 1 x Q grid's only row).
 struct HostOps {
+  const GridLines* lines = nullptr;
+
   void getrf(long m, long w, complex* a, long lda, int* pivots, long panel) {
     const int info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, int(m), int(w), reinterpret_cast<lapack_complex_double*>(a), int(lda), pivots);
     if (info != 0)
@@ -48,7 +52,15 @@ struct HostOps {
   }
   void synchronize() {}
   void stage(void*, std::size_t, int) {}
-  void broadcast(void* data, std::size_t bytes, int root, int) { host_bcast(data, bytes, root); }
+  // root: the panel's process column (on a 1 x Q grid also its world rank)
+  void broadcast(void* data, std::size_t bytes, int root, int) {
+    if (lines)
+      lines->row_bcast(data, bytes, root);
+    else
+      host_bcast(data, bytes, root);
+  }
+  void to_host_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) { copy2d(dst, lddst, src, ldsrc, rows, cols); }
+  void to_engine_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) { copy2d(dst, lddst, src, ldsrc, rows, cols); }
   void to_engine(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
   void to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 };
@@ -59,8 +71,12 @@ class HostDistEngine final : public DistEngine {
       : layout_(layout), threads_(threads), pliris_(lu == "pliris"), lookahead_(lookahead),
         a_(std::size_t(layout.lld()) * layout.local_cols, &copa::host_pool()) {
     if (pliris_) {
-      require_one_process_row(layout);
       for (auto& p : panels_) p.resize(pliris_panel_bytes(layout));
+      if (layout.grid.p > 1) {
+        lines_ = std::make_unique<GridLines>(layout.myrow, layout.mycol);
+        ublock_.resize(pliris_2d_ublock_elements(layout));
+        lookahead_ = false;  // not written for P > 1
+      }
     } else {
       solver_ = std::make_unique<ScalapackSolver>(layout);
     }
@@ -71,6 +87,7 @@ class HostDistEngine final : public DistEngine {
     fill_owned_host(p, layout_, a_.data(), threads_);
   }
   std::vector<complex> solve(const std::vector<complex>& rhs, copa::RegionTimer& timer) override {
+    if (pliris_ && lines_) return solve_2d(rhs, timer);
     if (pliris_) {
       std::vector<complex> y = rhs;
       HostOps ops;
@@ -96,7 +113,9 @@ class HostDistEngine final : public DistEngine {
     return out;
   }
   std::string lu_name() const override {
-    return pliris_ ? "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)" : "ScaLAPACK pzgetrf/pzgetrs";
+    if (!pliris_) return "ScaLAPACK pzgetrf/pzgetrs";
+    return lines_ ? "Pliris-style PxQ LU on the host (panels pivoted across process rows, CBLAS ZTRSM/ZGEMM)"
+                  : "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)";
   }
   nlohmann::json details() const override {
     return pliris_ ? panel_details(lu_name(), "host", lookahead_, times_) : nlohmann::json::object();
@@ -110,6 +129,23 @@ class HostDistEngine final : public DistEngine {
   std::pmr::vector<complex> a_;
   std::vector<char> panels_[2];
   PanelTimes times_;
+  std::unique_ptr<GridLines> lines_;  // P > 1 only
+  std::vector<complex> ublock_;
+
+  // P > 1 (pliris_lu_2d.hpp): y holds this rank's rows of the right-hand side.
+  std::vector<complex> solve_2d(const std::vector<complex>& rhs, copa::RegionTimer& timer) {
+    std::vector<complex> y(std::size_t(std::max(layout_.local_rows, 1L)));
+    for (long i = 0; i < layout_.local_rows; ++i) y[std::size_t(i)] = rhs[std::size_t(layout_.global_row(i))];
+    HostOps ops;
+    ops.lines = lines_.get();
+    {
+      copa::Region r(timer, "lu");
+      char* const panels[2] = {panels_[0].data(), panels_[1].data()};
+      pliris_factor_forward_2d(layout_, *lines_, ops, a_.data(), y.data(), panels, ublock_.data(), times_);
+    }
+    copa::Region r(timer, "solve");
+    return pliris_back_substitute_2d(layout_, *lines_, ops, a_.data(), y.data(), ublock_.data());
+  }
 };
 
 }  // namespace
@@ -129,6 +165,11 @@ nlohmann::json panel_details(const std::string& lu, const std::string& transport
           {"panel_broadcast_seconds_max", mx},
           {"panel_broadcast_bytes_total", t.bytes},
           {"lookahead", lookahead},
+          {"pivot_seconds_total", t.pivot_seconds},
+          {"interchange_seconds_total", t.interchange_seconds},
+          {"ublock_broadcast_seconds_total", t.ublock_seconds},
+          {"row_interchanges", t.interchanges},
+          {"row_interchanges_across_process_rows", t.cross_row_interchanges},
           {"note", "rank 0's figures of the last repetition, host clock around each broadcast call (host transport: the "
                    "root waits for its staging copy, then MPI_Bcast; the H2D copy is queued behind the update; nccl and "
                    "cuda-aware: device synchronised before and after)"}};
