@@ -42,6 +42,22 @@ if(COPA_ENABLE_MPI)
                 --proc-grid 3x1 --block-size 27 ${_dist} LABELS mpi)
   copa_add_test(NAME mom-efie.mpi.pliris-4ranks-2x2-nb100 MPI_RANKS 4 COMMAND ${_app} --backend serial --dist-lu pliris --proc-grid 2x2
                 --block-size 100 ${_dist} LABELS mpi)
+  # Random dense matrices (pliris_random_check.cpp: most pivots cross process rows) against LAPACK
+  # zgesv: 1x2 (the 1 x Q path), 2x1, 3x1 and 2x2, N and nb that leave partial blocks; the last
+  # argument is the fewest interchanges across process rows the run must make (measured 53, 57,
+  # 59, 17 on these matrices; 2x2 N 64 nb 64: one block, process row 1 and column 1 own nothing, 0).
+  add_executable(mom_efie_pliris_random_check pliris_random_check.cpp)
+  target_link_libraries(mom_efie_pliris_random_check PRIVATE mom_efie_core)
+  copa_target_defaults(mom_efie_pliris_random_check)
+  foreach(case "2;1x2;101;8;0" "2;2x1;101;8;25" "3;3x1;97;5;25" "4;2x2;131;16;25" "4;2x2;70;64;5" "4;2x2;64;64;0")
+    list(GET case 0 ranks)
+    list(GET case 1 grid)
+    list(GET case 2 n)
+    list(GET case 3 nb)
+    list(GET case 4 crossed)
+    copa_add_test(NAME mom-efie.mpi.pliris-random-${grid}-n${n}-nb${nb} MPI_RANKS ${ranks}
+                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} LABELS mpi)
+  endforeach()
   if(COPA_WITH_SCALAPACK)
     # 2x2 nb 20: the Pliris-style LU and ScaLAPACK on the same grid (both against one rank), and
     # the JSON's proof that rows crossed process rows (check_pliris_2d.cmake).

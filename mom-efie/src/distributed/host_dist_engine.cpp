@@ -68,18 +68,10 @@ struct HostOps {
 class HostDistEngine final : public DistEngine {
  public:
   HostDistEngine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead)
-      : layout_(layout), threads_(threads), pliris_(lu == "pliris"), lookahead_(lookahead),
+      : layout_(layout), threads_(threads), pliris_(lu == "pliris"),
+        lookahead_(lookahead && layout.grid.p == 1),  // not written for P > 1
         a_(std::size_t(layout.lld()) * layout.local_cols, &copa::host_pool()) {
-    if (pliris_) {
-      for (auto& p : panels_) p.resize(pliris_panel_bytes(layout));
-      if (layout.grid.p > 1) {
-        lines_ = std::make_unique<GridLines>(layout.myrow, layout.mycol);
-        ublock_.resize(pliris_2d_ublock_elements(layout));
-        lookahead_ = false;  // not written for P > 1
-      }
-    } else {
-      solver_ = std::make_unique<ScalapackSolver>(layout);
-    }
+    if (!pliris_) solver_ = std::make_unique<ScalapackSolver>(layout);
   }
 
   void fill(const Problem& p, copa::RegionTimer& timer) override {
@@ -87,20 +79,7 @@ class HostDistEngine final : public DistEngine {
     fill_owned_host(p, layout_, a_.data(), threads_);
   }
   std::vector<complex> solve(const std::vector<complex>& rhs, copa::RegionTimer& timer) override {
-    if (pliris_ && lines_) return solve_2d(rhs, timer);
-    if (pliris_) {
-      std::vector<complex> y = rhs;
-      HostOps ops;
-      {
-        copa::Region r(timer, "lu");
-        char* const panels[2] = {panels_[0].data(), panels_[1].data()};
-        pliris_factor_forward(layout_, ops, a_.data(), y.data(), panels, lookahead_, times_);
-      }
-      copa::Region r(timer, "solve");
-      pliris_back_substitute(layout_, ops, a_.data(), y.data());
-      host_bcast(y.data(), y.size() * sizeof(complex), 0);
-      return y;
-    }
+    if (pliris_) return pliris_host_solve(layout_, a_.data(), rhs, lookahead_, times_, timer);
     solver_->factor(a_.data(), timer);
     std::vector<complex> b = owned_vector(rhs, layout_);
     solver_->solve(a_.data(), b, timer);
@@ -114,7 +93,7 @@ class HostDistEngine final : public DistEngine {
   }
   std::string lu_name() const override {
     if (!pliris_) return "ScaLAPACK pzgetrf/pzgetrs";
-    return lines_ ? "Pliris-style PxQ LU on the host (panels pivoted across process rows, CBLAS ZTRSM/ZGEMM)"
+    return layout_.grid.p > 1 ? "Pliris-style PxQ LU on the host (panels pivoted across process rows, CBLAS ZTRSM/ZGEMM)"
                   : "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)";
   }
   nlohmann::json details() const override {
@@ -127,28 +106,40 @@ class HostDistEngine final : public DistEngine {
   bool pliris_, lookahead_;
   std::unique_ptr<ScalapackSolver> solver_;
   std::pmr::vector<complex> a_;
-  std::vector<char> panels_[2];
   PanelTimes times_;
-  std::unique_ptr<GridLines> lines_;  // P > 1 only
-  std::vector<complex> ublock_;
-
-  // P > 1 (pliris_lu_2d.hpp): y holds this rank's rows of the right-hand side.
-  std::vector<complex> solve_2d(const std::vector<complex>& rhs, copa::RegionTimer& timer) {
-    std::vector<complex> y(std::size_t(std::max(layout_.local_rows, 1L)));
-    for (long i = 0; i < layout_.local_rows; ++i) y[std::size_t(i)] = rhs[std::size_t(layout_.global_row(i))];
-    HostOps ops;
-    ops.lines = lines_.get();
-    {
-      copa::Region r(timer, "lu");
-      char* const panels[2] = {panels_[0].data(), panels_[1].data()};
-      pliris_factor_forward_2d(layout_, *lines_, ops, a_.data(), y.data(), panels, ublock_.data(), times_);
-    }
-    copa::Region r(timer, "solve");
-    return pliris_back_substitute_2d(layout_, *lines_, ops, a_.data(), y.data(), ublock_.data());
-  }
 };
 
 }  // namespace
+
+std::vector<complex> pliris_host_solve(const BlockCyclic& layout, complex* block, const std::vector<complex>& rhs, bool lookahead,
+                                       PanelTimes& times, copa::RegionTimer& timer) {
+  std::vector<char> panels_memory[2];
+  for (auto& p : panels_memory) p.resize(pliris_panel_bytes(layout));
+  char* const panels[2] = {panels_memory[0].data(), panels_memory[1].data()};
+  HostOps ops;
+  if (layout.grid.p == 1) {
+    std::vector<complex> y = rhs;
+    {
+      copa::Region r(timer, "lu");
+      pliris_factor_forward(layout, ops, block, y.data(), panels, lookahead, times);
+    }
+    copa::Region r(timer, "solve");
+    pliris_back_substitute(layout, ops, block, y.data());
+    host_bcast(y.data(), y.size() * sizeof(complex), 0);
+    return y;
+  }
+  // y: this rank's rows of the right-hand side
+  const GridLines lines(layout.myrow, layout.mycol);
+  ops.lines = &lines;
+  std::vector<complex> y(std::size_t(std::max(layout.local_rows, 1L))), ublock(pliris_2d_ublock_elements(layout));
+  for (long i = 0; i < layout.local_rows; ++i) y[std::size_t(i)] = rhs[std::size_t(layout.global_row(i))];
+  {
+    copa::Region r(timer, "lu");
+    pliris_factor_forward_2d(layout, lines, ops, block, y.data(), panels, ublock.data(), times);
+  }
+  copa::Region r(timer, "solve");
+  return pliris_back_substitute_2d(layout, lines, ops, block, y.data(), ublock.data());
+}
 
 nlohmann::json panel_details(const std::string& lu, const std::string& transport, bool lookahead, const PanelTimes& t) {
   double total = 0, mx = 0;
