@@ -45,11 +45,12 @@ if(COPA_ENABLE_MPI)
   # Random dense matrices (pliris_random_check.cpp: most pivots cross process rows) against LAPACK
   # zgesv: 1x2 (the 1 x Q path), 2x1, 3x1 and 2x2, N and nb that leave partial blocks; the last
   # argument is the fewest interchanges across process rows the run must make (measured 53, 57,
-  # 59, 17 on these matrices; 2x2 N 64 nb 64: one block, process row 1 and column 1 own nothing, 0).
+  # 59, 17, 109 on these matrices; 2x2 N 64 nb 64: one block, process row 1 and column 1 own nothing,
+  # 0). nb 64 and 100 exceed the panel's inner block of 32 columns (the ZTRSM/ZGEMM inside the panel).
   add_executable(mom_efie_pliris_random_check pliris_random_check.cpp)
   target_link_libraries(mom_efie_pliris_random_check PRIVATE mom_efie_core)
   copa_target_defaults(mom_efie_pliris_random_check)
-  foreach(case "2;1x2;101;8;0" "2;2x1;101;8;25" "3;3x1;97;5;25" "4;2x2;131;16;25" "4;2x2;70;64;5" "4;2x2;64;64;0")
+  foreach(case "2;1x2;101;8;0" "2;2x1;101;8;25" "3;3x1;97;5;25" "4;2x2;131;16;25" "4;2x2;70;64;5" "4;2x2;64;64;0" "2;2x1;300;100;50")
     list(GET case 0 ranks)
     list(GET case 1 grid)
     list(GET case 2 n)

@@ -1,5 +1,7 @@
 #include "distributed/panel_2d.hpp"
 
+#include <cblas.h>
+
 #include <cmath>
 #include <string>
 
@@ -13,8 +15,10 @@ void factor_panel_2d(const BlockCyclic& l, const GridLines& lines, long k0, long
   const long first = numroc(k0, nb, me, P), rows = l.local_rows - first;
   auto row_owner = [&](long g) { return int((g / nb) % P); };
   auto local = [&](long g) { return l.local_row(g) - first; };  // panel row of a global row this rank owns
-  std::vector<complex> candidate(static_cast<std::size_t>(w) + 1), old_row(static_cast<std::size_t>(w));
-  for (long j = 0; j < w; ++j) {
+  std::vector<complex> candidate(static_cast<std::size_t>(w) + 1), old_row(static_cast<std::size_t>(w)), u12;
+  // Column j: pivot search, swap of the whole panel rows (all w columns), scale, rank-1 update of
+  // the columns j + 1 .. end - 1.
+  auto factor_column = [&](long j, long end) {
     const long gj = k0 + j, from = numroc(gj, nb, me, P) - first;
     double best = -1;
     long at = -1;
@@ -53,10 +57,36 @@ void factor_panel_2d(const BlockCyclic& l, const GridLines& lines, long k0, long
     const complex reciprocal = 1.0 / candidate[std::size_t(j) + 1];
     const long below = numroc(gj + 1, nb, me, P) - first;
     for (long i = below; i < rows; ++i) a[i + j * ldp] *= reciprocal;
-    for (long c = j + 1; c < w; ++c) {
+    for (long c = j + 1; c < end; ++c) {
       const complex u = candidate[std::size_t(c) + 1];
       for (long i = below; i < rows; ++i) a[i + c * ldp] -= a[i + j * ldp] * u;
     }
+  };
+  // Blocked as LAPACK's zgetrf over zgetf2: `inner` columns at a time get the rank-1 updates; the
+  // panel columns right of them then take one ZTRSM (on the diagonal's process row, U12 sent down
+  // the process column: one more broadcast per inner block) and one ZGEMM, so most of the panel's
+  // flops are level 3. Row swaps move whole panel rows, so the deferred columns are permuted too.
+  constexpr long inner = 32;
+  const complex one(1, 0), minus_one(-1, 0);
+  for (long jb = 0; jb < w; jb += inner) {
+    const long end = std::min(w, jb + inner);
+    for (long j = jb; j < end; ++j) factor_column(j, end);
+    if (end == w) break;
+    const long g0 = k0 + jb, wb = end - jb, right = w - end;
+    const int owner = row_owner(g0);  // rows g0 .. g0 + wb - 1 all live on the diagonal block's process row
+    u12.assign(std::size_t(wb * right), complex(0));
+    if (owner == me) {
+      complex* diag = a + local(g0);
+      cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, int(wb), int(right), &one, diag + jb * ldp, int(ldp),
+                  diag + end * ldp, int(ldp));
+      for (long c = 0; c < right; ++c)
+        for (long r = 0; r < wb; ++r) u12[std::size_t(r + c * wb)] = diag[r + (end + c) * ldp];
+    }
+    lines.column_bcast(u12.data(), u12.size() * sizeof(complex), owner);
+    const long below = numroc(k0 + end, nb, me, P) - first;
+    if (rows > below)
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(rows - below), int(right), int(wb), &minus_one, a + below + jb * ldp,
+                  int(ldp), u12.data(), int(wb), &one, a + below + end * ldp, int(ldp));
   }
 }
 
