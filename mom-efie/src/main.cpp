@@ -437,7 +437,7 @@ int main(int argc, char** argv) {
     app.add_option("--dist-lu", o.dist_lu, "more than one MPI rank: scalapack (CPU default) | pliris (the GPU's right-looking "
                                            "LU with the right-hand side appended, any PxQ grid; on the CPU too)");
     app.add_option("--lookahead", o.lookahead, "more than one MPI rank, --dist-lu pliris: 1 = factor and send the next panel "
-                                               "before the trailing GEMM, 0 = after it (1xQ grids; P > 1 runs without)")
+                                               "before the trailing GEMM, 0 = after it")
         ->capture_default_str();
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
     if (fallback != "on" && fallback != "off") throw copa::InputError("--irs-fallback must be on or off (got '" + fallback + "')");

@@ -38,6 +38,8 @@ if(COPA_ENABLE_MPI)
   # one block (70 rows) and process column 1 one block.
   copa_add_test(NAME mom-efie.mpi.pliris-2ranks-2x1-nb16 MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris --proc-grid 2x1
                 --block-size 16 ${_dist} LABELS mpi)
+  copa_add_test(NAME mom-efie.mpi.pliris-2ranks-2x1-nb16-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend serial --dist-lu pliris
+                --proc-grid 2x1 --lookahead 0 --block-size 16 ${_dist} LABELS mpi)
   copa_add_test(NAME mom-efie.mpi.pliris-3ranks-3x1-nb27 MPI_RANKS 3 COMMAND ${_app} --backend openmp --threads 1 --dist-lu pliris
                 --proc-grid 3x1 --block-size 27 ${_dist} LABELS mpi)
   copa_add_test(NAME mom-efie.mpi.pliris-4ranks-2x2-nb100 MPI_RANKS 4 COMMAND ${_app} --backend serial --dist-lu pliris --proc-grid 2x2
@@ -47,17 +49,20 @@ if(COPA_ENABLE_MPI)
   # argument is the fewest interchanges across process rows the run must make (measured 53, 57,
   # 59, 17, 109 on these matrices; 2x2 N 64 nb 64: one block, process row 1 and column 1 own nothing,
   # 0). nb 64 and 100 exceed the panel's inner block of 32 columns (the ZTRSM/ZGEMM inside the panel).
+  # Lookahead on (the app's default) except in the 2x1 and one 2x2 case.
   add_executable(mom_efie_pliris_random_check pliris_random_check.cpp)
   target_link_libraries(mom_efie_pliris_random_check PRIVATE mom_efie_core)
   copa_target_defaults(mom_efie_pliris_random_check)
-  foreach(case "2;1x2;101;8;0" "2;2x1;101;8;25" "3;3x1;97;5;25" "4;2x2;131;16;25" "4;2x2;70;64;5" "4;2x2;64;64;0" "2;2x1;300;100;50")
+  foreach(case "2;1x2;101;8;0;1" "2;2x1;101;8;25;0" "2;2x1;101;8;25;1" "3;3x1;97;5;25;1" "4;2x2;131;16;25;1" "4;2x2;131;16;25;0"
+               "4;2x2;70;64;5;1" "4;2x2;64;64;0;1" "2;2x1;300;100;50;1")
     list(GET case 0 ranks)
     list(GET case 1 grid)
     list(GET case 2 n)
     list(GET case 3 nb)
     list(GET case 4 crossed)
-    copa_add_test(NAME mom-efie.mpi.pliris-random-${grid}-n${n}-nb${nb} MPI_RANKS ${ranks}
-                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} LABELS mpi)
+    list(GET case 5 lookahead)
+    copa_add_test(NAME mom-efie.mpi.pliris-random-${grid}-n${n}-nb${nb}-lookahead${lookahead} MPI_RANKS ${ranks}
+                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} ${lookahead} LABELS mpi)
   endforeach()
   if(COPA_WITH_SCALAPACK)
     # 2x2 nb 20: the Pliris-style LU and ScaLAPACK on the same grid (both against one rank), and

@@ -167,7 +167,7 @@ struct DeviceOps {
 class GpuDistEngine final : public DistEngine {
  public:
   GpuDistEngine(const BlockCyclic& layout, const std::string& transport, bool lookahead)
-      : layout_(layout), transport_(transport), lookahead_(lookahead && layout.grid.p == 1), n_(layout.n), nb_(layout.nb),
+      : layout_(layout), transport_(transport), lookahead_(lookahead), n_(layout.n), nb_(layout.nb),
         lc_(layout.local_cols), lld_(layout.lld()) {
     check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
     check_cublas(cublasCreate(&blas_), "cublasCreate");
@@ -298,7 +298,7 @@ class GpuDistEngine final : public DistEngine {
     {
       copa::Region r(timer, "lu");
       char* const panels[2] = {panels_[0].data(), panels_[1].data()};
-      pliris_factor_forward_2d(layout_, *lines_, ops, a, y, panels, ublock, times_);
+      pliris_factor_forward_2d(layout_, *lines_, ops, a, y, panels, ublock, lookahead_, times_);
     }
     copa::Region r(timer, "solve");
     return pliris_back_substitute_2d(layout_, *lines_, ops, a, y, ublock);

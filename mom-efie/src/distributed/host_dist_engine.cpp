@@ -68,8 +68,7 @@ struct HostOps {
 class HostDistEngine final : public DistEngine {
  public:
   HostDistEngine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead)
-      : layout_(layout), threads_(threads), pliris_(lu == "pliris"),
-        lookahead_(lookahead && layout.grid.p == 1),  // not written for P > 1
+      : layout_(layout), threads_(threads), pliris_(lu == "pliris"), lookahead_(lookahead),
         a_(std::size_t(layout.lld()) * layout.local_cols, &copa::host_pool()) {
     if (!pliris_) solver_ = std::make_unique<ScalapackSolver>(layout);
   }
@@ -135,7 +134,7 @@ std::vector<complex> pliris_host_solve(const BlockCyclic& layout, complex* block
   for (long i = 0; i < layout.local_rows; ++i) y[std::size_t(i)] = rhs[std::size_t(layout.global_row(i))];
   {
     copa::Region r(timer, "lu");
-    pliris_factor_forward_2d(layout, lines, ops, block, y.data(), panels, ublock.data(), times);
+    pliris_factor_forward_2d(layout, lines, ops, block, y.data(), panels, ublock.data(), lookahead, times);
   }
   copa::Region r(timer, "solve");
   return pliris_back_substitute_2d(layout, lines, ops, block, y.data(), ublock.data());

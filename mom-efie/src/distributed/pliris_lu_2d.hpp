@@ -17,8 +17,7 @@
 //      down its process column (host-staged MPI);
 //   5. every rank updates its own blocks: A22 -= L21 U12, y2 -= L21 y1 (ZGEMM).
 // y is Pliris's appended column: every process column holds a copy of its process row's entries
-// and applies the same updates, so the copies stay equal. No lookahead (panel k + 1 is factored
-// after the whole update of panel k).
+// and applies the same updates, so the copies stay equal. Lookahead: see pliris_factor_forward_2d.
 // Back substitution: block columns from the last to the first on their process column: process
 // row pk solves x_k = U_kk^-1 y_k (ZTRSM) and broadcasts it down the column; every rank of the
 // column updates its rows above k0 (ZGEMM); each process row's y then moves to the same process
@@ -92,43 +91,66 @@ void interchange_rows_2d(const BlockCyclic& l, const GridLines& lines, Ops& ops,
 }
 
 // a: the local block (leading dimension lld); y: this rank's rows of the right-hand side (Ops
-// memory), replaced by the forward-substituted y; panels: as pliris_factor_forward (only
-// panels[k % 2] is used per panel); ublock: pliris_2d_ublock_elements() in Ops memory.
+// memory), replaced by the forward-substituted y; panels: as pliris_factor_forward (panel k in
+// panels[k % 2]); ublock: pliris_2d_ublock_elements() in Ops memory.
+// lookahead: the process column of panel k + 1 updates that block column with panel k first,
+// copies it to the host, queues the rest of its update (on the device: the big GEMM runs while
+// the host works), then factors panel k + 1 across its process rows and writes it back, so the
+// host panel factorisation overlaps the device GEMM. Without it, panel k + 1 is fetched and
+// factored after the whole update.
 template <class Ops>
 void pliris_factor_forward_2d(const BlockCyclic& l, const GridLines& lines, Ops& ops, complex* a, complex* y, char* const panels[2],
-                              complex* ublock, PanelTimes& times) {
+                              complex* ublock, bool lookahead, PanelTimes& times) {
   const long n = l.n, nb = l.nb, blocks = (n + nb - 1) / nb, lld = l.lld();
   const int P = l.grid.p, Q = l.grid.q;
   std::vector<complex> host_panel, host_u;
-  std::vector<long> pivots;
+  std::vector<long> pivots, next_pivots;
+  auto width = [&](long kb) { return std::min(nb, n - kb * nb); };
+  auto panel_rows = [&](long kb) { return l.local_rows - numroc(kb * nb, nb, l.myrow, P); };
+  auto own_panel = [&](long kb) { return a + numroc(kb * nb, nb, l.myrow, P) + numroc(kb * nb, nb, l.mycol, Q) * lld; };
+  // On the ranks of panel kb's process column: its rows to the host, then factored together and
+  // written back to the block and packed (leading dimension = the rank's panel rows).
+  auto fetch = [&](long kb) {
+    const long m = panel_rows(kb), ld = std::max(m, 1L);
+    host_panel.resize(std::size_t(ld * width(kb)));
+    if (m > 0) ops.to_host_2d(host_panel.data(), ld, own_panel(kb), lld, m, width(kb));
+  };
+  auto factor_and_store = [&](long kb, std::vector<long>& piv) {
+    const long m = panel_rows(kb), ld = std::max(m, 1L), w = width(kb);
+    const double t0 = copa::host_seconds();
+    piv.assign(std::size_t(w), 0);
+    factor_panel_2d(l, lines, kb * nb, w, host_panel.data(), ld, piv.data());
+    if (m > 0) {
+      ops.to_engine_2d(own_panel(kb), lld, host_panel.data(), ld, m, w);
+      ops.to_engine_2d(reinterpret_cast<complex*>(panels[kb % 2]), ld, host_panel.data(), ld, m, w);
+    }
+    times.pivot_seconds += copa::host_seconds() - t0;
+  };
   times = {};
+  bool ahead = false;  // this rank factored panel kb during panel kb - 1's update
   for (long kb = 0; kb < blocks; ++kb) {
-    const long k0 = kb * nb, w = std::min(nb, n - k0);
+    const long k0 = kb * nb, w = width(kb);
     const int pk = int(kb % P), qk = int(kb % Q);
     const long first_row = numroc(k0, nb, l.myrow, P), mloc = l.local_rows - first_row;  // this rank's panel rows
     const long below_row = numroc(k0 + w, nb, l.myrow, P), rows22 = l.local_rows - below_row;
     const long first_col = numroc(k0 + w, nb, l.mycol, Q), ntrail = l.local_cols - first_col;
     const long ldl = std::max(mloc, 1L);
     complex* packed = reinterpret_cast<complex*>(panels[kb % 2]);
-    pivots.assign(std::size_t(w), 0);
-    double t0 = copa::host_seconds();
-    if (l.mycol == qk) {
-      complex* mine = a + first_row + numroc(k0, nb, l.mycol, Q) * lld;
-      host_panel.resize(std::size_t(ldl * w));
-      if (mloc > 0) ops.to_host_2d(host_panel.data(), ldl, mine, lld, mloc, w);
-      factor_panel_2d(l, lines, k0, w, host_panel.data(), ldl, pivots.data());
-      if (mloc > 0) {
-        ops.to_engine_2d(mine, lld, host_panel.data(), ldl, mloc, w);
-        ops.to_engine_2d(packed, ldl, host_panel.data(), ldl, mloc, w);
+    if (ahead) {
+      pivots.swap(next_pivots);
+    } else {
+      pivots.assign(std::size_t(w), 0);
+      if (l.mycol == qk) {
+        fetch(kb);
+        factor_and_store(kb, pivots);
       }
     }
-    times.pivot_seconds += copa::host_seconds() - t0;
     lines.row_bcast(pivots.data(), pivots.size() * sizeof(long), qk);
     for (long j = 0; j < w; ++j) {
       times.interchanges += pivots[std::size_t(j)] != k0 + j;
       times.cross_row_interchanges += (pivots[std::size_t(j)] / nb) % P != pk;
     }
-    t0 = copa::host_seconds();
+    double t0 = copa::host_seconds();
     const std::size_t panel_bytes = std::size_t(mloc * w) * sizeof(complex);
     ops.broadcast(packed, panel_bytes, qk, int(kb % 2));
     times.broadcast_seconds.push_back(copa::host_seconds() - t0);
@@ -137,27 +159,37 @@ void pliris_factor_forward_2d(const BlockCyclic& l, const GridLines& lines, Ops&
     interchange_rows_2d(l, lines, ops, a, y, first_col, k0, w, pivots.data());
     times.interchange_seconds += copa::host_seconds() - t0;
     // U12 | y1 on process row pk (in place), sent down the process column
+    const bool here = l.myrow == pk;
     complex* u_here = a + first_row + first_col * lld;
-    if (l.myrow == pk) {
+    if (here) {
       if (ntrail > 0) ops.trsm_lower_unit(w, ntrail, packed, ldl, u_here, lld);
       ops.trsm_lower_unit(w, 1, packed, ldl, y + first_row, lld);
     }
     t0 = copa::host_seconds();
     host_u.resize(std::size_t(w * (ntrail + 1)));
-    if (l.myrow == pk) {
+    if (here) {
       if (ntrail > 0) ops.to_host_2d(host_u.data(), w, u_here, lld, w, ntrail);
       ops.to_host_2d(host_u.data() + w * ntrail, w, y + first_row, lld, w, 1);
     }
     lines.column_bcast(host_u.data(), host_u.size() * sizeof(complex), pk);
-    if (l.myrow != pk && rows22 > 0) ops.to_engine_2d(ublock, w, host_u.data(), w, w, ntrail + 1);
+    if (!here && rows22 > 0) ops.to_engine_2d(ublock, w, host_u.data(), w, w, ntrail + 1);
     times.ublock_seconds += copa::host_seconds() - t0;
-    if (rows22 > 0) {
-      const complex* l21 = packed + (below_row - first_row);
-      const bool here = l.myrow == pk;
-      if (ntrail > 0)
-        ops.gemm_minus(rows22, ntrail, w, l21, ldl, here ? u_here : ublock, here ? lld : w, a + below_row + first_col * lld, lld);
-      ops.gemm_minus(rows22, 1, w, l21, ldl, here ? y + first_row : ublock + w * ntrail, here ? lld : w, y + below_row, lld);
-    }
+    // A22 -= L21 U12 over local trailing columns [c0, c0 + count)
+    const complex* l21 = packed + (below_row - first_row);
+    const complex* u = here ? u_here : ublock;
+    const long ldu = here ? lld : w;
+    auto update = [&](long c0, long count) {
+      if (rows22 > 0 && count > 0) ops.gemm_minus(rows22, count, w, l21, ldl, u + c0 * ldu, ldu, a + below_row + (first_col + c0) * lld, lld);
+    };
+    // with lookahead, block column kb + 1 is the first trailing block column of its process column
+    const bool next_here = lookahead && kb + 1 < blocks && l.mycol == int((kb + 1) % Q);
+    const long next_width = next_here ? width(kb + 1) : 0;
+    update(0, next_width);
+    if (next_here) fetch(kb + 1);
+    update(next_width, ntrail - next_width);
+    if (rows22 > 0) ops.gemm_minus(rows22, 1, w, l21, ldl, here ? y + first_row : ublock + w * ntrail, ldu, y + below_row, lld);
+    if (next_here) factor_and_store(kb + 1, next_pivots);
+    ahead = next_here;
   }
   ops.synchronize();
 }
