@@ -119,6 +119,8 @@ if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
                   --transport ${tr} --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
     set_tests_properties(mom-efie.gpu-mpi.solve-2ranks-2x1-nb32-${tr} PROPERTIES SKIP_REGULAR_EXPRESSION "duplicate GPU;does not report CUDA support")
   endforeach()
+  copa_add_test(NAME mom-efie.gpu-mpi.solve-2ranks-2x1-nb32-host-no-lookahead MPI_RANKS 2 COMMAND ${_app} --backend cuda --proc-grid 2x1
+                --lookahead 0 --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
   copa_add_test(NAME mom-efie.gpu-mpi.small-2ranks-2x1-nb256-host MPI_RANKS 2 COMMAND ${_app} --backend cuda --proc-grid 2x1
                 --size small --block-size 256 --reps 1 --warmup 0 --compare-one-rank --quiet LABELS gpu mpi TIMEOUT 300)
 endif()
