@@ -1,11 +1,12 @@
 // The distributed GPU engine (CUDA + MPI builds): the owned-entry fill on the device (one thread
 // per owned triangle pair: near pairs by extraction, far pairs by far_block_local; atomics) and the Pliris-style right-looking LU of pliris_lu.hpp with
 // cuSOLVER zgetrf on the panels and cuBLAS ZTRSM/ZGEMM on the trailing matrix, over a 1 x Q grid,
-// the panels broadcast through --transport (panel_comm.hpp). On P x Q grids with P > 1
-// (pliris_lu_2d.hpp) the panel is factored on the host across the process rows and the row
-// interchanges and U12 travel through host memory; the trailing GEMM stays on cuBLAS. Every kernel and copy runs on the
+// the panels broadcast through --transport (panel_comm.hpp). Every kernel and copy runs on the
 // legacy default stream, in order; with lookahead the host transport's MPI_Bcast of the next panel
-// runs on the host while the queued trailing GEMM runs on the device.
+// runs on the host while the queued trailing GEMM runs on the device. On P x Q grids with P > 1
+// (pliris_lu_2d.hpp) the panel is factored on the host across the process rows (with lookahead:
+// while the device runs the previous panel's GEMM), the row interchanges and U12 travel through
+// host memory, and the TRSM/GEMM stay on cuBLAS.
 #include <algorithm>
 #include <cmath>
 
