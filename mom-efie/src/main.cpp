@@ -426,7 +426,7 @@ int main(int argc, char** argv) {
     app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
     copa::vtk::add_options(app, o.vtk);
     app.add_option("--proc-grid", o.proc_grid, "more than one MPI rank: process grid PxQ of the block-cyclic matrix "
-                                               "(default: the most square with P <= Q, as MPI_Dims_create)");
+                                               "(default: the most square with P <= Q, as MPI_Dims_create; 1 x ranks for --dist-lu pliris)");
     app.add_option("--block-size", o.block_size, "more than one MPI rank: block size nb of the block-cyclic layout "
                                                  "(default 64 on the CPU, 512 on the GPU)");
     app.add_option("--transport", o.transport, "more than one MPI rank, GPU LU: panel broadcast by host | cuda-aware | nccl | ipc")
@@ -435,7 +435,7 @@ int main(int argc, char** argv) {
                  "more than one MPI rank: rank 0 also solves the problem alone (serial fill, LAPACK) and compares the "
                  "solution (1e-10 relative) and the RCS (1e-8 relative)");
     app.add_option("--dist-lu", o.dist_lu, "more than one MPI rank: scalapack (CPU default) | pliris (the GPU's right-looking "
-                                           "1xQ LU with the right-hand side appended; on the CPU too)");
+                                           "LU with the right-hand side appended, any PxQ grid; on the CPU too)");
     app.add_option("--lookahead", o.lookahead, "more than one MPI rank, --dist-lu pliris: 1 = factor and send the next panel "
                                                "before the trailing GEMM, 0 = after it")
         ->capture_default_str();

@@ -42,6 +42,15 @@ class DistEngine {
 // without lookahead).
 std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead);
 
+// The Pliris-style LU on the host (the host engine's --dist-lu pliris) on a filled local block
+// (block-cyclic, leading dimension lld(); overwritten by the factors): solves A x = rhs (rhs global
+// on every rank) and returns x on every rank, timing the regions "lu" (factorisation and forward
+// substitution) and "solve" (back substitution); collective over MPI_COMM_WORLD. 1 x Q grids:
+// pliris_lu.hpp; P > 1: pliris_lu_2d.hpp (both with or without lookahead). For tests on
+// matrices other than the EFIE's (tests/pliris_random_check.cpp).
+std::vector<complex> pliris_host_solve(const BlockCyclic& layout, complex* block, const std::vector<complex>& rhs, bool lookahead,
+                                       PanelTimes& times, copa::RegionTimer& timer);
+
 // GPU fill and LU (dist_lu_gpu.cu), only in GPU + MPI builds. transport: a copa::halo name.
 bool gpu_dist_built();
 std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, const std::string& transport, bool lookahead);

@@ -3,7 +3,10 @@
 // cuSOLVER zgetrf on the panels and cuBLAS ZTRSM/ZGEMM on the trailing matrix, over a 1 x Q grid,
 // the panels broadcast through --transport (panel_comm.hpp). Every kernel and copy runs on the
 // legacy default stream, in order; with lookahead the host transport's MPI_Bcast of the next panel
-// runs on the host while the queued trailing GEMM runs on the device.
+// runs on the host while the queued trailing GEMM runs on the device. On P x Q grids with P > 1
+// (pliris_lu_2d.hpp) the panel is factored on the host across the process rows (with lookahead:
+// while the device runs the previous panel's GEMM), the row interchanges and U12 travel through
+// host memory, and the TRSM/GEMM stay on cuBLAS.
 #include <algorithm>
 #include <cmath>
 
@@ -19,6 +22,7 @@
 #include "distributed/owned_fill.hpp"
 #include "distributed/panel_comm.hpp"
 #include "distributed/pliris_lu.hpp"
+#include "distributed/pliris_lu_2d.hpp"
 #include "efie_pair.hpp"
 
 namespace efie::dist {
@@ -149,16 +153,30 @@ struct DeviceOps {
     copa::gpu::synchronize();
   }
   void to_host(void* dst, const void* src, std::size_t bytes) { copa::gpu::copy_to_host(dst, src, bytes); }
+  // Column-major rows x cols blocks between device and pageable host memory (synchronous; a
+  // single row of the block is rows = 1 with the block's leading dimension as pitch).
+  void to_host_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) {
+    COPA_GPU_CHECK(cudaMemcpy2D(dst, lddst * sizeof(complex), src, ldsrc * sizeof(complex), rows * sizeof(complex), cols,
+                                cudaMemcpyDeviceToHost));
+  }
+  void to_engine_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) {
+    COPA_GPU_CHECK(cudaMemcpy2D(dst, lddst * sizeof(complex), src, ldsrc * sizeof(complex), rows * sizeof(complex), cols,
+                                cudaMemcpyHostToDevice));
+  }
 };
 
 class GpuDistEngine final : public DistEngine {
  public:
   GpuDistEngine(const BlockCyclic& layout, const std::string& transport, bool lookahead)
-      : layout_(layout), transport_(transport), lookahead_(lookahead), n_(layout.n), nb_(layout.nb), lc_(layout.local_cols) {
-    require_one_process_row(layout);
+      : layout_(layout), transport_(transport), lookahead_(lookahead), n_(layout.n), nb_(layout.nb),
+        lc_(layout.local_cols), lld_(layout.lld()) {
     check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
     check_cublas(cublasCreate(&blas_), "cublasCreate");
-    a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n_) * std::max<long>(lc_, 1));
+    if (layout.grid.p > 1) {
+      lines_ = std::make_unique<GridLines>(layout.myrow, layout.mycol);
+      ublock_ = copa::gpu::DeviceArray<Cplx>(pliris_2d_ublock_elements(layout));
+    }
+    a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(lld_) * std::max<long>(lc_, 1));
     // Two panel buffers: m x w panel (ld m) followed by its w pivots.
     panel_bytes_ = pliris_panel_bytes(layout);
     for (auto& p : panels_) p = copa::gpu::DeviceArray<char>(panel_bytes_);
@@ -168,7 +186,7 @@ class GpuDistEngine final : public DistEngine {
     check_cusolver(cusolverDnZgetrf_bufferSize(solver_, int(n_), int(std::min(nb_, n_)), reinterpret_cast<cuDoubleComplex*>(a_.data()), int(n_), &lwork),
                    "cusolverDnZgetrf_bufferSize");
     work_ = copa::gpu::DeviceArray<Cplx>(std::size_t(std::max(lwork, 1)));
-    broadcast_ = make_panel_broadcast(transport, panel_bytes_);
+    broadcast_ = make_panel_broadcast(transport, panel_bytes_, layout, lines_.get());
     row_of_ = copa::gpu::DeviceArray<int>(std::size_t(n_));
     col_of_ = copa::gpu::DeviceArray<int>(std::size_t(n_));
     std::vector<int> r(n_), c(n_);
@@ -199,13 +217,13 @@ class GpuDistEngine final : public DistEngine {
     copa::gpu::copy_to_device(cols_.data(), owned.cols.data(), owned.cols.size() * sizeof(int));
     copa::gpu::synchronize();
     copa::Region r(timer, "fill.owned");
-    const std::size_t entries = std::size_t(n_) * lc_;
+    const std::size_t entries = std::size_t(lld_) * lc_;
     copa::gpu::fill_zero(a_.data(), entries * sizeof(Cplx));
     const long pairs = long(owned.rows.size()) * long(owned.cols.size());
     if (pairs > 0) {
       owned_pairs_kernel<<<copa::gpu::blocks_for(pairs, 128), 128>>>(tris_.data(), quad_.data(), rows_.data(), long(owned.rows.size()),
                                                                     cols_.data(), long(owned.cols.size()), row_of_.data(),
-                                                                    col_of_.data(), p.k, a_.data(), n_);
+                                                                    col_of_.data(), p.k, a_.data(), lld_);
       COPA_GPU_CHECK_LAUNCH("owned_pairs_kernel");
     }
     if (entries > 0) {
@@ -216,6 +234,7 @@ class GpuDistEngine final : public DistEngine {
   }
 
   std::vector<complex> solve(const std::vector<complex>& rhs, copa::RegionTimer& timer) override {
+    if (lines_) return solve_2d(rhs, timer);
     copa::gpu::copy_to_device(y_.data(), rhs.data(), std::size_t(n_) * sizeof(Cplx));
     copa::gpu::synchronize();
     DeviceOps ops{solver_, blas_, z(reinterpret_cast<complex*>(work_.data())), info_.data(), broadcast_.get()};
@@ -237,20 +256,23 @@ class GpuDistEngine final : public DistEngine {
   std::vector<complex> local_entries(const std::vector<std::array<long, 2>>& at) override {
     std::vector<complex> out(at.size());
     for (std::size_t e = 0; e < at.size(); ++e)
-      copa::gpu::copy_to_host(&out[e], a_.data() + at[e][0] + at[e][1] * n_, sizeof(Cplx));
+      copa::gpu::copy_to_host(&out[e], a_.data() + at[e][0] + at[e][1] * lld_, sizeof(Cplx));
     return out;
   }
   std::unique_ptr<copa::RegionTimer> make_timer(copa::Profile& profile) override {
     return std::make_unique<copa::HostTimer>(profile);  // the regions synchronise the device before they end
   }
-  std::string lu_name() const override { return "Pliris-style 1xQ LU on the GPU (cuSOLVER zgetrf panels, cuBLAS ZTRSM/ZGEMM)"; }
+  std::string lu_name() const override {
+    return lines_ ? "Pliris-style PxQ LU on the GPU (host panels pivoted across process rows, cuBLAS ZTRSM/ZGEMM)"
+                  : "Pliris-style 1xQ LU on the GPU (cuSOLVER zgetrf panels, cuBLAS ZTRSM/ZGEMM)";
+  }
   nlohmann::json details() const override { return panel_details(lu_name(), transport_, lookahead_, times_); }
 
  private:
   BlockCyclic layout_;
   std::string transport_;
   bool lookahead_;
-  long n_, nb_, lc_;
+  long n_, nb_, lc_, lld_;
   cusolverDnHandle_t solver_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   copa::gpu::DeviceArray<Cplx> a_, y_, work_;
@@ -261,6 +283,27 @@ class GpuDistEngine final : public DistEngine {
   std::size_t panel_bytes_ = 0;
   std::unique_ptr<PanelBroadcast> broadcast_;
   PanelTimes times_;
+  std::unique_ptr<GridLines> lines_;  // P > 1 only
+  copa::gpu::DeviceArray<Cplx> ublock_;
+
+  // P > 1 (pliris_lu_2d.hpp): y_ holds this rank's rows of the right-hand side.
+  std::vector<complex> solve_2d(const std::vector<complex>& rhs, copa::RegionTimer& timer) {
+    std::vector<complex> mine(std::size_t(layout_.local_rows));
+    for (long i = 0; i < layout_.local_rows; ++i) mine[std::size_t(i)] = rhs[std::size_t(layout_.global_row(i))];
+    copa::gpu::copy_to_device(y_.data(), mine.data(), mine.size() * sizeof(Cplx));
+    copa::gpu::synchronize();
+    DeviceOps ops{solver_, blas_, z(reinterpret_cast<complex*>(work_.data())), info_.data(), broadcast_.get()};
+    complex* a = reinterpret_cast<complex*>(a_.data());
+    complex* y = reinterpret_cast<complex*>(y_.data());
+    complex* ublock = reinterpret_cast<complex*>(ublock_.data());
+    {
+      copa::Region r(timer, "lu");
+      char* const panels[2] = {panels_[0].data(), panels_[1].data()};
+      pliris_factor_forward_2d(layout_, *lines_, ops, a, y, panels, ublock, lookahead_, times_);
+    }
+    copa::Region r(timer, "solve");
+    return pliris_back_substitute_2d(layout_, *lines_, ops, a, y, ublock);
+  }
 };
 
 }  // namespace
@@ -272,11 +315,14 @@ std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, cons
 }
 
 // The matrix block, the two panel buffers (N x nb each) and the ipc transport's two exposed
-// buffers (counted whatever the transport), the right-hand side, and an allowance for the
-// triangle data and maps (about 300 B per unknown) and cuSOLVER's panel workspace (64 MiB).
+// buffers (counted whatever the transport), the right-hand side, an allowance for the
+// triangle data and maps (about 300 B per unknown) and cuSOLVER's panel workspace (64 MiB), and
+// for P > 1 the received U12 block (nb x (local_cols + 1)).
 double gpu_dist_device_bytes(const BlockCyclic& layout) {
   const double n = double(layout.n), nb = double(layout.nb);
-  return 16.0 * n * double(layout.local_cols) + 4 * 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024;
+  const double ublock = layout.grid.p > 1 ? 16.0 * double(pliris_2d_ublock_elements(layout)) : 0.0;
+  return 16.0 * double(layout.lld()) * double(layout.local_cols) + 4 * 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024 +
+         ublock;
 }
 
 void gpu_dist_require_memory(const BlockCyclic& layout, const std::string& what) {

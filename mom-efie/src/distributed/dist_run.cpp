@@ -145,7 +145,8 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   if (!o.common.variant.empty() && o.common.variant != variant)
     throw copa::InputError("--variant " + o.common.variant + " cannot fill a block-cyclic block (it writes the whole matrix); on " +
                            std::to_string(ranks) + " ranks the fill is 'owned-pairs'");
-  // The Pliris-style LU pivots within one process column (1 x Q): its default grid is 1 x ranks.
+  // The Pliris-style LU's default grid is 1 x ranks (panel pivoting local to the owner, lookahead);
+  // P x Q grids with P > 1 pivot across the process rows (pliris_lu_2d.hpp).
   const bool one_row = gpu || o.dist_lu == "pliris";
   const ProcGrid grid = one_row && o.proc_grid.empty() ? ProcGrid{1, ranks} : parse_proc_grid(o.proc_grid, ranks);
   const long nb = o.block_size > 0 ? o.block_size : default_block_size(backend);
@@ -159,9 +160,6 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   const std::string lu = o.dist_lu.empty() ? (gpu ? "pliris" : "scalapack") : o.dist_lu;
   if (lu != "scalapack" && lu != "pliris") throw copa::InputError("--dist-lu must be scalapack or pliris (got '" + lu + "')");
   if (gpu && lu != "pliris") throw copa::InputError("--dist-lu " + lu + ": the GPU backends' distributed LU is pliris");
-  if (lu == "pliris" && grid.p != 1)
-    throw copa::InputError("--proc-grid " + std::to_string(grid.p) + "x" + std::to_string(grid.q) +
-                           ": --dist-lu pliris pivots within one process column only; use 1x" + std::to_string(ranks));
   const int threads = copa::apply_threads(o.common.threads);
   int device = -1;
   if (gpu) device = copa::select_device(o.common.device);

@@ -12,13 +12,17 @@
 #include "distributed/dist_engine.hpp"
 #include "distributed/owned_fill.hpp"
 #include "distributed/pliris_lu.hpp"
+#include "distributed/pliris_lu_2d.hpp"
 #include "distributed/scalapack_solve.hpp"
 
 namespace efie::dist {
 namespace {
 
-// pliris_lu.hpp's kernels on host memory: LAPACKE and CBLAS (OpenBLAS).
+// pliris_lu.hpp's kernels on host memory: LAPACKE and CBLAS (OpenBLAS). lines: the grid's rows
+// for the panel broadcast when P > 1 (null: MPI_COMM_WORLD, the 1 x Q grid's only row).
 struct HostOps {
+  const GridLines* lines = nullptr;
+
   void getrf(long m, long w, complex* a, long lda, int* pivots, long panel) {
     const int info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, int(m), int(w), reinterpret_cast<lapack_complex_double*>(a), int(lda), pivots);
     if (info != 0)
@@ -48,7 +52,15 @@ struct HostOps {
   }
   void synchronize() {}
   void stage(void*, std::size_t, int) {}
-  void broadcast(void* data, std::size_t bytes, int root, int) { host_bcast(data, bytes, root); }
+  // root: the panel's process column (on a 1 x Q grid also its world rank)
+  void broadcast(void* data, std::size_t bytes, int root, int) {
+    if (lines)
+      lines->row_bcast(data, bytes, root);
+    else
+      host_bcast(data, bytes, root);
+  }
+  void to_host_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) { copy2d(dst, lddst, src, ldsrc, rows, cols); }
+  void to_engine_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) { copy2d(dst, lddst, src, ldsrc, rows, cols); }
   void to_engine(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
   void to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 };
@@ -58,12 +70,7 @@ class HostDistEngine final : public DistEngine {
   HostDistEngine(const BlockCyclic& layout, int threads, const std::string& lu, bool lookahead)
       : layout_(layout), threads_(threads), pliris_(lu == "pliris"), lookahead_(lookahead),
         a_(std::size_t(layout.lld()) * layout.local_cols, &copa::host_pool()) {
-    if (pliris_) {
-      require_one_process_row(layout);
-      for (auto& p : panels_) p.resize(pliris_panel_bytes(layout));
-    } else {
-      solver_ = std::make_unique<ScalapackSolver>(layout);
-    }
+    if (!pliris_) solver_ = std::make_unique<ScalapackSolver>(layout);
   }
 
   void fill(const Problem& p, copa::RegionTimer& timer) override {
@@ -71,19 +78,7 @@ class HostDistEngine final : public DistEngine {
     fill_owned_host(p, layout_, a_.data(), threads_);
   }
   std::vector<complex> solve(const std::vector<complex>& rhs, copa::RegionTimer& timer) override {
-    if (pliris_) {
-      std::vector<complex> y = rhs;
-      HostOps ops;
-      {
-        copa::Region r(timer, "lu");
-        char* const panels[2] = {panels_[0].data(), panels_[1].data()};
-        pliris_factor_forward(layout_, ops, a_.data(), y.data(), panels, lookahead_, times_);
-      }
-      copa::Region r(timer, "solve");
-      pliris_back_substitute(layout_, ops, a_.data(), y.data());
-      host_bcast(y.data(), y.size() * sizeof(complex), 0);
-      return y;
-    }
+    if (pliris_) return pliris_host_solve(layout_, a_.data(), rhs, lookahead_, times_, timer);
     solver_->factor(a_.data(), timer);
     std::vector<complex> b = owned_vector(rhs, layout_);
     solver_->solve(a_.data(), b, timer);
@@ -96,7 +91,9 @@ class HostDistEngine final : public DistEngine {
     return out;
   }
   std::string lu_name() const override {
-    return pliris_ ? "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)" : "ScaLAPACK pzgetrf/pzgetrs";
+    if (!pliris_) return "ScaLAPACK pzgetrf/pzgetrs";
+    return layout_.grid.p > 1 ? "Pliris-style PxQ LU on the host (panels pivoted across process rows, CBLAS ZTRSM/ZGEMM)"
+                  : "Pliris-style 1xQ LU on the host (LAPACKE zgetrf panels, CBLAS ZTRSM/ZGEMM)";
   }
   nlohmann::json details() const override {
     return pliris_ ? panel_details(lu_name(), "host", lookahead_, times_) : nlohmann::json::object();
@@ -108,11 +105,40 @@ class HostDistEngine final : public DistEngine {
   bool pliris_, lookahead_;
   std::unique_ptr<ScalapackSolver> solver_;
   std::pmr::vector<complex> a_;
-  std::vector<char> panels_[2];
   PanelTimes times_;
 };
 
 }  // namespace
+
+std::vector<complex> pliris_host_solve(const BlockCyclic& layout, complex* block, const std::vector<complex>& rhs, bool lookahead,
+                                       PanelTimes& times, copa::RegionTimer& timer) {
+  std::vector<char> panels_memory[2];
+  for (auto& p : panels_memory) p.resize(pliris_panel_bytes(layout));
+  char* const panels[2] = {panels_memory[0].data(), panels_memory[1].data()};
+  HostOps ops;
+  if (layout.grid.p == 1) {
+    std::vector<complex> y = rhs;
+    {
+      copa::Region r(timer, "lu");
+      pliris_factor_forward(layout, ops, block, y.data(), panels, lookahead, times);
+    }
+    copa::Region r(timer, "solve");
+    pliris_back_substitute(layout, ops, block, y.data());
+    host_bcast(y.data(), y.size() * sizeof(complex), 0);
+    return y;
+  }
+  // y: this rank's rows of the right-hand side
+  const GridLines lines(layout.myrow, layout.mycol);
+  ops.lines = &lines;
+  std::vector<complex> y(std::size_t(std::max(layout.local_rows, 1L))), ublock(pliris_2d_ublock_elements(layout));
+  for (long i = 0; i < layout.local_rows; ++i) y[std::size_t(i)] = rhs[std::size_t(layout.global_row(i))];
+  {
+    copa::Region r(timer, "lu");
+    pliris_factor_forward_2d(layout, lines, ops, block, y.data(), panels, ublock.data(), lookahead, times);
+  }
+  copa::Region r(timer, "solve");
+  return pliris_back_substitute_2d(layout, lines, ops, block, y.data(), ublock.data());
+}
 
 nlohmann::json panel_details(const std::string& lu, const std::string& transport, bool lookahead, const PanelTimes& t) {
   double total = 0, mx = 0;
@@ -129,6 +155,11 @@ nlohmann::json panel_details(const std::string& lu, const std::string& transport
           {"panel_broadcast_seconds_max", mx},
           {"panel_broadcast_bytes_total", t.bytes},
           {"lookahead", lookahead},
+          {"pivot_seconds_total", t.pivot_seconds},
+          {"interchange_seconds_total", t.interchange_seconds},
+          {"ublock_broadcast_seconds_total", t.ublock_seconds},
+          {"row_interchanges", t.interchanges},
+          {"row_interchanges_across_process_rows", t.cross_row_interchanges},
           {"note", "rank 0's figures of the last repetition, host clock around each broadcast call (host transport: the "
                    "root waits for its staging copy, then MPI_Bcast; the H2D copy is queued behind the update; nccl and "
                    "cuda-aware: device synchronised before and after)"}};

@@ -20,9 +20,18 @@
 namespace efie::dist {
 namespace {
 
+// MPI_Bcast on host or (cuda-aware) device memory along the process row: MPI_COMM_WORLD on a
+// 1 x Q grid (lines null), else the row's communicator, where the root's index is its column.
+void bcast_along_row(const GridLines* lines, void* data, std::size_t bytes, int root) {
+  if (lines)
+    lines->row_bcast(data, bytes, root);
+  else
+    host_bcast(data, bytes, root);
+}
+
 class HostStaged final : public PanelBroadcast {
  public:
-  explicit HostStaged(std::size_t max_bytes) {
+  HostStaged(std::size_t max_bytes, const BlockCyclic& layout, const GridLines* lines) : layout_(layout), lines_(lines) {
     for (int i = 0; i < 2; ++i) {
       pinned_[i] = copa::gpu::malloc_pinned(std::max<std::size_t>(max_bytes, 1));
       COPA_GPU_CHECK(cudaEventCreateWithFlags(&copied_[i], cudaEventDisableTiming));
@@ -43,11 +52,11 @@ class HostStaged final : public PanelBroadcast {
     staged_[slot] = true;
   }
   void broadcast(void* data, std::size_t bytes, int root, int slot) override {
-    const bool me = copa::mpi::rank() == root;
+    const bool me = layout_.mycol == root;
     if (me && !staged_[slot]) stage(data, bytes, slot);
     COPA_GPU_CHECK(cudaEventSynchronize(copied_[slot]));  // root: the D2H copy; others: the slot's last H2D
     staged_[slot] = false;
-    host_bcast(pinned_[slot], bytes, root);
+    bcast_along_row(lines_, pinned_[slot], bytes, root);
     if (!me) {
       COPA_GPU_CHECK(cudaMemcpyAsync(data, pinned_[slot], bytes, cudaMemcpyHostToDevice, nullptr));
       COPA_GPU_CHECK(cudaEventRecord(copied_[slot], nullptr));
@@ -55,6 +64,8 @@ class HostStaged final : public PanelBroadcast {
   }
 
  private:
+  BlockCyclic layout_;
+  const GridLines* lines_;
   void* pinned_[2] = {nullptr, nullptr};
   cudaEvent_t copied_[2] = {};
   bool staged_[2] = {false, false};
@@ -62,21 +73,27 @@ class HostStaged final : public PanelBroadcast {
 
 class CudaAware final : public PanelBroadcast {
  public:
+  explicit CudaAware(const GridLines* lines) : lines_(lines) {}
   void stage(const void*, std::size_t, int) override {}
   void broadcast(void* data, std::size_t bytes, int root, int) override {
     copa::gpu::synchronize();
-    host_bcast(data, bytes, root);
+    bcast_along_row(lines_, data, bytes, root);
   }
+
+ private:
+  const GridLines* lines_;
 };
 
 // CUDA IPC (ranks of one node, a GPU each or sharing one): every rank exposes two device buffers
 // (plain cudaMalloc, which IPC needs; one per slot) and maps everyone else's. The root copies the
 // packed panel into its exposed buffer; after a barrier the others copy it from there into their
 // panel buffer; a second barrier keeps the root from refilling the buffer before all have copied.
+// On a P x Q grid every process row broadcasts at once (its root: world rank myrow Q + root), so
+// the barriers over all ranks still pair up.
 // Synchronous around the copies (no overlap with the queued GEMM).
 class Ipc final : public PanelBroadcast {
  public:
-  explicit Ipc(std::size_t max_bytes) {
+  Ipc(std::size_t max_bytes, const BlockCyclic& layout) : row_start_(layout.myrow * layout.grid.q) {
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     std::vector<cudaIpcMemHandle_t> handles(std::size_t(ranks) * 2);
@@ -108,7 +125,8 @@ class Ipc final : public PanelBroadcast {
     for (void* p : exposed_) cudaFree(p);
   }
   void stage(const void*, std::size_t, int) override {}
-  void broadcast(void* data, std::size_t bytes, int root, int slot) override {
+  void broadcast(void* data, std::size_t bytes, int column, int slot) override {
+    const int root = row_start_ + column;
     const bool me = copa::mpi::rank() == root;
     copa::gpu::synchronize();
     if (me) COPA_GPU_CHECK(cudaMemcpy(exposed_[slot], data, bytes, cudaMemcpyDeviceToDevice));
@@ -119,6 +137,7 @@ class Ipc final : public PanelBroadcast {
   }
 
  private:
+  int row_start_;
   void* exposed_[2] = {nullptr, nullptr};
   std::vector<void*> peers_;
 };
@@ -154,14 +173,19 @@ class Nccl final : public PanelBroadcast {
 
 }  // namespace
 
-std::unique_ptr<PanelBroadcast> make_panel_broadcast(const std::string& transport, std::size_t max_bytes) {
+std::unique_ptr<PanelBroadcast> make_panel_broadcast(const std::string& transport, std::size_t max_bytes, const BlockCyclic& layout,
+                                                     const GridLines* lines) {
   const auto t = copa::halo::parse_transport(transport);
   const std::string why = copa::halo::transport_unavailable(t);
   if (!why.empty()) throw copa::InputError("--transport " + transport + ": " + why);
+  if (lines && t == copa::halo::Transport::nccl)
+    throw copa::InputError("--transport nccl with --proc-grid " + std::to_string(layout.grid.p) + "x" + std::to_string(layout.grid.q) +
+                           ": the P > 1 LU's row broadcasts are not written for NCCL (one communicator over all ranks); use host, "
+                           "ipc or cuda-aware");
   switch (t) {
-    case copa::halo::Transport::host: return std::make_unique<HostStaged>(max_bytes);
-    case copa::halo::Transport::cuda_aware: return std::make_unique<CudaAware>();
-    case copa::halo::Transport::ipc: return std::make_unique<Ipc>(max_bytes);
+    case copa::halo::Transport::host: return std::make_unique<HostStaged>(max_bytes, layout, lines);
+    case copa::halo::Transport::cuda_aware: return std::make_unique<CudaAware>(lines);
+    case copa::halo::Transport::ipc: return std::make_unique<Ipc>(max_bytes, layout);
 #if defined(COPA_HAVE_NCCL)
     case copa::halo::Transport::nccl: return std::make_unique<Nccl>();
 #endif

@@ -1,6 +1,6 @@
 // A Pliris/Adelus-style distributed right-looking LU with the right-hand side appended, over a
 // 1 x Q process grid of the block-cyclic layout (every rank holds all N rows of its block columns,
-// so a panel's partial pivoting is local to its owner). One algorithm for two memories: `Ops` does
+// so a panel's partial pivoting is local to its owner; P > 1 grids: pliris_lu_2d.hpp). One algorithm for two memories: `Ops` does
 // the dense kernels and copies where the matrix lives (host: LAPACK/BLAS in host_dist_engine.cpp,
 // so the CPU mpi tests check the algorithm against ScaLAPACK and LAPACK; device: cuSOLVER/cuBLAS in
 // dist_lu_gpu.cu).
@@ -34,18 +34,18 @@ namespace efie::dist {
 struct PanelTimes {
   std::vector<double> broadcast_seconds;  // per panel, host clock after a synchronise
   double bytes = 0;
+  // P > 1 only (pliris_lu_2d.hpp), totals over the panels: the panel factorisation across the
+  // process rows (with its copies to and from the host), the row interchanges, U12's broadcast
+  // down the process columns.
+  double pivot_seconds = 0, interchange_seconds = 0, ublock_seconds = 0;
+  // P > 1: pivots that moved a row (pivot row != diagonal row), and those whose pivot row lived on
+  // another process row than the diagonal row (the interchanges that cross process rows).
+  long interchanges = 0, cross_row_interchanges = 0;
 };
 
 // Bytes of the panel buffer: the widest panel (N x nb) and its pivots.
 inline std::size_t pliris_panel_bytes(const BlockCyclic& l) {
   return std::size_t(l.n) * std::size_t(l.nb) * sizeof(complex) + std::size_t(l.nb) * sizeof(int);
-}
-
-inline void require_one_process_row(const BlockCyclic& l) {
-  if (l.grid.p != 1)
-    throw copa::InputError("--proc-grid " + std::to_string(l.grid.p) + "x" + std::to_string(l.grid.q) +
-                           ": the Pliris-style LU pivots within one process column only; use 1x" +
-                           std::to_string(l.grid.p * l.grid.q));
 }
 
 // a: the local block (N x local_cols, leading dimension N); y: the right-hand side (N), replaced
