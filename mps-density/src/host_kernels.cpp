@@ -8,6 +8,8 @@ namespace mps {
 void HostKernels::load(const Problem& pr, double max_radius) {
   const Particles& ps = pr.particles;
   n_ = static_cast<int>(ps.size());
+  if (pr.ghosts > ps.size()) throw copa::RuntimeError("load: more ghosts than particles");
+  ghosts_ = static_cast<int>(pr.ghosts);
   const SearchGeometry sg = search_geometry(pr, max_radius, opt_);
   grid_ = sg.grid;
   skin_ = sg.skin;
@@ -93,6 +95,7 @@ void HostKernels::build_verlet() {
   int capacity = 0;
 #pragma omp parallel for if (parallel_) schedule(static) reduction(max : capacity)
   for (int i = 0; i < n_; ++i) {
+    if (!v.is_target(i)) continue;  // a ghost has no list (count 0)
     int c = 0;
     scan(i, [&](int) { ++c; });
     list_count_[i] = c;
@@ -102,6 +105,7 @@ void HostKernels::build_verlet() {
   list_.assign(static_cast<std::size_t>(capacity_) * n_, 0);
 #pragma omp parallel for if (parallel_) schedule(static)
   for (int i = 0; i < n_; ++i) {
+    if (!v.is_target(i)) continue;
     int s = 0;
     scan(i, [&](int j) { list_[static_cast<std::size_t>(s++) * n_ + i] = j; });
   }
@@ -151,8 +155,10 @@ void HostKernels::number_density(double re) {
   const double re2 = re * re, reach = reach_;
   const int* start = start_.data();
   const Grid g = grid_;
+  const View v = view();
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n_; ++i) {
+    if (!v.is_target(i)) continue;
     const double xi = x[i], yi = y[i], zi = z[i];
     double sum = 0;
     auto row = [&](int k0, int k1) {

@@ -72,6 +72,10 @@ class HostKernels final : public MpsKernels {
     v.type = type_.data();
     v.n = n_;
     v.dim = grid_.dim;
+    if (ghosts_ > 0) {  // over MPI ranks: only the owned particles are targets
+      v.load_id = id_.data();
+      v.targets = n_ - ghosts_;
+    }
     return v;
   }
   BucketsView buckets() const {
@@ -91,6 +95,7 @@ class HostKernels final : public MpsKernels {
   KernelOptions opt_;
   bool parallel_;
   int n_ = 0;
+  int ghosts_ = 0;  // Problem::ghosts: the last particles in load order are sources only
   Grid grid_;
   double list_radius_ = 0, skin_ = 0, reach_ = 0;
   std::array<std::vector<double>, field_count> f_;

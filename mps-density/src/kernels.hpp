@@ -77,6 +77,8 @@ class MpsKernels {
   virtual std::string strategy_name() const = 0;
 
   // Copies the particles and grid in; `max_radius` is the largest radius any later call uses.
+  // The neighbour sums evaluate the particles before the problem's `ghosts` only (all of them on
+  // one rank) and leave the ghosts' outputs as they are; every particle is a source.
   virtual void load(const Problem& problem, double max_radius) = 0;
   virtual void store(Particles& out) = 0;
   virtual std::vector<double> get(Field f) = 0;
@@ -146,7 +148,8 @@ class MpsKernels {
 };
 
 // Candidate pairs a strategy tests and true neighbours within re, counted on the host from the
-// bucket structure (list_radius: verlet list radius).
+// bucket structure (list_radius: verlet list radius), over the targets (the particles before the
+// problem's ghosts) with every particle as a source.
 NeighbourStats neighbour_statistics(const Problem& problem, Strategy s, double re, double list_radius);
 
 std::unique_ptr<MpsKernels> make_serial_kernels(const KernelOptions& o);

@@ -118,10 +118,13 @@ NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, do
   NeighbourStats st;
   double cand = 0, nb = 0;
   const double re2 = re * re, rl2 = list_radius * list_radius;
-  // Every particle up to 500k, else an evenly strided sample scaled up (large benchmark sizes).
-  const int stride = std::max(1, n / 500000);
+  // The targets: the particles before the ghosts (all on one rank); every candidate is a source.
+  const int targets = n - static_cast<int>(pr.ghosts);
+  if (targets <= 0) return st;
+  // Every target up to 500k, else an evenly strided sample scaled up (large benchmark sizes).
+  const int stride = std::max(1, targets / 500000);
 #pragma omp parallel for schedule(static) reduction(+ : cand, nb)
-  for (int i = 0; i < n; i += stride) {
+  for (int i = 0; i < targets; i += stride) {
     const double xi = ps.x[i], yi = ps.y[i], zi = ps.z[i];
     const int cx = g.cx(xi), cy = g.cy(yi), cz = g.cz(zi);
     double rows = 0, in_list = 0;
@@ -142,7 +145,7 @@ NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, do
     else if (s == Strategy::brute) cand += n - 1;
     else cand += rows - 1;  // the 27 buckets and the 9 rows hold the same particles
   }
-  const double scale = static_cast<double>(n) / ((n + stride - 1) / stride);
+  const double scale = static_cast<double>(targets) / ((targets + stride - 1) / stride);
   st.candidates = cand * scale;
   st.neighbours = nb * scale;
   return st;

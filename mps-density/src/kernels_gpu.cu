@@ -269,6 +269,7 @@ __global__ void warp_particle_kernel(View v, BucketsView b, Op op) {
   const int lane = static_cast<int>(gt % COPA_WARP_SIZE);
   if (k >= v.n) return;  // uniform per warp: blockDim is a multiple of the warp size
   const int i = b.particle(static_cast<int>(k));
+  if (!v.is_target(i)) return;  // uniform too: the whole warp serves particle i
   const Grid& g = b.grid;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   auto a = op.init(i);
@@ -281,10 +282,11 @@ __global__ void warp_particle_kernel(View v, BucketsView b, Op op) {
 
 // FP32 number density on the bucket-relative float positions (float_position above).
 __global__ void density_fp32_kernel(const float4* q, const double* y, const double* z, BucketsView b, int n, float re,
-                                    double* out) {
+                                    const int* load_id, int targets, double* out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int i = b.particle(k);
+  if (!is_target(load_id, targets, i)) return;
   const float4 qi = q[i];
   const Grid& g = b.grid;
   const float re2 = re * re, edge = static_cast<float>(g.edge);
@@ -348,9 +350,10 @@ __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
   const long long k = G == 1 ? static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x
                              : FineGroupMap<G>::particle(blockIdx.x, threadIdx.x);
   const int lane = G == 1 ? 0 : FineGroupMap<G>::lane(threadIdx.x);
-  const bool active = k < v.n;
+  const int i = k < v.n ? b.particle(static_cast<int>(k)) : 0;
+  // Inactive threads (past the end, or a ghost's lanes: not a target) only join the reduction.
+  const bool active = k < v.n && v.is_target(i);
   if (G == 1 && !active) return;
-  const int i = active ? b.particle(static_cast<int>(k)) : 0;  // inactive threads only join the reduction
   auto a = op.init(i);
   if (active) {
     const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
@@ -372,14 +375,14 @@ __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
 // FP64 from x, y, z, so the candidate set is the FP64 one; only the pair arithmetic is FP32).
 template <int G>
 __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const double* y, const double* z, BucketsView b,
-                                         int n, float re, double* out) {
+                                         int n, float re, const int* load_id, int targets, double* out) {
   const long long k = G == 1 ? static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x
                              : FineGroupMap<G>::particle(blockIdx.x, threadIdx.x);
   const int lane = G == 1 ? 0 : FineGroupMap<G>::lane(threadIdx.x);
-  const bool active = k < n;
+  const int i = k < n ? b.particle(static_cast<int>(k)) : 0;
+  const bool active = k < n && is_target(load_id, targets, i);
   if (G == 1 && !active) return;
   float sum = 0.f;
-  const int i = active ? b.particle(static_cast<int>(k)) : 0;
   if (active) {
     const Grid& g = b.grid;
     const float4 qi = q[i];
@@ -425,10 +428,11 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
 template <bool Sorted>
 __global__ void fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                          const double* __restrict__ z, BucketsView b, int n, double re,
-                                         double* __restrict__ out) {
+                                         const int* __restrict__ load_id, int targets, double* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int i = Sorted ? k : b.order[k];
+  if (!is_target(load_id, targets, i)) return;
   const double xi = x[i], yi = y[i], zi = z[i], re2 = re * re;
   double sum = 0.0;
   for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
@@ -448,6 +452,10 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
 __global__ void verlet_count_kernel(View v, BucketsView b, double rl2, int* count, int* capacity) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= v.n) return;
+  if (!v.is_target(i)) {  // a ghost has no list
+    count[i] = 0;
+    return;
+  }
   const Grid& g = b.grid;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   int c = 0;
@@ -464,7 +472,7 @@ __global__ void verlet_count_kernel(View v, BucketsView b, double rl2, int* coun
 
 __global__ void verlet_fill_kernel(View v, BucketsView b, double rl2, int* list) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= v.n) return;
+  if (i >= v.n || !v.is_target(i)) return;
   const Grid& g = b.grid;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   long long s = 0;
@@ -661,6 +669,8 @@ class GpuKernels final : public MpsKernels {
   void load(const Problem& pr, double max_radius) override {
     const Particles& ps = pr.particles;
     n_ = static_cast<int>(ps.size());
+    if (pr.ghosts > ps.size()) throw copa::RuntimeError("load: more ghosts than particles");
+    ghosts_ = static_cast<int>(pr.ghosts);
     const SearchGeometry sg = search_geometry(pr, max_radius, opt_);
     grid_ = sg.grid;
     skin_ = sg.skin;
@@ -868,17 +878,19 @@ class GpuKernels final : public MpsKernels {
       return;
     }
     if (opt_.precision == copa::Precision::fp32) {
+      const View v = view();
       density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads>>>(q_.data(), fd(Field::y), fd(Field::z), buckets(), n_,
-                                                                  static_cast<float>(re), fd(Field::n));
+                                                                  static_cast<float>(re), v.load_id, v.targets, fd(Field::n));
       COPA_GPU_CHECK_LAUNCH("density_fp32_kernel");
       return;
     }
     if (opt_.strategy == Strategy::fine_lean) {
       const BucketsView b = buckets();
+      const View v = view();
       if (b.order) fine_lean_density_kernel<false><<<blocks_for(n_, kThreads), kThreads>>>(
-          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, fd(Field::n));
+          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
       else fine_lean_density_kernel<true><<<blocks_for(n_, kThreads), kThreads>>>(
-          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, fd(Field::n));
+          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
       COPA_GPU_CHECK_LAUNCH("fine_lean_density_kernel");
       return;
     }
@@ -1059,6 +1071,10 @@ class GpuKernels final : public MpsKernels {
     v.n = n_;
     v.dim = grid_.dim;
     v.pos = packed();
+    if (ghosts_ > 0) {  // over MPI ranks: only the owned particles are targets
+      v.load_id = id_.data();
+      v.targets = n_ - ghosts_;
+    }
     return v;
   }
   BucketsView buckets() {
@@ -1162,8 +1178,9 @@ class GpuKernels final : public MpsKernels {
 
   template <int G>
   void launch_fp32_fine(float re) {
+    const View v = view();
     density_fp32_fine_kernel<G><<<blocks_for(static_cast<std::size_t>(n_) * G, kThreads), kThreads>>>(
-        q_.data(), fd(Field::x), fd(Field::y), fd(Field::z), buckets(), n_, re, fd(Field::n));
+        q_.data(), fd(Field::x), fd(Field::y), fd(Field::z), buckets(), n_, re, v.load_id, v.targets, fd(Field::n));
     COPA_GPU_CHECK_LAUNCH("density_fp32_fine_kernel");
   }
 
@@ -1247,6 +1264,7 @@ class GpuKernels final : public MpsKernels {
 
   KernelOptions opt_;
   int n_ = 0;
+  int ghosts_ = 0;  // Problem::ghosts: the last particles in load order are sources only
   Grid grid_;
   double skin_ = 0, list_radius_ = 0, reach_ = 0;
   std::array<DeviceArray<double>, field_count> f_;

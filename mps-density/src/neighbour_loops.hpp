@@ -1,6 +1,8 @@
 // The neighbour-iteration strategies as loops over candidates, written once for any op of
-// neighbour_ops.hpp. The per-target bodies are host-device functions (the GPU kernels call the
-// same bodies); the host drivers add the outer loop (serial, or OpenMP when `parallel`).
+// neighbour_ops.hpp. Every target body returns at once for a particle that is not a target
+// (View::is_target: a ghost of a distributed run), before it reads or writes anything. The
+// per-target bodies are host-device functions (the GPU kernels call the same bodies); the host
+// drivers add the outer loop (serial, or OpenMP when `parallel`).
 #pragma once
 #include "geometry.hpp"
 #include "neighbour_ops.hpp"
@@ -42,6 +44,7 @@ MPS_HD void visit_candidate(const View& v, const Op& op, Acc<Op::K>& a, int i, d
 // Brute force: every particle is a candidate (the O(N^2) oracle).
 template <class Op>
 MPS_HD void target_brute(const View& v, const Op& op, int i) {
+  if (!v.is_target(i)) return;
   auto a = op.init(i);
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   for (int j = 0; j < v.n; ++j) visit_candidate(v, op, a, i, xi, yi, zi, j);
@@ -51,6 +54,7 @@ MPS_HD void target_brute(const View& v, const Op& op, int i) {
 // P-Flow's traversal: the 3x3x3 (3x3 in 2D) adjacent buckets one after another.
 template <class Op>
 MPS_HD void target_27_buckets(const View& v, const BucketsView& b, const Op& op, int i) {
+  if (!v.is_target(i)) return;
   const Grid& g = b.grid;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   const int cx = g.cx(xi), cy = g.cy(yi), cz = g.cz(zi);
@@ -87,6 +91,7 @@ MPS_HD void for_each_row_range(const Grid& g, const int* start, int cx, int cy, 
 
 template <class Op>
 MPS_HD void target_rows(const View& v, const BucketsView& b, const Op& op, int i) {
+  if (!v.is_target(i)) return;
   const Grid& g = b.grid;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   auto a = op.init(i);
@@ -131,6 +136,7 @@ MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, doub
 
 template <class Op>
 MPS_HD void target_pruned_rows(const View& v, const BucketsView& b, const Op& op, int i) {
+  if (!v.is_target(i)) return;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   auto a = op.init(i);
   for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
@@ -141,6 +147,7 @@ MPS_HD void target_pruned_rows(const View& v, const BucketsView& b, const Op& op
 
 template <class Op>
 MPS_HD void target_verlet(const View& v, const VerletView& l, const Op& op, int i) {
+  if (!v.is_target(i)) return;
   const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
   auto a = op.init(i);
   const int c = l.count[i];

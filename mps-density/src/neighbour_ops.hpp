@@ -31,6 +31,9 @@ MPS_HD Acc<K> zero_acc(double m = 1e300) {
   return a;
 }
 
+// Whether particle i is a target of the neighbour sums (View::load_id below).
+MPS_HD bool is_target(const int* load_id, int targets, int i) { return load_id == nullptr || load_id[i] < targets; }
+
 // Positions packed in one 32-byte record: one aligned load per candidate instead of three.
 struct alignas(32) Pos4 {
   double x, y, z, pad;
@@ -46,6 +49,12 @@ struct View {
   const std::uint8_t* type = nullptr;
   int n = 0;
   int dim = 3;
+  // Targets of a neighbour sum: every particle (load_id == nullptr), or over MPI ranks only the
+  // owned ones, whose load index (load_id[i], kept through the bucket reordering) is below
+  // `targets`; the ghosts after them are sources only and their outputs are left untouched.
+  const int* load_id = nullptr;
+  int targets = 0;
+  MPS_HD bool is_target(int i) const { return mps::is_target(load_id, targets, i); }
 };
 
 struct DensityOp {

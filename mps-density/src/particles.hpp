@@ -30,6 +30,9 @@ struct Problem {
   double re_lap = 2.1;  // Laplacian radius (>= re)
   double column_width = 0;  // dam break: a (the front is measured from the left wall face)
   double left_wall_face = 0;
+  // Over MPI ranks: the last `ghosts` particles are another rank's copies (dist/): neighbour sums
+  // read them as sources but evaluate only the particles before them (the owned ones) as targets.
+  std::size_t ghosts = 0;
 };
 
 // Grid of buckets of edge `edge` covering [lo, hi] (plus one bucket of margin on every side).

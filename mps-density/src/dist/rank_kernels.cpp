@@ -193,6 +193,7 @@ void RankKernels::migrate_and_rebuild(Particles mine, std::vector<std::int64_t> 
 
   Problem pr = frame_;
   pr.particles = std::move(local);
+  pr.ghosts = pr.particles.size() - owned_;  // targets of the neighbour sums: the owned particles only
   inner_->load(pr, max_radius_);
   inner_->remember_positions(owned_);
   const std::int64_t n = static_cast<std::int64_t>(pr.particles.size());
@@ -288,8 +289,8 @@ void RankKernels::correct(double scale, double dt) {
   changed({Field::x, Field::y, Field::z, Field::u, Field::v, Field::w});
 }
 
-// The inner count includes the ghosts (whose n is incomplete): the backend counts the active owned
-// particles (one integer back from a GPU), added over ranks.
+// The inner count includes the ghosts (no neighbour sum computed their n: they are not targets):
+// the backend counts the active owned particles (one integer back from a GPU), added over ranks.
 std::size_t RankKernels::ppe_setup(double n_surface, double n0, double src) {
   inner_->ppe_setup(n_surface, n0, src);
   changed({Field::rhs, Field::p});
@@ -319,8 +320,8 @@ void RankKernels::clamp_negative_pressure() {
 }
 
 // Every local particle is checked, ghosts included: between refreshes the pointwise operations
-// move them with incomplete neighbour sums (their owners hold the true state, refreshed before it
-// is read), as within a step before rebuilds became rare.
+// move them with accelerations no neighbour sum wrote (not targets: zero since the load); their
+// owners hold the true state, refreshed before it is read.
 void RankKernels::check_state() { inner_->check_state(); }
 
 }  // namespace mps::dist

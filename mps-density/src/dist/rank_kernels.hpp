@@ -1,6 +1,7 @@
 // The MPS kernels of one rank of a distributed simulation (README, "Distributed runs"): wraps a
-// backend's kernels, which run unchanged on the rank's owned particles followed by its ghosts, and
-// adds what the ranks need to take the same steps as one process:
+// backend's kernels, which run on the rank's owned particles followed by its ghosts (loaded with
+// Problem::ghosts, so the neighbour sums evaluate only the owned particles and read the ghosts as
+// sources), and adds what the ranks need to take the same steps as one process:
 //   * a rebuild only when needed: before an operator that reads positions after they moved (the
 //     start of a step included), the largest displacement of any particle since the last rebuild
 //     is reduced over ranks (max, exact); when it exceeds margin / 2 the rank rebuilds: migration

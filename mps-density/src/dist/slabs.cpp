@@ -112,6 +112,7 @@ LocalDomain local_domain(const Problem& global, const Slabs& s, int rank, double
     }
     if (!link.send.empty() || !link.recv.empty()) d.links.push_back(std::move(link));
   }
+  d.problem.ghosts = out.size() - d.owned;
   return d;
 }
 

@@ -46,7 +46,7 @@ void slab_bounds(const Grid& g, const Slabs& s, int r, double width, double& lo,
 // A rank's part of the set-up. Ghost positions are NaN until the halo exchange fills them (the
 // set-up is built on every rank, but a ghost takes its values from its owner, not from that copy).
 struct LocalDomain {
-  Problem problem;                           // owned particles, then ghosts; the global grid
+  Problem problem;                           // owned particles, then ghosts (problem.ghosts); the global grid
   std::vector<std::int64_t> global_id;       // of every local particle
   std::size_t owned = 0;
   std::vector<copa::halo::Link> links;       // ghost fill: send owned particles, receive ghosts
