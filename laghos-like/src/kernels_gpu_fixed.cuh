@@ -192,10 +192,12 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   }
 }
 
-// evec[c][e][i] = sum_d (G_d^T stress[c][d])_i  (F 1 per element, assembled by the gather).
+// evec[c][e][i] = sum_d (G_d^T stress[c][d])_i  (F 1 per element, assembled by the gather), for
+// the `count` elements of `elements` (every element when null: --overlap's passes run a subset).
 template <int DIM, int D, int Q, int L, int TPE>
 __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
-    k_force(DeviceDisc d, const double* __restrict__ stress, double* __restrict__ evec) {
+    k_force(DeviceDisc d, const int* __restrict__ elements, int count, const double* __restrict__ stress,
+            double* __restrict__ evec) {
   using S = Shape<DIM, D, Q, L>;
   LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
@@ -203,8 +205,9 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   double* sq = sm + S::BASIS + threadIdx.y * S::FORCE;  // DIM * NQ stress of component c
   double *w = sq + 3 * S::BIG, *out = w + 5 * S::BIG;
   const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const bool active = e0 < count;
+  const int slot = active ? e0 : count - 1;
+  const int e = elements ? elements[slot] : slot;
   const double* sj = stress + (std::size_t)e * S::DD * S::NQ;
   const std::size_t comp = (std::size_t)d.NE * S::ND;
 #pragma unroll 1

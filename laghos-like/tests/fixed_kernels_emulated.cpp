@@ -109,6 +109,22 @@ struct KernelRuns {
   std::function<void(const double* stress, const double* v, double* e_rhs)> force_t;
 };
 
+// --overlap's two passes: F 1 of two complementary element lists (every third element, then the
+// rest) must fill the E-vector with the bits of one pass over all elements. `force_of(list, n,
+// stress, evec)` runs the kernel on a list (null: every element).
+template <typename ForceOf>
+void check_force_subsets(int NE, std::size_t stress_size, std::size_t evec_size, ForceOf force_of) {
+  std::vector<double> stress(stress_size);
+  for (std::size_t i = 0; i < stress.size(); ++i) stress[i] = std::cos(0.11 * static_cast<double>(i));
+  std::vector<double> full(evec_size), split(evec_size, std::numeric_limits<double>::quiet_NaN());
+  force_of(nullptr, NE, stress.data(), full.data());
+  std::vector<int> first, rest;
+  for (int el = 0; el < NE; ++el) (el % 3 == 0 ? first : rest).push_back(el);
+  for (const std::vector<int>* list : {&first, &rest})
+    force_of(list->data(), static_cast<int>(list->size()), stress.data(), split.data());
+  EXPECT_TRUE(full == split);
+}
+
 struct Case {
   Discretization h;
   std::vector<double> state;
@@ -217,12 +233,17 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
     launch(NE, S::NQ, nbq, S::BASIS + nbq * S::QUPDATE, [&] { fixed::k_qupdate<DIM, D, Q, L>(d, x, v, e, stress, edt); });
   };
   run.force = [&](const double* stress, double* f) {
-    launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress, f); });
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, nullptr, NE, stress, f); });
   };
   run.force_t = [&](const double* stress, const double* v, double* ft) {
     launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T, [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress, v, ft); });
   };
   compare_with_serial(c, run);
+  check_force_subsets(NE, static_cast<std::size_t>(NE) * S::NQ * DIM * DIM, static_cast<std::size_t>(DIM) * NE * S::ND,
+                      [&](const int* list, int n, const double* stress, double* evec) {
+                        launch(n, TPE, nbe, S::BASIS + nbe * S::FORCE,
+                               [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, list, n, stress, evec); });
+                      });
 
   // The scattered H1 mass (the "-atomic" variants' CG operator) against the serial element
   // operators assembled through the map, per component of a non-trivial velocity.
@@ -259,11 +280,15 @@ void check_generic(const std::string& mesh_name, int refine, int order_k) {
   run.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
     launch(NE, threads, 1, qshared, [&] { generic::k_qupdate<DIM>(d, big, x, v, e, stress, edt, nullptr); });
   };
-  run.force = [&](const double* stress, double* f) { launch(NE, threads, 1, eshared, [&] { generic::k_force(d, big, stress, f); }); };
+  run.force = [&](const double* stress, double* f) { launch(NE, threads, 1, eshared, [&] { generic::k_force(d, big, nullptr, stress, f); }); };
   run.force_t = [&](const double* stress, const double* v, double* ft) {
     launch(NE, threads, 1, eshared, [&] { generic::k_force_t(d, big, stress, v, ft); });
   };
   compare_with_serial(c, run);
+  check_force_subsets(NE, static_cast<std::size_t>(NE) * c.h.nq * DIM * DIM, static_cast<std::size_t>(DIM) * NE * c.h.nd,
+                      [&](const int* list, int n, const double* stress, double* evec) {
+                        launch(n, threads, 1, eshared, [&] { generic::k_force(d, big, list, stress, evec); });
+                      });
 }
 
 }  // namespace
