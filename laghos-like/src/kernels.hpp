@@ -60,6 +60,9 @@ class HydroKernels {
   virtual void set_split(const ElementSplit& split) = 0;
   virtual void force_boundary(double* rhs) = 0;
   virtual void force_interior(double* rhs) = 0;
+  // The scalar H1 mass action y = M x in the same two passes (the CG's operator on ranks).
+  virtual void mass_h1_boundary(const double* x, double* y) = 0;
+  virtual void mass_h1_interior(const double* x, double* y) = 0;
   virtual void force_transpose(const double* v, double* e_rhs) = 0;  // e_rhs = F^T v (nl2)
   // Quadrature update at state (x, v, e): stress J^{-T} w detJ for the force, and the minimum of
   // the time-step estimate over all points (0 when a Jacobian is inverted). When the problem has

@@ -154,7 +154,8 @@ namespace {
 class FixedOps {
  public:
   virtual ~FixedOps() = default;
-  virtual void mass_h1(const DeviceDisc& d, const double* x, double* evec) = 0;
+  // M x of elements[0..count) (every element when null) into the E-vector.
+  virtual void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) = 0;
   virtual void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) = 0;  // y += M x (atomics)
   virtual void mass_l2(const DeviceDisc& d, const double* x, double* y) = 0;
   // F 1 of elements[0..count) (every element when null) into the E-vector.
@@ -195,16 +196,17 @@ class FixedOpsT final : public FixedOps {
         f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE)),
         ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
         q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)) {}
-  void mass_h1(const DeviceDisc& d, const double* x, double* evec) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, true><<<mh1_.grid, mh1_.block, mh1_.shmem>>>(d, x, evec);
+  void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) override {
+    const unsigned grid = (count + mh1_.block.y - 1) / mh1_.block.y;
+    fixed::k_mass<DIM, D, Q, L, TPE, true><<<grid, mh1_.block, mh1_.shmem>>>(d, elements, count, x, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1)");
   }
   void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<mh1s_.grid, mh1s_.block, mh1s_.shmem>>>(d, x, y);
+    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<mh1s_.grid, mh1s_.block, mh1s_.shmem>>>(d, nullptr, d.NE, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1, scatter)");
   }
   void mass_l2(const DeviceDisc& d, const double* x, double* y) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, false><<<ml2_.grid, ml2_.block, ml2_.shmem>>>(d, x, y);
+    fixed::k_mass<DIM, D, Q, L, TPE, false><<<ml2_.grid, ml2_.block, ml2_.shmem>>>(d, nullptr, d.NE, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(l2)");
   }
   void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) override {
@@ -420,6 +422,8 @@ class GpuKernels final : public HydroKernels {
   }
   void force_boundary(double* rhs) override { split_force(boundary_, shared_dofs_, rhs); }
   void force_interior(double* rhs) override { split_force(interior_, other_dofs_, rhs); }
+  void mass_h1_boundary(const double* x, double* y) override { split_mass_h1(boundary_, shared_dofs_, x, y); }
+  void mass_h1_interior(const double* x, double* y) override { split_mass_h1(interior_, other_dofs_, x, y); }
   void force_transpose(const double* v, double* e_rhs) override {
     if (fixed_) return fixed_->force_t(dd_, stress_, v, e_rhs);
     k_force_t<<<dd_.NE, block_, eshared_>>>(dd_, big_, stress_, v, e_rhs);
@@ -468,18 +472,24 @@ class GpuKernels final : public HydroKernels {
   }
   void split_force(const Subset& elements, const Subset& dofs, double* rhs) {
     element_force(elements.items, elements.count);
-    if (dofs.count == 0) return;
     const std::size_t comp = static_cast<std::size_t>(dd_.NE) * dd_.nd;
-    for (int c = 0; c < dd_.dim; ++c) {
-      k_gather_list<<<copa::gpu::blocks_for(dofs.count, 256), 256>>>(dofs.count, dofs.items, offsets_, positions_,
-                                                                       evec_ + c * comp,
-                                                                       rhs + static_cast<std::size_t>(c) * dd_.nh1);
-      COPA_GPU_CHECK_LAUNCH("k_gather_list");
-    }
+    for (int c = 0; c < dd_.dim; ++c) gather_list(dofs, evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
   }
-  void element_mass_h1(const double* x) {
-    if (fixed_) return fixed_->mass_h1(dd_, x, evec_);
-    k_mass_h1<<<dd_.NE, block_, eshared_>>>(dd_, big_, x, evec_);
+  void split_mass_h1(const Subset& elements, const Subset& dofs, const double* x, double* y) {
+    element_mass_h1(x, elements.items, elements.count);
+    gather_list(dofs, evec_, y);
+  }
+  void gather_list(const Subset& dofs, const double* evec, double* y) {
+    if (dofs.count == 0) return;
+    k_gather_list<<<copa::gpu::blocks_for(dofs.count, 256), 256>>>(dofs.count, dofs.items, offsets_, positions_, evec, y);
+    COPA_GPU_CHECK_LAUNCH("k_gather_list");
+  }
+  // M x of the listed elements (every element when null) into the E-vector.
+  void element_mass_h1(const double* x, const int* elements = nullptr, int count = -1) {
+    if (count < 0) count = dd_.NE;
+    if (count == 0) return;
+    if (fixed_) return fixed_->mass_h1(dd_, elements, count, x, evec_);
+    k_mass_h1<<<count, block_, eshared_>>>(dd_, big_, elements, x, evec_);
     COPA_GPU_CHECK_LAUNCH("k_mass_h1");
   }
   void gather(const double* evec, double* y) {

@@ -82,18 +82,7 @@ class OpenMPKernels final : public HydroKernels {
   }
 
   void mass_h1(const double* x, double* y) override {
-    const int nd = d_->nd;
-#pragma omp parallel
-    {
-      ThreadWork& w = work_[omp_get_thread_num()];
-      double* xl = w.xl.data();
-#pragma omp for schedule(static)
-      for (int e = 0; e < d_->NE; ++e) {
-        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-        for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
-        ops_->mass_h1(e, xl, &evec_[static_cast<std::size_t>(e) * nd], w.s);
-      }
-    }
+    element_mass_h1(nullptr, d_->NE, x);
     gather(evec_.data(), y, 0);
   }
 
@@ -128,6 +117,14 @@ class OpenMPKernels final : public HydroKernels {
   void set_split(const ElementSplit& split) override { split_ = split; }
   void force_boundary(double* rhs) override { split_force(split_.boundary, split_.shared_dofs, rhs); }
   void force_interior(double* rhs) override { split_force(split_.interior, split_.other_dofs, rhs); }
+  void mass_h1_boundary(const double* x, double* y) override {
+    element_mass_h1(split_.boundary.data(), static_cast<int>(split_.boundary.size()), x);
+    gather_list(evec_.data(), split_.shared_dofs, y);
+  }
+  void mass_h1_interior(const double* x, double* y) override {
+    element_mass_h1(split_.interior.data(), static_cast<int>(split_.interior.size()), x);
+    gather_list(evec_.data(), split_.other_dofs, y);
+  }
 
   void force_transpose(const double* v, double* e_rhs) override {
     const int nd = d_->nd, dim = d_->dim;
@@ -192,15 +189,33 @@ class OpenMPKernels final : public HydroKernels {
     }
   }
 
+  // The E-vector entries of M x of elements[0..count) (all elements when `elements` is null).
+  void element_mass_h1(const int* elements, int count, const double* x) {
+    const int nd = d_->nd;
+#pragma omp parallel
+    {
+      ThreadWork& w = work_[omp_get_thread_num()];
+      double* xl = w.xl.data();
+#pragma omp for schedule(static)
+      for (int i = 0; i < count; ++i) {
+        const int e = elements ? elements[i] : i;
+        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+        for (int j = 0; j < nd; ++j) xl[j] = x[map[j]];
+        ops_->mass_h1(e, xl, &evec_[static_cast<std::size_t>(e) * nd], w.s);
+      }
+    }
+  }
+
   void split_force(const std::vector<int>& elements, const std::vector<int>& dofs, double* rhs) {
     element_force(elements.data(), static_cast<int>(elements.size()));
+    for (int c = 0; c < d_->dim; ++c)
+      gather_list(evec_.data() + c * evec_stride(), dofs, rhs + static_cast<std::size_t>(c) * d_->nh1);
+  }
+
+  void gather_list(const double* evec, const std::vector<int>& dofs, double* y) const {
     const int n = static_cast<int>(dofs.size());
-    for (int c = 0; c < d_->dim; ++c) {
-      const double* evec = evec_.data() + c * evec_stride();
-      double* y = rhs + static_cast<std::size_t>(c) * d_->nh1;
 #pragma omp parallel for schedule(static)
-      for (int i = 0; i < n; ++i) y[dofs[i]] = gather_one(evec, dofs[i]);
-    }
+    for (int i = 0; i < n; ++i) y[dofs[i]] = gather_one(evec, dofs[i]);
   }
 
   double gather_one(const double* evec, int g) const {

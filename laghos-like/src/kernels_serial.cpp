@@ -46,15 +46,8 @@ class SerialKernels final : public HydroKernels {
   }
 
   void mass_h1(const double* x, double* y) override {
-    const int nd = d_->nd;
-    std::vector<double> xl(nd), yl(nd);
     fill(d_->nh1, 0.0, y);
-    for (int e = 0; e < d_->NE; ++e) {
-      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-      for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
-      ops_->mass_h1(e, xl.data(), yl.data(), *scratch_);
-      for (int i = 0; i < nd; ++i) y[map[i]] += yl[i];
-    }
+    for (int e = 0; e < d_->NE; ++e) add_mass_h1(e, x, y);
   }
 
   void mass_h1_diagonal(double* diag) override {
@@ -87,6 +80,13 @@ class SerialKernels final : public HydroKernels {
   }
   void force_interior(double* rhs) override {
     for (int e : split_.interior) add_force(e, rhs);
+  }
+  void mass_h1_boundary(const double* x, double* y) override {
+    fill(d_->nh1, 0.0, y);
+    for (int e : split_.boundary) add_mass_h1(e, x, y);
+  }
+  void mass_h1_interior(const double* x, double* y) override {
+    for (int e : split_.interior) add_mass_h1(e, x, y);
   }
 
   void force_transpose(const double* v, double* e_rhs) override {
@@ -123,6 +123,16 @@ class SerialKernels final : public HydroKernels {
   }
 
  private:
+  // y += element e's M x, gathered and scattered through the map.
+  void add_mass_h1(int e, const double* x, double* y) {
+    const int nd = d_->nd;
+    double *xl = &force_local_[0], *yl = &force_local_[nd];
+    const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+    for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
+    ops_->mass_h1(e, xl, yl, *scratch_);
+    for (int i = 0; i < nd; ++i) y[map[i]] += yl[i];
+  }
+
   // rhs += element e's F 1, scattered through the map.
   void add_force(int e, double* rhs) {
     const int nd = d_->nd, dim = d_->dim;
@@ -136,7 +146,7 @@ class SerialKernels final : public HydroKernels {
   const Discretization* d_ = nullptr;
   std::unique_ptr<ElementOps> ops_;
   std::unique_ptr<Scratch> scratch_;
-  std::vector<double> stress_, force_local_;
+  std::vector<double> stress_, force_local_;  // force_local_: 3 nd element values (F 1, or x and M x)
   ElementSplit split_;
 };
 

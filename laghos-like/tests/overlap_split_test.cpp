@@ -1,9 +1,11 @@
 // --overlap's pieces on one rank, with a shared-dof mask made up here (two faces of the box, as a
 // rank with neighbours in +x and -y would have): the boundary/interior split, and the host backends'
-// two-pass F 1 against their one-pass force(). The contract (kernels.hpp): after force_boundary the
-// shared dofs hold their F 1 sums; force_interior completes the others without touching them.
+// two-pass F 1 and H1 mass action against their one-pass force() and mass_h1(). The contract
+// (kernels.hpp): after the boundary pass the shared dofs hold their sums; the interior pass
+// completes the others without touching them.
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "copa/errors.hpp"
@@ -48,38 +50,54 @@ double max_abs(const std::vector<double>& a) {
   return m;
 }
 
-// Two-pass F 1 vs one pass on `kernels`: shared dofs bitwise after the boundary pass (their
-// elements are all boundary elements, summed in the same ascending order), untouched by the
-// interior pass, and every dof within `other_tol` (relative to max |F 1|) at the end.
-void check_two_passes(HydroKernels& kernels, const Case& c, double other_tol) {
+// Two passes vs one pass of an H1 operator of `components` components (F 1 or the mass action):
+// the shared dofs bitwise after the boundary pass (their elements are all boundary elements, taken
+// in the same ascending order), untouched by the interior pass, and every dof within `other_tol`
+// (relative to max |one pass|) at the end.
+template <class OnePass, class Boundary, class Interior>
+void check_two_passes(const char* what, const Case& c, int components, double other_tol, OnePass one_pass,
+                      Boundary boundary, Interior interior) {
   const Discretization& d = c.d;
-  kernels.setup(d);
-  const std::size_t vs = d.h1_vsize();
-  const double* x = c.state.data();
-  kernels.quadrature_update(x, x + vs, x + 2 * vs, nullptr);
-  std::vector<double> one(vs), two(vs, std::nan(""));
-  kernels.force(one.data());
   const ElementSplit split = split_elements(d, c.shared);
-  kernels.set_split(split);
-  kernels.force_boundary(two.data());
-  for (int comp = 0; comp < d.dim; ++comp)
+  const std::size_t n = static_cast<std::size_t>(components) * d.nh1;
+  std::vector<double> one(n), two(n, std::nan(""));
+  one_pass(one.data());
+  boundary(two.data());
+  for (int comp = 0; comp < components; ++comp)
     for (int g : split.shared_dofs) {
       const std::size_t i = static_cast<std::size_t>(comp) * d.nh1 + g;
       EXPECT_TRUE(two[i] == one[i]);
       two[i] = 1234.5;  // a sentinel the interior pass must leave alone
     }
-  kernels.force_interior(two.data());
+  interior(two.data());
   double diff = 0.0;
-  for (int comp = 0; comp < d.dim; ++comp) {
+  for (int comp = 0; comp < components; ++comp) {
     for (int g : split.shared_dofs) EXPECT_TRUE(two[static_cast<std::size_t>(comp) * d.nh1 + g] == 1234.5);
     for (int g : split.other_dofs) {
       const std::size_t i = static_cast<std::size_t>(comp) * d.nh1 + g;
       diff = std::fmax(diff, std::fabs(two[i] - one[i]));
     }
   }
-  std::printf("%s: two-pass F 1 vs one pass, max |difference| / max |F 1| at the other dofs = %.3e\n",
-              kernels.name().c_str(), diff / max_abs(one));
+  std::printf("%s: two passes vs one, max |difference| / max |value| at the other dofs = %.3e\n", what,
+              diff / max_abs(one));
   EXPECT_TRUE(diff <= other_tol * max_abs(one));
+}
+
+// F 1 and the H1 mass action (of the x velocity component) on `kernels`.
+void check_backend(HydroKernels& kernels, const Case& c, double other_tol) {
+  const Discretization& d = c.d;
+  kernels.setup(d);
+  const std::size_t vs = d.h1_vsize();
+  const double* x = c.state.data();
+  const double* v = x + vs;
+  kernels.quadrature_update(x, v, x + 2 * vs, nullptr);
+  kernels.set_split(split_elements(d, c.shared));
+  const std::string name = kernels.name();
+  check_two_passes((name + " F 1").c_str(), c, d.dim, other_tol, [&](double* y) { kernels.force(y); },
+                   [&](double* y) { kernels.force_boundary(y); }, [&](double* y) { kernels.force_interior(y); });
+  check_two_passes((name + " mass").c_str(), c, 1, other_tol, [&](double* y) { kernels.mass_h1(v, y); },
+                   [&](double* y) { kernels.mass_h1_boundary(v, y); },
+                   [&](double* y) { kernels.mass_h1_interior(v, y); });
 }
 
 }  // namespace
@@ -107,7 +125,7 @@ TEST(OverlapSplit, wrong_mask_size_is_refused) {
 TEST(OverlapSplit, serial_two_passes_match_one_pass) {
   const Case c = make_case();
   auto k = make_serial_kernels();
-  check_two_passes(*k, c, 1e-14);
+  check_backend(*k, c, 1e-14);
 }
 
 #if defined(COPA_HAVE_OPENMP)
@@ -115,6 +133,6 @@ TEST(OverlapSplit, serial_two_passes_match_one_pass) {
 TEST(OverlapSplit, openmp_two_passes_equal_one_pass) {
   const Case c = make_case();
   auto k = make_openmp_kernels();
-  check_two_passes(*k, c, 0.0);
+  check_backend(*k, c, 0.0);
 }
 #endif
