@@ -64,7 +64,7 @@ struct AppOptions {
   int zones_per_rank = 0;        // Laghos -epm: the generated box grows with the rank count
   bool compare_one_rank = false;
   std::string transport = "host";  // halo transport of the shared H1 dofs (copa::halo)
-  bool overlap = false;            // F 1's exchange overlapped with the interior elements
+  bool overlap = false;            // F 1's and the CG mass's exchanges overlapped with interior elements
   copa::vtk::Options vtk;          // ParaView output of the first backend of a run
 };
 
@@ -396,9 +396,9 @@ int main(int argc, char** argv) {
     app.add_option("--transport", o.transport,
                    "Halo transport of shared H1 dofs for GPU backends: host | cuda-aware | nccl | ipc (CPU: host)");
     app.add_flag("--overlap", o.overlap,
-                 "Over ranks: compute F 1 of the elements touching shared dofs first, exchange their sums "
-                 "while the interior elements are computed (every backend and variant); accepted and a "
-                 "no-op on one rank");
+                 "Over ranks: compute F 1 and the CG's H1 mass action of the elements touching shared dofs "
+                 "first, exchange their sums while the interior elements are computed (every backend and "
+                 "variant); accepted and a no-op on one rank");
     app.add_flag("--compare-one-rank", o.compare_one_rank,
                  "Also run the whole mesh on rank 0 alone; verify same step count and |e| within 1e-10");
     app.add_option("--energy-tolerance", o.energy_tolerance,
@@ -522,7 +522,7 @@ int main(int argc, char** argv) {
                   << (copa::is_gpu(backend) ? o.transport : std::string("host")) << ", largest rank "
                   << copa::mpi::max_all(static_cast<double>(d.NE)) << " zones and "
                   << copa::mpi::max_all(static_cast<double>(shared->shared_nodes())) << " shared H1 nodes"
-                  << (o.overlap ? ", F 1 exchange overlapped with the interior elements" : "") << "\n";
+                  << (o.overlap ? ", exchanges of F 1 and the CG mass overlapped with the interior elements" : "") << "\n";
       }
       // The boundary/interior split is reported on every distributed run, used only with --overlap.
       const ElementSplit split = shared ? split_elements(d, shared->shared_mask()) : ElementSplit{};
