@@ -18,6 +18,8 @@ APP="$BUILD/laghos-like/laghos-like"
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0
 COMMON=(--backend "$BACKEND" --problem 1 --dim 3 --ode rk2avg --max-steps 20 --tf 10 --quiet)
+# LAGHOS_DIST_OVERLAP=1: every run with --overlap (a no-op on one rank), to compare with a plain OUT.
+[ "${LAGHOS_DIST_OVERLAP:-0}" = 1 ] && COMMON+=(--overlap)
 
 run() {  # run NAME RANKS TRANSPORT ARGS...
   local name=$1 np=$2 tr=$3

@@ -6,6 +6,8 @@
 // Distributed (a SharedDofs given): every H1 scatter is summed over the sharers, dots over H1 take
 // the owned nodes only and every dot, dt estimate and energy total is reduced deterministically
 // (copa::mpi::sum_ordered, min_all), so that every rank takes the same CG and time-step path.
+// With an ElementSplit (--overlap) F 1 and the CG's H1 mass action are computed in two passes around
+// the exchange's first half: boundary elements, start the exchange, interior elements, finish it.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -66,8 +68,9 @@ struct RunResult {
 class LagrangianHydro {
  public:
   // `shared`: the rank's shared H1 dofs in a distributed run (exchanged in the backend's memory), or null.
+  // `overlap`: the rank's boundary/interior split (needs `shared`) to overlap F 1's exchange, or null.
   LagrangianHydro(const Discretization& d, HydroKernels& kernels, const RunOptions& options,
-                  SharedDofs* shared = nullptr);
+                  SharedDofs* shared = nullptr, const ElementSplit* overlap = nullptr);
   ~LagrangianHydro();
   LagrangianHydro(const LagrangianHydro&) = delete;
   LagrangianHydro& operator=(const LagrangianHydro&) = delete;
@@ -94,6 +97,11 @@ class LagrangianHydro {
   double dot_h1(const double* x, const double* y);
   double dot_l2(const double* x, const double* y);
   void assemble_h1(double* y, int components);  // partial sums -> sums over all sharers
+  void force_assembled();                       // rhs_ = F 1, assembled over the sharers
+  // --overlap: boundary(), start of the exchange of y, interior(), its finish.
+  template <class Boundary, class Interior>
+  void assemble_overlapped(Boundary boundary, Interior interior, double* y, int components);
+  void record_halo(double seconds, int components);
   // The rank-order sum / minimum over ranks of a scalar (copa::mpi), timed as allreduce.
   double reduce_sum(double partial);
   double reduce_min(double value);
@@ -113,6 +121,7 @@ class LagrangianHydro {
   HydroTiming timing_;
   bool in_timer_ = false;  // communication is recorded only inside Laghos's four timers
   SharedDofs* shared_ = nullptr;
+  bool overlap_ = false;
   double *owned_ = nullptr, *masked_ = nullptr;
 };
 

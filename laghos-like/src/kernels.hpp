@@ -13,6 +13,7 @@
 
 #include "copa/backend.hpp"
 #include "discretization.hpp"
+#include "element_split.hpp"
 
 namespace laghos {
 
@@ -50,6 +51,18 @@ class HydroKernels {
   virtual void mass_h1_diagonal(double* diag) = 0;           // its assembled diagonal
   virtual void mass_l2(const double* x, double* y) = 0;       // L2 (Bernstein) mass, block diagonal
   virtual void force(double* rhs) = 0;                       // rhs = F 1 (dim * nh1)
+  // F 1 in two passes around the shared-dof exchange (--overlap, element_split.hpp). set_split
+  // gives the split once. force_boundary(rhs) computes the boundary elements and leaves the split's
+  // shared dofs of rhs holding their F 1 sums (every element of a shared dof is a boundary element);
+  // force_interior(rhs) computes the interior elements and completes every other dof without
+  // touching the shared ones, so the exchange may move them meanwhile. On a GPU both passes are
+  // enqueued on the default stream and return without waiting.
+  virtual void set_split(const ElementSplit& split) = 0;
+  virtual void force_boundary(double* rhs) = 0;
+  virtual void force_interior(double* rhs) = 0;
+  // The scalar H1 mass action y = M x in the same two passes (the CG's operator on ranks).
+  virtual void mass_h1_boundary(const double* x, double* y) = 0;
+  virtual void mass_h1_interior(const double* x, double* y) = 0;
   virtual void force_transpose(const double* v, double* e_rhs) = 0;  // e_rhs = F^T v (nl2)
   // Quadrature update at state (x, v, e): stress J^{-T} w detJ for the force, and the minimum of
   // the time-step estimate over all points (0 when a Jacobian is inverted). When the problem has

@@ -133,6 +133,17 @@ __global__ void k_gather(int nh1, const int* offsets, const int* positions, cons
   y[g] = s;
 }
 
+// The gather for the listed dofs only (--overlap: shared dofs, then the others).
+__global__ void k_gather_list(int n, const int* dofs, const int* offsets, const int* positions, const double* evec,
+                              double* y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int g = dofs[i];
+  double s = 0.0;
+  for (int p = offsets[g]; p < offsets[g + 1]; ++p) s += evec[positions[p]];
+  y[g] = s;
+}
+
 }  // namespace
 }  // namespace laghos
 #include "kernels_gpu_fixed.cuh"
@@ -143,10 +154,12 @@ namespace {
 class FixedOps {
  public:
   virtual ~FixedOps() = default;
-  virtual void mass_h1(const DeviceDisc& d, const double* x, double* evec) = 0;
+  // M x of elements[0..count) (every element when null) into the E-vector.
+  virtual void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) = 0;
   virtual void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) = 0;  // y += M x (atomics)
   virtual void mass_l2(const DeviceDisc& d, const double* x, double* y) = 0;
-  virtual void force(const DeviceDisc& d, const double* stress, double* evec) = 0;
+  // F 1 of elements[0..count) (every element when null) into the E-vector.
+  virtual void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) = 0;
   virtual void force_t(const DeviceDisc& d, const double* stress, const double* v, double* e_rhs) = 0;
   virtual void qupdate(const DeviceDisc& d, const double* x, const double* v, const double* e, double* stress,
                        double* elem_dt) = 0;
@@ -183,20 +196,22 @@ class FixedOpsT final : public FixedOps {
         f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE)),
         ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
         q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)) {}
-  void mass_h1(const DeviceDisc& d, const double* x, double* evec) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, true><<<mh1_.grid, mh1_.block, mh1_.shmem>>>(d, x, evec);
+  void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) override {
+    const unsigned grid = (count + mh1_.block.y - 1) / mh1_.block.y;
+    fixed::k_mass<DIM, D, Q, L, TPE, true><<<grid, mh1_.block, mh1_.shmem>>>(d, elements, count, x, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1)");
   }
   void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<mh1s_.grid, mh1s_.block, mh1s_.shmem>>>(d, x, y);
+    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<mh1s_.grid, mh1s_.block, mh1s_.shmem>>>(d, nullptr, d.NE, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1, scatter)");
   }
   void mass_l2(const DeviceDisc& d, const double* x, double* y) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, false><<<ml2_.grid, ml2_.block, ml2_.shmem>>>(d, x, y);
+    fixed::k_mass<DIM, D, Q, L, TPE, false><<<ml2_.grid, ml2_.block, ml2_.shmem>>>(d, nullptr, d.NE, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(l2)");
   }
-  void force(const DeviceDisc& d, const double* stress, double* evec) override {
-    fixed::k_force<DIM, D, Q, L, TPE><<<f_.grid, f_.block, f_.shmem>>>(d, stress, evec);
+  void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) override {
+    const unsigned grid = (count + f_.block.y - 1) / f_.block.y;
+    fixed::k_force<DIM, D, Q, L, TPE><<<grid, f_.block, f_.shmem>>>(d, elements, count, stress, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_force");
   }
   void force_t(const DeviceDisc& d, const double* stress, const double* v, double* e_rhs) override {
@@ -387,15 +402,28 @@ class GpuKernels final : public HydroKernels {
     COPA_GPU_CHECK_LAUNCH("k_mass_l2");
   }
   void force(double* rhs) override {
-    if (fixed_) {
-      fixed_->force(dd_, stress_, evec_);
-    } else {
-      k_force<<<dd_.NE, block_, eshared_>>>(dd_, big_, stress_, evec_);
-      COPA_GPU_CHECK_LAUNCH("k_force");
-    }
+    element_force(nullptr, dd_.NE);
     const std::size_t comp = static_cast<std::size_t>(dd_.NE) * dd_.nd;
     for (int c = 0; c < dd_.dim; ++c) gather(evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
   }
+  // Each dof is gathered by exactly one pass, from the same E-vector entries in the same order as
+  // force(): the split result is bitwise force()'s. Both passes only enqueue on the default stream,
+  // so the exchange's pack (enqueued between them) waits for the boundary pass alone.
+  void set_split(const ElementSplit& split) override {
+    const auto upload_list = [&](const std::vector<int>& v, Subset& s) {
+      s.count = static_cast<int>(v.size());
+      s.items = upload_int(v);
+    };
+    upload_list(split.boundary, boundary_);
+    upload_list(split.interior, interior_);
+    upload_list(split.shared_dofs, shared_dofs_);
+    upload_list(split.other_dofs, other_dofs_);
+    copa::gpu::synchronize();
+  }
+  void force_boundary(double* rhs) override { split_force(boundary_, shared_dofs_, rhs); }
+  void force_interior(double* rhs) override { split_force(interior_, other_dofs_, rhs); }
+  void mass_h1_boundary(const double* x, double* y) override { split_mass_h1(boundary_, shared_dofs_, x, y); }
+  void mass_h1_interior(const double* x, double* y) override { split_mass_h1(interior_, other_dofs_, x, y); }
   void force_transpose(const double* v, double* e_rhs) override {
     if (fixed_) return fixed_->force_t(dd_, stress_, v, e_rhs);
     k_force_t<<<dd_.NE, block_, eshared_>>>(dd_, big_, stress_, v, e_rhs);
@@ -431,9 +459,37 @@ class GpuKernels final : public HydroKernels {
     for (int i = 0; i < n; ++i) t = is_min ? std::fmin(t, host_partial_[i]) : t + host_partial_[i];
     return t;
   }
-  void element_mass_h1(const double* x) {
-    if (fixed_) return fixed_->mass_h1(dd_, x, evec_);
-    k_mass_h1<<<dd_.NE, block_, eshared_>>>(dd_, big_, x, evec_);
+  // Device list of elements or dofs of the --overlap split.
+  struct Subset {
+    const int* items = nullptr;
+    int count = 0;
+  };
+  void element_force(const int* elements, int count) {
+    if (count == 0) return;
+    if (fixed_) return fixed_->force(dd_, elements, count, stress_, evec_);
+    k_force<<<count, block_, eshared_>>>(dd_, big_, elements, stress_, evec_);
+    COPA_GPU_CHECK_LAUNCH("k_force");
+  }
+  void split_force(const Subset& elements, const Subset& dofs, double* rhs) {
+    element_force(elements.items, elements.count);
+    const std::size_t comp = static_cast<std::size_t>(dd_.NE) * dd_.nd;
+    for (int c = 0; c < dd_.dim; ++c) gather_list(dofs, evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
+  }
+  void split_mass_h1(const Subset& elements, const Subset& dofs, const double* x, double* y) {
+    element_mass_h1(x, elements.items, elements.count);
+    gather_list(dofs, evec_, y);
+  }
+  void gather_list(const Subset& dofs, const double* evec, double* y) {
+    if (dofs.count == 0) return;
+    k_gather_list<<<copa::gpu::blocks_for(dofs.count, 256), 256>>>(dofs.count, dofs.items, offsets_, positions_, evec, y);
+    COPA_GPU_CHECK_LAUNCH("k_gather_list");
+  }
+  // M x of the listed elements (every element when null) into the E-vector.
+  void element_mass_h1(const double* x, const int* elements = nullptr, int count = -1) {
+    if (count < 0) count = dd_.NE;
+    if (count == 0) return;
+    if (fixed_) return fixed_->mass_h1(dd_, elements, count, x, evec_);
+    k_mass_h1<<<count, block_, eshared_>>>(dd_, big_, elements, x, evec_);
     COPA_GPU_CHECK_LAUNCH("k_mass_h1");
   }
   void gather(const double* evec, double* y) {
@@ -464,6 +520,7 @@ class GpuKernels final : public HydroKernels {
   double* host_partial_ = static_cast<double*>(copa::gpu::malloc_pinned(kReduceBlocks * sizeof(double)));
   const unsigned char* ess_mask_[3] = {nullptr, nullptr, nullptr};
   std::unique_ptr<FixedOps> fixed_;
+  Subset boundary_, interior_, shared_dofs_, other_dofs_;
   std::vector<double*> owned_;
   std::vector<int*> owned_int_;
   std::vector<unsigned char*> owned_bytes_;

@@ -155,10 +155,12 @@ __device__ inline void load_basis(const DeviceDisc& d, double* sm) {
 // its y_e into it through the map with FP64 atomics, instead of writing the NE nd E-vector that a
 // gather then reads (the E-vector round trip, ~45 MB per call at Q2Q1 N = 44, README). The order
 // of the up-to-2^DIM additions per dof is then not fixed: the sums differ from the gather at
-// round-off.
+// round-off. Runs the `count` elements of `elements` (every element when null: --overlap's passes
+// run a subset).
 template <int DIM, int D, int Q, int L, int TPE, bool H1, bool SCATTER = false>
 __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
-    k_mass(DeviceDisc d, const double* __restrict__ x, double* __restrict__ y) {
+    k_mass(DeviceDisc d, const int* __restrict__ elements, int count, const double* __restrict__ x,
+           double* __restrict__ y) {
   using S = Shape<DIM, D, Q, L>;
   constexpr int N = H1 ? D : L, NN = H1 ? S::ND : S::NL;
   LAGHOS_DYNAMIC_SHARED(sm);
@@ -167,8 +169,9 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   double* xl = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
   double *a = xl + S::BIG, *t0 = a + S::BIG, *t1 = t0 + S::BIG, *yl = t1 + S::BIG;
   const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const bool active = e0 < count;
+  const int slot = active ? e0 : count - 1;
+  const int e = elements ? elements[slot] : slot;
   if (H1) {
     const int* map = d.h1_map + (std::size_t)e * NN;
     for (int i = tid; i < NN; i += TPE) xl[i] = x[map[i]];
@@ -192,10 +195,12 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   }
 }
 
-// evec[c][e][i] = sum_d (G_d^T stress[c][d])_i  (F 1 per element, assembled by the gather).
+// evec[c][e][i] = sum_d (G_d^T stress[c][d])_i  (F 1 per element, assembled by the gather), for
+// the `count` elements of `elements` (every element when null: --overlap's passes run a subset).
 template <int DIM, int D, int Q, int L, int TPE>
 __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
-    k_force(DeviceDisc d, const double* __restrict__ stress, double* __restrict__ evec) {
+    k_force(DeviceDisc d, const int* __restrict__ elements, int count, const double* __restrict__ stress,
+            double* __restrict__ evec) {
   using S = Shape<DIM, D, Q, L>;
   LAGHOS_DYNAMIC_SHARED(sm);
   load_basis<DIM, D, Q, L>(d, sm);
@@ -203,8 +208,9 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   double* sq = sm + S::BASIS + threadIdx.y * S::FORCE;  // DIM * NQ stress of component c
   double *w = sq + 3 * S::BIG, *out = w + 5 * S::BIG;
   const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const bool active = e0 < count;
+  const int slot = active ? e0 : count - 1;
+  const int e = elements ? elements[slot] : slot;
   const double* sj = stress + (std::size_t)e * S::DD * S::NQ;
   const std::size_t comp = (std::size_t)d.NE * S::ND;
 #pragma unroll 1

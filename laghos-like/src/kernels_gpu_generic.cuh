@@ -58,10 +58,11 @@ __device__ inline int block_threads() { return blockDim.x * blockDim.y * blockDi
 
 // ---- element operators (one block per element) ----
 // Shared buffers: 5 (+ extra) arrays of `big` doubles, big = max(D1D, Q1D)^dim.
-__global__ void k_mass_h1(DeviceDisc d, int big, const double* x, double* evec) {
+// One block per element of `elements` (every element when null).
+__global__ void k_mass_h1(DeviceDisc d, int big, const int* elements, const double* x, double* evec) {
   LAGHOS_DYNAMIC_SHARED(sm);
   double *xl = sm, *a = sm + big, *t0 = sm + 2 * big, *t1 = sm + 3 * big, *y = sm + 4 * big;
-  const int e = blockIdx.x;
+  const int e = elements ? elements[blockIdx.x] : blockIdx.x;
   const int* map = d.h1_map + (std::size_t)e * d.nd;
   for (int i = block_tid(); i < d.nd; i += block_threads()) xl[i] = x[map[i]];
   __syncthreads();
@@ -98,11 +99,12 @@ __global__ void k_mass_l2(DeviceDisc d, int big, const double* x, double* y) {
   for (int i = block_tid(); i < d.nl; i += block_threads()) y[(std::size_t)e * d.nl + i] = yl[i];
 }
 
-// evec[c][e][i] = sum_d (G_d^T sJ[c][d])_i
-__global__ void k_force(DeviceDisc d, int big, const double* stress, double* evec) {
+// evec[c][e][i] = sum_d (G_d^T sJ[c][d])_i, one block per element of `elements` (every element
+// when null: --overlap's passes run a subset).
+__global__ void k_force(DeviceDisc d, int big, const int* elements, const double* stress, double* evec) {
   LAGHOS_DYNAMIC_SHARED(sm);
   double *a = sm, *b = sm + big, *t0 = sm + 2 * big, *t1 = sm + 3 * big, *acc = sm + 4 * big;
-  const int e = blockIdx.x, dim = d.dim, DD = dim * dim;
+  const int e = elements ? elements[blockIdx.x] : blockIdx.x, dim = d.dim, DD = dim * dim;
   const double* sj = stress + (std::size_t)e * d.nq * DD;
   const std::size_t comp = (std::size_t)d.NE * d.nd;
   for (int c = 0; c < dim; ++c) {

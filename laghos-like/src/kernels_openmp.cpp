@@ -82,18 +82,7 @@ class OpenMPKernels final : public HydroKernels {
   }
 
   void mass_h1(const double* x, double* y) override {
-    const int nd = d_->nd;
-#pragma omp parallel
-    {
-      ThreadWork& w = work_[omp_get_thread_num()];
-      double* xl = w.xl.data();
-#pragma omp for schedule(static)
-      for (int e = 0; e < d_->NE; ++e) {
-        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-        for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
-        ops_->mass_h1(e, xl, &evec_[static_cast<std::size_t>(e) * nd], w.s);
-      }
-    }
+    element_mass_h1(nullptr, d_->NE, x);
     gather(evec_.data(), y, 0);
   }
 
@@ -119,19 +108,22 @@ class OpenMPKernels final : public HydroKernels {
   }
 
   void force(double* rhs) override {
-    const int nd = d_->nd, dim = d_->dim;
-    const std::size_t comp = static_cast<std::size_t>(d_->NE) * nd;
-#pragma omp parallel
-    {
-      Scratch& s = work_[omp_get_thread_num()].s;
-#pragma omp for schedule(static)
-      for (int e = 0; e < d_->NE; ++e) {
-        double* yp[3];
-        for (int c = 0; c < 3; ++c) yp[c] = c < dim ? &evec_[c * comp + static_cast<std::size_t>(e) * nd] : nullptr;
-        ops_->force(e, stress_.data(), yp, s);
-      }
-    }
-    for (int c = 0; c < dim; ++c) gather(evec_.data() + c * comp, rhs + static_cast<std::size_t>(c) * d_->nh1, 0);
+    element_force(nullptr, d_->NE);
+    for (int c = 0; c < d_->dim; ++c) gather(evec_.data() + c * evec_stride(), rhs + static_cast<std::size_t>(c) * d_->nh1, 0);
+  }
+
+  // Each dof is gathered by exactly one of the two passes, from the same E-vector entries in the
+  // same order as force(): the split result is bitwise force()'s.
+  void set_split(const ElementSplit& split) override { split_ = split; }
+  void force_boundary(double* rhs) override { split_force(split_.boundary, split_.shared_dofs, rhs); }
+  void force_interior(double* rhs) override { split_force(split_.interior, split_.other_dofs, rhs); }
+  void mass_h1_boundary(const double* x, double* y) override {
+    element_mass_h1(split_.boundary.data(), static_cast<int>(split_.boundary.size()), x);
+    gather_list(evec_.data(), split_.shared_dofs, y);
+  }
+  void mass_h1_interior(const double* x, double* y) override {
+    element_mass_h1(split_.interior.data(), static_cast<int>(split_.interior.size()), x);
+    gather_list(evec_.data(), split_.other_dofs, y);
   }
 
   void force_transpose(const double* v, double* e_rhs) override {
@@ -178,14 +170,64 @@ class OpenMPKernels final : public HydroKernels {
   }
 
  private:
+  std::size_t evec_stride() const { return static_cast<std::size_t>(d_->NE) * d_->nd; }
+
+  // The E-vector entries of F 1 of elements[0..count) (all elements when `elements` is null).
+  void element_force(const int* elements, int count) {
+    const int dim = d_->dim;
+    const std::size_t comp = evec_stride(), nd = static_cast<std::size_t>(d_->nd);
+#pragma omp parallel
+    {
+      Scratch& s = work_[omp_get_thread_num()].s;
+#pragma omp for schedule(static)
+      for (int i = 0; i < count; ++i) {
+        const int e = elements ? elements[i] : i;
+        double* yp[3];
+        for (int c = 0; c < 3; ++c) yp[c] = c < dim ? &evec_[c * comp + static_cast<std::size_t>(e) * nd] : nullptr;
+        ops_->force(e, stress_.data(), yp, s);
+      }
+    }
+  }
+
+  // The E-vector entries of M x of elements[0..count) (all elements when `elements` is null).
+  void element_mass_h1(const int* elements, int count, const double* x) {
+    const int nd = d_->nd;
+#pragma omp parallel
+    {
+      ThreadWork& w = work_[omp_get_thread_num()];
+      double* xl = w.xl.data();
+#pragma omp for schedule(static)
+      for (int i = 0; i < count; ++i) {
+        const int e = elements ? elements[i] : i;
+        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+        for (int j = 0; j < nd; ++j) xl[j] = x[map[j]];
+        ops_->mass_h1(e, xl, &evec_[static_cast<std::size_t>(e) * nd], w.s);
+      }
+    }
+  }
+
+  void split_force(const std::vector<int>& elements, const std::vector<int>& dofs, double* rhs) {
+    element_force(elements.data(), static_cast<int>(elements.size()));
+    for (int c = 0; c < d_->dim; ++c)
+      gather_list(evec_.data() + c * evec_stride(), dofs, rhs + static_cast<std::size_t>(c) * d_->nh1);
+  }
+
+  void gather_list(const double* evec, const std::vector<int>& dofs, double* y) const {
+    const int n = static_cast<int>(dofs.size());
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) y[dofs[i]] = gather_one(evec, dofs[i]);
+  }
+
+  double gather_one(const double* evec, int g) const {
+    double s = 0.0;
+    for (int p = offsets_[g]; p < offsets_[g + 1]; ++p) s += evec[positions_[p]];
+    return s;
+  }
+
   // y[dof] = sum of the E-vector entries that map to dof.
   void gather(const double* evec, double* y, int) const {
 #pragma omp parallel for schedule(static)
-    for (int g = 0; g < d_->nh1; ++g) {
-      double s = 0.0;
-      for (int p = offsets_[g]; p < offsets_[g + 1]; ++p) s += evec[positions_[p]];
-      y[g] = s;
-    }
+    for (int g = 0; g < d_->nh1; ++g) y[g] = gather_one(evec, g);
   }
 
   struct ThreadWork {
@@ -200,6 +242,7 @@ class OpenMPKernels final : public HydroKernels {
   std::vector<ThreadWork> work_;
   std::vector<double> stress_, evec_;
   std::vector<int> offsets_, positions_;
+  ElementSplit split_;
   static constexpr std::size_t kPad = 8;  // one 64-byte line per thread's partial sum
   std::vector<double> partial_;
 };

@@ -18,6 +18,7 @@ class SerialKernels final : public HydroKernels {
     ops_ = std::make_unique<ElementOps>(d);
     scratch_ = std::make_unique<Scratch>(d);
     stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
+    force_local_.assign(static_cast<std::size_t>(3) * d.nd, 0.0);
   }
 
   double* alloc(std::size_t n) override { return new double[n](); }
@@ -45,15 +46,8 @@ class SerialKernels final : public HydroKernels {
   }
 
   void mass_h1(const double* x, double* y) override {
-    const int nd = d_->nd;
-    std::vector<double> xl(nd), yl(nd);
     fill(d_->nh1, 0.0, y);
-    for (int e = 0; e < d_->NE; ++e) {
-      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-      for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
-      ops_->mass_h1(e, xl.data(), yl.data(), *scratch_);
-      for (int i = 0; i < nd; ++i) y[map[i]] += yl[i];
-    }
+    for (int e = 0; e < d_->NE; ++e) add_mass_h1(e, x, y);
   }
 
   void mass_h1_diagonal(double* diag) override {
@@ -73,16 +67,26 @@ class SerialKernels final : public HydroKernels {
   }
 
   void force(double* rhs) override {
-    const int nd = d_->nd, dim = d_->dim;
-    std::vector<double> yl(static_cast<std::size_t>(3) * nd);
-    double* yp[3] = {&yl[0], &yl[nd], &yl[2 * nd]};
     fill(d_->h1_vsize(), 0.0, rhs);
-    for (int e = 0; e < d_->NE; ++e) {
-      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-      ops_->force(e, stress_.data(), yp, *scratch_);
-      for (int c = 0; c < dim; ++c)
-        for (int i = 0; i < nd; ++i) rhs[static_cast<std::size_t>(c) * d_->nh1 + map[i]] += yp[c][i];
-    }
+    for (int e = 0; e < d_->NE; ++e) add_force(e, rhs);
+  }
+
+  // With --overlap a dof touched by boundary and interior elements receives the boundary ones
+  // first: its sum is the same terms in another order than force()'s element order (round-off).
+  void set_split(const ElementSplit& split) override { split_ = split; }
+  void force_boundary(double* rhs) override {
+    fill(d_->h1_vsize(), 0.0, rhs);
+    for (int e : split_.boundary) add_force(e, rhs);
+  }
+  void force_interior(double* rhs) override {
+    for (int e : split_.interior) add_force(e, rhs);
+  }
+  void mass_h1_boundary(const double* x, double* y) override {
+    fill(d_->nh1, 0.0, y);
+    for (int e : split_.boundary) add_mass_h1(e, x, y);
+  }
+  void mass_h1_interior(const double* x, double* y) override {
+    for (int e : split_.interior) add_mass_h1(e, x, y);
   }
 
   void force_transpose(const double* v, double* e_rhs) override {
@@ -119,10 +123,31 @@ class SerialKernels final : public HydroKernels {
   }
 
  private:
+  // y += element e's M x, gathered and scattered through the map.
+  void add_mass_h1(int e, const double* x, double* y) {
+    const int nd = d_->nd;
+    double *xl = &force_local_[0], *yl = &force_local_[nd];
+    const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+    for (int i = 0; i < nd; ++i) xl[i] = x[map[i]];
+    ops_->mass_h1(e, xl, yl, *scratch_);
+    for (int i = 0; i < nd; ++i) y[map[i]] += yl[i];
+  }
+
+  // rhs += element e's F 1, scattered through the map.
+  void add_force(int e, double* rhs) {
+    const int nd = d_->nd, dim = d_->dim;
+    double* yp[3] = {&force_local_[0], &force_local_[nd], &force_local_[2 * nd]};
+    const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
+    ops_->force(e, stress_.data(), yp, *scratch_);
+    for (int c = 0; c < dim; ++c)
+      for (int i = 0; i < nd; ++i) rhs[static_cast<std::size_t>(c) * d_->nh1 + map[i]] += yp[c][i];
+  }
+
   const Discretization* d_ = nullptr;
   std::unique_ptr<ElementOps> ops_;
   std::unique_ptr<Scratch> scratch_;
-  std::vector<double> stress_;
+  std::vector<double> stress_, force_local_;  // force_local_: 3 nd element values (F 1, or x and M x)
+  ElementSplit split_;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "copa/stats.hpp"
 #include "copa/vtk.hpp"
 #include "discretization.hpp"
+#include "element_split.hpp"
 #include "hydro.hpp"
 #include "global_state.hpp"
 #include "kernels.hpp"
@@ -63,6 +64,7 @@ struct AppOptions {
   int zones_per_rank = 0;        // Laghos -epm: the generated box grows with the rank count
   bool compare_one_rank = false;
   std::string transport = "host";  // halo transport of the shared H1 dofs (copa::halo)
+  bool overlap = false;            // F 1's and the CG mass's exchanges overlapped with interior elements
   copa::vtk::Options vtk;          // ParaView output of the first backend of a run
 };
 
@@ -393,6 +395,10 @@ int main(int argc, char** argv) {
                    "Weak scaling (Laghos -epm): each rank holds an n^dim box of the generated unit box");
     app.add_option("--transport", o.transport,
                    "Halo transport of shared H1 dofs for GPU backends: host | cuda-aware | nccl | ipc (CPU: host)");
+    app.add_flag("--overlap", o.overlap,
+                 "Over ranks: compute F 1 and the CG's H1 mass action of the elements touching shared dofs "
+                 "first, exchange their sums while the interior elements are computed (every backend and "
+                 "variant); accepted and a no-op on one rank");
     app.add_flag("--compare-one-rank", o.compare_one_rank,
                  "Also run the whole mesh on rank 0 alone; verify same step count and |e| within 1e-10");
     app.add_option("--energy-tolerance", o.energy_tolerance,
@@ -515,8 +521,12 @@ int main(int argc, char** argv) {
           std::cout << "distributed: " << part.describe() << ", transport "
                   << (copa::is_gpu(backend) ? o.transport : std::string("host")) << ", largest rank "
                   << copa::mpi::max_all(static_cast<double>(d.NE)) << " zones and "
-                  << copa::mpi::max_all(static_cast<double>(shared->shared_nodes())) << " shared H1 nodes\n";
+                  << copa::mpi::max_all(static_cast<double>(shared->shared_nodes())) << " shared H1 nodes"
+                  << (o.overlap ? ", exchanges of F 1 and the CG mass overlapped with the interior elements" : "") << "\n";
       }
+      // The boundary/interior split is reported on every distributed run, used only with --overlap.
+      const ElementSplit split = shared ? split_elements(d, shared->shared_mask()) : ElementSplit{};
+      const bool overlap = shared && o.overlap;
       RunOptions run = setup.run;
       copa::vtk::Series vtk(backend == backends.front() ? o.vtk : copa::vtk::Options{}, "laghos-like", "vtu");
       auto write_vtk = [&](const std::vector<double>& state) {
@@ -529,7 +539,7 @@ int main(int argc, char** argv) {
         const double by_steps = setup.run.max_steps > 0 ? double(step) / setup.run.max_steps : 0.0;
         progress.update(step, std::max(t / setup.run.t_final, by_steps));
       };
-      LagrangianHydro hydro(d, *kernels, run, shared.get());
+      LagrangianHydro hydro(d, *kernels, run, shared.get(), overlap ? &split : nullptr);
       if (!common.quiet) std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
       RunResult res = hydro.run(state0, [&](const std::string& line) {
         if (!common.quiet) std::cout << line << "\n";
@@ -597,6 +607,14 @@ int main(int argc, char** argv) {
         dec["comm_fraction"] = share.mean;
         dec["comm_fraction_max"] = share.max;
         dec["comm_fraction_per_rank"] = share.per_rank;
+        dec["overlap"] = overlap;
+        const auto per_rank = [](std::size_t count) {
+          std::vector<long long> counts;
+          for (double c : copa::mpi::gather_all(static_cast<double>(count))) counts.push_back(static_cast<long long>(c));
+          return counts;
+        };
+        dec["boundary_elements"] = per_rank(split.boundary.size());
+        dec["interior_elements"] = per_rank(split.interior.size());
         report.set_decomposition(dec);
         if (!common.quiet)
           std::cout << "\ncommunication inside the timers (rank 0): halo exchange " << T.halo << " s ("

@@ -46,7 +46,7 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
 
   owned_.assign(nh1, 1.0);
   std::vector<copa::halo::Link> to_owner, from_owner;
-  std::vector<char> shared(nh1, 0);
+  shared_.assign(nh1, 0);
   for (int r = 0; r < p.ranks(); ++r) {
     if (r == rank) continue;
     const NodeBox other = node_box(p, r, k);
@@ -66,7 +66,7 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
       for (g[1] = both.lo[1]; g[1] <= both.hi[1]; ++g[1])
         for (g[0] = both.lo[0]; g[0] <= both.hi[0]; ++g[0]) {
           const long long i = local(g);
-          shared[i] = 1;
+          shared_[i] = 1;
           const int o = owner(g);
           if (o == r) {
             owned_[i] = 0.0;
@@ -83,7 +83,7 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
   }
   for (long long i = 0; i < nh1; ++i) {
     owned_count_ += owned_[i] > 0 ? 1 : 0;
-    shared_nodes_ += shared[i];
+    shared_nodes_ += shared_[i];
   }
   using copa::halo::Combine;
   using copa::halo::Exchange;
@@ -95,8 +95,15 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
 }
 
 void SharedDofs::sum(double* field, int components) {
+  start_sum(field, components);
+  finish_sum(field, components);
+}
+
+void SharedDofs::start_sum(double* field, int components) { to_owner_[components == 1 ? 0 : 1]->start(field); }
+
+void SharedDofs::finish_sum(double* field, int components) {
   const int v = components == 1 ? 0 : 1;
-  to_owner_[v]->run(field);
+  to_owner_[v]->finish(field);
   from_owner_[v]->run(field);
 }
 

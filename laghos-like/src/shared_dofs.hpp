@@ -25,9 +25,17 @@ class SharedDofs {
 
   // field[c * nh1 + dof], c < components (1 or dim): partials -> the sum over all sharers.
   void sum(double* field, int components);
+  // sum() in two halves, for --overlap: start_sum packs the partials and posts pass 1 (sharers ->
+  // owner); finish_sum completes it and runs pass 2 (owner -> sharers), which needs pass 1's totals,
+  // so only pass 1 can overlap with other work. Between the two calls the caller may write every
+  // dof except the shared ones (on a GPU: work enqueued on the default stream after start_sum).
+  void start_sum(double* field, int components);
+  void finish_sum(double* field, int components);
 
   // 1 at the nodes this rank owns, 0 at those a lower rank owns.
   const std::vector<double>& owned_mask() const { return owned_; }
+  // 1 at the nodes this rank shares with at least one other rank.
+  const std::vector<char>& shared_mask() const { return shared_; }
   long long owned_count() const { return owned_count_; }
   long long shared_nodes() const { return shared_nodes_; }  // nodes this rank shares with others
   int peers() const { return peers_; }
@@ -37,6 +45,7 @@ class SharedDofs {
 
  private:
   std::vector<double> owned_;
+  std::vector<char> shared_;
   long long owned_count_ = 0, shared_nodes_ = 0;
   int peers_ = 0;
   std::unique_ptr<copa::halo::Exchange> to_owner_[2], from_owner_[2];  // [0]: 1 component, [1]: dim

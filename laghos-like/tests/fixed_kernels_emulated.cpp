@@ -109,6 +109,22 @@ struct KernelRuns {
   std::function<void(const double* stress, const double* v, double* e_rhs)> force_t;
 };
 
+// --overlap's two passes: an element kernel run on two complementary element lists (every third
+// element, then the rest) must fill the E-vector with the bits of one pass over all elements.
+// `kernel_of(list, n, input, evec)` runs the kernel on a list (null: every element).
+template <typename KernelOf>
+void check_element_lists(int NE, std::size_t input_size, std::size_t evec_size, KernelOf kernel_of) {
+  std::vector<double> input(input_size);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = std::cos(0.11 * static_cast<double>(i));
+  std::vector<double> full(evec_size), split(evec_size, std::numeric_limits<double>::quiet_NaN());
+  kernel_of(nullptr, NE, input.data(), full.data());
+  std::vector<int> first, rest;
+  for (int el = 0; el < NE; ++el) (el % 3 == 0 ? first : rest).push_back(el);
+  for (const std::vector<int>* list : {&first, &rest})
+    kernel_of(list->data(), static_cast<int>(list->size()), input.data(), split.data());
+  EXPECT_TRUE(full == split);
+}
+
 struct Case {
   Discretization h;
   std::vector<double> state;
@@ -208,21 +224,31 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
   const int NE = c.h.NE, nbq = std::max(1, 256 / S::NQ);
   KernelRuns run;
   run.mass_h1 = [&](const double* v, double* y) {
-    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, v, y); });
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, nullptr, NE, v, y); });
   };
   run.mass_l2 = [&](const double* e, double* y) {
-    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, e, y); });
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, false>(d, nullptr, NE, e, y); });
   };
   run.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
     launch(NE, S::NQ, nbq, S::BASIS + nbq * S::QUPDATE, [&] { fixed::k_qupdate<DIM, D, Q, L>(d, x, v, e, stress, edt); });
   };
   run.force = [&](const double* stress, double* f) {
-    launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, stress, f); });
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE, [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, nullptr, NE, stress, f); });
   };
   run.force_t = [&](const double* stress, const double* v, double* ft) {
     launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T, [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress, v, ft); });
   };
   compare_with_serial(c, run);
+  check_element_lists(NE, static_cast<std::size_t>(NE) * S::NQ * DIM * DIM, static_cast<std::size_t>(DIM) * NE * S::ND,
+                      [&](const int* list, int n, const double* stress, double* evec) {
+                        launch(n, TPE, nbe, S::BASIS + nbe * S::FORCE,
+                               [&] { fixed::k_force<DIM, D, Q, L, TPE>(d, list, n, stress, evec); });
+                      });
+  check_element_lists(NE, static_cast<std::size_t>(c.h.nh1), static_cast<std::size_t>(NE) * S::ND,
+                      [&](const int* list, int n, const double* x, double* evec) {
+                        launch(n, TPE, nbe, S::BASIS + nbe * S::MASS,
+                               [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, list, n, x, evec); });
+                      });
 
   // The scattered H1 mass (the "-atomic" variants' CG operator) against the serial element
   // operators assembled through the map, per component of a non-trivial velocity.
@@ -234,7 +260,7 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
   for (int comp = 0; comp < DIM; ++comp) {
     const double* vc = v + static_cast<std::size_t>(comp) * h.nh1;
     std::vector<double> y(h.nh1, 0.0), yref(h.nh1, 0.0);
-    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true, true>(d, vc, y.data()); });
+    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true, true>(d, nullptr, NE, vc, y.data()); });
     for (int el = 0; el < NE; ++el) {
       for (int i = 0; i < h.nd; ++i) xl[i] = vc[h.h1_map[el * h.nd + i]];
       ops.mass_h1(el, xl.data(), yl.data(), s);
@@ -254,16 +280,24 @@ void check_generic(const std::string& mesh_name, int refine, int order_k) {
   const int threads = Q * Q;
   const std::size_t eshared = 6 * big, qshared = 2 * DIM * DIM * c.h.nq + 4 * big + std::max(threads, big);
   KernelRuns run;
-  run.mass_h1 = [&](const double* v, double* y) { launch(NE, threads, 1, eshared, [&] { generic::k_mass_h1(d, big, v, y); }); };
+  run.mass_h1 = [&](const double* v, double* y) { launch(NE, threads, 1, eshared, [&] { generic::k_mass_h1(d, big, nullptr, v, y); }); };
   run.mass_l2 = [&](const double* e, double* y) { launch(NE, threads, 1, eshared, [&] { generic::k_mass_l2(d, big, e, y); }); };
   run.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
     launch(NE, threads, 1, qshared, [&] { generic::k_qupdate<DIM>(d, big, x, v, e, stress, edt, nullptr); });
   };
-  run.force = [&](const double* stress, double* f) { launch(NE, threads, 1, eshared, [&] { generic::k_force(d, big, stress, f); }); };
+  run.force = [&](const double* stress, double* f) { launch(NE, threads, 1, eshared, [&] { generic::k_force(d, big, nullptr, stress, f); }); };
   run.force_t = [&](const double* stress, const double* v, double* ft) {
     launch(NE, threads, 1, eshared, [&] { generic::k_force_t(d, big, stress, v, ft); });
   };
   compare_with_serial(c, run);
+  check_element_lists(NE, static_cast<std::size_t>(NE) * c.h.nq * DIM * DIM, static_cast<std::size_t>(DIM) * NE * c.h.nd,
+                      [&](const int* list, int n, const double* stress, double* evec) {
+                        launch(n, threads, 1, eshared, [&] { generic::k_force(d, big, list, stress, evec); });
+                      });
+  check_element_lists(NE, static_cast<std::size_t>(c.h.nh1), static_cast<std::size_t>(NE) * c.h.nd,
+                      [&](const int* list, int n, const double* x, double* evec) {
+                        launch(n, threads, 1, eshared, [&] { generic::k_mass_h1(d, big, list, x, evec); });
+                      });
 }
 
 }  // namespace
