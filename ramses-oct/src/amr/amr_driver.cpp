@@ -57,10 +57,14 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
   }
   r.initial = leaf_totals(t, u);
-  StepLists lists = build_step_lists(t);
+  // The lists and the plan are rebuilt in place at every regrid (their vectors only grow).
+  StepLists lists;
+  StepPlan plan;
+  build_step_lists(t, *loops, lists);
   if (dev) {
     copa::Region reg(timer, "upload");
-    dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
+    build_step_plan(t, lists, ac.reflux, *loops, plan);
+    dev->upload(t, plan, lists, u);
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
@@ -70,10 +74,24 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
       copa::Region reg(timer, "regrid");
       if (dev) dev->download(u);
-      regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
-      lists = build_step_lists(t);
-      if (dev) dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
-      else unew = u;
+      {
+        copa::Region sub(timer, "regrid.tree");
+        regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
+      }
+      {
+        copa::Region sub(timer, "regrid.step_lists");
+        build_step_lists(t, *loops, lists);
+      }
+      if (dev) {
+        {
+          copa::Region sub(timer, "regrid.step_plan");
+          build_step_plan(t, lists, ac.reflux, *loops, plan);
+        }
+        copa::Region sub(timer, "regrid.upload");
+        dev->upload(t, plan, lists, u);
+      } else {
+        unew = u;
+      }
       ++r.regrids;
     }
     const std::int64_t leaves = t.leaf_cells();
