@@ -32,8 +32,9 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  // GPU backends: the step runs on the device (amr_gpu.cu); the regrid and the initial grid run on
-  // the host with the host loops.
+  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion and
+  // state move; the tree, its lists and plan, and the initial grid are built on the host with the
+  // host loops.
   std::unique_ptr<DeviceStep> dev;
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
   if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
@@ -60,6 +61,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The lists and the plan are rebuilt in place at every regrid (their vectors only grow).
   StepLists lists;
   StepPlan plan;
+  std::vector<char> crit;
   build_step_lists(t, *loops, lists);
   if (dev) {
     copa::Region reg(timer, "upload");
@@ -73,8 +75,24 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   while (time < cfg.tend && step < cfg.max_steps) {
     if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
       copa::Region reg(timer, "regrid");
-      if (dev) dev->download(u);
-      {
+      if (dev) {
+        // The state stays on the device: only the criterion bytes come up, the new tree's
+        // old->new map goes down (README "Regrid cost").
+        {
+          copa::Region sub(timer, "regrid.criterion");
+          if (ac.criterion.kind == "gradient")
+            dev->criterion(cfg.hydro.gamma, ac.criterion.density, ac.criterion.pressure, crit);
+          else
+            criterion_flags(t, {}, ac.criterion, cfg.hydro.gamma, *loops, crit);  // reads no state
+        }
+        RegridMap map;
+        {
+          copa::Region sub(timer, "regrid.tree");
+          map = rebuild_tree(t, refinement_flags(t, crit), ac.max_octs);
+        }
+        copa::Region sub(timer, "regrid.move");
+        dev->move_state(map);
+      } else {
         copa::Region sub(timer, "regrid.tree");
         regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
       }
@@ -88,7 +106,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           build_step_plan(t, lists, ac.reflux, *loops, plan);
         }
         copa::Region sub(timer, "regrid.upload");
-        dev->upload(t, plan, lists, u);
+        dev->upload_tree(t, plan, lists);
       } else {
         unew = u;
       }
