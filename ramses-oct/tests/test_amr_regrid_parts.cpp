@@ -1,5 +1,7 @@
-// The regrid's parts that issue 13's GPU regrid work rebuilt: the step lists and the GPU step plan
-// built in parallel and in place (reused vectors) equal the serial build, field by field.
+// The regrid's parts that issue 13's GPU regrid work rebuilt: the step lists, the GPU step plan,
+// the flags and the old->new map built in parallel (and in place) equal the serial build; the
+// criterion's neighbour lookup shared with the device equals locate(); the map-driven state move
+// equals the direct prolongation.
 #include "amr_driver.hpp"
 #include "amr_plan.hpp"
 #include "copa/testing.hpp"
@@ -66,6 +68,39 @@ TEST(Amr, amr_parallel_plan_equals_serial) {
   }
 }
 
+TEST(Amr, amr_parallel_regrid_flags_and_map_equal_serial) {
+#if defined(COPA_HAVE_OPENMP)
+  const auto loops = amr::make_openmp_loops();
+#else
+  const auto loops = amr::make_serial_loops();
+#endif
+  const auto serial = amr::make_serial_loops();
+  const OctMesh base = build_mesh({8, 8, 8}, {Boundary::reflecting, Boundary::reflecting, Boundary::reflecting});
+  const RunConfig cfg = amr_config("sedov", 1.0, 12);
+  const auto r = amr::run_amr(copa::Backend::serial, base, cfg, amr_levels(3, "gradient", 0));
+  std::vector<char> crit_s, crit_p;
+  amr::criterion_flags(r.tree, r.u, amr::RefineCriterion{}, cfg.hydro.gamma, *serial, crit_s);
+  amr::criterion_flags(r.tree, r.u, amr::RefineCriterion{}, cfg.hydro.gamma, *loops, crit_p);
+  EXPECT_EQ(crit_s, crit_p);
+  const std::vector<char> flag_s = amr::refinement_flags(r.tree, crit_s, *serial);
+  const std::vector<char> flag_p = amr::refinement_flags(r.tree, crit_s, *loops);
+  EXPECT_EQ(flag_s, flag_p);
+  // The buffer and the balance added flags beyond the criterion's.
+  long crit_count = 0, flag_count = 0;
+  for (std::size_t g = 0; g < flag_s.size(); ++g) {
+    crit_count += crit_s[g] && r.tree.son[g] < 0 && r.tree.level[g / 8] < r.tree.max_level;
+    flag_count += flag_s[g] && r.tree.son[g] < 0;
+  }
+  EXPECT_GT(flag_count, crit_count);
+  amr::Tree ts = r.tree, tp = r.tree;
+  const amr::RegridMap ms = amr::rebuild_tree(ts, flag_s, 1 << 26, *serial);
+  const amr::RegridMap mp = amr::rebuild_tree(tp, flag_p, 1 << 26, *loops);
+  EXPECT_EQ(ms.source, mp.source);
+  EXPECT_EQ(ms.src, mp.src);
+  EXPECT_EQ(ms.flip, mp.flip);
+  EXPECT_EQ(ts.key, tp.key);
+}
+
 TEST(Amr, amr_regrid_face_neighbour_through_father_is_locate) {
   // The criterion's neighbour lookup (shared with the device): same level through the tables,
   // else the father cell's neighbour; on balanced regridded trees it is the cell locate() finds.
@@ -104,7 +139,7 @@ TEST(Amr, amr_regrid_move_equals_prolong_from) {
     const auto loops = amr::make_serial_loops();
     std::vector<char> crit;
     amr::criterion_flags(t, r.u, amr::RefineCriterion{}, cfg.hydro.gamma, *loops, crit);
-    const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit), 1 << 26);
+    const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit, *loops), 1 << 26, *loops);
     std::vector<double> u;
     amr::move_state(m, r.u, cfg.hydro.gamma, *loops, u);
     ASSERT_EQ(static_cast<std::int64_t>(m.source.size()), t.noct());

@@ -88,7 +88,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         RegridMap map;
         {
           copa::Region sub(timer, "regrid.tree");
-          map = rebuild_tree(t, refinement_flags(t, crit), ac.max_octs);
+          map = rebuild_tree(t, refinement_flags(t, crit, *loops), ac.max_octs, *loops);
         }
         copa::Region sub(timer, "regrid.move");
         dev->move_state(map);

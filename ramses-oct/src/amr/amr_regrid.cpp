@@ -95,7 +95,7 @@ void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCr
   });
 }
 
-std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit) {
+std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops) {
   const std::int64_t n = t.noct();
   for (char c : crit)
     if (c > 1) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid (a face neighbour is missing)");
@@ -111,40 +111,58 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit)
       }
       for (int c = 0; c < 8; ++c) flag[g] = flag[g] || (l + 1 < t.max_level ? flag[s * 8 + c] : crit[s * 8 + c]);
     }
-  // One-cell buffer on every level (26 neighbours that exist on the same level).
+  // One-cell buffer on every level (26 neighbours that exist on the same level), then the 2:1
+  // balance. Each pass reads the flags of one level and sets flags that it does not read in the
+  // same pass, so the octs run in parallel, each worker collecting the cells it sets; setting a
+  // flag to 1 commutes, so the result does not depend on the schedule.
+  std::vector<std::vector<std::int64_t>> add(loops.workers());
+  std::vector<char> broken(loops.workers(), 0);
+  const auto apply = [&] {
+    for (auto& w : add) {
+      for (std::int64_t g : w) flag[g] = 1;
+      w.clear();
+    }
+  };
   for (int l = 0; l < t.max_level; ++l) {
-    std::vector<std::int64_t> add;
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+    const std::int64_t first = t.level_begin[l];
+    loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
+      const std::int64_t o = first + i;
       Around ar(t, o);
       for (int c = 0; c < 8; ++c) {
         if (!flag[o * 8 + c]) continue;
         ar.for_each_neighbour(c, [&](const int m[3], int q) {
           const std::int64_t nb = ar.cell(t, l, m, q);
-          if (nb >= 0 && !flag[nb]) add.push_back(nb);
+          if (nb >= 0 && !flag[nb]) add[worker].push_back(nb);
         });
       }
-    }
-    for (std::int64_t g : add) flag[g] = 1;
+    });
+    apply();
   }
   // 2:1 balance (RAMSES): a cell of level l can be refined only if its 26 neighbours exist on
   // level l, i.e. the level l-1 cells that hold them are refined. Finest level first, so a flag
   // set on level l-1 is carried on to l-2. Those cells exist: the tree was balanced before.
-  for (int l = t.max_level - 1; l >= 1; --l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+  for (int l = t.max_level - 1; l >= 1; --l) {
+    const std::int64_t first = t.level_begin[l];
+    loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
+      const std::int64_t o = first + i;
       Around ar(t, o);
       for (int c = 0; c < 8; ++c) {
         if (!flag[o * 8 + c]) continue;
         ar.for_each_neighbour(c, [&](const int m[3], int q) {
           const std::int64_t cc = ar.coarse_cell(t, l, m, q);
-          if (cc < 0) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
-          flag[cc] = 1;
+          if (cc < 0) broken[worker] = 1;  // thrown below: not from inside a parallel loop
+          else if (!flag[cc]) add[worker].push_back(cc);
         });
       }
-    }
+    });
+    for (char b : broken)
+      if (b) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
+    apply();
+  }
   return flag;
 }
 
-RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs) {
+RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops) {
   // New octs top-down in key order: each keeps its old index, or -1 with the old father cell.
   std::vector<std::int64_t> old_of(t.octs_at(0)), new_father_old;
   std::vector<std::int64_t> begin = {0};
@@ -186,8 +204,8 @@ RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_
   for (std::int64_t i = 0; i < n; ++i) m.source[i] = static_cast<std::int32_t>(old_of[i] >= 0 ? old_of[i] : -1 - rows++);
   m.src.resize(7 * rows);
   m.flip.resize(7 * rows);
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (m.source[i] >= 0) continue;
+  loops.run(n, [&](std::int64_t i, int) {
+    if (m.source[i] >= 0) return;
     const std::int64_t r = -1 - std::int64_t(m.source[i]), fc = new_father_old[i];
     const std::array<int, 3> ic = t.cell_coords(fc / 8, int(fc % 8));
     for (int k = 0; k < 7; ++k) {
@@ -197,7 +215,7 @@ RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_
       m.src[7 * r + k] = s.cell;
       m.flip[7 * r + k] = static_cast<std::uint8_t>(s.flip[0] | (s.flip[1] << 1) | (s.flip[2] << 2));
     }
-  }
+  });
   t.key = std::move(key);
   t.level = std::move(level);
   for (int a = 0; a < 3; ++a) t.coord[a] = std::move(coord[a]);
@@ -219,7 +237,7 @@ void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double g
             const Loops& loops) {
   std::vector<char> crit;
   criterion_flags(t, u, rc, gamma, loops, crit);
-  const RegridMap m = rebuild_tree(t, refinement_flags(t, crit), max_octs);
+  const RegridMap m = rebuild_tree(t, refinement_flags(t, crit, loops), max_octs, loops);
   std::vector<double> unew;
   move_state(m, u, gamma, loops, unew);
   u = std::move(unew);

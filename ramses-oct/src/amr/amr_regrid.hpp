@@ -32,8 +32,9 @@ TreeView tree_view(const Tree& t);
 // (1) The criterion byte of every cell (amr_regrid_body.hpp: 1 flagged; 2 a missing neighbour).
 void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma,
                      const Loops& loops, std::vector<char>& crit);
-// (2) Flags of every cell of levels < L after the criterion, the buffer and the 2:1 balance.
-std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit);
+// (2) Flags of every cell of levels < L after the criterion, the buffer and the 2:1 balance
+// (the buffer and balance passes over the octs in parallel; the flags do not depend on the loops).
+std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops);
 
 // (3) The new tree from the flags (t is replaced and relinked) and how its state comes from the
 // old tree's. Exit 3 (RuntimeError) when it would exceed max_octs, before it is built.
@@ -43,7 +44,7 @@ struct RegridMap {
   std::vector<std::int64_t> src;     // 7 per row: the old father cell, then its -x,+x,-y,+y,-z,+z neighbours
   std::vector<std::uint8_t> flip;    // 7 per row: bits of the axes whose momentum flips
 };
-RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs);
+RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops);
 // (4) The state on the new tree (move_oct per new oct): u_old over the old tree -> u.
 void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
                 std::vector<double>& u);
