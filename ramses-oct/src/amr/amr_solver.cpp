@@ -62,20 +62,22 @@ void build_step_lists(const Tree& t, const Loops& loops, StepLists& s) {
   const std::int64_t n = t.noct(), ncoarse = t.level_begin[t.max_level];
   s.count.resize(n + 1);
   s.face_count.resize(ncoarse + 1);
+  s.face_mask.resize(ncoarse);
   loops.run(n, [&](std::int64_t o, int) {
     bool leaf = false;
     for (int c = 0; c < 8; ++c) leaf = leaf || t.son[o * 8 + c] < 0;
     s.count[o + 1] = leaf;
     if (o >= ncoarse) return;
-    std::int64_t faces = 0;
+    std::uint64_t mask = 0;
     for (int c = 0; c < 8; ++c) {
       if (t.son[o * 8 + c] >= 0) continue;
       for (int f = 0; f < 6; ++f) {
         const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
-        faces += nb >= 0 && t.son[nb] >= 0;
+        if (nb >= 0 && t.son[nb] >= 0) mask |= std::uint64_t(1) << (6 * c + f);
       }
     }
-    s.face_count[o + 1] = faces;
+    s.face_mask[o] = mask;
+    s.face_count[o + 1] = __builtin_popcountll(mask);
   });
   s.count[0] = s.face_count[0] = 0;
   s.leaf_octs_begin.resize(t.max_level + 2);
@@ -97,12 +99,10 @@ void build_step_lists(const Tree& t, const Loops& loops, StepLists& s) {
     if (s.count[o + 1] > s.count[o]) s.leaf_octs[s.count[o]] = static_cast<std::int32_t>(o);
     if (o >= ncoarse) return;
     std::int64_t e = s.face_count[o];
-    for (int c = 0; c < 8 && e < s.face_count[o + 1]; ++c) {
-      if (t.son[o * 8 + c] >= 0) continue;
-      for (int f = 0; f < 6; ++f) {
-        const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
-        if (nb >= 0 && t.son[nb] >= 0) s.faces[e++] = {o * 8 + c, f, t.son[nb]};
-      }
+    for (std::uint64_t mask = s.face_mask[o]; mask; mask &= mask - 1) {
+      const int bit = __builtin_ctzll(mask), c = bit / 6, f = bit % 6;
+      const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
+      s.faces[e++] = {o * 8 + c, f, t.son[nb]};
     }
   });
 }

@@ -48,7 +48,10 @@ struct StepLists {
   std::vector<std::int32_t> reflux_octs;      // coarse octs with reflux faces
   std::vector<std::int64_t> reflux_begin;     // per reflux oct, into faces (+ end)
   std::vector<RefluxFace> faces;              // in (cell, face) order
-  std::vector<std::int64_t> count, face_count;  // workspace: per oct prefix sums of leaf octs and faces
+  // Workspace: per oct the prefix sums of leaf octs and reflux faces, and the reflux faces as bits
+  // 6 * cell + face.
+  std::vector<std::int64_t> count, face_count;
+  std::vector<std::uint64_t> face_mask;
 };
 // Rebuilds s in place (vectors keep their capacity across regrids), the per-oct work in parallel;
 // the lists do not depend on the loops.
