@@ -166,5 +166,21 @@ TEST(Amr, amr_regrid_move_equals_prolong_from) {
     }
     EXPECT_GT(prolonged, 0);
     EXPECT_EQ(mismatches, 0);
+    EXPECT_FALSE(m.unchanged());
   }
+}
+
+TEST(Amr, amr_regrid_of_a_static_band_is_unchanged) {
+  // The GPU path skips the move, the lists and the plan when the map says the tree is the same.
+  const OctMesh base = build_mesh({16, 4, 4}, {Boundary::outflow, Boundary::outflow, Boundary::outflow});
+  const RunConfig cfg = amr_config("sod", 1.0, 2);
+  const auto r = amr::run_amr(copa::Backend::serial, base, cfg, amr_levels(2, "band", 0));
+  const auto loops = amr::make_serial_loops();
+  amr::Tree t = r.tree;
+  std::vector<char> crit;
+  amr::criterion_flags(t, r.u, amr::RefineCriterion{"band"}, cfg.hydro.gamma, *loops, crit);
+  const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit, *loops), 1 << 26, *loops);
+  ASSERT_GT(t.octs_at(2), 0);
+  EXPECT_TRUE(m.unchanged());
+  EXPECT_EQ(t.key, r.tree.key);
 }

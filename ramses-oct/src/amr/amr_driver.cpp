@@ -75,6 +75,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   while (time < cfg.tend && step < cfg.max_steps) {
     if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
       copa::Region reg(timer, "regrid");
+      bool tree_changed = true;
       if (dev) {
         // The state stays on the device: only the criterion bytes come up, the new tree's
         // old->new map goes down (README "Regrid cost").
@@ -90,24 +91,29 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           copa::Region sub(timer, "regrid.tree");
           map = rebuild_tree(t, refinement_flags(t, crit, *loops), ac.max_octs, *loops);
         }
-        copa::Region sub(timer, "regrid.move");
-        dev->move_state(map);
+        // The same tree again (a static grid, or flags that did not move): the device state,
+        // tables and plan all stay as they are.
+        tree_changed = !map.unchanged();
+        if (tree_changed) {
+          copa::Region sub(timer, "regrid.move");
+          dev->move_state(map);
+        }
       } else {
         copa::Region sub(timer, "regrid.tree");
         regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
       }
-      {
+      if (tree_changed) {
         copa::Region sub(timer, "regrid.step_lists");
         build_step_lists(t, *loops, lists);
       }
-      if (dev) {
+      if (dev && tree_changed) {
         {
           copa::Region sub(timer, "regrid.step_plan");
           build_step_plan(t, lists, ac.reflux, *loops, plan);
         }
         copa::Region sub(timer, "regrid.upload");
         dev->upload_tree(t, plan, lists);
-      } else {
+      } else if (!dev) {
         unew = u;
       }
       ++r.regrids;

@@ -43,6 +43,13 @@ struct RegridMap {
   std::vector<std::int32_t> source;  // per new oct: its old oct (>= 0) or -1 - r, prolonged from row r
   std::vector<std::int64_t> src;     // 7 per row: the old father cell, then its -x,+x,-y,+y,-z,+z neighbours
   std::vector<std::uint8_t> flip;    // 7 per row: bits of the axes whose momentum flips
+  // Every oct kept in place: the new tree is the old one.
+  bool unchanged() const {
+    if (static_cast<std::int64_t>(source.size()) != old_noct) return false;
+    for (std::size_t i = 0; i < source.size(); ++i)
+      if (source[i] != static_cast<std::int32_t>(i)) return false;
+    return true;
+  }
 };
 RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops);
 // (4) The state on the new tree (move_oct per new oct): u_old over the old tree -> u.
