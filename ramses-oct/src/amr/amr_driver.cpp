@@ -36,8 +36,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // state move; the tree, its lists and plan, and the initial grid are built on the host with the
   // host loops.
   std::unique_ptr<DeviceStep> dev;
+  if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
+  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
 #endif
 #if defined(COPA_HAVE_OPENMP)
   const auto loops = dev ? make_openmp_loops() : make_loops(b);
