@@ -32,11 +32,13 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  // GPU backends: the step runs on the device (amr_gpu.cu); the regrid and the initial grid run on
-  // the host with the host loops.
+  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion and
+  // state move; the tree, its lists and plan, and the initial grid are built on the host with the
+  // host loops.
   std::unique_ptr<DeviceStep> dev;
+  if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
+  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
 #endif
 #if defined(COPA_HAVE_OPENMP)
   const auto loops = dev ? make_openmp_loops() : make_loops(b);
@@ -57,10 +59,15 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
   }
   r.initial = leaf_totals(t, u);
-  StepLists lists = build_step_lists(t);
+  // The lists and the plan are rebuilt in place at every regrid (their vectors only grow).
+  StepLists lists;
+  StepPlan plan;
+  std::vector<char> crit;
+  build_step_lists(t, *loops, lists);
   if (dev) {
     copa::Region reg(timer, "upload");
-    dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
+    build_step_plan(t, lists, ac.reflux, *loops, plan);
+    dev->upload(t, plan, lists, u);
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
@@ -69,11 +76,47 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   while (time < cfg.tend && step < cfg.max_steps) {
     if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
       copa::Region reg(timer, "regrid");
-      if (dev) dev->download(u);
-      regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
-      lists = build_step_lists(t);
-      if (dev) dev->upload(t, build_step_plan(t, lists, ac.reflux), lists, u);
-      else unew = u;
+      bool tree_changed = true;
+      if (dev) {
+        // The state stays on the device: only the criterion bytes come up, the new tree's
+        // old->new map goes down (README "Regrid cost").
+        {
+          copa::Region sub(timer, "regrid.criterion");
+          if (ac.criterion.kind == "gradient")
+            dev->criterion(cfg.hydro.gamma, ac.criterion.density, ac.criterion.pressure, crit);
+          else
+            criterion_flags(t, {}, ac.criterion, cfg.hydro.gamma, *loops, crit);  // reads no state
+        }
+        RegridMap map;
+        {
+          copa::Region sub(timer, "regrid.tree");
+          map = rebuild_tree(t, refinement_flags(t, crit, *loops), ac.max_octs, *loops);
+        }
+        // The same tree again (a static grid, or flags that did not move): the device state,
+        // tables and plan all stay as they are.
+        tree_changed = !map.unchanged();
+        if (tree_changed) {
+          copa::Region sub(timer, "regrid.move");
+          dev->move_state(map);
+        }
+      } else {
+        copa::Region sub(timer, "regrid.tree");
+        regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
+      }
+      if (tree_changed) {
+        copa::Region sub(timer, "regrid.step_lists");
+        build_step_lists(t, *loops, lists);
+      }
+      if (dev && tree_changed) {
+        {
+          copa::Region sub(timer, "regrid.step_plan");
+          build_step_plan(t, lists, ac.reflux, *loops, plan);
+        }
+        copa::Region sub(timer, "regrid.upload");
+        dev->upload_tree(t, plan, lists);
+      } else if (!dev) {
+        unew = u;
+      }
       ++r.regrids;
     }
     const std::int64_t leaves = t.leaf_cells();

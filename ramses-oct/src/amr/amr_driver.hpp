@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "amr_gpu.hpp"
 #include "amr_regrid.hpp"
 #include "amr_tree.hpp"
 #include "copa/backend.hpp"
@@ -21,6 +22,9 @@ struct AmrConfig {
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
   std::function<void(const Tree&, std::vector<double>&)> set_state;
+  // Tests: a device step to drive as the GPU path does (e.g. one emulated on the host), so that the
+  // GPU path's driver (device regrid, skipped unchanged trees) runs where there is no GPU.
+  std::function<std::unique_ptr<DeviceStep>(const HydroParams&, bool reflux)> device;
 };
 
 struct AmrResult {

@@ -11,6 +11,7 @@
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
+#include "amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "tile_geometry.hpp"
@@ -74,63 +75,196 @@ __global__ void leaf_scan_kernel(const double* __restrict__ u, long long ncell, 
   }
 }
 
-template <class T>
-void put(copa::gpu::DeviceArray<T>& d, const std::vector<T>& h) {
-  d = copa::gpu::DeviceArray<T>(std::max<std::size_t>(h.size(), 1));
-  if (!h.empty()) copa::gpu::copy_to_device(d.data(), h.data(), h.size() * sizeof(T));
+// The regrid's criterion byte of every cell of the current tree (amr_regrid_body.hpp).
+__global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, double gamma,
+                                 double density, double pressure, char* __restrict__ crit) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < ncell) crit[g] = gradient_criterion(v, u, ncell, g, gamma, density, pressure);
 }
+
+// The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp).
+__global__ void move_kernel(long long n, const std::int32_t* __restrict__ source, const std::int64_t* __restrict__ src,
+                            const std::uint8_t* __restrict__ flip, const double* __restrict__ u_old,
+                            long long old_stride, double gamma, double* __restrict__ u) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) move_oct(i, source, src, flip, u_old, old_stride, gamma, u, n * 8);
+}
+
+// A device array that only grows: a regrid reuses it where it is large enough, and a new
+// allocation (the old one released first: callers overwrite the whole array) keeps 1/8 headroom,
+// so a slowly growing tree does not reallocate at every regrid.
+template <class T>
+class GrowArray {
+ public:
+  T* data() { return a_.data(); }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+  // Bytes a resize to n would allocate beyond what the array holds now.
+  std::size_t growth(std::size_t n) const {
+    return n <= a_.size() ? 0 : (capacity_for(n) - a_.size()) * sizeof(T);
+  }
+  void resize(std::size_t n) {
+    if (n > a_.size()) {
+      a_ = copa::gpu::DeviceArray<T>();
+      a_ = copa::gpu::DeviceArray<T>(capacity_for(n));
+    }
+    n_ = n;
+  }
+  void swap(GrowArray& o) noexcept {
+    std::swap(a_, o.a_);
+    std::swap(n_, o.n_);
+  }
+
+ private:
+  static std::size_t capacity_for(std::size_t n) { return std::max<std::size_t>(n + n / 8, 1); }
+  copa::gpu::DeviceArray<T> a_;
+  std::size_t n_ = 0;
+};
+
+// Pinned host memory that only grows: host tables are packed into it and copied from it
+// asynchronously (pinned copies run at the link's speed, pageable ones at a fraction of it).
+class PinnedStaging {
+ public:
+  ~PinnedStaging() {
+    if (p_) copa::gpu::free_pinned(p_);
+  }
+  char* reserve(std::size_t bytes) {
+    if (bytes > cap_) {
+      if (p_) copa::gpu::free_pinned(p_);
+      p_ = nullptr;
+      cap_ = bytes + bytes / 8;
+      p_ = static_cast<char*>(copa::gpu::malloc_pinned(cap_));
+    }
+    return p_;
+  }
+
+ private:
+  char* p_ = nullptr;
+  std::size_t cap_ = 0;
+};
 
 class GpuAmrStep final : public DeviceStep {
  public:
   GpuAmrStep(const HydroParams& hp, bool reflux) : hp_(hp), reflux_(reflux) {}
 
   void upload(const Tree& t, const StepPlan& p, const StepLists& lists, const std::vector<double>& u) override {
+    const std::size_t cells = u.size();
+    copa::gpu::require_device_memory(u_.growth(cells) + unew_.growth(cells) + tree_growth(t, p, lists),
+                                     "ramses-oct AMR state, fluxes and step plan");
+    u_.resize(cells);
+    unew_.resize(cells);
+    char* h = staging_.reserve(cells * sizeof(double));
+    std::memcpy(h, u.data(), cells * sizeof(double));
+    copa::gpu::copy_to_device(u_.data(), h, cells * sizeof(double));
+    copa::gpu::copy_on_device(unew_.data(), u_.data(), cells * sizeof(double));
+    copa::gpu::synchronize();
+    upload_tree(t, p, lists);
+  }
+
+  void upload_tree(const Tree& t, const StepPlan& p, const StepLists& lists) override {
+    copa::gpu::require_device_memory(tree_growth(t, p, lists), "ramses-oct AMR fluxes, tree tables and step plan");
     const std::size_t n = static_cast<std::size_t>(t.noct());
-    const std::size_t nghost = p.ghost_flip.size() / 7;
-    const double bytes = 2.0 * u.size() * 8 + n * fine_flux_per_oct * 8.0 + n * (1 + 32) + nghost * (8 * nvar * 8 + 7 * 9) +
-                         p.leaf_octs.size() * (27 * 4 + 6 + 8 + 1 + 4) + p.restrict_cell.size() * 16.0 +
-                         lists.faces.size() * sizeof(RefluxFace) + lists.reflux_octs.size() * 12.0 + 4096;
-    // The previous tree's arrays are released first (every array below is replaced).
-    u_ = copa::gpu::DeviceArray<double>();
-    unew_ = copa::gpu::DeviceArray<double>();
-    fine_flux_ = copa::gpu::DeviceArray<double>();
-    ghost_ = copa::gpu::DeviceArray<double>();
-    copa::gpu::require_device_memory(static_cast<std::size_t>(bytes), "ramses-oct AMR state, fluxes and step plan");
     noct_ = static_cast<long long>(n);
     max_level_ = t.max_level;
     dx0_ = t.base->dx;
-    put(u_, u);
-    unew_ = copa::gpu::DeviceArray<double>(u.size());
-    copa::gpu::copy_to_device(unew_.data(), u.data(), u.size() * sizeof(double));
-    fine_flux_ = copa::gpu::DeviceArray<double>(n * fine_flux_per_oct);
+    for (int a = 0; a < 3; ++a) {
+      base_cells_[a] = t.base->cells[a];
+      bc_[a] = static_cast<int>(t.base->bc[a]);
+    }
+    fine_flux_.resize(n * fine_flux_per_oct);
     copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
-    put(level_, t.level);
-    put(son_, t.son);
-    put(leaf_octs_, p.leaf_octs);
-    put(slots_, p.slots);
-    put(edges_, p.edges);
-    put(skip_, p.skip);
-    put(keep_, p.keep);
-    put(ghost_src_, p.ghost_src);
-    put(ghost_flip_, p.ghost_flip);
-    nghost_ = static_cast<long long>(nghost);
-    ghost_ = copa::gpu::DeviceArray<double>(std::max<std::size_t>(nghost * 8 * nvar, 1));
-    std::vector<long long> rc(p.restrict_cell.begin(), p.restrict_cell.end()), rs(p.restrict_son.begin(), p.restrict_son.end());
-    put(restrict_cell_, rc);
-    put(restrict_son_, rs);
+    nghost_ = static_cast<long long>(p.ghost_flip.size() / 7);
+    ghost_.resize(nghost_ * 8 * nvar);
     restrict_begin_.assign(p.restrict_begin.begin(), p.restrict_begin.end());
     nleaf_octs_ = static_cast<long long>(p.leaf_octs.size());
-    put(reflux_octs_, lists.reflux_octs);
-    put(reflux_begin_, lists.reflux_begin);
-    put(faces_, lists.faces);
     nreflux_ = static_cast<long long>(lists.reflux_octs.size());
-    scan_ = copa::gpu::DeviceArray<unsigned long long>(max_level_ + 2);
+    scan_.resize(max_level_ + 2);
+    // Every table packed into the pinned staging buffer (256-byte aligned pieces), then copied.
+    std::size_t total = 0;
+    const auto add = [&](std::size_t bytes) { total += (bytes + 255) / 256 * 256; };
+    add(n);
+    add(8 * n * 4);
+    add(3 * n * 4);
+    add(6 * n * 4);
+    add(n * 4);
+    add(p.leaf_octs.size() * 4);
+    add(p.slots.size() * 4);
+    add(p.edges.size());
+    add(p.skip.size() * 8);
+    add(p.keep.size());
+    add(p.ghost_src.size() * 8);
+    add(p.ghost_flip.size());
+    add(p.restrict_cell.size() * 8);
+    add(p.restrict_son.size() * 8);
+    add(lists.reflux_octs.size() * 4);
+    add(lists.reflux_begin.size() * 8);
+    add(lists.faces.size() * sizeof(RefluxFace));
+    char* h = staging_.reserve(total);
+    std::size_t at = 0;
+    put(h, at, level_, t.level);
+    put(h, at, son_, t.son);
+    for (int a = 0; a < 3; ++a) put(h, at, coord_[a], t.coord[a]);
+    for (int f = 0; f < 6; ++f) put(h, at, nbor_[f], t.nbor[f]);
+    put(h, at, father_, t.father);
+    put(h, at, leaf_octs_, p.leaf_octs);
+    put(h, at, slots_, p.slots);
+    put(h, at, edges_, p.edges);
+    put(h, at, skip_, p.skip);
+    put(h, at, keep_, p.keep);
+    put(h, at, ghost_src_, p.ghost_src);
+    put(h, at, ghost_flip_, p.ghost_flip);
+    put(h, at, restrict_cell_, p.restrict_cell);
+    put(h, at, restrict_son_, p.restrict_son);
+    put(h, at, reflux_octs_, lists.reflux_octs);
+    put(h, at, reflux_begin_, lists.reflux_begin);
+    put(h, at, faces_, lists.faces);
     copa::gpu::synchronize();
   }
 
   void download(std::vector<double>& u) override {
     u.resize(u_.size());
-    copa::gpu::copy_to_host(u.data(), u_.data(), u_.bytes());
+    char* h = staging_.reserve(u_.bytes());
+    copa::gpu::copy_to_host(h, u_.data(), u_.bytes());
+    std::memcpy(u.data(), h, u_.bytes());
+  }
+
+  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
+    const long long ncell = noct_ * 8;
+    copa::gpu::require_device_memory(crit_.growth(ncell), "ramses-oct AMR regrid criterion bytes");
+    crit_.resize(ncell);
+    criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, gamma, density, pressure,
+                                                                crit_.data());
+    COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
+    crit.resize(ncell);
+    char* h = staging_.reserve(ncell);
+    copa::gpu::copy_to_host(h, crit_.data(), ncell);
+    std::memcpy(crit.data(), h, ncell);
+  }
+
+  void move_state(const RegridMap& m) override {
+    const std::size_t n = m.source.size(), cells = n * 8 * nvar;
+    copa::gpu::require_device_memory(unew_.growth(cells) + u_.growth(cells) + source_.growth(n) +
+                                         move_src_.growth(m.src.size()) + move_flip_.growth(m.flip.size()),
+                                     "ramses-oct AMR regrid: the state on the new tree");
+    std::size_t total = 0;
+    for (std::size_t bytes : {n * 4, m.src.size() * 8, m.flip.size()}) total += (bytes + 255) / 256 * 256;
+    char* h = staging_.reserve(total);
+    std::size_t at = 0;
+    put(h, at, source_, m.source);
+    put(h, at, move_src_, m.src);
+    put(h, at, move_flip_, m.flip);
+    // unew_ holds nothing the step needs between steps: it takes the new state, then the roles swap.
+    unew_.resize(cells);
+    if (n > 0) {
+      move_kernel<<<copa::gpu::blocks_for(n, 128), 128>>>(static_cast<long long>(n), source_.data(), move_src_.data(),
+                                                           move_flip_.data(), u_.data(), m.old_noct * 8, hp_.gamma,
+                                                           unew_.data());
+      COPA_GPU_CHECK_LAUNCH("amr move_kernel");
+    }
+    u_.swap(unew_);
+    unew_.resize(cells);
+    copa::gpu::copy_on_device(unew_.data(), u_.data(), u_.bytes());
+    noct_ = static_cast<long long>(n);
     copa::gpu::synchronize();
   }
 
@@ -143,7 +277,6 @@ class GpuAmrStep final : public DeviceStep {
     COPA_GPU_CHECK_LAUNCH("amr leaf_scan_kernel");
     std::vector<unsigned long long> h(max_level_ + 2);
     copa::gpu::copy_to_host(h.data(), scan_.data(), scan_.bytes());
-    copa::gpu::synchronize();
     LeafScan s;
     s.max_speed.resize(max_level_ + 1);
     for (int l = 0; l <= max_level_; ++l) {
@@ -182,27 +315,72 @@ class GpuAmrStep final : public DeviceStep {
                                                                          restrict_son_.data(), stride, unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
     }
-    std::swap(u_, unew_);
+    u_.swap(unew_);
     copa::gpu::synchronize();
   }
 
  private:
+  // Packs h[at..] with v and starts its copy into d (resized to v's length); the caller
+  // synchronises before the staging buffer is reused.
+  template <class T, class H>
+  static void put(char* h, std::size_t& at, GrowArray<T>& d, const std::vector<H>& v) {
+    static_assert(sizeof(T) == sizeof(H), "device and host element types differ in size");
+    d.resize(v.size());
+    const std::size_t bytes = v.size() * sizeof(H);
+    if (bytes > 0) {
+      std::memcpy(h + at, v.data(), bytes);
+      copa::gpu::copy_to_device(d.data(), h + at, bytes);
+    }
+    at += (bytes + 255) / 256 * 256;
+  }
+
+  // Device bytes an upload of this tree and plan would add to what the arrays hold now.
+  std::size_t tree_growth(const Tree& t, const StepPlan& p, const StepLists& lists) const {
+    const std::size_t n = static_cast<std::size_t>(t.noct());
+    std::size_t g = fine_flux_.growth(n * fine_flux_per_oct) + ghost_.growth(p.ghost_flip.size() / 7 * 8 * nvar) +
+                    level_.growth(n) + son_.growth(8 * n) + father_.growth(n) + leaf_octs_.growth(p.leaf_octs.size()) +
+                    slots_.growth(p.slots.size()) + edges_.growth(p.edges.size()) + skip_.growth(p.skip.size()) +
+                    keep_.growth(p.keep.size()) + ghost_src_.growth(p.ghost_src.size()) +
+                    ghost_flip_.growth(p.ghost_flip.size()) + restrict_cell_.growth(p.restrict_cell.size()) +
+                    restrict_son_.growth(p.restrict_son.size()) + reflux_octs_.growth(lists.reflux_octs.size()) +
+                    reflux_begin_.growth(lists.reflux_begin.size()) + faces_.growth(lists.faces.size()) + 4096;
+    for (int a = 0; a < 3; ++a) g += coord_[a].growth(n);
+    for (int f = 0; f < 6; ++f) g += nbor_[f].growth(n);
+    return g;
+  }
+
+  TreeView view() {
+    TreeView v;
+    v.level = level_.data();
+    for (int a = 0; a < 3; ++a) v.coord[a] = coord_[a].data();
+    for (int f = 0; f < 6; ++f) v.nbor[f] = nbor_[f].data();
+    v.father = father_.data();
+    for (int a = 0; a < 3; ++a) {
+      v.base_cells[a] = base_cells_[a];
+      v.bc[a] = bc_[a];
+    }
+    return v;
+  }
+
   HydroParams hp_;
   bool reflux_;
   long long noct_ = 0, nghost_ = 0, nleaf_octs_ = 0, nreflux_ = 0;
   int max_level_ = 0;
+  int base_cells_[3] = {0, 0, 0}, bc_[3] = {0, 0, 0};
   double dx0_ = 0;
   std::vector<long long> restrict_begin_;
-  copa::gpu::DeviceArray<double> u_, unew_, fine_flux_, ghost_;
-  copa::gpu::DeviceArray<std::int8_t> level_;
-  copa::gpu::DeviceArray<std::int32_t> son_, leaf_octs_, slots_, reflux_octs_;
-  copa::gpu::DeviceArray<std::int8_t> edges_;
-  copa::gpu::DeviceArray<std::uint64_t> skip_;
-  copa::gpu::DeviceArray<unsigned long long> scan_;
-  copa::gpu::DeviceArray<std::uint8_t> keep_, ghost_flip_;
-  copa::gpu::DeviceArray<std::int64_t> ghost_src_, reflux_begin_;
-  copa::gpu::DeviceArray<long long> restrict_cell_, restrict_son_;
-  copa::gpu::DeviceArray<RefluxFace> faces_;
+  PinnedStaging staging_;
+  GrowArray<double> u_, unew_, fine_flux_, ghost_;
+  GrowArray<std::int8_t> level_, edges_;
+  GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, reflux_octs_, source_;
+  GrowArray<std::int32_t> coord_[3], nbor_[6];
+  GrowArray<std::uint64_t> skip_;
+  GrowArray<unsigned long long> scan_;
+  GrowArray<std::uint8_t> keep_, ghost_flip_, move_flip_;
+  GrowArray<std::int64_t> ghost_src_, reflux_begin_, move_src_;
+  GrowArray<long long> restrict_cell_, restrict_son_;
+  GrowArray<RefluxFace> faces_;
+  GrowArray<char> crit_;
 };
 
 }  // namespace

@@ -1,13 +1,15 @@
 // The device-resident AMR step (CUDA and HIP from one source, amr_gpu.cu): the state and the
 // step plan (amr_plan.hpp) live on the device between regrids; a step is the leaf scan, then one
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
-// gather, and one restriction launch per level. The regrid runs on the host: the state is copied
-// down before and up after it (README "AMR": regrid on host, not yet GPU-resident).
+// gather, and one restriction launch per level. A regrid keeps the state on the device: the
+// criterion and the state's move run there, the host rebuilds the tree from the criterion bytes
+// and uploads the new tables and plan (README "AMR", "Regrid cost").
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "amr_plan.hpp"
+#include "amr_regrid.hpp"
 #include "amr_solver.hpp"
 #include "amr_tree.hpp"
 
@@ -16,14 +18,21 @@ namespace ro::amr {
 class DeviceStep {
  public:
   virtual ~DeviceStep() = default;
-  // Copies the tree's tables, the plan and the state to the device (after every regrid); exit 3
-  // (RuntimeError) with the estimate when device memory does not hold them.
+  // Copies the tree's tables, the plan and the state to the device (the initial grid); exit 3
+  // (RuntimeError) with the estimate when device memory does not hold them. Device arrays only
+  // grow: a later upload reuses them where they are large enough.
   virtual void upload(const Tree& t, const StepPlan& plan, const StepLists& lists, const std::vector<double>& u) = 0;
+  // The same without the state (after a device regrid, the state is already there).
+  virtual void upload_tree(const Tree& t, const StepPlan& plan, const StepLists& lists) = 0;
   virtual void download(std::vector<double>& u) = 0;
   virtual LeafScan scan() = 0;
   virtual void advance(double dt) = 0;  // returns after the device finished the step
+  // The regrid's two state-reading parts on the device (amr_regrid_body.hpp): the gradient
+  // criterion byte of every cell of the current tree, copied back (the only bytes that cross);
+  // then, once the host rebuilt the tree from them, the state moved onto the new tree.
+  virtual void criterion(double gamma, double density, double pressure, std::vector<char>& crit) = 0;
+  virtual void move_state(const RegridMap& m) = 0;
 };
-
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux);
 #endif

@@ -6,68 +6,97 @@
 
 namespace ro::amr {
 
-StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
-  StepPlan p;
-  p.leaf_octs = lists.leaf_octs;
-  const std::size_t nleaf = lists.leaf_octs.size();
-  p.slots.reserve(27 * nleaf);
-  p.edges.reserve(6 * nleaf);
-  p.skip.reserve(nleaf);
-  p.keep.reserve(nleaf);
-  for (std::int32_t o : lists.leaf_octs) {
+namespace {
+
+// The integer coordinates at level l of slot s (0..26, x fastest) around the oct at oc, as in
+// Stepper::update_oct: the oct itself across a reflecting/outflow face, periodic faces wrap.
+void slot_coords(const Tree& t, int l, const int oc[3], int s, int c[3]) {
+  const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+  for (int a = 0; a < 3; ++a) {
+    const int n = t.cells_at(l, a) / 2;
+    c[a] = oc[a] + off[a];
+    if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
+  }
+}
+
+// Slot s of oct o through the neighbour tables one axis at a time (the axes map independently,
+// so the path ends at the slot); a key search only where the path crosses a coarser region.
+// -1: the slot lies in a coarser leaf (a ghost slot).
+std::int32_t slot_oct(const Tree& t, std::int32_t o, int s) {
+  const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+  std::int32_t via = o;
+  for (int a = 0; a < 3 && via >= 0; ++a)
+    if (off[a] != 0) via = t.nbor[face_index(a, off[a] > 0)][via];
+  if (via >= 0) return via;
+  const int l = t.level[o];
+  const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
+  int c[3];
+  slot_coords(t, l, oc, s, c);
+  return t.find_oct(l, c[0], c[1], c[2]);
+}
+
+// The coarse cell of ghost slot s of oct o and its six face neighbours (7 sources and flips).
+void ghost_sources(const Tree& t, std::int32_t o, int s, std::int64_t* src_out, std::uint8_t* flip_out) {
+  const int l = t.level[o];
+  const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
+  int c[3];
+  slot_coords(t, l, oc, s, c);
+  const std::array<int, 3> cc = {c[0], c[1], c[2]};  // the coarse cell of level l - 1
+  const Located centre = locate(t, l - 1, cc);
+  for (int k = 0; k < 7; ++k) {
+    std::array<int, 3> q = cc;
+    if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
+    // The six neighbours of an existing coarse cell through the neighbour table where they exist
+    // on its level; only an axis that leaves the domain through a reflecting face flips.
+    Located src = centre;
+    if (k > 0) {
+      const int a = (k - 1) / 2;
+      const std::int64_t nb =
+          centre.level == l - 1 ? same_level_neighbour(t, centre.cell / 8, int(centre.cell % 8), a, (k - 1) % 2) : -1;
+      if (nb >= 0) {
+        src.cell = nb;
+        src.flip[a] = (q[a] < 0 || q[a] >= t.cells_at(l - 1, a)) && t.base->bc[a] == Boundary::reflecting;
+      } else {
+        src = locate(t, l - 1, q);
+      }
+    }
+    src_out[k] = src.cell;
+    flip_out[k] = static_cast<std::uint8_t>(src.flip[0] | (src.flip[1] << 1) | (src.flip[2] << 2));
+  }
+}
+
+}  // namespace
+
+// Two parallel passes over the leaf octs: the first writes each oct's fixed-size entries (slots,
+// edges, masks) and counts its ghost slots; an exclusive prefix sum of the counts gives every
+// oct its ghost range; the second fills the ghosts. The ghosts are numbered in (leaf oct, slot)
+// order whatever the schedule, so the plan is the serial one. Vectors only grow (resize keeps the
+// capacity of the previous regrid's plan).
+void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p) {
+  p.leaf_octs.assign(lists.leaf_octs.begin(), lists.leaf_octs.end());
+  const std::int64_t nleaf = static_cast<std::int64_t>(lists.leaf_octs.size());
+  p.slots.resize(27 * nleaf);
+  p.edges.resize(6 * nleaf);
+  p.skip.resize(nleaf);
+  p.keep.resize(nleaf);
+  p.ghost_begin.resize(nleaf + 1);
+  loops.run(nleaf, [&](std::int64_t i, int) {
+    const std::int32_t o = lists.leaf_octs[i];
     const int l = t.level[o];
     const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
     for (int side = 0; side < 2; ++side)
       for (int a = 0; a < 3; ++a) {
         const int n = t.cells_at(l, a) / 2;
         const bool at = side == 0 ? oc[a] == 0 : oc[a] == n - 1;
-        p.edges.push_back(static_cast<std::int8_t>(at ? static_cast<int>(t.base->bc[a]) : 0));
+        p.edges[6 * i + 3 * side + a] = static_cast<std::int8_t>(at ? static_cast<int>(t.base->bc[a]) : 0);
       }
-    // The slots as in Stepper::update_oct: the oct itself across a reflecting/outflow face.
-    std::int32_t slot[27];
+    std::int64_t ghosts = 0;
     for (int s = 0; s < 27; ++s) {
-      const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
-      int c[3];
-      for (int a = 0; a < 3; ++a) {
-        const int n = t.cells_at(l, a) / 2;
-        c[a] = oc[a] + off[a];
-        if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
-      }
-      // Through the neighbour tables one axis at a time (the axes map independently, so the path
-      // ends at the slot); a key search only where the path crosses a coarser region.
-      std::int32_t via = o;
-      for (int a = 0; a < 3 && via >= 0; ++a)
-        if (off[a] != 0) via = t.nbor[face_index(a, off[a] > 0)][via];
-      slot[s] = via >= 0 ? via : t.find_oct(l, c[0], c[1], c[2]);
-      if (slot[s] >= 0) {
-        p.slots.push_back(slot[s]);
-        continue;
-      }
-      const std::int32_t ghost = static_cast<std::int32_t>(p.ghost_flip.size() / 7);
-      p.slots.push_back(-1 - ghost);
-      const std::array<int, 3> cc = {c[0], c[1], c[2]};  // the coarse cell of level l - 1
-      const Located centre = locate(t, l - 1, cc);
-      for (int k = 0; k < 7; ++k) {
-        std::array<int, 3> q = cc;
-        if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
-        // The six neighbours of an existing coarse cell through the neighbour table where they
-        // exist on its level; only an axis that leaves the domain through a reflecting face flips.
-        Located src = centre;
-        if (k > 0) {
-          const int a = (k - 1) / 2;
-          const std::int64_t nb =
-              centre.level == l - 1 ? same_level_neighbour(t, centre.cell / 8, int(centre.cell % 8), a, (k - 1) % 2) : -1;
-          if (nb >= 0) {
-            src.cell = nb;
-            src.flip[a] = (q[a] < 0 || q[a] >= t.cells_at(l - 1, a)) && t.base->bc[a] == Boundary::reflecting;
-          } else {
-            src = locate(t, l - 1, q);
-          }
-        }
-        p.ghost_src.push_back(src.cell);
-        p.ghost_flip.push_back(static_cast<std::uint8_t>(src.flip[0] | (src.flip[1] << 1) | (src.flip[2] << 2)));
-      }
+      const std::int32_t so = slot_oct(t, o, s);
+      p.slots[27 * i + s] = so;  // a ghost's -1 is renumbered in the second pass
+      ghosts += so < 0;
     }
+    p.ghost_begin[i + 1] = ghosts;
     // Faces of leaf cells next to a refined cell of the same level take no flux (reflux adds it).
     std::uint64_t skip = 0;
     for (int cell = 0; cell < 8 && reflux; ++cell) {
@@ -77,12 +106,30 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
         if (nb >= 0 && t.son[nb] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
       }
     }
-    p.skip.push_back(skip);
+    p.skip[i] = skip;
     std::uint8_t keep = 0;
     for (int f = 0; f < 6 && l > 0; ++f)
       if (t.nbor[f][o] < 0) keep |= static_cast<std::uint8_t>(1 << f);
-    p.keep.push_back(keep);
-  }
+    p.keep[i] = keep;
+  });
+  p.ghost_begin[0] = 0;
+  for (std::int64_t i = 0; i < nleaf; ++i) p.ghost_begin[i + 1] += p.ghost_begin[i];
+  const std::int64_t nghost = p.ghost_begin[nleaf];
+  p.ghost_src.resize(7 * nghost);
+  p.ghost_flip.resize(7 * nghost);
+  loops.run(nleaf, [&](std::int64_t i, int) {
+    std::int64_t ghost = p.ghost_begin[i];
+    if (ghost == p.ghost_begin[i + 1]) return;
+    for (int s = 0; s < 27; ++s) {
+      if (p.slots[27 * i + s] >= 0) continue;
+      p.slots[27 * i + s] = static_cast<std::int32_t>(-1 - ghost);
+      ghost_sources(t, lists.leaf_octs[i], s, &p.ghost_src[7 * ghost], &p.ghost_flip[7 * ghost]);
+      ++ghost;
+    }
+  });
+  p.restrict_cell.clear();
+  p.restrict_son.clear();
+  p.restrict_begin.clear();
   for (int l = t.max_level - 1; l >= 0; --l) {
     p.restrict_begin.push_back(static_cast<std::int64_t>(p.restrict_cell.size()));
     for (std::int64_t g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g)
@@ -92,6 +139,11 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
       }
   }
   p.restrict_begin.push_back(static_cast<std::int64_t>(p.restrict_cell.size()));
+}
+
+StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux) {
+  StepPlan p;
+  build_step_plan(t, lists, reflux, *make_serial_loops(), p);
   return p;
 }
 

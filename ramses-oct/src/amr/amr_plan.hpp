@@ -20,11 +20,15 @@ struct StepPlan {
   std::vector<std::uint8_t> keep;         // per leaf oct: bit face set: keep the face's fine fluxes
   std::vector<std::int64_t> ghost_src;    // 7 per ghost: the coarse cell, then its -x, +x, -y, +y, -z, +z neighbours
   std::vector<std::uint8_t> ghost_flip;   // 7 per ghost: bits of the axes whose momentum flips
+  std::vector<std::int64_t> ghost_begin;  // per leaf oct, its first ghost (+ end)
   std::vector<std::int64_t> restrict_cell, restrict_son;  // pairs, finest level first
   std::vector<std::int64_t> restrict_begin;               // per level from L-1 down to 0 (+ end)
 };
 
-StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux);
+// Rebuilds p in place (vectors keep their capacity across regrids), the loops over the leaf octs
+// in parallel; the result does not depend on the loops (the serial plan).
+void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p);
+StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux);  // serial, a fresh plan
 
 // One step of the GPU body (amr_leaf_block.hpp) run on the host, one thread looping over the
 // block's thread indices: ghost slots, every leaf oct, reflux, restriction; u -> unew. For the

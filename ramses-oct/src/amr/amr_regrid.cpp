@@ -4,44 +4,24 @@
 #include <cmath>
 
 #include "amr_interp.hpp"
+#include "amr_regrid_body.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {
 
 namespace {
 
-double relative_jump(double a, double b) {
-  const double s = std::fabs(a) + std::fabs(b);
-  return s > 0 ? 2 * std::fabs(a - b) / s : 0.0;
-}
-
-bool criterion(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t o,
-               int c) {
-  const int l = t.level[o];
-  const auto ic = t.cell_coords(o, c);
-  if (rc.kind == "everywhere") return true;
+// The criterion byte of cell c of oct o (amr_regrid_body.hpp for the gradient; 2: unbalanced tree).
+char criterion(const Tree& t, const TreeView& view, const std::vector<double>& u, const RefineCriterion& rc,
+               double gamma, std::int64_t o, int c) {
+  if (rc.kind == "everywhere") return 1;
   if (rc.kind == "band") {
+    const int l = t.level[o];
+    const auto ic = t.cell_coords(o, c);
     const double x0 = ic[0] * t.dx(l), x1 = x0 + t.dx(l);
     return x1 > rc.band_lo && x0 < rc.band_hi;
   }
-  const std::int64_t stride = t.noct() * 8;
-  double uc[nvar], q[nvar];
-  for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + o * 8 + c];
-  cons_to_prim(uc, gamma, q);
-  for (int a = 0; a < 3; ++a)
-    for (int side = -1; side <= 1; side += 2) {
-      std::int64_t cell = same_level_neighbour(t, o, c, a, side > 0);
-      if (cell < 0) {
-        std::array<int, 3> n = ic;
-        n[a] += side;
-        cell = locate(t, l, n).cell;
-      }
-      double un[nvar], qn[nvar];
-      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + cell];
-      cons_to_prim(un, gamma, qn);
-      if (relative_jump(qn[0], q[0]) > rc.density || relative_jump(qn[4], q[4]) > rc.pressure) return true;
-    }
-  return false;
+  return gradient_criterion(view, u.data(), t.noct() * 8, o * 8 + c, gamma, rc.density, rc.pressure);
 }
 
 // The 26-neighbourhood of the cells of oct o (level l) without key searches per cell: per axis the
@@ -93,13 +73,33 @@ class Around {
 
 }  // namespace
 
-std::vector<char> refinement_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc,
-                                   double gamma, const Loops& loops) {
-  const std::int64_t n = t.noct();
-  std::vector<char> crit(n * 8, 0), flag(n * 8, 0);
-  loops.run(n, [&](std::int64_t o, int) {
-    for (int c = 0; c < 8; ++c) crit[o * 8 + c] = criterion(t, u, rc, gamma, o, c);
+TreeView tree_view(const Tree& t) {
+  TreeView v;
+  v.level = t.level.data();
+  for (int a = 0; a < 3; ++a) v.coord[a] = t.coord[a].data();
+  for (int f = 0; f < 6; ++f) v.nbor[f] = t.nbor[f].data();
+  v.father = t.father.data();
+  for (int a = 0; a < 3; ++a) {
+    v.base_cells[a] = t.base->cells[a];
+    v.bc[a] = static_cast<int>(t.base->bc[a]);
+  }
+  return v;
+}
+
+void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma,
+                     const Loops& loops, std::vector<char>& crit) {
+  const TreeView view = tree_view(t);
+  crit.resize(t.noct() * 8);
+  loops.run(t.noct(), [&](std::int64_t o, int) {
+    for (int c = 0; c < 8; ++c) crit[o * 8 + c] = criterion(t, view, u, rc, gamma, o, c);
   });
+}
+
+std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops) {
+  const std::int64_t n = t.noct();
+  for (char c : crit)
+    if (c > 1) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid (a face neighbour is missing)");
+  std::vector<char> flag(n * 8, 0);
   // A leaf is flagged by the criterion; a refined cell stays refined while a cell of its son oct
   // is flagged (or, on the finest level, meets the criterion).
   for (int l = t.max_level - 1; l >= 0; --l)
@@ -111,42 +111,58 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<double>& u, 
       }
       for (int c = 0; c < 8; ++c) flag[g] = flag[g] || (l + 1 < t.max_level ? flag[s * 8 + c] : crit[s * 8 + c]);
     }
-  // One-cell buffer on every level (26 neighbours that exist on the same level).
+  // One-cell buffer on every level (26 neighbours that exist on the same level), then the 2:1
+  // balance. Each pass reads the flags of one level and sets flags that it does not read in the
+  // same pass, so the octs run in parallel, each worker collecting the cells it sets; setting a
+  // flag to 1 commutes, so the result does not depend on the schedule.
+  std::vector<std::vector<std::int64_t>> add(loops.workers());
+  std::vector<char> broken(loops.workers(), 0);
+  const auto apply = [&] {
+    for (auto& w : add) {
+      for (std::int64_t g : w) flag[g] = 1;
+      w.clear();
+    }
+  };
   for (int l = 0; l < t.max_level; ++l) {
-    std::vector<std::int64_t> add;
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+    const std::int64_t first = t.level_begin[l];
+    loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
+      const std::int64_t o = first + i;
       Around ar(t, o);
       for (int c = 0; c < 8; ++c) {
         if (!flag[o * 8 + c]) continue;
         ar.for_each_neighbour(c, [&](const int m[3], int q) {
           const std::int64_t nb = ar.cell(t, l, m, q);
-          if (nb >= 0 && !flag[nb]) add.push_back(nb);
+          if (nb >= 0 && !flag[nb]) add[worker].push_back(nb);
         });
       }
-    }
-    for (std::int64_t g : add) flag[g] = 1;
+    });
+    apply();
   }
   // 2:1 balance (RAMSES): a cell of level l can be refined only if its 26 neighbours exist on
   // level l, i.e. the level l-1 cells that hold them are refined. Finest level first, so a flag
   // set on level l-1 is carried on to l-2. Those cells exist: the tree was balanced before.
-  for (int l = t.max_level - 1; l >= 1; --l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+  for (int l = t.max_level - 1; l >= 1; --l) {
+    const std::int64_t first = t.level_begin[l];
+    loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
+      const std::int64_t o = first + i;
       Around ar(t, o);
       for (int c = 0; c < 8; ++c) {
         if (!flag[o * 8 + c]) continue;
         ar.for_each_neighbour(c, [&](const int m[3], int q) {
           const std::int64_t cc = ar.coarse_cell(t, l, m, q);
-          if (cc < 0) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
-          flag[cc] = 1;
+          if (cc < 0) broken[worker] = 1;  // thrown below: not from inside a parallel loop
+          else if (!flag[cc]) add[worker].push_back(cc);
         });
       }
-    }
+    });
+    for (char b : broken)
+      if (b) throw copa::RuntimeError("amr: 2:1 balance broken before the regrid");
+    apply();
+  }
   return flag;
 }
 
-void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
-            const Loops& loops) {
-  const std::vector<char> flag = refinement_flags(t, u, rc, gamma, loops);
+RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops) {
   // New octs top-down in key order: each keeps its old index, or -1 with the old father cell.
   std::vector<std::int64_t> old_of(t.octs_at(0)), new_father_old;
   std::vector<std::int64_t> begin = {0};
@@ -177,27 +193,53 @@ void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double g
     }
     begin.push_back(static_cast<std::int64_t>(key.size()));
   }
-  // The state: kept octs copy theirs (a derefined cell keeps its restriction), new octs are
-  // prolonged from the old father cell and its neighbours.
-  const std::int64_t n = static_cast<std::int64_t>(key.size()), old_stride = t.noct() * 8, stride = n * 8;
-  std::vector<double> unew(stride * nvar);
+  // How the state moves: kept octs copy theirs, new octs are prolonged from the old father cell
+  // and its six face neighbours as prolong_from reads them (locate: the finest existing cells,
+  // mirrored at reflecting faces), looked up on the old tree.
+  const std::int64_t n = static_cast<std::int64_t>(key.size());
+  RegridMap m;
+  m.old_noct = t.noct();
+  m.source.resize(n);
+  std::int64_t rows = 0;
+  for (std::int64_t i = 0; i < n; ++i) m.source[i] = static_cast<std::int32_t>(old_of[i] >= 0 ? old_of[i] : -1 - rows++);
+  m.src.resize(7 * rows);
+  m.flip.resize(7 * rows);
   loops.run(n, [&](std::int64_t i, int) {
-    if (old_of[i] >= 0) {
-      for (int f = 0; f < nvar; ++f)
-        for (int c = 0; c < 8; ++c) unew[f * stride + i * 8 + c] = u[f * old_stride + old_of[i] * 8 + c];
-      return;
+    if (m.source[i] >= 0) return;
+    const std::int64_t r = -1 - std::int64_t(m.source[i]), fc = new_father_old[i];
+    const std::array<int, 3> ic = t.cell_coords(fc / 8, int(fc % 8));
+    for (int k = 0; k < 7; ++k) {
+      std::array<int, 3> q = ic;
+      if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
+      const Located s = locate(t, level[i] - 1, q);
+      m.src[7 * r + k] = s.cell;
+      m.flip[7 * r + k] = static_cast<std::uint8_t>(s.flip[0] | (s.flip[1] << 1) | (s.flip[2] << 2));
     }
-    const std::int64_t fc = new_father_old[i];
-    double sons[8][nvar];
-    prolong_from(t, u.data(), old_stride, level[i] - 1, t.cell_coords(fc / 8, int(fc % 8)), gamma, sons);
-    for (int f = 0; f < nvar; ++f)
-      for (int c = 0; c < 8; ++c) unew[f * stride + i * 8 + c] = sons[c][f];
   });
   t.key = std::move(key);
   t.level = std::move(level);
   for (int a = 0; a < 3; ++a) t.coord[a] = std::move(coord[a]);
   t.level_begin = std::move(begin);
   link(t);
+  return m;
+}
+
+void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
+                std::vector<double>& u) {
+  const std::int64_t n = static_cast<std::int64_t>(m.source.size());
+  u.resize(n * 8 * nvar);
+  loops.run(n, [&](std::int64_t i, int) {
+    move_oct(i, m.source.data(), m.src.data(), m.flip.data(), u_old.data(), m.old_noct * 8, gamma, u.data(), n * 8);
+  });
+}
+
+void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
+            const Loops& loops) {
+  std::vector<char> crit;
+  criterion_flags(t, u, rc, gamma, loops, crit);
+  const RegridMap m = rebuild_tree(t, refinement_flags(t, crit, loops), max_octs, loops);
+  std::vector<double> unew;
+  move_state(m, u, gamma, loops, unew);
   u = std::move(unew);
 }
 

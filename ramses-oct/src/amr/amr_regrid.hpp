@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "amr_regrid_body.hpp"
 #include "amr_solver.hpp"
 #include "amr_tree.hpp"
 #include "hydro_math.hpp"
@@ -23,12 +24,39 @@ struct RefineCriterion {
   double band_lo = 0.25, band_hi = 0.5;
 };
 
-// Flags of every cell of levels < L after the criterion, the buffer and the 2:1 balance.
-std::vector<char> refinement_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc,
-                                   double gamma, const Loops& loops);
+// A regrid in four parts, so that the GPU path runs the two that read the state on the device
+// (amr_regrid_body.hpp holds their bodies, shared) and the host sees only the criterion bytes.
+// The host tree's link tables as the view the shared bodies read.
+TreeView tree_view(const Tree& t);
 
-// The new tree and its state (restricted u in, restricted state out). Exit 3 (RuntimeError) when
-// the new tree would exceed max_octs, before it is allocated.
+// (1) The criterion byte of every cell (amr_regrid_body.hpp: 1 flagged; 2 a missing neighbour).
+void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma,
+                     const Loops& loops, std::vector<char>& crit);
+// (2) Flags of every cell of levels < L after the criterion, the buffer and the 2:1 balance
+// (the buffer and balance passes over the octs in parallel; the flags do not depend on the loops).
+std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops);
+
+// (3) The new tree from the flags (t is replaced and relinked) and how its state comes from the
+// old tree's. Exit 3 (RuntimeError) when it would exceed max_octs, before it is built.
+struct RegridMap {
+  std::int64_t old_noct = 0;
+  std::vector<std::int32_t> source;  // per new oct: its old oct (>= 0) or -1 - r, prolonged from row r
+  std::vector<std::int64_t> src;     // 7 per row: the old father cell, then its -x,+x,-y,+y,-z,+z neighbours
+  std::vector<std::uint8_t> flip;    // 7 per row: bits of the axes whose momentum flips
+  // Every oct kept in place: the new tree is the old one.
+  bool unchanged() const {
+    if (static_cast<std::int64_t>(source.size()) != old_noct) return false;
+    for (std::size_t i = 0; i < source.size(); ++i)
+      if (source[i] != static_cast<std::int32_t>(i)) return false;
+    return true;
+  }
+};
+RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops);
+// (4) The state on the new tree (move_oct per new oct): u_old over the old tree -> u.
+void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
+                std::vector<double>& u);
+
+// The four parts on the host: the new tree and its state (restricted u in, restricted state out).
 void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
             const Loops& loops);
 

@@ -56,33 +56,60 @@ void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, st
   prolong(uc, um, up, gamma, sons);
 }
 
+// Per oct a count (parallel), an exclusive prefix sum, then the entries written at their offsets
+// (parallel): the lists come out in oct order whatever the schedule, as a serial build gives them.
+void build_step_lists(const Tree& t, const Loops& loops, StepLists& s) {
+  const std::int64_t n = t.noct(), ncoarse = t.level_begin[t.max_level];
+  s.count.resize(n + 1);
+  s.face_count.resize(ncoarse + 1);
+  s.face_mask.resize(ncoarse);
+  loops.run(n, [&](std::int64_t o, int) {
+    bool leaf = false;
+    for (int c = 0; c < 8; ++c) leaf = leaf || t.son[o * 8 + c] < 0;
+    s.count[o + 1] = leaf;
+    if (o >= ncoarse) return;
+    std::uint64_t mask = 0;
+    for (int c = 0; c < 8; ++c) {
+      if (t.son[o * 8 + c] >= 0) continue;
+      for (int f = 0; f < 6; ++f) {
+        const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
+        if (nb >= 0 && t.son[nb] >= 0) mask |= std::uint64_t(1) << (6 * c + f);
+      }
+    }
+    s.face_mask[o] = mask;
+    s.face_count[o + 1] = __builtin_popcountll(mask);
+  });
+  s.count[0] = s.face_count[0] = 0;
+  s.leaf_octs_begin.resize(t.max_level + 2);
+  s.reflux_octs.clear();
+  s.reflux_begin.clear();
+  for (std::int64_t o = 0; o < n; ++o) {
+    if (o < ncoarse && s.face_count[o + 1] > 0) {
+      s.reflux_octs.push_back(static_cast<std::int32_t>(o));
+      s.reflux_begin.push_back(s.face_count[o]);
+    }
+    s.count[o + 1] += s.count[o];
+    if (o < ncoarse) s.face_count[o + 1] += s.face_count[o];
+  }
+  for (int l = 0; l <= t.max_level + 1; ++l) s.leaf_octs_begin[l] = s.count[t.level_begin[l]];
+  s.reflux_begin.push_back(s.face_count[ncoarse]);
+  s.leaf_octs.resize(s.count[n]);
+  s.faces.resize(s.face_count[ncoarse]);
+  loops.run(n, [&](std::int64_t o, int) {
+    if (s.count[o + 1] > s.count[o]) s.leaf_octs[s.count[o]] = static_cast<std::int32_t>(o);
+    if (o >= ncoarse) return;
+    std::int64_t e = s.face_count[o];
+    for (std::uint64_t mask = s.face_mask[o]; mask; mask &= mask - 1) {
+      const int bit = __builtin_ctzll(mask), c = bit / 6, f = bit % 6;
+      const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
+      s.faces[e++] = {o * 8 + c, f, t.son[nb]};
+    }
+  });
+}
+
 StepLists build_step_lists(const Tree& t) {
   StepLists s;
-  s.leaf_octs_begin.push_back(0);
-  for (int l = 0; l <= t.max_level; ++l) {
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      bool leaf = false;
-      for (int c = 0; c < 8; ++c) leaf = leaf || t.son[o * 8 + c] < 0;
-      if (leaf) s.leaf_octs.push_back(static_cast<std::int32_t>(o));
-    }
-    s.leaf_octs_begin.push_back(static_cast<std::int64_t>(s.leaf_octs.size()));
-  }
-  for (int l = 0; l < t.max_level; ++l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      const std::size_t first = s.faces.size();
-      for (int c = 0; c < 8; ++c) {
-        if (t.son[o * 8 + c] >= 0) continue;
-        for (int f = 0; f < 6; ++f) {
-          const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
-          if (nb >= 0 && t.son[nb] >= 0) s.faces.push_back({o * 8 + c, f, t.son[nb]});
-        }
-      }
-      if (s.faces.size() > first) {
-        s.reflux_octs.push_back(static_cast<std::int32_t>(o));
-        s.reflux_begin.push_back(static_cast<std::int64_t>(first));
-      }
-    }
-  s.reflux_begin.push_back(static_cast<std::int64_t>(s.faces.size()));
+  build_step_lists(t, *make_serial_loops(), s);
   return s;
 }
 

@@ -48,8 +48,15 @@ struct StepLists {
   std::vector<std::int32_t> reflux_octs;      // coarse octs with reflux faces
   std::vector<std::int64_t> reflux_begin;     // per reflux oct, into faces (+ end)
   std::vector<RefluxFace> faces;              // in (cell, face) order
+  // Workspace: per oct the prefix sums of leaf octs and reflux faces, and the reflux faces as bits
+  // 6 * cell + face.
+  std::vector<std::int64_t> count, face_count;
+  std::vector<std::uint64_t> face_mask;
 };
-StepLists build_step_lists(const Tree& t);
+// Rebuilds s in place (vectors keep their capacity across regrids), the per-oct work in parallel;
+// the lists do not depend on the loops.
+void build_step_lists(const Tree& t, const Loops& loops, StepLists& s);
+StepLists build_step_lists(const Tree& t);  // serial, fresh lists
 
 // Fine-face fluxes of the octs next to a coarser region: [oct][face][4 sub-faces][5 fields].
 inline constexpr int fine_flux_per_oct = 6 * 4 * nvar;

@@ -1,0 +1,109 @@
+// The parts of a regrid that read the state, written once as host/device functions: the
+// gradient criterion of a cell and the move of an oct's state onto the new tree (a kept oct's
+// copy, or the prolongation of a new oct from its old father cell and that cell's six face
+// neighbours). The host regrid (amr_regrid.cpp) and the device regrid (amr_gpu.cu) call the same
+// functions, so the GPU keeps the state on the device across a regrid and the host sees only one
+// criterion byte per cell (README "AMR", "Regrid cost").
+#pragma once
+#include <cstdint>
+
+#include "amr_interp.hpp"
+#include "hydro_math.hpp"
+#include "mesh.hpp"
+
+namespace ro::amr {
+
+// RAMSES err_grad_d / err_grad_p: the relative jump 2|a - b| / (|a| + |b|) of a quantity between
+// two cells, 0 where both are 0.
+RO_HD double relative_jump(double a, double b) {
+  const double s = fabs(a) + fabs(b);
+  return s > 0 ? 2 * fabs(a - b) / s : 0.0;
+}
+
+// Whether the face neighbour un makes cell uc meet the gradient criterion.
+RO_HD bool gradient_jump(const double uc[nvar], const double un[nvar], double gamma, double density, double pressure) {
+  double q[nvar], qn[nvar];
+  cons_to_prim(uc, gamma, q);
+  cons_to_prim(un, gamma, qn);
+  return relative_jump(qn[0], q[0]) > density || relative_jump(qn[4], q[4]) > pressure;
+}
+
+// The tree's link tables as raw arrays (host vectors or their device copies).
+struct TreeView {
+  const std::int8_t* level;
+  const std::int32_t* coord[3];
+  const std::int32_t* nbor[6];
+  const std::int32_t* father;
+  int base_cells[3];
+  int bc[3];  // Boundary
+};
+
+// same_level_neighbour (amr_tree.hpp) on the view: the cell beyond face (a, side) of cell c of oct
+// o at o's level, the cell itself across a reflecting/outflow domain face, -1 where it is coarser.
+RO_HD long long view_same_level_neighbour(const TreeView& v, long long o, int c, int a, bool side) {
+  const int bit = 1 << a;
+  if (bool(c & bit) != side) return o * 8 + (c ^ bit);
+  const int n = (v.base_cells[a] << v.level[o]) / 2;
+  const bool at_domain_face = side ? v.coord[a][o] == n - 1 : v.coord[a][o] == 0;
+  if (at_domain_face && v.bc[a] != static_cast<int>(Boundary::periodic)) return o * 8 + c;
+  const std::int32_t nb = v.nbor[2 * a + side][o];
+  return nb < 0 ? -1 : (long long)nb * 8 + (c ^ bit);
+}
+
+// The cell that locate() finds beyond face (a, side) of cell c of oct o in a 2:1 balanced tree:
+// the same-level cell, else the father cell's neighbour (a refined cell's face neighbours exist
+// on its level). -1 only if the tree is not balanced.
+RO_HD long long view_face_neighbour(const TreeView& v, long long o, int c, int a, bool side) {
+  const long long same = view_same_level_neighbour(v, o, c, a, side);
+  if (same >= 0 || v.father[o] < 0) return same;
+  return view_same_level_neighbour(v, v.father[o] / 8, v.father[o] % 8, a, side);
+}
+
+// The criterion byte of cell g: 1 where the gradient criterion holds against one of its six face
+// neighbours, 0 where it does not, 2 where a neighbour is missing (unbalanced tree: an error).
+RO_HD char gradient_criterion(const TreeView& v, const double* u, long long stride, long long g, double gamma,
+                              double density, double pressure) {
+  double uc[nvar];
+  for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + g];
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      const long long cell = view_face_neighbour(v, g / 8, int(g % 8), a, side);
+      if (cell < 0) return 2;
+      double un[nvar];
+      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + cell];
+      if (gradient_jump(uc, un, gamma, density, pressure)) return 1;
+    }
+  return 0;
+}
+
+// The state of new oct i (stride: the new tree's cells): a kept oct copies its old cells
+// (source[i] >= 0; a derefined cell keeps its restriction); a new oct (source[i] = -1 - r) is
+// prolonged from row r's seven old cells (the father cell, then its -x, +x, -y, +y, -z, +z face
+// neighbours) with their momentum flips, the prolongation of the ghost slots (ghost_sons).
+RO_HD void move_oct(long long i, const std::int32_t* source, const std::int64_t* src, const std::uint8_t* flip,
+                    const double* u_old, long long old_stride, double gamma, double* u, long long stride) {
+  if (source[i] >= 0) {
+    for (int f = 0; f < nvar; ++f)
+      for (int c = 0; c < 8; ++c) u[f * stride + i * 8 + c] = u_old[f * old_stride + (long long)source[i] * 8 + c];
+    return;
+  }
+  const long long r = -1 - (long long)source[i];
+  double v[7][nvar];
+  for (int k = 0; k < 7; ++k) {
+    const long long c = src[7 * r + k];
+    for (int f = 0; f < nvar; ++f) v[k][f] = u_old[f * old_stride + c];
+    for (int x = 0; x < 3; ++x)
+      if ((flip[7 * r + k] >> x) & 1) v[k][1 + x] = -v[k][1 + x];
+  }
+  double um[3][nvar], up[3][nvar], sons[8][nvar];
+  for (int x = 0; x < 3; ++x)
+    for (int f = 0; f < nvar; ++f) {
+      um[x][f] = v[1 + 2 * x][f];
+      up[x][f] = v[2 + 2 * x][f];
+    }
+  prolong(v[0], um, up, gamma, sons);
+  for (int f = 0; f < nvar; ++f)
+    for (int c = 0; c < 8; ++c) u[f * stride + i * 8 + c] = sons[c][f];
+}
+
+}  // namespace ro::amr
