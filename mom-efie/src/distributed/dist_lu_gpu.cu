@@ -6,8 +6,8 @@
 // runs on the host while the queued trailing GEMM runs on the device. On P x Q grids with P > 1
 // (pliris_lu_2d.hpp) the panel is factored on the host across the process rows (with lookahead:
 // while the device runs the previous panel's GEMM), the row interchanges (one gather kernel, one
-// message per pair of process rows, one scatter kernel) and U12 travel through pinned host
-// staging buffers (RowStaging), and the TRSM/GEMM stay on cuBLAS.
+// message per pair of process rows, one scatter kernel), U12 and the back substitution's vectors
+// travel through pinned host staging buffers (RowStaging), and the TRSM/GEMM stay on cuBLAS.
 #include <algorithm>
 #include <cmath>
 
@@ -128,9 +128,9 @@ __global__ void scatter_rows_kernel(Cplx* __restrict__ a, long lld, long first_c
 }
 
 // The P > 1 path's staging, grow-only and kept by the engine across solves (allocated at the first
-// panel, whose rows and U12 are the largest): pinned host buffers by slot (pliris_lu_2d.hpp: one per
-// peer process row and direction, the panel, U12), the device scratch of the packed rows and the
-// device copy of their row and slot lists.
+// panel, whose rows and U12 are the largest): pinned host buffers by slot (pliris_lu_2d.hpp: one
+// per peer process row and direction, the panel, U12, the back substitution's y and x_k), the
+// device scratch of the packed rows and the device copy of their row and slot lists.
 class RowStaging {
  public:
   RowStaging() = default;

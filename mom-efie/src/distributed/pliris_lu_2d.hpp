@@ -216,7 +216,10 @@ std::vector<complex> pliris_back_substitute_2d(const BlockCyclic& l, const GridL
   const long n = l.n, nb = l.nb, blocks = (n + nb - 1) / nb, lld = l.lld();
   const int P = l.grid.p, Q = l.grid.q;
   const std::size_t bytes = std::size_t(l.local_rows) * sizeof(complex);
-  std::vector<complex> staging(std::size_t(std::max(l.local_rows, 1L))), x_host(static_cast<std::size_t>(nb));
+  // y between process columns and x_k down a process column through Ops::staging slots 2P + 2
+  // and 2P + 3 (pinned on the GPU)
+  complex* const staging = static_cast<complex*>(ops.staging(2 * P + 2, std::size_t(std::max(l.local_rows, 1L)) * sizeof(complex)));
+  complex* const x_host = static_cast<complex*>(ops.staging(2 * P + 3, std::size_t(nb) * sizeof(complex)));
   auto world = [&](int col) { return l.myrow * Q + col; };
   for (long kb = blocks - 1; kb >= 0; --kb) {
     const int qk = int(kb % Q), pk = int(kb % P);
@@ -224,30 +227,30 @@ std::vector<complex> pliris_back_substitute_2d(const BlockCyclic& l, const GridL
     const long k0 = kb * nb, w = std::min(nb, n - k0);
     const int previous = int((kb + 1) % Q), next = int((kb + Q - 1) % Q);
     if (kb + 1 < blocks && previous != qk) {
-      host_recv(staging.data(), bytes, world(previous), 7);
-      ops.to_engine(y, staging.data(), bytes);
+      host_recv(staging, bytes, world(previous), 7);
+      ops.to_engine(y, staging, bytes);
     }
     const complex* u = a + numroc(k0, nb, l.mycol, Q) * lld;  // block column k, local row 0
     const long above = numroc(k0, nb, l.myrow, P);             // local rows above k0 (on pk: row k0's index)
     if (l.myrow == pk) {
       ops.trsm_upper(w, 1, u + above, lld, y + above, lld);
-      ops.to_host(x_host.data(), y + above, std::size_t(w) * sizeof(complex));
+      ops.to_host(x_host, y + above, std::size_t(w) * sizeof(complex));
     }
-    lines.column_bcast(x_host.data(), std::size_t(w) * sizeof(complex), pk);
+    lines.column_bcast(x_host, std::size_t(w) * sizeof(complex), pk);
     const complex* x = y + above;
     if (l.myrow != pk) {
-      ops.to_engine(xk, x_host.data(), std::size_t(w) * sizeof(complex));
+      ops.to_engine(xk, x_host, std::size_t(w) * sizeof(complex));
       x = xk;
     }
     if (above > 0) ops.gemm_minus(above, 1, w, u, lld, x, std::max(w, 1L), y, lld);
     if (kb > 0 && next != qk) {
-      ops.to_host(staging.data(), y, bytes);
-      host_send(staging.data(), bytes, world(next), 7);
+      ops.to_host(staging, y, bytes);
+      host_send(staging, bytes, world(next), 7);
     }
   }
   std::vector<double> gathered(2 * std::size_t(n), 0.0);
   if (l.mycol == 0) {
-    ops.to_host(staging.data(), y, bytes);
+    ops.to_host(staging, y, bytes);
     for (long i = 0; i < l.local_rows; ++i) {
       gathered[2 * std::size_t(l.global_row(i))] = staging[std::size_t(i)].real();
       gathered[2 * std::size_t(l.global_row(i)) + 1] = staging[std::size_t(i)].imag();
