@@ -72,6 +72,10 @@ if(COPA_ENABLE_MPI)
              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 --oversubscribe --allow-run-as-root ${_app} --backend serial --dist-lu pliris
              --proc-grid 2x2 --block-size 20 ${_dist} --json ${CMAKE_CURRENT_BINARY_DIR}/pliris-2x2.json)
     set_tests_properties(mom-efie.mpi.pliris-4ranks-2x2-nb20-vs-scalapack PROPERTIES LABELS mpi PROCESSORS 4)
+    # bench/dist.sh end to end on 2 CPU ranks with a tiny N (tests/check_dist_bench.sh; about a minute).
+    add_test(NAME mom-efie.mpi.bench-dist-2ranks COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_dist_bench.sh ${CMAKE_BINARY_DIR}
+             ${CMAKE_CURRENT_BINARY_DIR}/bench-dist)
+    set_tests_properties(mom-efie.mpi.bench-dist-2ranks PROPERTIES LABELS "mpi;slow" PROCESSORS 2 TIMEOUT 600)
   endif()
   # An open plate has no Mie series: --fill-only checks the owned entries against the serial formula.
   copa_add_test(NAME mom-efie.mpi.fill-only-plate-3ranks MPI_RANKS 3 COMMAND ${_app} --backend serial --geometry plate
