@@ -72,6 +72,10 @@ if(COPA_ENABLE_MPI)
              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 --oversubscribe --allow-run-as-root ${_app} --backend serial --dist-lu pliris
              --proc-grid 2x2 --block-size 20 ${_dist} --json ${CMAKE_CURRENT_BINARY_DIR}/pliris-2x2.json)
     set_tests_properties(mom-efie.mpi.pliris-4ranks-2x2-nb20-vs-scalapack PROPERTIES LABELS mpi PROCESSORS 4)
+    # bench/dist.sh end to end on 2 CPU ranks with a tiny N (tests/check_dist_bench.sh; about a minute).
+    add_test(NAME mom-efie.mpi.bench-dist-2ranks COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_dist_bench.sh ${CMAKE_BINARY_DIR}
+             ${CMAKE_CURRENT_BINARY_DIR}/bench-dist)
+    set_tests_properties(mom-efie.mpi.bench-dist-2ranks PROPERTIES LABELS "mpi;slow" PROCESSORS 2 TIMEOUT 600)
   endif()
   # An open plate has no Mie series: --fill-only checks the owned entries against the serial formula.
   copa_add_test(NAME mom-efie.mpi.fill-only-plate-3ranks MPI_RANKS 3 COMMAND ${_app} --backend serial --geometry plate
@@ -123,4 +127,17 @@ if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
                 --lookahead 0 --block-size 32 ${_dist} LABELS gpu mpi TIMEOUT 120)
   copa_add_test(NAME mom-efie.gpu-mpi.small-2ranks-2x1-nb256-host MPI_RANKS 2 COMMAND ${_app} --backend cuda --proc-grid 2x1
                 --size small --block-size 256 --reps 1 --warmup 0 --compare-one-rank --quiet LABELS gpu mpi TIMEOUT 300)
+  # The GPU engine on the random matrices of pliris_random_check.cpp (most pivots cross process
+  # rows: the interchanges' gather kernel, one pinned message per pair of process rows, scatter
+  # kernel) against LAPACK zgesv, 1e-10: 2x1 with and without lookahead, 3x1 and 2x2 (ranks share the GPU).
+  foreach(case "2;2x1;101;8;25;0" "2;2x1;300;100;50;1" "3;3x1;97;5;25;1" "4;2x2;131;16;25;1")
+    list(GET case 0 ranks)
+    list(GET case 1 grid)
+    list(GET case 2 n)
+    list(GET case 3 nb)
+    list(GET case 4 crossed)
+    list(GET case 5 lookahead)
+    copa_add_test(NAME mom-efie.gpu-mpi.pliris-random-${grid}-n${n}-nb${nb}-lookahead${lookahead} MPI_RANKS ${ranks}
+                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} ${lookahead} gpu LABELS gpu mpi TIMEOUT 120)
+  endforeach()
 endif()

@@ -51,6 +51,13 @@ std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int
 std::vector<complex> pliris_host_solve(const BlockCyclic& layout, complex* block, const std::vector<complex>& rhs, bool lookahead,
                                        PanelTimes& times, copa::RegionTimer& timer);
 
+// The GPU engine's Pliris-style LU (dist_lu_gpu.cu) on the same kind of host block as
+// pliris_host_solve: the block is copied to the device (the rank's GPU chosen by
+// copa::select_device), factored and solved there with the panels broadcast through transport.
+// RuntimeError in builds without the distributed GPU engine. For tests (pliris_random_check.cpp).
+std::vector<complex> pliris_gpu_solve(const BlockCyclic& layout, const complex* block, const std::vector<complex>& rhs,
+                                      const std::string& transport, bool lookahead, PanelTimes& times, copa::RegionTimer& timer);
+
 // GPU fill and LU (dist_lu_gpu.cu), only in GPU + MPI builds. transport: a copa::halo name.
 bool gpu_dist_built();
 std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, const std::string& transport, bool lookahead);

@@ -5,14 +5,16 @@
 // legacy default stream, in order; with lookahead the host transport's MPI_Bcast of the next panel
 // runs on the host while the queued trailing GEMM runs on the device. On P x Q grids with P > 1
 // (pliris_lu_2d.hpp) the panel is factored on the host across the process rows (with lookahead:
-// while the device runs the previous panel's GEMM), the row interchanges and U12 travel through
-// host memory, and the TRSM/GEMM stay on cuBLAS.
+// while the device runs the previous panel's GEMM), the row interchanges (one gather kernel, one
+// message per pair of process rows, one scatter kernel), U12 and the back substitution's vectors
+// travel through pinned host staging buffers (RowStaging), and the TRSM/GEMM stay on cuBLAS.
 #include <algorithm>
 #include <cmath>
 
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
+#include "copa/cli.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
@@ -99,6 +101,81 @@ __global__ void swap_rows_kernel(Cplx* a, long lda, long ncols, long k0, const i
   }
 }
 
+// interchange_rows_2d's packing on the device: slot j of out (width = ncols + 1 numbers) is local
+// row rows[j]'s entries from column first_col on, then its y entry. One thread per number, the
+// row's numbers on consecutive threads, so the writes coalesce (the reads stride by lld).
+__global__ void gather_rows_kernel(const Cplx* __restrict__ a, long lld, long first_col, long ncols, const Cplx* __restrict__ y,
+                                   const long* __restrict__ rows, long count, Cplx* __restrict__ out) {
+  const long e = long(blockIdx.x) * blockDim.x + threadIdx.x, width = ncols + 1;
+  if (e >= count * width) return;
+  const long j = e / width, c = e % width, i = rows[j];
+  out[e] = c < ncols ? a[i + (first_col + c) * lld] : y[i];
+}
+
+// The inverse: local row rows[j] (and its y entry) takes slot slots[j] of in. The rows are
+// distinct, so no two threads write the same number.
+__global__ void scatter_rows_kernel(Cplx* __restrict__ a, long lld, long first_col, long ncols, Cplx* __restrict__ y,
+                                    const long* __restrict__ rows, const long* __restrict__ slots, long count,
+                                    const Cplx* __restrict__ in) {
+  const long e = long(blockIdx.x) * blockDim.x + threadIdx.x, width = ncols + 1;
+  if (e >= count * width) return;
+  const long j = e / width, c = e % width, i = rows[j];
+  const Cplx v = in[slots[j] * width + c];
+  if (c < ncols)
+    a[i + (first_col + c) * lld] = v;
+  else
+    y[i] = v;
+}
+
+// The P > 1 path's staging, grow-only and kept by the engine across solves (allocated at the first
+// panel, whose rows and U12 are the largest): pinned host buffers by slot (pliris_lu_2d.hpp: one
+// per peer process row and direction, the panel, U12, the back substitution's y and x_k), the
+// device scratch of the packed rows and the device copy of their row and slot lists.
+class RowStaging {
+ public:
+  RowStaging() = default;
+  RowStaging(const RowStaging&) = delete;
+  RowStaging& operator=(const RowStaging&) = delete;
+  ~RowStaging() {
+    for (Pinned& p : pinned_)
+      if (p.data) copa::gpu::free_pinned(p.data);
+  }
+  void* pinned(int slot, std::size_t bytes) {
+    if (pinned_.size() <= std::size_t(slot)) pinned_.resize(std::size_t(slot) + 1);
+    Pinned& p = pinned_[std::size_t(slot)];
+    if (p.bytes < bytes) {
+      if (p.data) copa::gpu::free_pinned(p.data);
+      p.data = nullptr;
+      p.bytes = 0;
+      p.data = copa::gpu::malloc_pinned(bytes);
+      p.bytes = bytes;
+    }
+    return p.data;
+  }
+  Cplx* scratch(std::size_t elements) {
+    if (scratch_.size() < elements) scratch_ = copa::gpu::DeviceArray<Cplx>(elements);
+    return scratch_.data();
+  }
+  // rows (and slots, when given) to the device; the copies queue on the legacy default stream
+  // behind the kernel that read the previous lists
+  const long* lists(const long* rows, const long* slots, long count) {
+    const std::size_t need = std::size_t(2 * count);
+    if (lists_.size() < need) lists_ = copa::gpu::DeviceArray<long>(need);
+    copa::gpu::copy_to_device(lists_.data(), rows, std::size_t(count) * sizeof(long));
+    if (slots) copa::gpu::copy_to_device(lists_.data() + count, slots, std::size_t(count) * sizeof(long));
+    return lists_.data();
+  }
+
+ private:
+  struct Pinned {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::vector<Pinned> pinned_;
+  copa::gpu::DeviceArray<Cplx> scratch_;
+  copa::gpu::DeviceArray<long> lists_;
+};
+
 cuDoubleComplex* z(complex* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
 const cuDoubleComplex* z(const complex* p) { return reinterpret_cast<const cuDoubleComplex*>(p); }
 Cplx* c(complex* p) { return reinterpret_cast<Cplx*>(p); }
@@ -110,6 +187,7 @@ struct DeviceOps {
   cuDoubleComplex* work;
   int* info;
   PanelBroadcast* broadcaster;
+  RowStaging* rows = nullptr;  // P > 1 only
 
   void getrf(long m, long w, complex* a, long lda, int* pivots, long panel) {
     check_cusolver(cusolverDnZgetrf(solver, int(m), int(w), z(a), int(lda), work, pivots, info), "cusolverDnZgetrf (panel)");
@@ -162,6 +240,22 @@ struct DeviceOps {
   void to_engine_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) {
     COPA_GPU_CHECK(cudaMemcpy2D(dst, lddst * sizeof(complex), src, ldsrc * sizeof(complex), rows * sizeof(complex), cols,
                                 cudaMemcpyHostToDevice));
+  }
+  complex* row_scratch(std::size_t elements) { return reinterpret_cast<complex*>(rows->scratch(elements)); }
+  void* staging(int slot, std::size_t bytes) { return rows->pinned(slot, bytes); }
+  void gather_rows(const complex* a, long lld, long first_col, long ncols, const complex* y, const long* local_rows, long count,
+                   complex* out) {
+    const long* d_rows = rows->lists(local_rows, nullptr, count);
+    gather_rows_kernel<<<copa::gpu::blocks_for(std::size_t(count * (ncols + 1)), 256), 256>>>(
+        reinterpret_cast<const Cplx*>(a), lld, first_col, ncols, reinterpret_cast<const Cplx*>(y), d_rows, count, c(out));
+    COPA_GPU_CHECK_LAUNCH("gather_rows_kernel");
+  }
+  void scatter_rows(complex* a, long lld, long first_col, long ncols, complex* y, const long* local_rows, const long* slots, long count,
+                    const complex* in) {
+    const long* d_lists = rows->lists(local_rows, slots, count);
+    scatter_rows_kernel<<<copa::gpu::blocks_for(std::size_t(count * (ncols + 1)), 256), 256>>>(
+        c(a), lld, first_col, ncols, c(y), d_lists, d_lists + count, count, reinterpret_cast<const Cplx*>(in));
+    COPA_GPU_CHECK_LAUNCH("scatter_rows_kernel");
   }
 };
 
@@ -267,6 +361,12 @@ class GpuDistEngine final : public DistEngine {
                   : "Pliris-style 1xQ LU on the GPU (cuSOLVER zgetrf panels, cuBLAS ZTRSM/ZGEMM)";
   }
   nlohmann::json details() const override { return panel_details(lu_name(), transport_, lookahead_, times_); }
+  // pliris_gpu_solve: a host block instead of the fill, and the panel figures of the solve
+  void load(const complex* block) {
+    copa::gpu::copy_to_device(a_.data(), block, std::size_t(lld_) * std::size_t(lc_) * sizeof(Cplx));
+    copa::gpu::synchronize();
+  }
+  const PanelTimes& times() const { return times_; }
 
  private:
   BlockCyclic layout_;
@@ -285,6 +385,7 @@ class GpuDistEngine final : public DistEngine {
   PanelTimes times_;
   std::unique_ptr<GridLines> lines_;  // P > 1 only
   copa::gpu::DeviceArray<Cplx> ublock_;
+  RowStaging row_staging_;
 
   // P > 1 (pliris_lu_2d.hpp): y_ holds this rank's rows of the right-hand side.
   std::vector<complex> solve_2d(const std::vector<complex>& rhs, copa::RegionTimer& timer) {
@@ -292,7 +393,7 @@ class GpuDistEngine final : public DistEngine {
     for (long i = 0; i < layout_.local_rows; ++i) mine[std::size_t(i)] = rhs[std::size_t(layout_.global_row(i))];
     copa::gpu::copy_to_device(y_.data(), mine.data(), mine.size() * sizeof(Cplx));
     copa::gpu::synchronize();
-    DeviceOps ops{solver_, blas_, z(reinterpret_cast<complex*>(work_.data())), info_.data(), broadcast_.get()};
+    DeviceOps ops{solver_, blas_, z(reinterpret_cast<complex*>(work_.data())), info_.data(), broadcast_.get(), &row_staging_};
     complex* a = reinterpret_cast<complex*>(a_.data());
     complex* y = reinterpret_cast<complex*>(y_.data());
     complex* ublock = reinterpret_cast<complex*>(ublock_.data());
@@ -314,13 +415,25 @@ std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic& layout, cons
   return std::make_unique<GpuDistEngine>(layout, transport, lookahead);
 }
 
+std::vector<complex> pliris_gpu_solve(const BlockCyclic& layout, const complex* block, const std::vector<complex>& rhs,
+                                      const std::string& transport, bool lookahead, PanelTimes& times, copa::RegionTimer& timer) {
+  copa::select_device(-1);
+  gpu_dist_require_memory(layout, "the Pliris-style LU of pliris_gpu_solve");
+  GpuDistEngine engine(layout, transport, lookahead);
+  engine.load(block);
+  std::vector<complex> x = engine.solve(rhs, timer);
+  times = engine.times();
+  return x;
+}
+
 // The matrix block, the two panel buffers (N x nb each) and the ipc transport's two exposed
 // buffers (counted whatever the transport), the right-hand side, an allowance for the
 // triangle data and maps (about 300 B per unknown) and cuSOLVER's panel workspace (64 MiB), and
-// for P > 1 the received U12 block (nb x (local_cols + 1)).
+// for P > 1 the received U12 block (nb x (local_cols + 1)) and the interchanges' device scratch
+// (a panel's w interchanges move at most 2w rows of local_cols + 1 numbers: twice the U12 block).
 double gpu_dist_device_bytes(const BlockCyclic& layout) {
   const double n = double(layout.n), nb = double(layout.nb);
-  const double ublock = layout.grid.p > 1 ? 16.0 * double(pliris_2d_ublock_elements(layout)) : 0.0;
+  const double ublock = layout.grid.p > 1 ? 3 * 16.0 * double(pliris_2d_ublock_elements(layout)) : 0.0;
   return 16.0 * double(layout.lld()) * double(layout.local_cols) + 4 * 16.0 * n * nb + 16.0 * n + 300.0 * n + 64.0 * 1024 * 1024 +
          ublock;
 }

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <memory_resource>
+#include <vector>
 
 #include "copa/errors.hpp"
 #include "copa/memory.hpp"
@@ -63,6 +64,33 @@ struct HostOps {
   void to_engine_2d(complex* dst, long lddst, const complex* src, long ldsrc, long rows, long cols) { copy2d(dst, lddst, src, ldsrc, rows, cols); }
   void to_engine(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
   void to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+  // interchange_rows_2d's packing: a row is its ncols entries from first_col on, then its y entry.
+  complex* row_scratch(std::size_t elements) {
+    if (scratch.size() < elements) scratch.resize(elements);
+    return scratch.data();
+  }
+  void gather_rows(const complex* a, long lld, long first_col, long ncols, const complex* y, const long* rows, long count, complex* out) {
+    for (long j = 0; j < count; ++j, out += ncols + 1) {
+      for (long c = 0; c < ncols; ++c) out[c] = a[rows[j] + (first_col + c) * lld];
+      out[ncols] = y[rows[j]];
+    }
+  }
+  void scatter_rows(complex* a, long lld, long first_col, long ncols, complex* y, const long* rows, const long* slots, long count,
+                    const complex* in) {
+    for (long j = 0; j < count; ++j) {
+      const complex* row = in + slots[j] * (ncols + 1);
+      for (long c = 0; c < ncols; ++c) a[rows[j] + (first_col + c) * lld] = row[c];
+      y[rows[j]] = row[ncols];
+    }
+  }
+  void* staging(int slot, std::size_t bytes) {
+    if (stages.size() <= std::size_t(slot)) stages.resize(std::size_t(slot) + 1);
+    if (stages[std::size_t(slot)].size() < bytes) stages[std::size_t(slot)].resize(bytes);
+    return stages[std::size_t(slot)].data();
+  }
+
+  std::vector<complex> scratch;
+  std::vector<std::vector<char>> stages;
 };
 
 class HostDistEngine final : public DistEngine {
@@ -173,6 +201,10 @@ std::unique_ptr<DistEngine> make_host_dist_engine(const BlockCyclic& layout, int
 bool gpu_dist_built() { return false; }
 std::unique_ptr<DistEngine> make_gpu_dist_engine(const BlockCyclic&, const std::string&, bool) {
   throw copa::InputError("this build has no distributed GPU LU (it needs a CUDA + MPI build)");
+}
+std::vector<complex> pliris_gpu_solve(const BlockCyclic&, const complex*, const std::vector<complex>&, const std::string&, bool,
+                                      PanelTimes&, copa::RegionTimer&) {
+  throw copa::RuntimeError("pliris_gpu_solve: this build has no distributed GPU LU (it needs a CUDA + MPI build)");
 }
 double gpu_dist_device_bytes(const BlockCyclic&) { return 0; }
 void gpu_dist_require_memory(const BlockCyclic&, const std::string&) {}
