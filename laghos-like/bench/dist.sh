@@ -16,7 +16,7 @@ N=${LAGHOS_DIST_N:-44}
 BACKEND=${LAGHOS_DIST_BACKEND:-cuda}
 APP="$BUILD/laghos-like/laghos-like"
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0
+source "$(dirname "$0")/../../scripts/mpirun-args.sh"
 COMMON=(--backend "$BACKEND" --problem 1 --dim 3 --ode rk2avg --max-steps 20 --tf 10 --quiet)
 # LAGHOS_DIST_OVERLAP=1: every run with --overlap (a no-op on one rank), to compare with a plain OUT.
 [ "${LAGHOS_DIST_OVERLAP:-0}" = 1 ] && COMMON+=(--overlap)
@@ -25,7 +25,7 @@ run() {  # run NAME RANKS TRANSPORT ARGS...
   local name=$1 np=$2 tr=$3
   shift 3
   echo "### $name: $np ranks, transport $tr: $*"
-  mpirun --allow-run-as-root --oversubscribe -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
+  "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
     --json "$OUT/$name.json" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
   [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -2 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }

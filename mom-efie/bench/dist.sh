@@ -57,8 +57,7 @@ esac
 BIN="$BUILD/mom-efie/mom-efie"
 [[ -x "$BIN" ]] || { echo "dist.sh: no mom-efie executable in $BUILD" >&2; exit 2; }
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast on these machines (DISTRIBUTED.md)
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE --mca btl_vader_single_copy_mechanism cma)
+source "$(dirname "$0")/../../scripts/mpirun-args.sh"
 THREADS=()
 [[ $GPU -eq 0 ]] && THREADS=(--threads 1)  # CPU ranks: one thread each
 

@@ -16,8 +16,7 @@ OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
 NRANKS=${3:?usage: dist.sh BUILD OUT NRANKS}
 BIN="$BUILD/mps-density/mps-density"
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast on these machines (DISTRIBUTED.md)
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE --mca btl_vader_single_copy_mechanism cma)
+source "$(dirname "$0")/../../scripts/mpirun-args.sh"
 run() {  # name, ranks, then arguments
   local name=$1 ranks=$2
   shift 2

@@ -14,14 +14,14 @@ OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
 NRANKS=${3:?usage: dist.sh BUILD OUT NRANKS}
 APP="$BUILD/ramses-oct/ramses-oct"
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0
+source "$(dirname "$0")/../../scripts/mpirun-args.sh"
 COMMON=(--problem sedov --steps 20 --warmup 2 --backend cuda --variant balanced --quiet)
 
 run() {  # run NAME RANKS TRANSPORT ARGS...
   local name=$1 np=$2 tr=$3
   shift 3
   echo "### $name: $np ranks, transport $tr: $*"
-  mpirun --allow-run-as-root --oversubscribe -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
+  "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
     --json "$OUT/$name.json" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
   [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -2 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
