@@ -406,7 +406,7 @@ int main(int argc, char** argv) {
                    "rk2avg the CG tolerance; rk4 none, the change is only reported)");
     copa::vtk::add_options(app, o.vtk);
     app.footer(laghos_flags_help());
-    // Only rank 0 prints the human tables (DESIGN.md); errors still reach every rank's stderr.
+    // Only rank 0 prints the human tables (docs/CONVENTIONS.md); errors still reach every rank's stderr.
     if (!copa::mpi::is_root()) std::cout.setstate(std::ios::badbit);
     std::vector<std::string> args = translate_laghos_flags(argc, argv);
     std::vector<char*> args_c{argv[0]};
