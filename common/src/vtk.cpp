@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "copa/errors.hpp"
+#include "copa/mpi.hpp"
 
 namespace copa::vtk {
 
@@ -182,6 +183,48 @@ void write(const std::string& path, const PolyData& c, Encoding encoding) {
   save(path, os.str());
 }
 
+std::string piece_name(const std::string& pvtu_path, int rank) {
+  const std::filesystem::path p(pvtu_path);
+  return p.stem().string() + "_p" + std::to_string(rank) + ".vtu";
+}
+
+std::string pvtu_text(const UnstructuredGrid& layout, const std::vector<std::string>& pieces) {
+  // The parallel file repeats each array's declaration (no data): PDataArray with the piece's
+  // type, name and component count, in the pieces' order.
+  auto declare = [](std::ostream& os, const char* type, const std::string& name, int components) {
+    os << "<PDataArray type=\"" << type << "\"";
+    if (!name.empty()) os << " Name=\"" << name << "\"";
+    if (components > 1) os << " NumberOfComponents=\"" << components << "\"";
+    os << "/>\n";
+  };
+  auto section = [&](std::ostream& os, const char* tag, const std::vector<Array>& list) {
+    if (list.empty()) return;
+    os << "<" << tag << ">\n";
+    for (const auto& a : list) declare(os, type_name<double>(), a.name, a.components);
+    os << "</" << tag << ">\n";
+  };
+  std::ostringstream os;
+  os << header("PUnstructuredGrid") << "<PUnstructuredGrid GhostLevel=\"0\">\n";
+  section(os, "PPointData", layout.point_data);
+  section(os, "PCellData", layout.cell_data);
+  os << "<PPoints>\n";
+  declare(os, type_name<double>(), "Points", 3);
+  os << "</PPoints>\n";
+  for (const auto& piece : pieces) os << "<Piece Source=\"" << piece << "\"/>\n";
+  os << "</PUnstructuredGrid>\n</VTKFile>\n";
+  return os.str();
+}
+
+void write_pieces(const std::string& pvtu_path, const UnstructuredGrid& piece, Encoding encoding) {
+  const int rank = mpi::rank(), ranks = mpi::size();
+  const std::filesystem::path dir = std::filesystem::path(pvtu_path).parent_path();
+  write((dir / piece_name(pvtu_path, rank)).string(), piece, encoding);
+  if (rank != 0) return;
+  std::vector<std::string> pieces;
+  for (int r = 0; r < ranks; ++r) pieces.push_back(piece_name(pvtu_path, r));
+  save(pvtu_path, pvtu_text(piece, pieces));
+}
+
 void Collection::add(double time, const std::string& file) { entries_.emplace_back(time, file); }
 
 void Collection::write(const std::string& path) const {
@@ -241,7 +284,7 @@ void Series::add_step(long step, double time, const Writer& write) {
   files_.push_back(path);
   collection_.add(time, file);
   const std::string pvd = (std::filesystem::path(options_.dir) / (name_ + ".pvd")).string();
-  collection_.write(pvd);
+  if (mpi::is_root()) collection_.write(pvd);
   if (collection_.size() == 1) files_.push_back(pvd);
   last_step_ = step;
 }

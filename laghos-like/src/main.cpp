@@ -406,7 +406,7 @@ int main(int argc, char** argv) {
                    "rk2avg the CG tolerance; rk4 none, the change is only reported)");
     copa::vtk::add_options(app, o.vtk);
     app.footer(laghos_flags_help());
-    // Only rank 0 prints the human tables (DESIGN.md); errors still reach every rank's stderr.
+    // Only rank 0 prints the human tables (docs/CONVENTIONS.md); errors still reach every rank's stderr.
     if (!copa::mpi::is_root()) std::cout.setstate(std::ios::badbit);
     std::vector<std::string> args = translate_laghos_flags(argc, argv);
     std::vector<char*> args_c{argv[0]};
@@ -422,8 +422,6 @@ int main(int argc, char** argv) {
     if (common.size != "small" && common.size != "medium" && common.size != "large")
       throw copa::InputError("--size: small, medium or large");
     require_writable_output(common.json, "--json");
-    if (o.vtk.enabled() && copa::mpi::size() > 1)
-      throw copa::InputError("--vtk: not done over MPI ranks (each rank holds its own piece); run on one rank");
     copa::vtk::prepare(o.vtk);
     Setup setup = make_setup(o, common.size, app);
     setup.run.quiet = common.quiet;
@@ -528,9 +526,12 @@ int main(int argc, char** argv) {
       const ElementSplit split = shared ? split_elements(d, shared->shared_mask()) : ElementSplit{};
       const bool overlap = shared && o.overlap;
       RunOptions run = setup.run;
-      copa::vtk::Series vtk(backend == backends.front() ? o.vtk : copa::vtk::Options{}, "laghos-like", "vtu");
+      // Over ranks: one piece per rank and a .pvtu naming them, elements numbered in the global mesh.
+      copa::vtk::Series vtk(backend == backends.front() ? o.vtk : copa::vtk::Options{}, "laghos-like",
+                            nranks > 1 ? "pvtu" : "vtu");
+      const std::vector<std::int64_t> element_ids = nranks > 1 && vtk.enabled() ? global_element_ids(part, me) : std::vector<std::int64_t>{};
       auto write_vtk = [&](const std::vector<double>& state) {
-        return [&](const std::string& path) { write_mesh_vtk(path, d, state, vtk.encoding()); };
+        return [&](const std::string& path) { write_mesh_vtk(path, d, state, vtk.encoding(), element_ids, nranks > 1); };
       };
       run.output_every = vtk.enabled() ? static_cast<int>(o.vtk.every) : 0;
       run.output = [&](int step, double t, const std::vector<double>& state) { vtk.at_step(step, t, write_vtk(state)); };

@@ -92,4 +92,15 @@ CartesianMesh local_mesh(const CartesianMesh& global, const CellBox& box) {
   return m;
 }
 
+std::vector<std::int64_t> global_element_ids(const Partition& p, int rank) {
+  const CellBox box = p.box(rank);
+  const auto& G = p.global_cells;
+  std::vector<std::int64_t> ids;
+  ids.reserve(static_cast<std::size_t>(box.cells(0)) * box.cells(1) * box.cells(2));
+  for (int k = box.lo[2]; k < box.hi[2]; ++k)
+    for (int j = box.lo[1]; j < box.hi[1]; ++j)
+      for (int i = box.lo[0]; i < box.hi[0]; ++i) ids.push_back(i + std::int64_t(G[0]) * (j + std::int64_t(G[1]) * k));
+  return ids;
+}
+
 }  // namespace laghos

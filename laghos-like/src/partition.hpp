@@ -5,6 +5,7 @@
 // one more), so any rank count with at least one cell per part works.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,9 @@ Partition make_partition(const std::array<int, 3>& global_cells, int dim, const 
 // The sub-mesh of `box`: the global vertex coordinates it spans, so that every element keeps its
 // exact global coordinates.
 CartesianMesh local_mesh(const CartesianMesh& global, const CellBox& box);
+
+// The global number of each element of `rank`'s box, in the box's element order (both x-fastest:
+// local i + nx (j + ny k) is global (lo+i) + NX ((lo+j) + NY (lo+k))).
+std::vector<std::int64_t> global_element_ids(const Partition& partition, int rank);
 
 }  // namespace laghos

@@ -54,7 +54,7 @@ ElementValues element_values(const Discretization& d, const double* X, const dou
 }  // namespace
 
 void write_mesh_vtk(const std::string& path, const Discretization& d, const std::vector<double>& state,
-                    copa::vtk::Encoding encoding) {
+                    copa::vtk::Encoding encoding, const std::vector<std::int64_t>& element_ids, bool pieces) {
   const int dim = d.dim, k = d.k, D = d.D1D;
   const std::size_t vs = d.h1_vsize();
   const double* X = state.data();
@@ -89,7 +89,7 @@ void write_mesh_vtk(const std::string& path, const Discretization& d, const std:
         ids[n] = d.h1_map[static_cast<std::size_t>(el) * d.nd + l];
       }
       g.add_cell(dim == 3 ? copa::vtk::hexahedron : copa::vtk::quad, ids);
-      id.values.push_back(el);
+      id.values.push_back(element_ids.empty() ? el : static_cast<double>(element_ids[el]));
       rho.values.push_back(ev.density);
       sie.values.push_back(ev.energy);
       p.values.push_back(ev.pressure);
@@ -97,7 +97,10 @@ void write_mesh_vtk(const std::string& path, const Discretization& d, const std:
     }
   }
   for (auto* a : {&id, &rho, &sie, &p, &coef}) g.cell_data.push_back(std::move(*a));
-  copa::vtk::write(path, g, encoding);
+  if (pieces)
+    copa::vtk::write_pieces(path, g, encoding);
+  else
+    copa::vtk::write(path, g, encoding);
 }
 
 }  // namespace laghos

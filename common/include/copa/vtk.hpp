@@ -73,6 +73,17 @@ void write(const std::string& path, const ImageData& grid, Encoding encoding);
 void write(const std::string& path, const UnstructuredGrid& grid, Encoding encoding);
 void write(const std::string& path, const PolyData& cloud, Encoding encoding);
 
+// ParaView's parallel format over MPI ranks, nothing gathered: every rank writes its own piece
+// `<stem>_p<rank>.vtu` next to `<stem>.pvtu` with the writer above, and rank 0 writes the .pvtu
+// (a PUnstructuredGrid declaring the pieces' arrays, names, types and components, and one
+// <Piece Source=...> per rank, relative to the .pvtu's directory). Every rank must call it with
+// the same arrays in the same order. On one rank it writes the .pvtu and the one piece too.
+void write_pieces(const std::string& pvtu_path, const UnstructuredGrid& piece, Encoding encoding);
+// The piece file name of `rank` for a .pvtu path (`<stem>_p<rank>.vtu`, no directory).
+std::string piece_name(const std::string& pvtu_path, int rank);
+// The .pvtu text over `pieces` (relative file names) with the arrays of `layout` (its values unused).
+std::string pvtu_text(const UnstructuredGrid& layout, const std::vector<std::string>& pieces);
+
 // A .pvd collection: one (time, file) entry per data set of a time series; `file` is written as
 // given (a name relative to the .pvd's directory keeps the directory movable).
 class Collection {
@@ -104,7 +115,8 @@ void prepare(const Options& options);
 
 // The files of one run: DIR/<name>.<ext> at the end, and with --vtk-every N also
 // DIR/<name>_<step>.<ext> at step 0, every N steps and at the end, listed in DIR/<name>.pvd
-// (rewritten after each file, so that a run cut short leaves a readable series).
+// (rewritten after each file, so that a run cut short leaves a readable series). Over MPI ranks
+// <ext> is pvtu (the writer calls write_pieces), and only rank 0 writes the .pvd.
 class Series {
  public:
   // Writes one data set to the given path.
