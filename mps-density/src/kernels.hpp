@@ -5,6 +5,8 @@
 // backend. Fields are exchanged with the caller in the particles' original order.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +70,26 @@ struct CgResult {
 struct NeighbourStats {
   double candidates = 0;  // candidate pairs the strategy tests per evaluation
   double neighbours = 0;  // pairs within r_e (ordered, i != j)
+};
+
+// A rebuild of a distributed simulation on a device backend (dist/rank_kernels.*, README
+// "Distributed runs"): what the device needs to migrate the owned particles and select the ghosts.
+struct DeviceRebuild {
+  const Problem* frame = nullptr;  // grid, l0, radii (no particles)
+  double max_radius = 0;
+  int rank = 0, ranks = 1, axis = 0;
+  std::vector<int> cuts;        // dist::Slabs::cuts: rank r owns columns [cuts[r], cuts[r+1])
+  std::vector<double> lo, hi;   // per rank: its slab widened by the ghost width (dist::slab_bounds)
+  // Collective exchange of whole records (dist::exchange_records): per destination rank in, all
+  // arrivals out in ascending source rank, `from` the source of each arrived record.
+  std::function<std::vector<double>(const std::vector<std::vector<double>>&, std::vector<int>*)> exchange;
+};
+// The local layout after it: owned particles in global id order, then the ghosts in arrival order.
+struct RebuiltLayout {
+  std::size_t owned = 0;
+  double sent = 0;                                     // owned particles that left for another rank
+  std::vector<std::int64_t> global_ids;                // of every local particle, load order
+  std::vector<std::vector<std::int64_t>> send, recv;   // per rank: the halo pattern (load indices)
 };
 
 class MpsKernels {
@@ -140,6 +162,16 @@ class MpsKernels {
   // moved since (the GPU reduces it on the device and copies one scalar back).
   virtual void remember_positions(std::size_t owned) = 0;
   virtual double max_displacement(std::size_t owned) = 0;
+  // Device-side rebuild of a distributed simulation (GPU backend; the host backends migrate on
+  // the host): set_global_ids gives the global id of every local particle after a load (load
+  // order; a no-op elsewhere); migrate_on_device flags the owned particles whose column now
+  // belongs to another slab, packs them into records on the device, exchanges them through
+  // plan.exchange, merges the kept and arrived ones in global id order (the host path's order),
+  // selects and packs the ghosts the same way and reloads its state from the records, without
+  // copying the particle arrays to the host (the default throws copa::RuntimeError).
+  virtual bool migrates_on_device() const { return false; }
+  virtual void set_global_ids(const std::vector<std::int64_t>& ids) { (void)ids; }
+  virtual RebuiltLayout migrate_on_device(const DeviceRebuild& plan, std::size_t owned);
   // Particles of load index < owned that the last ppe_setup made active.
   virtual std::size_t count_active(std::size_t owned) = 0;
 

@@ -76,6 +76,10 @@ void MpsKernels::fill_ghosts(copa::halo::Exchange&, std::size_t) {
                            " backend fills its ghosts on the host before load");
 }
 
+RebuiltLayout MpsKernels::migrate_on_device(const DeviceRebuild&, std::size_t) {
+  throw copa::RuntimeError("migrate_on_device: the " + copa::to_string(backend()) + " backend migrates on the host");
+}
+
 // The exchange writes only the ghost slots its links name, so `owned` is not needed here.
 void MpsKernels::refresh_ghosts(copa::halo::Exchange& exchange, Field f, std::size_t) {
   auto values = get(f);

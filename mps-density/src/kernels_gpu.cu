@@ -31,6 +31,7 @@
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
 #include "copa/halo.hpp"
+#include "dist/migrate.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
 
@@ -166,12 +167,12 @@ __global__ void stable_rank_kernel(const int* cell, const int* start, const int*
   rank[i] = r;
 }
 
-#if defined(MPS_HAVE_CUB)
 __global__ void iota_kernel(int n, int* out) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = i;
 }
 
+#if defined(MPS_HAVE_CUB)
 // After the library's sort: order[k] = i for the k-th particle in bucket order, so its rank in
 // its bucket is k - start[c] (what the scatter expects).
 __global__ void rank_from_order_kernel(const int* order, const int* cell, const int* start, int n, int* rank) {
@@ -648,6 +649,102 @@ __global__ void check_kernel(View v, Grid g, const int* id, int* bad) {
   else if (!g.inside(v.x[i], v.y[i], v.z[i])) atomicMax(&bad[1], id[i] + 1);
 }
 
+// ---------------------------------------------------------------- device migration (distributed)
+// A rebuild of a distributed simulation on the device: the particles travel as records of
+// dist::record_size doubles (x y z u v w p type global-id), the host path's format.
+constexpr int kRecord = dist::record_size;
+
+struct StatePointers {
+  double* f[7];  // x y z u v w p
+  std::uint8_t* type;
+};
+
+// The owned particles (load index < owned) as records in load order, which is global id order
+// (every load and rebuild places the owned particles so); gid is indexed by load index.
+__global__ void owned_records_kernel(StatePointers st, const double* gid, const int* id, int n, int owned, double* rec) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n || id[s] >= owned) return;
+  double* r = rec + static_cast<long long>(id[s]) * kRecord;
+#pragma unroll
+  for (int f = 0; f < 7; ++f) r[f] = st.f[f][s];
+  r[7] = st.type[s];
+  r[8] = gid[id[s]];
+}
+
+// Owner of each record's bucket column (dist::Slabs::owner: the last rank whose first column is
+// <= the column; cuts has ranks + 1 entries).
+__global__ void destination_kernel(const double* rec, int count, Grid g, int axis, const int* cuts, int ranks, int* dest) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const double* r = rec + static_cast<long long>(i) * kRecord;
+  const int column = axis == 2 ? g.cz(r[2]) : g.cx(r[0]);
+  int owner = 0;
+  for (int q = 1; q < ranks; ++q) owner += cuts[q] <= column;
+  dest[i] = owner;
+}
+
+__global__ void match_kernel(const int* dest, int count, int q, int* flag) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) flag[i] = dest[i] == q;
+}
+
+// Ghost selection for one rank: the records whose coordinate along the slab axis lies in its
+// widened slab [lo, hi) (the host path's test).
+__global__ void band_kernel(const double* rec, int count, int axis, double lo, double hi, int* flag) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const double c = rec[static_cast<long long>(i) * kRecord + (axis == 2 ? 2 : 0)];
+  flag[i] = c >= lo && c < hi;
+}
+
+// Stream compaction after the exclusive scan pos of the flags (pos[count] = total): record i is
+// selected when pos[i + 1] > pos[i]; the selected ones keep their order. index (optional) gets
+// the record's index i (the load index of a ghost's source).
+__global__ void compact_records_kernel(const double* rec, const int* pos, int count, double* out, long long* index) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count || pos[i + 1] == pos[i]) return;
+  const long long k = pos[i];
+#pragma unroll
+  for (int f = 0; f < kRecord; ++f) out[k * kRecord + f] = rec[static_cast<long long>(i) * kRecord + f];
+  if (index) index[k] = i;
+}
+
+// The owned particles after migration in global id order, as the host path sorts them: the
+// kept records and each source's arrivals are blocks, each sorted by id (every rank lists its
+// particles in its own id order), so a record's place is its index in its block plus, in every
+// other block, the number of ids below its own (ids are unique: a lower bound by bisection).
+__global__ void merge_records_kernel(const double* rec, int count, const int* block_start, int blocks, double* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  int mine = 0;
+  while (mine + 1 < blocks && block_start[mine + 1] <= i) ++mine;
+  const double id = rec[static_cast<long long>(i) * kRecord + 8];
+  long long place = i - block_start[mine];
+  for (int b = 0; b < blocks; ++b) {
+    if (b == mine) continue;
+    int lo = block_start[b], hi = block_start[b + 1];
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (rec[static_cast<long long>(mid) * kRecord + 8] < id) lo = mid + 1;
+      else hi = mid;
+    }
+    place += lo - block_start[b];
+  }
+#pragma unroll
+  for (int f = 0; f < kRecord; ++f) out[place * kRecord + f] = rec[static_cast<long long>(i) * kRecord + f];
+}
+
+// The new local state from the records (load order = storage order until the next rebucketing).
+__global__ void records_to_state_kernel(const double* rec, int n, StatePointers st, double* gid) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double* r = rec + static_cast<long long>(i) * kRecord;
+#pragma unroll
+  for (int f = 0; f < 7; ++f) st.f[f][i] = r[f];
+  st.type[i] = static_cast<std::uint8_t>(r[7]);
+  gid[i] = r[8];
+}
+
 // ---------------------------------------------------------------- the backend
 class GpuKernels final : public MpsKernels {
  public:
@@ -668,60 +765,29 @@ class GpuKernels final : public MpsKernels {
 
   void load(const Problem& pr, double max_radius) override {
     const Particles& ps = pr.particles;
-    n_ = static_cast<int>(ps.size());
     if (pr.ghosts > ps.size()) throw copa::RuntimeError("load: more ghosts than particles");
-    ghosts_ = static_cast<int>(pr.ghosts);
-    const SearchGeometry sg = search_geometry(pr, max_radius, opt_);
-    grid_ = sg.grid;
-    skin_ = sg.skin;
-    list_radius_ = sg.list_radius;
-    reach_ = sg.reach;
-    const std::size_t n = n_;
-    for (auto& a : f_) a = DeviceArray<double>(n);
+    allocate(pr, max_radius, ps.size(), pr.ghosts);
     // A rank of a distributed run may hold no particle: no zero-byte copies, no empty-grid launches.
-    if (n > 0) {
-      for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
+    if (n_ > 0) {
       const std::vector<double>* src[] = {&ps.x, &ps.y, &ps.z, &ps.u, &ps.v, &ps.w, &ps.p};
       for (int f = 0; f < 7; ++f) f_[f].copy_from_host(src[f]->data());
-    }
-    // Gather targets of the 7 moved fields (x y z u v w p); the reorder swaps them in.
-    for (auto& a : scratch_) a = DeviceArray<double>(n);
-    type_ = DeviceArray<std::uint8_t>(n);
-    type_tmp_ = DeviceArray<std::uint8_t>(n);
-    active_ = DeviceArray<std::uint8_t>(n);
-    std::vector<int> id(n);
-    for (int i = 0; i < n_; ++i) id[i] = i;
-    id_ = DeviceArray<int>(n);
-    if (n > 0) {
       type_.copy_from_host(ps.type.data());
-      copa::gpu::fill_zero(active_.data(), n);
-      id_.copy_from_host(id.data());
     }
-    id_tmp_ = DeviceArray<int>(n);
-    cell_ = DeviceArray<int>(n);
-    rank_ = DeviceArray<int>(n);
-    order_ = DeviceArray<int>(n);
-    const long long cells = grid_.cells();
-    if (cells >= (1ll << 31) - 1) throw copa::InputError("too many buckets for int indices: " + std::to_string(cells));
-    count_ = DeviceArray<int>(cells + 1);
-    copa::gpu::fill_zero(count_.data(), count_.bytes());
-    start_ = DeviceArray<int>(cells + 1);
-    scan_blocks_ = static_cast<int>((cells + kScanBlock - 1) / kScanBlock);
-    totals_ = DeviceArray<int>(scan_blocks_ + 1);
-    scalars_ = DeviceArray<unsigned long long>(4);
-    partial_ = DeviceArray<double>(1024);
-    cg_scalars_ = DeviceArray<double>(5);
-    copa::gpu::fill_zero(cg_scalars_.data(), cg_scalars_.bytes());
-    if (opt_.precision == copa::Precision::fp32) q_ = DeviceArray<float4>(n);
-    if (opt_.strategy == Strategy::sorted_packed) {
-      pos_ = DeviceArray<Pos4>(n);
-      pack();
-    }
-    if (opt_.cub_rebucket) prepare_library_sort();
-    lists_valid_ = false;
-    rebuilds_ = 0;
-    capacity_ = 0;
+    have_global_ids_ = false;
+    if (packed()) pack();
   }
+
+  void set_global_ids(const std::vector<std::int64_t>& ids) override {
+    if (ids.size() != static_cast<std::size_t>(n_))
+      throw copa::RuntimeError("set_global_ids: " + std::to_string(ids.size()) + " ids for " + std::to_string(n_) + " particles");
+    const std::vector<double> as_double(ids.begin(), ids.end());  // exact: ids < 2^31
+    if (n_ > 0) gid_.copy_from_host(as_double.data());
+    copa::gpu::synchronize();
+    have_global_ids_ = true;
+  }
+
+  bool migrates_on_device() const override { return true; }
+  RebuiltLayout migrate_on_device(const DeviceRebuild& plan, std::size_t owned) override;
 
   void store(Particles& out) override {
     out.dim = grid_.dim;
@@ -1035,6 +1101,75 @@ class GpuKernels final : public MpsKernels {
 
  private:
   static int idx(Field f) { return static_cast<int>(f); }
+  // Every device array for n particles (the last `ghosts` sources only) on the problem's grid,
+  // fields zeroed, load index = storage index; the particle fields are the caller's to fill.
+  void allocate(const Problem& pr, double max_radius, std::size_t n, std::size_t ghosts) {
+    n_ = static_cast<int>(n);
+    ghosts_ = static_cast<int>(ghosts);
+    const SearchGeometry sg = search_geometry(pr, max_radius, opt_);
+    grid_ = sg.grid;
+    skin_ = sg.skin;
+    list_radius_ = sg.list_radius;
+    reach_ = sg.reach;
+    for (auto& a : f_) a = DeviceArray<double>(n);
+    if (n > 0)
+      for (int f = 0; f < field_count; ++f) copa::gpu::fill_zero(f_[f].data(), f_[f].bytes());
+    // Gather targets of the 7 moved fields (x y z u v w p); the reorder swaps them in.
+    for (auto& a : scratch_) a = DeviceArray<double>(n);
+    type_ = DeviceArray<std::uint8_t>(n);
+    type_tmp_ = DeviceArray<std::uint8_t>(n);
+    active_ = DeviceArray<std::uint8_t>(n);
+    id_ = DeviceArray<int>(n);
+    gid_ = DeviceArray<double>(n);
+    if (n > 0) {
+      copa::gpu::fill_zero(active_.data(), n);
+      iota_kernel<<<blocks_for(n_, kThreads), kThreads>>>(n_, id_.data());
+      COPA_GPU_CHECK_LAUNCH("iota_kernel");
+    }
+    id_tmp_ = DeviceArray<int>(n);
+    cell_ = DeviceArray<int>(n);
+    rank_ = DeviceArray<int>(n);
+    order_ = DeviceArray<int>(n);
+    const long long cells = grid_.cells();
+    if (cells >= (1ll << 31) - 1) throw copa::InputError("too many buckets for int indices: " + std::to_string(cells));
+    count_ = DeviceArray<int>(cells + 1);
+    copa::gpu::fill_zero(count_.data(), count_.bytes());
+    start_ = DeviceArray<int>(cells + 1);
+    scan_blocks_ = static_cast<int>((cells + kScanBlock - 1) / kScanBlock);
+    totals_ = DeviceArray<int>(scan_blocks_ + 1);
+    scalars_ = DeviceArray<unsigned long long>(4);
+    partial_ = DeviceArray<double>(1024);
+    cg_scalars_ = DeviceArray<double>(5);
+    copa::gpu::fill_zero(cg_scalars_.data(), cg_scalars_.bytes());
+    q_ = opt_.precision == copa::Precision::fp32 ? DeviceArray<float4>(n) : DeviceArray<float4>();
+    pos_ = opt_.strategy == Strategy::sorted_packed ? DeviceArray<Pos4>(n) : DeviceArray<Pos4>();
+    if (opt_.cub_rebucket) prepare_library_sort();
+    lists_valid_ = false;
+    rebuilds_ = 0;
+    capacity_ = 0;
+  }
+  // Exclusive scan of flag[0, count) into pos[0, count] (pos[count] = the total, returned; a few
+  // bytes back to the host to size the messages). flag is zeroed by the scan (scan_add_kernel).
+  int exclusive_scan(int* flag, int* pos, int count) {
+    if (count == 0) return 0;
+    const int blocks = (count + static_cast<int>(kScanBlock) - 1) / static_cast<int>(kScanBlock);
+    DeviceArray<int> totals(blocks + 1);
+    scan_blocks_kernel<<<blocks, kScanBlock>>>(flag, pos, totals.data(), count);
+    COPA_GPU_CHECK_LAUNCH("scan_blocks_kernel");
+    scan_totals_kernel<<<1, kScanBlock>>>(totals.data(), blocks, totals.data() + blocks);
+    COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
+    scan_add_kernel<<<blocks + 1, kScanBlock>>>(pos, totals.data(), count, totals.data() + blocks, flag);
+    COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
+    int total = 0;
+    copa::gpu::copy_to_host(&total, pos + count, sizeof(total));
+    return total;
+  }
+  StatePointers state() {
+    StatePointers st;
+    for (int f = 0; f < 7; ++f) st.f[f] = f_[f].data();
+    st.type = type_.data();
+    return st;
+  }
   Pos4* packed() { return opt_.strategy == Strategy::sorted_packed ? pos_.data() : nullptr; }
   void pack() {
     if (n_ == 0) return;
@@ -1271,6 +1406,8 @@ class GpuKernels final : public MpsKernels {
   std::array<DeviceArray<double>, 7> scratch_;
   DeviceArray<double> xb_, yb_, zb_, partial_, cg_scalars_;
   DeviceArray<std::uint8_t> type_, type_tmp_, active_;
+  DeviceArray<double> gid_;  // global id of every local particle, by load index (distributed runs)
+  bool have_global_ids_ = false;
   DeviceArray<int> id_, id_tmp_, cell_, rank_, order_, count_, start_, totals_, list_, list_count_;
   DeviceArray<unsigned long long> scalars_;
   DeviceArray<float4> q_;
@@ -1283,6 +1420,124 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<unsigned char> library_temp_;
   bool lists_valid_ = false;
 };
+
+// The device rebuild of a distributed simulation (README "Distributed runs", device-side
+// migration). Only record counts (one int per destination), the records that cross ranks and
+// the ghost send lists (load indices) cross to the host; the particle arrays stay on the device.
+RebuiltLayout GpuKernels::migrate_on_device(const DeviceRebuild& plan, std::size_t owned) {
+  if (!have_global_ids_) throw copa::RuntimeError("migrate_on_device: the global ids of the particles were not set");
+  if (owned > static_cast<std::size_t>(n_)) throw copa::RuntimeError("migrate_on_device: more owned particles than local ones");
+  const int ranks = plan.ranks, me = plan.rank, own = static_cast<int>(owned);
+  RebuiltLayout out;
+  DeviceArray<int> cuts(ranks + 1);
+  cuts.copy_from_host(plan.cuts.data());
+
+  // 1. The owned particles as records in global id order, and the owner of each one's column.
+  DeviceArray<double> rec(static_cast<std::size_t>(own) * kRecord);
+  DeviceArray<int> dest(own), flag(own), pos(own + 1);
+  if (own > 0) {
+    owned_records_kernel<<<blocks_for(n_, kThreads), kThreads>>>(state(), gid_.data(), id_.data(), n_, own, rec.data());
+    COPA_GPU_CHECK_LAUNCH("owned_records_kernel");
+    destination_kernel<<<blocks_for(own, kThreads), kThreads>>>(rec.data(), own, grid_, plan.axis, cuts.data(), ranks,
+                                                                dest.data());
+    COPA_GPU_CHECK_LAUNCH("destination_kernel");
+  }
+
+  // 2. Per destination: flag, scan, compaction (the order of the records is kept).
+  std::vector<std::vector<double>> outgoing(ranks);
+  DeviceArray<double> kept;
+  int kept_count = 0;
+  for (int q = 0; q < ranks && own > 0; ++q) {
+    match_kernel<<<blocks_for(own, kThreads), kThreads>>>(dest.data(), own, q, flag.data());
+    COPA_GPU_CHECK_LAUNCH("match_kernel");
+    const int c = exclusive_scan(flag.data(), pos.data(), own);
+    if (c == 0) continue;
+    DeviceArray<double> buffer(static_cast<std::size_t>(c) * kRecord);
+    compact_records_kernel<<<blocks_for(own, kThreads), kThreads>>>(rec.data(), pos.data(), own, buffer.data(), nullptr);
+    COPA_GPU_CHECK_LAUNCH("compact_records_kernel");
+    if (q == me) {
+      kept = std::move(buffer);
+      kept_count = c;
+      continue;
+    }
+    outgoing[q].resize(buffer.size());
+    buffer.copy_to_host(outgoing[q].data());
+    out.sent += c;
+  }
+
+  // 3. Exchange; the kept block, then one block per source, merged in global id order.
+  std::vector<int> from;
+  const std::vector<double> arrived = plan.exchange(outgoing, &from);
+  const int arrived_count = static_cast<int>(from.size());
+  const int owned_new = kept_count + arrived_count;
+  std::vector<int> block_start{0};
+  for (int k = 0; k < arrived_count; ++k)
+    if (k == 0 || from[k] != from[k - 1]) block_start.push_back(kept_count + k);
+  block_start.push_back(owned_new);
+  const int blocks = static_cast<int>(block_start.size()) - 1;
+  DeviceArray<double> merged(static_cast<std::size_t>(owned_new) * kRecord);
+  if (owned_new > 0) {
+    DeviceArray<double> both(static_cast<std::size_t>(owned_new) * kRecord);
+    if (kept_count > 0) copa::gpu::copy_on_device(both.data(), kept.data(), kept.bytes());
+    if (arrived_count > 0)
+      copa::gpu::copy_to_device(both.data() + static_cast<std::size_t>(kept_count) * kRecord, arrived.data(),
+                                arrived.size() * sizeof(double));
+    DeviceArray<int> starts(block_start.size());
+    starts.copy_from_host(block_start.data());
+    merge_records_kernel<<<blocks_for(owned_new, kThreads), kThreads>>>(both.data(), owned_new, starts.data(), blocks,
+                                                                        merged.data());
+    COPA_GPU_CHECK_LAUNCH("merge_records_kernel");
+    copa::gpu::synchronize();  // `arrived` and `block_start` are host memory the copies read
+  }
+
+  // 4. Ghosts: for every other rank, the owned records within its widened slab, packed the same way.
+  std::vector<std::vector<double>> ghost_out(ranks);
+  out.send.assign(ranks, {});
+  out.recv.assign(ranks, {});
+  DeviceArray<int> band(owned_new), band_pos(owned_new + 1);
+  for (int q = 0; q < ranks && owned_new > 0; ++q) {
+    if (q == me) continue;
+    band_kernel<<<blocks_for(owned_new, kThreads), kThreads>>>(merged.data(), owned_new, plan.axis, plan.lo[q], plan.hi[q],
+                                                               band.data());
+    COPA_GPU_CHECK_LAUNCH("band_kernel");
+    const int c = exclusive_scan(band.data(), band_pos.data(), owned_new);
+    if (c == 0) continue;
+    DeviceArray<double> buffer(static_cast<std::size_t>(c) * kRecord);
+    DeviceArray<long long> index(c);
+    compact_records_kernel<<<blocks_for(owned_new, kThreads), kThreads>>>(merged.data(), band_pos.data(), owned_new,
+                                                                          buffer.data(), index.data());
+    COPA_GPU_CHECK_LAUNCH("compact_records_kernel");
+    ghost_out[q].resize(buffer.size());
+    buffer.copy_to_host(ghost_out[q].data());
+    std::vector<long long> sent(c);
+    index.copy_to_host(sent.data());
+    out.send[q].assign(sent.begin(), sent.end());
+  }
+  const std::vector<double> ghosts = plan.exchange(ghost_out, &from);
+  const int ghost_count = static_cast<int>(from.size());
+  for (int k = 0; k < ghost_count; ++k) out.recv[from[k]].push_back(static_cast<std::int64_t>(owned_new) + k);
+
+  // 5. The new state: owned, then ghosts, in load order; then the global ids back for the census.
+  const int n = owned_new + ghost_count;
+  DeviceArray<double> all(static_cast<std::size_t>(n) * kRecord);
+  if (owned_new > 0) copa::gpu::copy_on_device(all.data(), merged.data(), merged.bytes());
+  if (ghost_count > 0)
+    copa::gpu::copy_to_device(all.data() + static_cast<std::size_t>(owned_new) * kRecord, ghosts.data(),
+                              ghosts.size() * sizeof(double));
+  allocate(*plan.frame, plan.max_radius, n, ghost_count);
+  if (n > 0) {
+    records_to_state_kernel<<<blocks_for(n, kThreads), kThreads>>>(all.data(), n, state(), gid_.data());
+    COPA_GPU_CHECK_LAUNCH("records_to_state_kernel");
+  }
+  if (packed()) pack();
+  std::vector<double> ids(n);
+  if (n > 0) gid_.copy_to_host(ids.data());
+  copa::gpu::synchronize();
+  have_global_ids_ = true;
+  out.owned = owned_new;
+  out.global_ids.assign(ids.begin(), ids.end());
+  return out;
+}
 
 }  // namespace
 

@@ -90,34 +90,25 @@ bool RankKernels::needs_rebuild() {
 // they are read again, so a reload that zeroes them is harmless.
 void RankKernels::rebuild(bool mid_step) {
   const double t0 = copa::host_seconds();
-  Particles all;
-  inner_->store(all);
-  for (auto* f : {&all.x, &all.y, &all.z, &all.u, &all.v, &all.w, &all.p}) f->resize(owned_);
-  all.type.resize(owned_);
-  std::vector<std::int64_t> ids(ids_.begin(), ids_.begin() + owned_);
-  if (opt_.rebalance > 0) {
-    // The imbalance of the owned counts is the same on every rank (gathered integers); the re-cut
-    // uses the particles per column over all ranks, added in rank order (exact integer counts).
-    Slabs now = slabs_;
-    now.work = copa::mpi::gather_all(static_cast<double>(owned_));
-    if (now.imbalance() > opt_.rebalance) {
-      // Both cuts are judged on where the particles are now (the current cuts' work after this
-      // rebuild's migration), and the new one is kept only when it differs and lowers the imbalance:
-      // whole columns limit what a cut can reach (a wall column holds many particles), and the
-      // count-based cut is not always better than the old one.
-      const auto histogram =
-          copa::mpi::sum_ordered(column_histogram(all, frame_.grid, slabs_.axis, 0, owned_));
-      std::fill(now.work.begin(), now.work.end(), 0.0);
-      for (int r = 0; r < now.ranks(); ++r)
-        for (int c = now.cuts[r]; c < now.cuts[r + 1]; ++c) now.work[r] += histogram[c];
-      Slabs cut = cut_slabs(histogram, slabs_.axis, slabs_.ranks());
-      if (cut.cuts != now.cuts && cut.imbalance() < now.imbalance()) {
-        recuts_.push_back({steps_, now.imbalance(), cut.imbalance()});
-        slabs_ = std::move(cut);
-      }
+  if (inner_->migrates_on_device()) {
+    // The re-cut needs the columns of the owned particles: x and z only come back (load order,
+    // owned first); the migration itself stays on the device.
+    if (opt_.rebalance > 0) {
+      Particles positions;
+      positions.x = inner_->get(Field::x);
+      positions.z = inner_->get(Field::z);
+      recut(positions);
     }
+    rebuild_on_device();
+  } else {
+    Particles all;
+    inner_->store(all);
+    for (auto* f : {&all.x, &all.y, &all.z, &all.u, &all.v, &all.w, &all.p}) f->resize(owned_);
+    all.type.resize(owned_);
+    std::vector<std::int64_t> ids(ids_.begin(), ids_.begin() + owned_);
+    if (opt_.rebalance > 0) recut(all);
+    migrate_and_rebuild(std::move(all), std::move(ids));
   }
-  migrate_and_rebuild(std::move(all), std::move(ids));
   rebuilds_.push_back({steps_, mid_step});
   rebuild_seconds_ += copa::host_seconds() - t0;
   const Census now = count();
@@ -127,6 +118,56 @@ void RankKernels::rebuild(bool mid_step) {
                              ", id hash sum " + std::to_string(now.id_hash_sum) + ") from (" +
                              std::to_string(census_.particles) + ", " + std::to_string(census_.id_sum) + ", " +
                              std::to_string(census_.id_hash_sum) + ")");
+}
+
+// `positions`: x and z of the owned particles (load order, at least owned_ of each).
+void RankKernels::recut(const Particles& positions) {
+  // The imbalance of the owned counts is the same on every rank (gathered integers); the re-cut
+  // uses the particles per column over all ranks, added in rank order (exact integer counts).
+  Slabs now = slabs_;
+  now.work = copa::mpi::gather_all(static_cast<double>(owned_));
+  if (now.imbalance() <= opt_.rebalance) return;
+  // Both cuts are judged on where the particles are now (the current cuts' work after this
+  // rebuild's migration), and the new one is kept only when it differs and lowers the imbalance:
+  // whole columns limit what a cut can reach (a wall column holds many particles), and the
+  // count-based cut is not always better than the old one.
+  const auto histogram = copa::mpi::sum_ordered(column_histogram(positions, frame_.grid, slabs_.axis, 0, owned_));
+  std::fill(now.work.begin(), now.work.end(), 0.0);
+  for (int r = 0; r < now.ranks(); ++r)
+    for (int c = now.cuts[r]; c < now.cuts[r + 1]; ++c) now.work[r] += histogram[c];
+  Slabs cut = cut_slabs(histogram, slabs_.axis, slabs_.ranks());
+  if (cut.cuts != now.cuts && cut.imbalance() < now.imbalance()) {
+    recuts_.push_back({steps_, now.imbalance(), cut.imbalance()});
+    slabs_ = std::move(cut);
+  }
+}
+
+// The device backend's rebuild (MpsKernels::migrate_on_device): the same layout as
+// migrate_and_rebuild, built on the device; the host gets the counts, the global ids and the
+// halo pattern.
+void RankKernels::rebuild_on_device() {
+  DeviceRebuild plan;
+  plan.frame = &frame_;
+  plan.max_radius = max_radius_;
+  plan.rank = copa::mpi::rank();
+  plan.ranks = copa::mpi::size();
+  plan.axis = slabs_.axis;
+  plan.cuts = slabs_.cuts;
+  plan.lo.resize(plan.ranks);
+  plan.hi.resize(plan.ranks);
+  for (int q = 0; q < plan.ranks; ++q) slab_bounds(frame_.grid, slabs_, q, width_, plan.lo[q], plan.hi[q]);
+  plan.exchange = [](const std::vector<std::vector<double>>& out, std::vector<int>* from) {
+    return exchange_records(out, from);
+  };
+  RebuiltLayout layout = inner_->migrate_on_device(plan, owned_);
+  migrated_.push_back(layout.sent);
+  ids_ = std::move(layout.global_ids);
+  owned_ = layout.owned;
+  std::vector<copa::halo::Link> links;
+  for (int q = 0; q < plan.ranks; ++q)
+    if (!layout.send[q].empty() || !layout.recv[q].empty())
+      links.push_back({q, std::move(layout.send[q]), std::move(layout.recv[q])});
+  install_pattern(std::move(links));
 }
 
 // Owned particles, global id order, then the ghosts grouped by owner (ascending) in the owner's
@@ -195,8 +236,14 @@ void RankKernels::migrate_and_rebuild(Particles mine, std::vector<std::int64_t> 
   pr.particles = std::move(local);
   pr.ghosts = pr.particles.size() - owned_;  // targets of the neighbour sums: the owned particles only
   inner_->load(pr, max_radius_);
+  inner_->set_global_ids(ids_);  // a device backend's later rebuilds migrate on the device
+  install_pattern(std::move(links));
+}
+
+// After a rebuild: displacements from here, the halo pattern of the new layout, fresh ghosts.
+void RankKernels::install_pattern(std::vector<copa::halo::Link> links) {
   inner_->remember_positions(owned_);
-  const std::int64_t n = static_cast<std::int64_t>(pr.particles.size());
+  const std::int64_t n = static_cast<std::int64_t>(ids_.size());
   exchange_.reset();  // collective (ipc): every rank rebuilds at the same step
   exchange_ = std::make_unique<copa::halo::Exchange>(
       std::move(links), copa::halo::FieldLayout{1, n}, opt_.transport,

@@ -106,6 +106,9 @@ class RankKernels final : public MpsKernels {
 
  private:
   void migrate_and_rebuild(Particles owned, std::vector<std::int64_t> ids);
+  void rebuild_on_device();
+  void install_pattern(std::vector<copa::halo::Link> links);
+  void recut(const Particles& positions);
   void rebuild(bool mid_step);
   bool needs_rebuild();  // collective
   // `bucketed`: the caller's operator needs the buckets, which a rebuild (reload) discards.
