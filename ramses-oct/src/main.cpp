@@ -373,9 +373,16 @@ int run(int argc, char** argv) {
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
   check_output_path("--json", o.common.json);
   check_output_path("--profile", o.profile);
-  if (copa::mpi::size() > 1 && o.vtk.every > 0)
-    throw copa::InputError("--vtk-every: not done over MPI ranks (--vtk writes the final state gathered on rank 0)");
-  if (copa::mpi::is_root()) copa::vtk::prepare(o.vtk);
+  // Rank 0 checks and creates the --vtk directory; over ranks every rank writes its own piece
+  // there, so all wait for it here and share its verdict (every rank exits 2 on a bad --vtk).
+  std::string vtk_refused;
+  if (copa::mpi::is_root()) try {
+      copa::vtk::prepare(o.vtk);
+    } catch (const copa::InputError& e) {
+      vtk_refused = e.what();
+    }
+  if (copa::mpi::max_all(vtk_refused.empty() ? 0.0 : 1.0) > 0)
+    throw copa::InputError(vtk_refused.empty() ? "--vtk: refused on rank 0" : vtk_refused);
 
   std::map<copa::Backend, std::vector<std::string>> variants;
   for (copa::Backend b : copa::built_backends()) variants[b] = ro::variants_of(b);
@@ -485,10 +492,14 @@ int run(int argc, char** argv) {
       std::unique_ptr<ro::StepComm> comm = make_comm(local, o.transport, copa::is_gpu(b));
       cfg.comm = comm.get();
       const bool first_run = b == backends.front() && var == run_variants.front();
-      copa::vtk::Series vtk(first_run && root ? o.vtk : copa::vtk::Options{}, app_name, o.vtk_cells ? "vtu" : "vti");
+      // Over ranks every rank writes its owned cells as a piece of a .pvtu (nothing gathered);
+      // on one rank the whole mesh goes into one .vti (or .vtu with --vtk-cells).
+      copa::vtk::Series vtk(first_run ? o.vtk : copa::vtk::Options{}, app_name,
+                            local ? "pvtu" : o.vtk_cells ? "vtu" : "vti");
       auto write_vtk = [&](const std::vector<double>& state) {
         return [&](const std::string& path) {
-          if (o.vtk_cells) ro::write_leaf_cells_vtk(path, ro::leaf_cells(mesh, state, o.gamma), vtk.encoding());
+          if (local) ro::write_leaf_cells_pieces(path, ro::leaf_cells(run_mesh, state, o.gamma), vtk.encoding());
+          else if (o.vtk_cells) ro::write_leaf_cells_vtk(path, ro::leaf_cells(mesh, state, o.gamma), vtk.encoding());
           else ro::write_uniform_vtk(path, mesh, state, o.gamma, vtk.encoding());
         };
       };
@@ -525,6 +536,7 @@ int run(int argc, char** argv) {
       rep.set_ceilings(copa::run_ceilings(o.common, b, device));
       add_rows(rep, r, cfg.warmup);
       rep.reduce_over_ranks();  // collective: each row the per-sample max over ranks
+      vtk.at_end(r.steps, r.t, write_vtk(r.u));  // every rank: its own state (its piece over ranks)
       if (!root) continue;
       // FOM: global cell updates over the slowest rank's step (the step ends with the global dt).
       rep.set_fom({"cell updates per second (full step: update + dt reduction)", double(mesh.ncell()) / times.step.max,
@@ -561,7 +573,6 @@ int run(int argc, char** argv) {
           std::cout << "one-rank check: checksum " << c1 << " alone, " << cn << " on " << nranks << " ranks\n";
         if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false};
       }
-      vtk.at_end(r.steps, r.t, write_vtk(u));
       if (vtk.enabled()) rep.extra()["vtk"] = {{"files", vtk.files()}, {"mass_total", ro::totals(mesh, u).mass}};
       rep.set_verification(v);
       if (o.common.quiet) std::cout << copa::verdict_line(v) << "\n";

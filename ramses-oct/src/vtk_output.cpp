@@ -59,7 +59,10 @@ void add_fields(std::vector<copa::vtk::Array>& out, const LeafCells& cells, cons
 
 }  // namespace
 
-void write_leaf_cells_vtk(const std::string& path, const LeafCells& cells, copa::vtk::Encoding encoding) {
+namespace {
+
+// The cells as hexahedra with their fields as cell data.
+copa::vtk::UnstructuredGrid hexahedra(const LeafCells& cells) {
   copa::vtk::UnstructuredGrid g;
   const std::size_t n = cells.size();
   g.points.reserve(24 * n);
@@ -77,7 +80,17 @@ void write_leaf_cells_vtk(const std::string& path, const LeafCells& cells, copa:
     g.add_cell(copa::vtk::hexahedron, ids);
   }
   add_fields(g.cell_data, cells, index);
-  copa::vtk::write(path, g, encoding);
+  return g;
+}
+
+}  // namespace
+
+void write_leaf_cells_vtk(const std::string& path, const LeafCells& cells, copa::vtk::Encoding encoding) {
+  copa::vtk::write(path, hexahedra(cells), encoding);
+}
+
+void write_leaf_cells_pieces(const std::string& pvtu_path, const LeafCells& cells, copa::vtk::Encoding encoding) {
+  copa::vtk::write_pieces(pvtu_path, hexahedra(cells), encoding);
 }
 
 void write_uniform_vtk(const std::string& path, const OctMesh& m, const std::vector<double>& u, double gamma,
