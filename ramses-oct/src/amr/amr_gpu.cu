@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 // First: the GPU runtime header defines __host__/__device__ for RO_HD (HIP does not pre-include it).
 #include "copa/gpu.hpp"
@@ -137,6 +139,7 @@ class PinnedStaging {
     }
     return p_;
   }
+  std::size_t capacity() const { return cap_; }
 
  private:
   char* p_ = nullptr;
@@ -179,45 +182,15 @@ class GpuAmrStep final : public DeviceStep {
     nleaf_octs_ = static_cast<long long>(p.leaf_octs.size());
     nreflux_ = static_cast<long long>(lists.reflux_octs.size());
     scan_.resize(max_level_ + 2);
-    // Every table packed into the pinned staging buffer (256-byte aligned pieces), then copied.
+    // Every table packed into the pinned staging buffer (256-byte aligned pieces), then copied. The
+    // size and the packing walk the same list (each_table): a size summed from a separate list
+    // once rounded coord and nbor as one piece each, while they are packed as 3 and 6 pieces, and
+    // the last copies ran past the pinned buffer (cudaErrorInvalidValue on the H200, sod reflecting).
     std::size_t total = 0;
-    const auto add = [&](std::size_t bytes) { total += (bytes + 255) / 256 * 256; };
-    add(n);
-    add(8 * n * 4);
-    add(3 * n * 4);
-    add(6 * n * 4);
-    add(n * 4);
-    add(p.leaf_octs.size() * 4);
-    add(p.slots.size() * 4);
-    add(p.edges.size());
-    add(p.skip.size() * 8);
-    add(p.keep.size());
-    add(p.ghost_src.size() * 8);
-    add(p.ghost_flip.size());
-    add(p.restrict_cell.size() * 8);
-    add(p.restrict_son.size() * 8);
-    add(lists.reflux_octs.size() * 4);
-    add(lists.reflux_begin.size() * 8);
-    add(lists.faces.size() * sizeof(RefluxFace));
+    each_table(t, p, lists, [&](auto&, const auto& v) { total += staged_bytes(v.size() * sizeof(v[0])); });
     char* h = staging_.reserve(total);
     std::size_t at = 0;
-    put(h, at, level_, t.level);
-    put(h, at, son_, t.son);
-    for (int a = 0; a < 3; ++a) put(h, at, coord_[a], t.coord[a]);
-    for (int f = 0; f < 6; ++f) put(h, at, nbor_[f], t.nbor[f]);
-    put(h, at, father_, t.father);
-    put(h, at, leaf_octs_, p.leaf_octs);
-    put(h, at, slots_, p.slots);
-    put(h, at, edges_, p.edges);
-    put(h, at, skip_, p.skip);
-    put(h, at, keep_, p.keep);
-    put(h, at, ghost_src_, p.ghost_src);
-    put(h, at, ghost_flip_, p.ghost_flip);
-    put(h, at, restrict_cell_, p.restrict_cell);
-    put(h, at, restrict_son_, p.restrict_son);
-    put(h, at, reflux_octs_, lists.reflux_octs);
-    put(h, at, reflux_begin_, lists.reflux_begin);
-    put(h, at, faces_, lists.faces);
+    each_table(t, p, lists, [&](auto& d, const auto& v) { put(h, at, d, v); });
     copa::gpu::synchronize();
   }
 
@@ -246,8 +219,8 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::require_device_memory(unew_.growth(cells) + u_.growth(cells) + source_.growth(n) +
                                          move_src_.growth(m.src.size()) + move_flip_.growth(m.flip.size()),
                                      "ramses-oct AMR regrid: the state on the new tree");
-    std::size_t total = 0;
-    for (std::size_t bytes : {n * 4, m.src.size() * 8, m.flip.size()}) total += (bytes + 255) / 256 * 256;
+    const std::size_t total = staged_bytes(n * sizeof(m.source[0])) + staged_bytes(m.src.size() * sizeof(m.src[0])) +
+                              staged_bytes(m.flip.size() * sizeof(m.flip[0]));
     char* h = staging_.reserve(total);
     std::size_t at = 0;
     put(h, at, source_, m.source);
@@ -320,18 +293,49 @@ class GpuAmrStep final : public DeviceStep {
   }
 
  private:
+  // Bytes a table of `bytes` takes in the staging buffer: pieces start 256-byte aligned.
+  static std::size_t staged_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+  // Calls f(device array, host table) for every table of the tree, the plan and the lists, in
+  // packing order: the one list both the staging size and the packing walk.
+  template <class F>
+  void each_table(const Tree& t, const StepPlan& p, const StepLists& lists, F&& f) {
+    f(level_, t.level);
+    f(son_, t.son);
+    for (int a = 0; a < 3; ++a) f(coord_[a], t.coord[a]);
+    for (int k = 0; k < 6; ++k) f(nbor_[k], t.nbor[k]);
+    f(father_, t.father);
+    f(leaf_octs_, p.leaf_octs);
+    f(slots_, p.slots);
+    f(edges_, p.edges);
+    f(skip_, p.skip);
+    f(keep_, p.keep);
+    f(ghost_src_, p.ghost_src);
+    f(ghost_flip_, p.ghost_flip);
+    f(restrict_cell_, p.restrict_cell);
+    f(restrict_son_, p.restrict_son);
+    f(reflux_octs_, lists.reflux_octs);
+    f(reflux_begin_, lists.reflux_begin);
+    f(faces_, lists.faces);
+  }
+
   // Packs h[at..] with v and starts its copy into d (resized to v's length); the caller
-  // synchronises before the staging buffer is reused.
+  // synchronises before the staging buffer is reused. A piece that would end past the staging
+  // buffer is a packing bug: refused here with the sizes, not left to the copy's "invalid argument".
   template <class T, class H>
-  static void put(char* h, std::size_t& at, GrowArray<T>& d, const std::vector<H>& v) {
+  void put(char* h, std::size_t& at, GrowArray<T>& d, const std::vector<H>& v) {
     static_assert(sizeof(T) == sizeof(H), "device and host element types differ in size");
-    d.resize(v.size());
     const std::size_t bytes = v.size() * sizeof(H);
+    if (at + bytes > staging_.capacity())
+      throw std::logic_error("ramses-oct AMR upload: a table of " + std::to_string(bytes) + " bytes at offset " +
+                             std::to_string(at) + " overruns the " + std::to_string(staging_.capacity()) +
+                             "-byte pinned staging buffer");
+    d.resize(v.size());
     if (bytes > 0) {
       std::memcpy(h + at, v.data(), bytes);
       copa::gpu::copy_to_device(d.data(), h + at, bytes);
     }
-    at += (bytes + 255) / 256 * 256;
+    at += staged_bytes(bytes);
   }
 
   // Device bytes an upload of this tree and plan would add to what the arrays hold now.
