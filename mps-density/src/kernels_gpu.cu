@@ -671,8 +671,8 @@ __global__ void owned_records_kernel(StatePointers st, const double* gid, const 
   r[8] = gid[id[s]];
 }
 
-// Owner of each record's bucket column (dist::Slabs::owner: the last rank whose first column is
-// <= the column; cuts has ranks + 1 entries).
+// Owner of each record's bucket column on the problem's grid g (dist::column_of, dist::Slabs::owner:
+// the last rank whose first column is <= the column; cuts has ranks + 1 entries).
 __global__ void destination_kernel(const double* rec, int count, Grid g, int axis, const int* cuts, int ranks, int* dest) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
@@ -1438,8 +1438,10 @@ RebuiltLayout GpuKernels::migrate_on_device(const DeviceRebuild& plan, std::size
   if (own > 0) {
     owned_records_kernel<<<blocks_for(n_, kThreads), kThreads>>>(state(), gid_.data(), id_.data(), n_, own, rec.data());
     COPA_GPU_CHECK_LAUNCH("owned_records_kernel");
-    destination_kernel<<<blocks_for(own, kThreads), kThreads>>>(rec.data(), own, grid_, plan.axis, cuts.data(), ranks,
-                                                                dest.data());
+    // The cuts count columns of the problem's bucket grid (dist::column_of), not of grid_, the
+    // search grid: refined for the fine strategies, widened for verlet.
+    destination_kernel<<<blocks_for(own, kThreads), kThreads>>>(rec.data(), own, plan.frame->grid, plan.axis, cuts.data(),
+                                                                ranks, dest.data());
     COPA_GPU_CHECK_LAUNCH("destination_kernel");
   }
 
