@@ -75,6 +75,30 @@ RO_HD int zm_ring3(int x) { return (x + 3) % 3; }  // x >= -2
 RO_HD int zm_ring2(int x) { return (x + 2) & 1; }  // x >= -1
 RO_HD int zm_ring4(int x) { return (x + 4) & 3; }  // x >= -2
 
+// Cell j of an (sx x sy) cell plane whose octs are layer[] (the (px+2) x (py+2) slots of one oct
+// layer), local z index lz within them: the conserved state gathered, mirrored across reflecting
+// faces (lo, hi: boundary kinds of the patch's low and high slots per axis), converted to
+// primitives into qp[f * sx * sy + j]. Returns the global cell index.
+RO_HD long long zm_load_cell(const HydroParams& hp, const ZPatch& z, const int lo[3], const int hi[3],
+                             const int* layer, int lz, bool flipz, const double* __restrict__ u, long long fstride,
+                             int j, double* qp) {
+  const int sx = z.sx(), SP = sx * z.sy();
+  const int i = j % sx, jj = j / sx;
+  int slx, lx, sly, ly;
+  bool flx, fly;
+  tile_axis_source(i, z.px, lo[0], hi[0], slx, lx, flx);
+  tile_axis_source(jj, z.py, lo[1], hi[1], sly, ly, fly);
+  const long long cell = (long long)layer[slx + (z.px + 2) * sly] * 8 + lx + 2 * ly + 4 * lz;
+  double uc[nvar], qc[nvar];
+  for (int f = 0; f < nvar; ++f) uc[f] = u[f * fstride + cell];
+  if (flx) uc[1] = -uc[1];
+  if (fly) uc[2] = -uc[2];
+  if (flipz) uc[3] = -uc[3];
+  cons_to_prim(uc, hp.gamma, qc);
+  for (int f = 0; f < nvar; ++f) qp[f * SP + j] = qc[f];
+  return cell;
+}
+
 // One block: base = the lowest interior oct of the block, smem as laid out by ZPatch.
 // Global traffic: 40 B read per gathered cell (ghosts from L2), 40 B read + 40 B written per
 // updated cell. FLOPs: ~570 per updated cell plus the predictor on the ghost ring
@@ -122,18 +146,7 @@ RO_HD void zmarch_block(const MeshView& m, const HydroParams& hp, const ZPatch& 
       const bool interior_plane = p >= 0 && p < 2 * z.L;
       for (int j = tid; j < SP; j += nthreads) {
         const int i = j % sx, jj = j / sx;
-        int slx, lx, sly, ly;
-        bool flx, fly;
-        tile_axis_source(i, z.px, lo[0], hi[0], slx, lx, flx);
-        tile_axis_source(jj, z.py, lo[1], hi[1], sly, ly, fly);
-        const long long cell = (long long)layer[slx + (z.px + 2) * sly] * 8 + lx + 2 * ly + 4 * lz;
-        double uc[nvar], qc[nvar];
-        for (int f = 0; f < nvar; ++f) uc[f] = u[f * fstride + cell];
-        if (flx) uc[1] = -uc[1];
-        if (fly) uc[2] = -uc[2];
-        if (flipz) uc[3] = -uc[3];
-        cons_to_prim(uc, hp.gamma, qc);
-        for (int f = 0; f < nvar; ++f) qp[f * SP + j] = qc[f];
+        const long long cell = zm_load_cell(hp, z, lo, hi, layer, lz, flipz, u, fstride, j, qp);
         if (interior_plane && i >= 2 && i < tx + 2 && jj >= 2 && jj < ty + 2)
           gidx[zm_ring4(p) * TP + (i - 2) + tx * (jj - 2)] = static_cast<int>(cell);
       }
