@@ -12,6 +12,9 @@
 //   zmarch    a block marches a patch of 4x2 (zmarch2x2, zmarch4x4) octs through a segment of 16
 //             octs along z, one cell plane at a time, with ring buffers of planes in shared
 //             memory (zmarch.hpp): each cell gathered once plus the x, y ghost ring.
+//   zmarch-col  the 4x2 zmarch patch with each (x, y) column owned by one thread for the whole
+//             march (zmarch_col.hpp): two block syncs per cell plane instead of 3.5, the z faces
+//             and the update in the predictor's phase, 30 KB of shared memory instead of 37 KB.
 // The grid stays on the device; --host-resident copies it in and out every step (rows h2d, d2h).
 // Block-wide loops stride by blockDim.x, so any multiple of the warp size is a valid block size.
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include "kernels.hpp"
 #include "tile_geometry.hpp"
 #include "zmarch.hpp"
+#include "zmarch_col.hpp"
 
 namespace ro {
 namespace {
@@ -292,7 +296,36 @@ __global__ void zmarch_kernel(MeshView m, HydroParams hp, ZPatch z, const std::i
 constexpr int zmarch_segment_octs = 16;
 constexpr int zmarch_max_patch = 4;  // octs per side: bounds the dynamic shared memory
 
-enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4 };
+// zmarch-col (zmarch_col.hpp): thread tid < zcol_columns owns column tid for the whole march;
+// threads from TP on also load the next plane, the last thread first, so that the threads past
+// the column owners take the larger share (96 threads: the ring warp one cell, the last warp two;
+// the interior warp, with the z faces and the update, none). Blocks of up to 128 threads run a copy capped by
+// __launch_bounds__(128, 5): 96 registers (ptxas, sm_90, 16 B of spills; 102 uncapped), so 7
+// blocks of 96 threads (the default, 672 threads, 7 x 30 KB of shared memory) or 5 of 128 fit per
+// SM; larger blocks run the uncapped copy.
+__device__ inline void zmarch_col_device(const MeshView& m, const HydroParams& hp, const ZPatch& z, std::int32_t base,
+                                         const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  extern __shared__ double smem[];
+  ZColBlock b(m, hp, z, base, u, unew, dtdx, smem);
+  const int tid = threadIdx.x, n = blockDim.x, ncols = zcol_columns(z), TP = b.TP();
+  zmarch_col_march(b, base, tid, n, [&](int e) {
+    if (tid < ncols) b.column(e, tid);
+    if (tid >= TP && e + 2 < b.planes() + 2) b.load_plane(e + 2, n - 1 - tid, n - TP);
+  });
+}
+constexpr int zmarch_col_capped_threads = 128;
+constexpr int zmarch_col_default_threads = 96;
+__global__ void __launch_bounds__(zmarch_col_capped_threads, 5)
+    zmarch_col_kernel_capped(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
+                             const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  zmarch_col_device(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
+}
+__global__ void zmarch_col_kernel(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
+                                  const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  zmarch_col_device(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
+}
+
+enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4, zmarch_col };
 
 class GpuKernels final : public HydroKernels {
  public:
@@ -304,8 +337,9 @@ class GpuKernels final : public HydroKernels {
     else if (s.variant == "zmarch") variant_ = Variant::zmarch;
     else if (s.variant == "zmarch2x2") variant_ = Variant::zmarch2x2;
     else if (s.variant == "zmarch4x4") variant_ = Variant::zmarch4x4;
+    else if (s.variant == "zmarch-col") variant_ = Variant::zmarch_col;
     else throw copa::InputError("--variant: unknown GPU variant '" + s.variant +
-                                "' (balanced, subgrid8, subgrid6, fused, zmarch, zmarch2x2, zmarch4x4)");
+                                "' (balanced, subgrid8, subgrid6, fused, zmarch, zmarch2x2, zmarch4x4, zmarch-col)");
     block_ = s.block_size > 0 ? s.block_size : default_block(variant_);
     if (variant_ == Variant::balanced && block_ > balanced_max_threads)
       throw copa::InputError("--block-size: " + std::to_string(block_) + " exceeds the launch bound of variant balanced (" +
@@ -347,6 +381,9 @@ class GpuKernels final : public HydroKernels {
     if (is_zmarch()) {
       const int px = variant_ == Variant::zmarch2x2 ? 2 : 4, py = variant_ == Variant::zmarch4x4 ? 4 : 2;
       zpatch_ = make_zpatch(mesh_.octs.data(), px, py, zmarch_segment_octs);
+      if (variant_ == Variant::zmarch_col && block_ < zcol_columns(zpatch_))
+        throw copa::InputError("--block-size: " + std::to_string(block_) + " is too small for variant zmarch-col: its " +
+                               std::to_string(zcol_columns(zpatch_)) + " column owners need one thread each");
       const std::vector<std::int32_t> bases = zmarch_block_bases(mesh_, zpatch_);
       zbases_ = copa::gpu::DeviceArray<std::int32_t>(bases.size());
       zbases_.copy_from_host(bases.data());
@@ -447,16 +484,31 @@ class GpuKernels final : public HydroKernels {
       case Variant::subgrid6: return 64;
       case Variant::balanced: return balanced_max_threads;
       case Variant::zmarch2x2: return 64;
+      case Variant::zmarch_col: return zmarch_col_default_threads;
       default: return 128;
     }
   }
 
   bool is_zmarch() const {
-    return variant_ == Variant::zmarch || variant_ == Variant::zmarch2x2 || variant_ == Variant::zmarch4x4;
+    return variant_ == Variant::zmarch || variant_ == Variant::zmarch2x2 || variant_ == Variant::zmarch4x4 ||
+           variant_ == Variant::zmarch_col;
   }
 
   void launch_zmarch(double dtdx) {
     const unsigned blocks = static_cast<unsigned>(zbases_.size());
+    if (variant_ == Variant::zmarch_col) {
+      const std::size_t shared = zcol_shared_bytes(zpatch_);
+      if (block_ <= zmarch_col_capped_threads) {
+        zmarch_col_kernel_capped<<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
+                                                                     u_.data(), unew_.data(), dtdx);
+        COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel_capped");
+      } else {
+        zmarch_col_kernel<<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(), u_.data(),
+                                                              unew_.data(), dtdx);
+        COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel");
+      }
+      return;
+    }
     if (block_ <= zmarch_capped_threads) {
       zmarch_kernel_capped<<<blocks, block_, zpatch_.shared_bytes(), nullptr>>>(
           view_, setup_.hydro, zpatch_, zbases_.data(), u_.data(), unew_.data(), dtdx);
@@ -481,11 +533,19 @@ class GpuKernels final : public HydroKernels {
     const int zmarch_shared = static_cast<int>(make_zpatch(side, zmarch_max_patch, zmarch_max_patch, 1).shared_bytes());
     copa::gpu::set_max_dynamic_shared(zmarch_kernel, zmarch_shared);
     copa::gpu::set_max_dynamic_shared(zmarch_kernel_capped, zmarch_shared);
+    const int zcol_shared = static_cast<int>(zcol_shared_bytes(make_zpatch(side, 4, 2, 1)));
+    copa::gpu::set_max_dynamic_shared(zmarch_col_kernel, zcol_shared);
+    copa::gpu::set_max_dynamic_shared(zmarch_col_kernel_capped, zcol_shared);
     copa::gpu::set_max_dynamic_shared(tile_update_balanced, TileShape<2>::shared_doubles * sizeof(double));
 #if defined(COPA_HAVE_CUDA)
     // The largest shared-memory carveout (228 KB on sm_90), so that four 55 KB tiles fit per SM.
     COPA_GPU_CHECK(COPA_GPU_SYMBOL(FuncSetAttribute)(reinterpret_cast<const void*>(tile_update_balanced),
                                                      COPA_GPU_SYMBOL(FuncAttributePreferredSharedMemoryCarveout), 100));
+    // zmarch-col: seven 30 KB blocks per SM need the same.
+    for (const void* k :
+         {reinterpret_cast<const void*>(zmarch_col_kernel_capped), reinterpret_cast<const void*>(zmarch_col_kernel)})
+      COPA_GPU_CHECK(
+          COPA_GPU_SYMBOL(FuncSetAttribute)(k, COPA_GPU_SYMBOL(FuncAttributePreferredSharedMemoryCarveout), 100));
 #endif
     copa::gpu::set_max_dynamic_shared(tile_update_kernel<1, false>, TileShape<1>::shared_doubles * sizeof(double));
     copa::gpu::set_max_dynamic_shared(tile_update_kernel<2, false>, TileShape<2>::shared_doubles * sizeof(double));
@@ -518,7 +578,7 @@ class GpuKernels final : public HydroKernels {
 }  // namespace
 
 std::vector<std::string> gpu_variants() {
-  return {"balanced", "subgrid8", "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4"};
+  return {"balanced", "subgrid8", "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4", "zmarch-col"};
 }
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup) {
