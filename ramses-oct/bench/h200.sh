@@ -18,19 +18,22 @@ run() {  # run NAME ARGS...: one case, JSON to OUT_DIR/NAME.json, human output t
   "$APP" --quiet --json "$OUT_DIR/$name.json" "$@" 2>&1 | tee "$OUT_DIR/$name.txt" || echo "### $name: exit code $?"
 }
 
-# (0) phase 4: the z-marching variants next to the best tile variant, Sedov 256^3 and 128^3
+# (0) phase 4 and issue 18 (zmarch-col): the z-marching variants next to the best tile variant, Sedov 256^3 and 128^3
 # resident, 512^3, and a block-size sweep of zmarch (README "zmarch").
-ZM="zmarch zmarch2x2 zmarch4x4"
+ZM="zmarch zmarch2x2 zmarch4x4 zmarch-col"
 for n in 256 128; do
   for v in $ZM; do
     run "sedov-$n-$v-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda --variant "$v"
   done
 done
 run "sedov-512-zmarch-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch
+run "sedov-512-zmarch-col-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch-col
 run "sweep-256-zmarch" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch \
   --sweep 64,96,128,192,256
 run "sweep-256-zmarch2x2" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch2x2 \
   --sweep 32,64,96,128
+run "sweep-256-zmarch-col" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch-col \
+  --sweep 64,96,128,160
 
 # (a) the seed's table: Sedov 32^3..256^3, FP64. Every tile variant GPU-resident; the new design
 # also host-resident (the seed's way: the grid copied in and out every step).
