@@ -484,7 +484,9 @@ class GpuKernels final : public HydroKernels {
       case Variant::subgrid6: return 64;
       case Variant::balanced: return balanced_max_threads;
       case Variant::zmarch2x2: return 64;
-      case Variant::zmarch_col: return zmarch_col_default_threads;
+      // 96 on CUDA; the next multiple of the 64-wide wavefront (128) on HIP.
+      case Variant::zmarch_col:
+        return (zmarch_col_default_threads + COPA_WARP_SIZE - 1) / COPA_WARP_SIZE * COPA_WARP_SIZE;
       default: return 128;
     }
   }
