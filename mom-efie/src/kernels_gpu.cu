@@ -16,6 +16,10 @@
 //                  source points (3 tc x 7 per source triangle), contracted with the source RWG
 //                  factors by a strided-batched ZGEMM (3 tc x 7) x (7 x 12), then a small kernel
 //                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
+//   triangle-pair-sym, triangle-pair-upper, -upper-merge, -upper-lanes (issue 18): the symmetric
+//                  rule A = (P + P^T)/2 in the fill pass (no symmetrise kernel), one thread per
+//                  unordered triangle pair; the same N_T^2 pair evaluations and atomics per ordered
+//                  pair as triangle-pair (fewer with -merge and -lanes).
 // MFIE / CFIE (--formulation): after the variant's EFIE fill (CFIE) the matrix is scaled by alpha
 // and the MFIE part added by one fill for every variant (mfie_far_kernel, mfie_near_kernel).
 // PMCHWT / Mueller (--formulation): one fill for every variant (dielectric_far_kernel,
@@ -157,6 +161,35 @@ __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel
   __syncthreads();
   if (t >= nt) return;
   upper_thread_pairs<MergeShared>(own[threadIdx.x], t, chunk, s0, s_end, k, AtomicScatter{a, n});
+}
+
+// triangle-pair-upper-lanes: triangle-pair-upper-merge, and lane l+1 hands its row of the edge it
+// shares with lane l's triangle to lane l by a shuffle (upper_lane_*, upper_fill.hpp). Every lane
+// runs every step of the chunk (idle ones with a zero block) so that the shuffles see the whole warp.
+__global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_lanes_kernel(const QuadTriangle* __restrict__ quad, int nt,
+                                                                                      double k, Cplx* a, long n) {
+  extern __shared__ QuadTriangle upper_shared[];
+  QuadTriangle* own = upper_shared;
+  QuadTriangle* chunk = upper_shared + upper_tile;
+  int x, y;
+  upper_block(blockIdx.x, nt, x, y);
+  const int l = threadIdx.x, t = x * upper_tile + l;
+  const int s0 = y * upper_chunk, s_end = min(nt, s0 + upper_chunk);
+  if (t < nt) own[l] = quad[t];
+  if (l < s_end - s0) chunk[l] = quad[s0 + l];
+  __syncthreads();
+  UpperLane lane = make_upper_lane(own, l, l % 32, t, nt);
+  const QuadTriangle& tt = own[l];
+  const AtomicScatter scatter{a, n};
+  for (int s = s0; s < s_end; ++s) {
+    Cplx c[3][3], send[3], recv[3];
+    int keep;
+    upper_lane_block(lane, tt, chunk, s0, s_end, s, k, c, keep);
+    upper_lane_send(lane, c, send);
+#pragma unroll
+    for (int j = 0; j < 3; ++j) recv[j] = {copa::gpu::shfl_down(send[j].re, 1), copa::gpu::shfl_down(send[j].im, 1)};
+    upper_lane_write(lane, tt, chunk[s - s0], s, c, keep, recv, scatter);
+  }
 }
 
 // The entry (m, n) from its 4 triangle pairs by the local far formula (triangles from L1/L2).
@@ -576,7 +609,7 @@ class GpuEngine final : public Engine {
   void fill_efie(copa::RegionTimer& timer) {
     const double k = p_->k;
     const int nt = int(nt_);
-    const bool symmetric_fill = variant_ == "triangle-pair-sym" || variant_ == "triangle-pair-upper" || variant_ == "triangle-pair-upper-merge";
+    const bool symmetric_fill = variant_ == "triangle-pair-sym" || variant_.rfind("triangle-pair-upper", 0) == 0;
     {
       copa::Region r(timer, "fill.far");
       if (variant_ == "triangle-pair") {
@@ -601,6 +634,12 @@ class GpuEngine final : public Engine {
         fill_triangle_pair_upper_kernel<true><<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
             quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_kernel (merge)");
+      } else if (variant_ == "triangle-pair-upper-lanes") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_lanes_kernel, upper_shared_bytes);
+        fill_triangle_pair_upper_lanes_kernel<<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
+            quad_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_lanes_kernel");
       } else if (variant_ == "basis-pair") {
         const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
         fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());

@@ -1,9 +1,9 @@
 // The host-side pieces of the triangle-pair-upper GPU fills (issue 18): the grid covers every
 // unordered triangle pair exactly once; the symmetric block formed from one set of summed moments
 // equals B(t,s) + B(s,t)^T from two far blocks; the threads' code (upper_thread_pairs, with and
-// without merging shared columns) run over the whole grid with a plain scatter gives the
-// symmetrised far matrix. The GPU fills themselves are checked against the serial oracle by
-// mom-efie.gpu (Gpu.variants_match_serial).
+// without merging shared columns; upper_lane_* with the lanes' exchange done in turn) run over the
+// whole grid with a plain scatter gives the symmetrised far matrix. The GPU fills themselves are
+// checked against the serial oracle by mom-efie.gpu (Gpu.variants_match_serial).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -109,6 +109,39 @@ std::vector<Cplx> upper_fill_on_host(const std::vector<QuadTriangle>& q, long n,
   return a;
 }
 
+// triangle-pair-upper-lanes: every block, each warp's 32 lanes step by step, the next lane's send
+// handed over as the device's shuffle does.
+std::vector<Cplx> upper_lanes_fill_on_host(const std::vector<QuadTriangle>& q, long n, double k, long& scatters) {
+  const int nt = int(q.size());
+  std::vector<Cplx> a(std::size_t(n * n), Cplx{0, 0});
+  scatters = 0;
+  const PlainScatter scatter{&a, n, &scatters};
+  for (long b = 0; b < upper_block_count(nt); ++b) {
+    int x, y;
+    upper_block(b, nt, x, y);
+    const int s0 = y * upper_chunk, s_end = std::min(nt, s0 + upper_chunk);
+    const QuadTriangle* own = q.data() + long(x) * upper_tile;
+    for (int w = 0; w < upper_tile; w += 32) {
+      std::vector<UpperLane> lanes;
+      for (int l = w; l < w + 32; ++l) lanes.push_back(make_upper_lane(own, l, l % 32, x * upper_tile + l, nt));
+      auto tt = [&](int l) -> const QuadTriangle& { return lanes[std::size_t(l)].t < nt ? own[w + l] : q[0]; };
+      for (int s = s0; s < s_end; ++s) {
+        Cplx c[32][3][3], send[32][3], recv[32][3];
+        int keep[32];
+        for (int l = 0; l < 32; ++l) {
+          upper_lane_block(lanes[std::size_t(l)], tt(l), q.data() + s0, s0, s_end, s, k, c[l], keep[l]);
+          upper_lane_send(lanes[std::size_t(l)], c[l], send[l]);
+        }
+        for (int l = 0; l < 32; ++l)
+          for (int j = 0; j < 3; ++j) recv[l][j] = l < 31 ? send[l + 1][j] : Cplx{0, 0};
+        for (int l = 0; l < 32; ++l)
+          upper_lane_write(lanes[std::size_t(l)], tt(l), q[std::size_t(s)], s, c[l], keep[l], recv[l], scatter);
+      }
+    }
+  }
+  return a;
+}
+
 // (P + P^T)/2 with P every ordered pair's far block (triangle-pair's arithmetic), then symmetrised.
 std::vector<Cplx> symmetrised_far(const std::vector<QuadTriangle>& q, long n, double k) {
   std::vector<Cplx> p(std::size_t(n * n), Cplx{0, 0});
@@ -144,20 +177,25 @@ double rel_frobenius(const std::vector<Cplx>& a, const std::vector<Cplx>& b) {
 // plate (edges without a basis).
 TEST(UpperFill, threads_over_the_grid_give_the_symmetrised_far_matrix) {
   bool sphere = true;
-  for (const Problem& p : {make_problem(make_sphere(1.0, 5), 2.0, 1.0, PlaneWave{}), make_problem(make_plate(1.0, 7), 2.0, 0.5, PlaneWave{})}) {
+  for (const Problem& p :
+       {make_problem(make_sphere(1.0, 5), 2.0, 1.0, PlaneWave{}), make_problem(make_plate(1.0, 7), 2.0, 0.5, PlaneWave{})}) {
     std::vector<QuadTriangle> q;
     for (const auto& t : p.triangles) q.push_back(make_quad_triangle(t));
     const long n = p.unknowns();
     const auto ref = symmetrised_far(q, n, p.k);
-    long plain_scatters = 0, merged_scatters = 0;
+    long plain_scatters = 0, merged_scatters = 0, lanes_scatters = 0;
     const double plain = rel_frobenius(upper_fill_on_host<false>(q, n, p.k, plain_scatters), ref);
     const double merged = rel_frobenius(upper_fill_on_host<true>(q, n, p.k, merged_scatters), ref);
+    const double lanes = rel_frobenius(upper_lanes_fill_on_host(q, n, p.k, lanes_scatters), ref);
     std::cout << "  " << q.size() << " triangles, N = " << n << ": relative Frobenius vs symmetrised far, upper " << plain << ", merge "
-              << merged << "; scatters " << plain_scatters << " -> " << merged_scatters << " ("
-              << double(merged_scatters) / double(plain_scatters) << ")\n";
+              << merged << ", lanes " << lanes << "; scatters " << plain_scatters << " -> " << merged_scatters << " ("
+              << double(merged_scatters) / double(plain_scatters) << ") -> " << lanes_scatters << " ("
+              << double(lanes_scatters) / double(plain_scatters) << ")\n";
     EXPECT_LT(plain, 1e-14);
     EXPECT_LT(merged, 1e-14);
+    EXPECT_LT(lanes, 1e-14);
     EXPECT_LT(merged_scatters, plain_scatters);
+    EXPECT_LT(lanes_scatters, merged_scatters);
     // The merge pays only while consecutive triangles share edges: on the sphere (strips of up and
     // down triangles) it must save at least a fifth of the atomics.
     if (sphere) {
