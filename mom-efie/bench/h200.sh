@@ -4,7 +4,8 @@
 #   1. the ~30,000-unknown sphere from mesh to RCS (triangle-pair fill + cuSOLVER LU + RCS)
 #   2. the device LU alternatives on the same matrix (64-bit cusolverDnXgetrf, ALG_0 / ALG_1)
 #   3. every GPU fill variant on the large and medium spheres (fill only, sampled-entry oracle;
-#      triangle-pair-sym: the symmetric rule in the fill pass, issue 18)
+#      triangle-pair-sym, triangle-pair-upper, -upper-merge, -upper-lanes: the symmetric rule in the
+#      fill pass, issue 18)
 #   4. OpenMP fill + LAPACK LU on 16 host cores, small and medium
 #   5. the formulations (efie, mfie, cfie) end to end at the interior resonance ka = 2.7437 on the
 #      medium sphere (cuda; the MFIE is expected to FAIL there, exit 1, reported), the CFIE on the
@@ -40,7 +41,7 @@ for lu in xgetrf-alg0 xgetrf-alg1; do
 done
 
 for size in large medium; do
-  for v in triangle-pair triangle-pair-sym block basis-pair blas; do
+  for v in triangle-pair triangle-pair-upper-lanes triangle-pair-upper-merge triangle-pair-upper triangle-pair-sym block basis-pair blas; do
     # basis-pair evaluates 4 triangle pairs per entry (9x the kernel values): fewer reps
     reps=3
     if [[ "$size" == large && "$v" == basis-pair ]]; then reps=1; fi

@@ -239,28 +239,35 @@ struct PairMoments {
   CVec3 s1, t0;
 };
 
+// g0 = sum_q w_q G(R_q) and g1' = sum_q w_q G(R_q) r'_q of one test point over the 7 source
+// points of s, e = the test point relative to s's centroid (without the 1/(4 pi)).
+EFIE_HD void far_point_sums(double e0, double e1, double e2, const QuadTriangle& s, double k, Cplx& g0, CVec3& g1) {
+  g0 = {0, 0};
+  g1 = {{0, 0}, {0, 0}, {0, 0}};
+#pragma unroll
+  for (int q = 0; q < source_points; ++q) {
+    const double x0 = e0 - s.src[q][0], x1 = e1 - s.src[q][1], x2 = e2 - s.src[q][2];
+    const double r2 = x0 * x0 + x1 * x1 + x2 * x2;
+    const double inv_r = inv_sqrt(r2);
+    double sn, cs;
+    sin_cos(k * (r2 * inv_r), sn, cs);
+    const double f = source_weight(q) * inv_r;
+    const Cplx g{cs * f, -sn * f};
+    g0 = g0 + g;
+    g1.x = g1.x + s.src[q][0] * g;
+    g1.y = g1.y + s.src[q][1] * g;
+    g1.z = g1.z + s.src[q][2] * g;
+  }
+}
+
 EFIE_HD PairMoments far_moments(const QuadTriangle& t, const QuadTriangle& s, double k) {
   const double d0 = t.c[0] - s.c[0], d1 = t.c[1] - s.c[1], d2 = t.c[2] - s.c[2];
   PairMoments m{{0, 0}, {0, 0}, {{0, 0}, {0, 0}, {0, 0}}, {{0, 0}, {0, 0}, {0, 0}}};
 #pragma unroll
   for (int p = 0; p < test_points; ++p) {
-    const double e0 = d0 + t.test[p][0], e1 = d1 + t.test[p][1], e2 = d2 + t.test[p][2];
-    Cplx g0{0, 0};
-    CVec3 g1{{0, 0}, {0, 0}, {0, 0}};
-#pragma unroll
-    for (int q = 0; q < source_points; ++q) {
-      const double x0 = e0 - s.src[q][0], x1 = e1 - s.src[q][1], x2 = e2 - s.src[q][2];
-      const double r2 = x0 * x0 + x1 * x1 + x2 * x2;
-      const double inv_r = inv_sqrt(r2);
-      double sn, cs;
-      sin_cos(k * (r2 * inv_r), sn, cs);
-      const double f = source_weight(q) * inv_r;
-      const Cplx g{cs * f, -sn * f};
-      g0 = g0 + g;
-      g1.x = g1.x + s.src[q][0] * g;
-      g1.y = g1.y + s.src[q][1] * g;
-      g1.z = g1.z + s.src[q][2] * g;
-    }
+    Cplx g0;
+    CVec3 g1;
+    far_point_sums(d0 + t.test[p][0], d1 + t.test[p][1], d2 + t.test[p][2], s, k, g0, g1);
     m.s0 = m.s0 + g0;
     m.s1.x = m.s1.x + g1.x;
     m.s1.y = m.s1.y + g1.y;
@@ -283,8 +290,8 @@ EFIE_HD Cplx moment_entry(const PairMoments& m, const QuadTriangle& t, int i, co
 
 EFIE_HD Cplx vertex_dot(const double v[3], const CVec3& c) { return dot(Vec3{v[0], v[1], v[2]}, c); }
 
-EFIE_HD void far_block_local(const QuadTriangle& t, const QuadTriangle& s, double k, Cplx out[3][3]) {
-  const PairMoments m = far_moments(t, s, k);
+// The block of the pair (t as test, s as source) from its moments.
+EFIE_HD void block_from_moments(const PairMoments& m, const QuadTriangle& t, const QuadTriangle& s, double k, Cplx out[3][3]) {
   Cplx vt[3], vs[3];
 #pragma unroll
   for (int j = 0; j < 3; ++j) {
@@ -295,6 +302,43 @@ EFIE_HD void far_block_local(const QuadTriangle& t, const QuadTriangle& s, doubl
   for (int i = 0; i < 3; ++i)
 #pragma unroll
     for (int j = 0; j < 3; ++j) out[i][j] = moment_entry(m, t, i, s, j, vt[j], vs[i], k);
+}
+
+EFIE_HD void far_block_local(const QuadTriangle& t, const QuadTriangle& s, double k, Cplx out[3][3]) {
+  block_from_moments(far_moments(t, s, k), t, s, k, out);
+}
+
+// The symmetric rule's block B(t,s) + B(s,t)^T (twice the block of A = (P + P^T)/2) from one set
+// of moments. B(t,s)_ij pairs v'^s_j with T0 and v'^t_i with S1 of the moments (t, s); B(s,t)_ji
+// pairs v'^t_i with T0 and v'^s_j with S1 of the moments (s, t); the prefactor, S0, U and
+// v'^t_i.v'^s_j are the same in both, so the sum is the block of
+//   S0 = S0(t,s) + S0(s,t), U = U(t,s) + U(s,t), T0 = T0(t,s) + S1(s,t), S1 = S1(t,s) + T0(s,t)
+// (half the entry arithmetic of two blocks, and one set of moments live instead of a 3x3 block).
+// The 6 test points of both directions are one loop that is not unrolled (only the 7 source
+// points are), so the GPU compiler does not schedule two unrolled 21-point evaluations together
+// (which doubles the live registers and spills).
+EFIE_HD PairMoments symmetric_far_moments(const QuadTriangle& t, const QuadTriangle& s, double k) {
+  PairMoments m{{0, 0}, {0, 0}, {{0, 0}, {0, 0}, {0, 0}}, {{0, 0}, {0, 0}, {0, 0}}};
+#pragma unroll 1
+  for (int dp = 0; dp < 2 * test_points; ++dp) {
+    const bool mirrored = dp >= test_points;  // test point of s against the source points of t
+    const QuadTriangle& te = mirrored ? s : t;
+    const QuadTriangle& so = mirrored ? t : s;
+    const int p = mirrored ? dp - test_points : dp;
+    const double r0 = te.test[p][0], r1 = te.test[p][1], r2 = te.test[p][2];
+    Cplx g0;
+    CVec3 g1;
+    far_point_sums(te.c[0] - so.c[0] + r0, te.c[1] - so.c[1] + r1, te.c[2] - so.c[2] + r2, so, k, g0, g1);
+    const CVec3 rg0{r0 * g0, r1 * g0, r2 * g0};
+    // (t, s): S1 += g1', T0 += r'_p g0; (s, t): its S1 goes to T0 and its T0 to S1.
+    const CVec3& to_s1 = mirrored ? rg0 : g1;
+    const CVec3& to_t0 = mirrored ? g1 : rg0;
+    m.s0 = m.s0 + g0;
+    m.s1 = {m.s1.x + to_s1.x, m.s1.y + to_s1.y, m.s1.z + to_s1.z};
+    m.t0 = {m.t0.x + to_t0.x, m.t0.y + to_t0.y, m.t0.z + to_t0.z};
+    m.u = m.u + r0 * g1.x + r1 * g1.y + r2 * g1.z;
+  }
+  return m;
 }
 
 // One entry (i, j) of the local far block (the basis-pair and block variants).

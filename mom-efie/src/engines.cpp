@@ -33,7 +33,8 @@ std::vector<std::string> variants(copa::Backend b) {
     case copa::Backend::serial: return {"pairs"};
     case copa::Backend::openmp: return {"triangle-rows"};
     case copa::Backend::cuda:
-    case copa::Backend::hip: return {"triangle-pair", "basis-pair", "block", "blas", "triangle-pair-sym"};
+    case copa::Backend::hip: return {"triangle-pair", "basis-pair", "block", "blas", "triangle-pair-sym", "triangle-pair-upper",
+                                     "triangle-pair-upper-merge", "triangle-pair-upper-lanes"};
   }
   return {};
 }

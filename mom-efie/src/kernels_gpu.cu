@@ -16,6 +16,10 @@
 //                  source points (3 tc x 7 per source triangle), contracted with the source RWG
 //                  factors by a strided-batched ZGEMM (3 tc x 7) x (7 x 12), then a small kernel
 //                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
+//   triangle-pair-sym, triangle-pair-upper, -upper-merge, -upper-lanes (issue 18): the symmetric
+//                  rule A = (P + P^T)/2 in the fill pass (no symmetrise kernel), one thread per
+//                  unordered triangle pair; the same N_T^2 pair evaluations and atomics per ordered
+//                  pair as triangle-pair (fewer with -merge and -lanes).
 // MFIE / CFIE (--formulation): after the variant's EFIE fill (CFIE) the matrix is scaled by alpha
 // and the MFIE part added by one fill for every variant (mfie_far_kernel, mfie_near_kernel).
 // PMCHWT / Mueller (--formulation): one fill for every variant (dielectric_far_kernel,
@@ -32,6 +36,7 @@
 #include "kernels.hpp"
 #include "dielectric_pair.hpp"
 #include "solver_gpu.hpp"
+#include "upper_fill.hpp"
 
 #if defined(COPA_HAVE_CUDA)
 #include <cublas_v2.h>
@@ -53,6 +58,13 @@ __device__ inline void atomic_add(Cplx* a, Cplx v) {
   atomicAdd(&a->re, v.re);
   atomicAdd(&a->im, v.im);
 }
+
+// A[row + col n] += v by atomics (upper_thread_pairs's scatter on the device).
+struct AtomicScatter {
+  Cplx* a;
+  long n;
+  __device__ void operator()(int row, int col, Cplx v) const { atomic_add(a + long(row) + long(col) * n, v); }
+};
 
 __device__ inline void scatter_block(Cplx* a, long n, const int* tb, const int* sb, const Cplx b[3][3]) {
   for (int i = 0; i < 3; ++i) {
@@ -111,6 +123,72 @@ __global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_sym_kernel
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) mirror[j][i] = b[i][j];
     scatter_block(a, n, ss.basis, tt.basis, mirror);
+  }
+}
+
+// triangle-pair-upper (issue 18): the symmetric rule in the fill pass like triangle-pair-sym
+// (upper_thread_pairs, upper_fill.hpp), with what ncu showed for triangle-pair-sym on the H200
+// (2.1x slower than triangle-pair; 2.5e9 local-memory spill requests against 1.6e8, 8.3 of 18.3
+// stall cycles per instruction on instruction fetch) removed:
+// - the grid holds only the (test tile, source chunk) blocks that meet s >= t (upper_block: the
+//   upper triangle of triangle-pair's grid, half its blocks, each doing twice the work);
+// - the two blocks of a pair are summed as moments (symmetric_far_moments, efie_pair.hpp) over a
+//   loop of the 6 test points that is not unrolled: one set of 16 doubles stays live, the code is
+//   one 7-point body, the 9 entries are formed once (ptxas: 56 B of stack and 16 B of spill
+//   stores per thread against triangle-pair-sym's 784 B and 1380 B, triangle-pair's 80 B and 32 B);
+// - the thread's own triangle t, needed whole (as test in P(t,s), as source in P(s,t): 45 doubles),
+//   and the chunk's 16 source triangles are read from shared memory where used. The stride of
+//   sizeof(QuadTriangle) = 376 B = 94 words puts the 16 lanes of a half-warp's 8-byte loads on 16
+//   distinct bank pairs (94 l mod 32 = 30 l mod 32): no bank conflicts; the source triangle is the
+//   same for the whole warp (broadcast).
+// The mirrored atomics go to 32 columns per warp; the direct ones go to the rows of 32
+// consecutive triangles' edges in one column, not contiguous either.
+constexpr int upper_shared_bytes = (upper_tile + upper_chunk) * int(sizeof(QuadTriangle));
+
+template <bool MergeShared>
+__global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel(const QuadTriangle* __restrict__ quad, int nt,
+                                                                                double k, Cplx* a, long n) {
+  // upper_shared_bytes: the test tile's triangles, then the source chunk's (54 KB: dynamic).
+  extern __shared__ QuadTriangle upper_shared[];
+  QuadTriangle* own = upper_shared;
+  QuadTriangle* chunk = upper_shared + upper_tile;
+  int x, y;
+  upper_block(blockIdx.x, nt, x, y);
+  const int t = x * upper_tile + threadIdx.x;
+  const int s0 = y * upper_chunk, s_end = min(nt, s0 + upper_chunk);
+  if (t < nt) own[threadIdx.x] = quad[t];
+  if (int(threadIdx.x) < s_end - s0) chunk[threadIdx.x] = quad[s0 + threadIdx.x];
+  __syncthreads();
+  if (t >= nt) return;
+  upper_thread_pairs<MergeShared>(own[threadIdx.x], t, chunk, s0, s_end, k, AtomicScatter{a, n});
+}
+
+// triangle-pair-upper-lanes: triangle-pair-upper-merge, and lane l+1 hands its row of the edge it
+// shares with lane l's triangle to lane l by a shuffle (upper_lane_*, upper_fill.hpp). Every lane
+// runs every step of the chunk (idle ones with a zero block) so that the shuffles see the whole warp.
+__global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_lanes_kernel(const QuadTriangle* __restrict__ quad, int nt,
+                                                                                      double k, Cplx* a, long n) {
+  extern __shared__ QuadTriangle upper_shared[];
+  QuadTriangle* own = upper_shared;
+  QuadTriangle* chunk = upper_shared + upper_tile;
+  int x, y;
+  upper_block(blockIdx.x, nt, x, y);
+  const int l = threadIdx.x, t = x * upper_tile + l;
+  const int s0 = y * upper_chunk, s_end = min(nt, s0 + upper_chunk);
+  if (t < nt) own[l] = quad[t];
+  if (l < s_end - s0) chunk[l] = quad[s0 + l];
+  __syncthreads();
+  UpperLane lane = make_upper_lane(own, l, l % 32, t, nt);
+  const QuadTriangle& tt = own[l];
+  const AtomicScatter scatter{a, n};
+  for (int s = s0; s < s_end; ++s) {
+    Cplx c[3][3], send[3], recv[3];
+    int keep;
+    upper_lane_block(lane, tt, chunk, s0, s_end, s, k, c, keep);
+    upper_lane_send(lane, c, send);
+#pragma unroll
+    for (int j = 0; j < 3; ++j) recv[j] = {copa::gpu::shfl_down(send[j].re, 1), copa::gpu::shfl_down(send[j].im, 1)};
+    upper_lane_write(lane, tt, chunk[s - s0], s, c, keep, recv, scatter);
   }
 }
 
@@ -531,7 +609,7 @@ class GpuEngine final : public Engine {
   void fill_efie(copa::RegionTimer& timer) {
     const double k = p_->k;
     const int nt = int(nt_);
-    const bool symmetric_fill = variant_ == "triangle-pair-sym";
+    const bool symmetric_fill = variant_ == "triangle-pair-sym" || variant_.rfind("triangle-pair-upper", 0) == 0;
     {
       copa::Region r(timer, "fill.far");
       if (variant_ == "triangle-pair") {
@@ -544,6 +622,24 @@ class GpuEngine final : public Engine {
         const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
         fill_triangle_pair_sym_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_sym_kernel");
+      } else if (variant_ == "triangle-pair-upper") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_kernel<false>, upper_shared_bytes);
+        fill_triangle_pair_upper_kernel<false><<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
+            quad_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_kernel");
+      } else if (variant_ == "triangle-pair-upper-merge") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_kernel<true>, upper_shared_bytes);
+        fill_triangle_pair_upper_kernel<true><<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
+            quad_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_kernel (merge)");
+      } else if (variant_ == "triangle-pair-upper-lanes") {
+        copa::gpu::fill_zero(a_.data(), a_.bytes());
+        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_lanes_kernel, upper_shared_bytes);
+        fill_triangle_pair_upper_lanes_kernel<<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
+            quad_.data(), nt, k, a_.data(), n_);
+        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_lanes_kernel");
       } else if (variant_ == "basis-pair") {
         const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
         fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
