@@ -215,7 +215,8 @@ void compare_with_serial(const Case& c, const KernelRuns& run) {
   EXPECT_TRUE(max_rel_diff(ft, ftref) < 1e-12);
 }
 
-template <int DIM, int D, int Q, int L, int TPE>
+// STAGED: also k_qupdate_staged in place of k_qupdate (it does not depend on TPE: once per shape).
+template <int DIM, int D, int Q, int L, int TPE, bool STAGED = true>
 void check_kernels(const std::string& mesh_name, int refine, int nbe) {
   using S = fixed::Shape<DIM, D, Q, L>;
   const Case c = make_case(mesh_name, refine, D - 1, L - 1);
@@ -239,6 +240,15 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
     launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T, [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress, v, ft); });
   };
   compare_with_serial(c, run);
+  // The "-qlean" variants' quadrature update (gradients staged in shared memory, lean physics).
+  if constexpr (STAGED) {
+    KernelRuns staged = run;
+    staged.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
+      launch(NE, S::NQ, nbq, S::BASIS + nbq * S::QUPDATE_STAGED,
+             [&] { fixed::k_qupdate_staged<DIM, D, Q, L>(d, x, v, e, stress, edt); });
+    };
+    compare_with_serial(c, staged);
+  }
   check_element_lists(NE, static_cast<std::size_t>(NE) * S::NQ * DIM * DIM, static_cast<std::size_t>(DIM) * NE * S::ND,
                       [&](const int* list, int n, const double* stress, double* evec) {
                         launch(n, TPE, nbe, S::BASIS + nbe * S::FORCE,
@@ -304,7 +314,7 @@ void check_generic(const std::string& mesh_name, int refine, int order_k) {
 
 // 64 elements: 3 blocks of 24 (tail block partly inactive) and 16 blocks of 4.
 TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 1, 24); }
-TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64>("cube01_hex", 1, 4); }
+TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64, false>("cube01_hex", 1, 4); }
 TEST(FixedKernelsEmulated, fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7); }
 TEST(FixedKernelsEmulated, fixed_q3q2_2d) { check_kernels<2, 4, 6, 3, 36>("square01_quad", 1, 3); }
 // The generic kernels at Q4Q3 3D (27 zones, the order of the round-2 gpu-generic-sedov3d-q4 case)
