@@ -5,8 +5,11 @@
 //   "block-xyz" : Q1D^3 threads per element (one thread per quadrature point in 3D).
 // H1 outputs go to an E-vector and are assembled by a dof-parallel gather through the transposed
 // element map (no atomics). The "-atomic" variants (block-xy-atomic, block-xyz-atomic) differ only
-// in the CG's H1 mass: the element kernel adds into the assembled vector with FP64 atomics. All state stays on the device; only dot products and the time-step
-// estimate (scalars) come back to the host.
+// in the CG's H1 mass: the element kernel adds into the assembled vector with FP64 atomics. The
+// "-qlean" variants (block-xy-atomic-qlean, block-xyz-atomic-qlean) differ from their "-atomic"
+// twins only in the quadrature update: k_qupdate_staged (gradients staged in shared memory, the
+// register-lean point physics of qpoint_lean.hpp, 64 registers; issue 18). All state stays on the
+// device; only dot products and the time-step estimate (scalars) come back to the host.
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -189,13 +192,15 @@ class FixedOpsT final : public FixedOps {
   static constexpr int TPE = (DIM == 3 && XYZ) ? Q * Q * Q : Q * Q;  // threads per element
 
  public:
-  explicit FixedOpsT(int NE)
-      : mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
+  FixedOpsT(int NE, bool staged_qupdate)
+      : staged_(staged_qupdate),
+        mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
         mh1s_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true, true>, NE, TPE, S::BASIS, S::MASS)),
         ml2_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, false>, NE, TPE, S::BASIS, S::MASS)),
         f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE)),
         ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
-        q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)) {}
+        q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)),
+        qs_(launch_shape(fixed::k_qupdate_staged<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE_STAGED)) {}
   void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) override {
     const unsigned grid = (count + mh1_.block.y - 1) / mh1_.block.y;
     fixed::k_mass<DIM, D, Q, L, TPE, true><<<grid, mh1_.block, mh1_.shmem>>>(d, elements, count, x, evec);
@@ -220,27 +225,37 @@ class FixedOpsT final : public FixedOps {
   }
   void qupdate(const DeviceDisc& d, const double* x, const double* v, const double* e, double* stress,
                double* elem_dt) override {
+    if (staged_) {
+      fixed::k_qupdate_staged<DIM, D, Q, L><<<qs_.grid, qs_.block, qs_.shmem>>>(d, x, v, e, stress, elem_dt);
+      COPA_GPU_CHECK_LAUNCH("fixed::k_qupdate_staged");
+      return;
+    }
     fixed::k_qupdate<DIM, D, Q, L><<<q_.grid, q_.block, q_.shmem>>>(d, x, v, e, stress, elem_dt);
     COPA_GPU_CHECK_LAUNCH("fixed::k_qupdate");
   }
 
  private:
-  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_;
+  bool staged_;  // "-qlean": k_qupdate_staged instead of k_qupdate
+  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_, qs_;
 };
 
 // Dispatch table: Laghos's standard pairs Q_k / Q_{k-1} (2k Gauss-Legendre points), k = 1..4.
 // Other (D1D, Q1D, L1D) combinations use the generic kernels.
 template <int DIM, bool XYZ>
-std::unique_ptr<FixedOps> make_fixed_dim(int D, int Q, int L, int NE) {
-  if (D == 2 && Q == 2 && L == 1) return std::make_unique<FixedOpsT<DIM, 2, 2, 1, XYZ>>(NE);
-  if (D == 3 && Q == 4 && L == 2) return std::make_unique<FixedOpsT<DIM, 3, 4, 2, XYZ>>(NE);
-  if (D == 4 && Q == 6 && L == 3) return std::make_unique<FixedOpsT<DIM, 4, 6, 3, XYZ>>(NE);
-  if (D == 5 && Q == 8 && L == 4) return std::make_unique<FixedOpsT<DIM, 5, 8, 4, XYZ>>(NE);
+std::unique_ptr<FixedOps> make_fixed_dim(int D, int Q, int L, int NE, bool staged) {
+  if (D == 2 && Q == 2 && L == 1) return std::make_unique<FixedOpsT<DIM, 2, 2, 1, XYZ>>(NE, staged);
+  if (D == 3 && Q == 4 && L == 2) return std::make_unique<FixedOpsT<DIM, 3, 4, 2, XYZ>>(NE, staged);
+  if (D == 4 && Q == 6 && L == 3) return std::make_unique<FixedOpsT<DIM, 4, 6, 3, XYZ>>(NE, staged);
+  if (D == 5 && Q == 8 && L == 4) return std::make_unique<FixedOpsT<DIM, 5, 8, 4, XYZ>>(NE, staged);
   return nullptr;
 }
-std::unique_ptr<FixedOps> make_fixed(int dim, bool xyz, int D, int Q, int L, int NE) {
-  if (dim == 2) return make_fixed_dim<2, false>(D, Q, L, NE);
-  return xyz ? make_fixed_dim<3, true>(D, Q, L, NE) : make_fixed_dim<3, false>(D, Q, L, NE);
+std::unique_ptr<FixedOps> make_fixed(int dim, bool xyz, int D, int Q, int L, int NE, bool staged_qupdate) {
+  if (dim == 2) return make_fixed_dim<2, false>(D, Q, L, NE, staged_qupdate);
+  return xyz ? make_fixed_dim<3, true>(D, Q, L, NE, staged_qupdate)
+             : make_fixed_dim<3, false>(D, Q, L, NE, staged_qupdate);
+}
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 class GpuKernels final : public HydroKernels {
@@ -248,7 +263,8 @@ class GpuKernels final : public HydroKernels {
   explicit GpuKernels(std::string variant)
       : variant_(std::move(variant)),
         xyz_(variant_.rfind("block-xyz", 0) == 0),
-        atomic_(variant_.size() > 7 && variant_.compare(variant_.size() - 7, 7, "-atomic") == 0) {}
+        atomic_(ends_with(variant_, "-atomic") || ends_with(variant_, "-atomic-qlean")),
+        qlean_(ends_with(variant_, "-qlean")) {}
   ~GpuKernels() override {
     for (double* p : owned_) copa::gpu::device_pool().deallocate(p);
     for (int* p : owned_int_) copa::gpu::device_pool().deallocate(p);
@@ -309,7 +325,7 @@ class GpuKernels final : public HydroKernels {
     qshared_ = ((2 * h.dim * h.dim * h.nq) + 4 * big_ + (threads > big_ ? threads : big_)) * sizeof(double);
     eshared_ = 6 * big_ * sizeof(double);
     if (variant_ != "generic")
-      fixed_ = make_fixed(h.dim, xyz_, h.D1D, h.Q1D, h.L1D, h.NE);
+      fixed_ = make_fixed(h.dim, xyz_, h.D1D, h.Q1D, h.L1D, h.NE, qlean_);
     for (int c = 0; c < h.dim; ++c) {
       std::vector<unsigned char> mask(h.nh1, 0);
       for (int g : h.ess[c]) mask[g] = 1;
@@ -510,7 +526,8 @@ class GpuKernels final : public HydroKernels {
   }
 
   std::string variant_;
-  bool xyz_ = false, atomic_ = false;  // Q1D^3 threads per element (3D); CG H1 mass by atomics
+  // Q1D^3 threads per element (3D); CG H1 mass by atomics; k_qupdate_staged (fixed kernels only)
+  bool xyz_ = false, atomic_ = false, qlean_ = false;
   const Discretization* h_ = nullptr;
   DeviceDisc dd_{};
   const double* B2_ = nullptr;
@@ -532,7 +549,8 @@ class GpuKernels final : public HydroKernels {
 }  // namespace
 
 std::vector<std::string> gpu_variants() {
-  return {"block-xy-atomic", "block-xyz-atomic", "block-xy", "block-xyz", "generic"};
+  return {"block-xy-atomic", "block-xyz-atomic", "block-xy", "block-xyz", "generic", "block-xy-atomic-qlean",
+          "block-xyz-atomic-qlean"};
 }
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant) {
