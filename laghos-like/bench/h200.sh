@@ -2,7 +2,7 @@
 # laghos-like H200 benchmark: 3D Sedov on the generated unit cube, as Laghos's peer runs in
 # shared/references/laghos.md (-p 1 -dim 3 -nx N -rs 0 -ok K -ot K-1 -tf 10 -ms 40 -pa -d cuda).
 # Usage: bench/h200.sh BUILD_DIR OUT_DIR   (CUDA build; one JSON per case in OUT_DIR)
-# Budget: about 140 s in all. The large RK4 runs (Laghos's integrator, for the rate comparison) have
+# Budget: about 200 s in all. The large RK4 runs (Laghos's integrator, for the rate comparison) have
 # no reference that could fail: NOT VERIFIED, with their total-energy drift reported (README
 # "Verification"); the short cross-backend case compares CUDA with serial to 1e-10.
 set -euo pipefail
@@ -29,6 +29,16 @@ run q3q2_n30_xyz_atomic 20 --backend cuda --variant block-xyz-atomic "${SEDOV3D[
 run q3q2_n30_xyz  20 --backend cuda --variant block-xyz "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
 run q2q1_n88_xyz_atomic 25 --backend cuda --variant block-xyz-atomic "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
 run q2q1_n88_xyz  25 --backend cuda --variant block-xyz "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
+# Issue 18: the "-qlean" twins of the best variants (only the quadrature update differs).
+run q2q1_n44_xy_atomic_qlean 20 --backend cuda --variant block-xy-atomic-qlean "${SEDOV3D[@]}" --nx 44 --order-k 2 --order-t 1 --max-steps 10
+run q3q2_n30_xyz_atomic_qlean 20 --backend cuda --variant block-xyz-atomic-qlean "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
+run q2q1_n88_xyz_atomic_qlean 25 --backend cuda --variant block-xyz-atomic-qlean "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
+# Issue 18: the "-flean" force kernels alone (Q2Q1 N = 44, against block-xy-atomic) and with the
+# "-qlean" quadrature update (the combination, at the three cases).
+run q2q1_n44_xy_atomic_flean 20 --backend cuda --variant block-xy-atomic-flean "${SEDOV3D[@]}" --nx 44 --order-k 2 --order-t 1 --max-steps 10
+run q2q1_n44_xy_atomic_qlean_flean 20 --backend cuda --variant block-xy-atomic-qlean-flean "${SEDOV3D[@]}" --nx 44 --order-k 2 --order-t 1 --max-steps 10
+run q3q2_n30_xyz_atomic_qlean_flean 20 --backend cuda --variant block-xyz-atomic-qlean-flean "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
+run q2q1_n88_xyz_atomic_qlean_flean 25 --backend cuda --variant block-xyz-atomic-qlean-flean "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
 run laghos_run3   15 --backend cuda --laghos-run 3
 run cuda_vs_serial_n8 20 --backend all --variant block-xy-atomic "${SEDOV3D[@]}" --nx 8 --order-k 2 --order-t 1 --max-steps 3
 run omp_q2q1_n16  10 --backend openmp "${SEDOV3D[@]}" --nx 16 --order-k 2 --order-t 1 --max-steps 5

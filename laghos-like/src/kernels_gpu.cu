@@ -5,8 +5,14 @@
 //   "block-xyz" : Q1D^3 threads per element (one thread per quadrature point in 3D).
 // H1 outputs go to an E-vector and are assembled by a dof-parallel gather through the transposed
 // element map (no atomics). The "-atomic" variants (block-xy-atomic, block-xyz-atomic) differ only
-// in the CG's H1 mass: the element kernel adds into the assembled vector with FP64 atomics. All state stays on the device; only dot products and the time-step
-// estimate (scalars) come back to the host.
+// in the CG's H1 mass: the element kernel adds into the assembled vector with FP64 atomics. The
+// "-qlean" variants (block-xy-atomic-qlean, block-xyz-atomic-qlean) differ from their "-atomic"
+// twins only in the quadrature update: k_qupdate_staged (gradients staged in shared memory, the
+// register-lean point physics of qpoint_lean.hpp, 64 registers; issue 18). The "-flean" variants
+// (block-xy-atomic-flean, block-xy-atomic-qlean-flean, block-xyz-atomic-qlean-flean) run F 1 and
+// F^T v of 3D with the lean kernels of kernels_gpu_force_lean.cuh (a thread per (x, y) point, the z
+// column in registers, whatever the prefix's layout; 2D keeps the block kernels; issue 18). All state
+// stays on the device; only dot products and the time-step estimate (scalars) come back to the host.
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -147,6 +153,7 @@ __global__ void k_gather_list(int n, const int* dofs, const int* offsets, const 
 }  // namespace
 }  // namespace laghos
 #include "kernels_gpu_fixed.cuh"
+#include "kernels_gpu_force_lean.cuh"
 namespace laghos {
 namespace {
 
@@ -183,19 +190,37 @@ LaunchShape launch_shape(Kernel kernel, int NE, int tpe, int basis, int per_elem
   return s;
 }
 
+// Options of the specialised operators beside the thread layout.
+struct FixedChoice {
+  bool staged_qupdate = false;  // "-qlean": k_qupdate_staged instead of k_qupdate
+  bool lean_force = false;      // "-flean": k_force_lean, k_force_t_lean in 3D
+};
+
 template <int DIM, int D, int Q, int L, bool XYZ>
 class FixedOpsT final : public FixedOps {
   using S = fixed::Shape<DIM, D, Q, L>;
+  using LS = fixed::LeanShape<D, Q, L>;
   static constexpr int TPE = (DIM == 3 && XYZ) ? Q * Q * Q : Q * Q;  // threads per element
+  static constexpr bool kLeanForce = DIM == 3;                         // the lean kernels are 3D only
 
  public:
-  explicit FixedOpsT(int NE)
-      : mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
+  FixedOpsT(int NE, FixedChoice choice)
+      : staged_(choice.staged_qupdate),
+        lean_force_(kLeanForce && choice.lean_force),
+        mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
         mh1s_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true, true>, NE, TPE, S::BASIS, S::MASS)),
         ml2_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, false>, NE, TPE, S::BASIS, S::MASS)),
         f_(launch_shape(fixed::k_force<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE)),
         ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
-        q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)) {}
+        q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)),
+        qs_(launch_shape(fixed::k_qupdate_staged<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE_STAGED)) {
+    if constexpr (kLeanForce) {
+      if (lean_force_) {
+        fl_ = launch_shape(fixed::k_force_lean<D, Q, L>, NE, LS::TPE, S::BASIS, LS::FORCE);
+        ftl_ = launch_shape(fixed::k_force_t_lean<D, Q, L>, NE, LS::TPE, S::BASIS, LS::FORCE_T);
+      }
+    }
+  }
   void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) override {
     const unsigned grid = (count + mh1_.block.y - 1) / mh1_.block.y;
     fixed::k_mass<DIM, D, Q, L, TPE, true><<<grid, mh1_.block, mh1_.shmem>>>(d, elements, count, x, evec);
@@ -210,37 +235,62 @@ class FixedOpsT final : public FixedOps {
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(l2)");
   }
   void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) override {
+    if constexpr (kLeanForce) {
+      if (lean_force_) {
+        const unsigned grid = (count + fl_.block.y - 1) / fl_.block.y;
+        fixed::k_force_lean<D, Q, L><<<grid, fl_.block, fl_.shmem>>>(d, elements, count, stress, evec);
+        COPA_GPU_CHECK_LAUNCH("fixed::k_force_lean");
+        return;
+      }
+    }
     const unsigned grid = (count + f_.block.y - 1) / f_.block.y;
     fixed::k_force<DIM, D, Q, L, TPE><<<grid, f_.block, f_.shmem>>>(d, elements, count, stress, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_force");
   }
   void force_t(const DeviceDisc& d, const double* stress, const double* v, double* e_rhs) override {
+    if constexpr (kLeanForce) {
+      if (lean_force_) {
+        fixed::k_force_t_lean<D, Q, L><<<ftl_.grid, ftl_.block, ftl_.shmem>>>(d, stress, v, e_rhs);
+        COPA_GPU_CHECK_LAUNCH("fixed::k_force_t_lean");
+        return;
+      }
+    }
     fixed::k_force_t<DIM, D, Q, L, TPE><<<ft_.grid, ft_.block, ft_.shmem>>>(d, stress, v, e_rhs);
     COPA_GPU_CHECK_LAUNCH("fixed::k_force_t");
   }
   void qupdate(const DeviceDisc& d, const double* x, const double* v, const double* e, double* stress,
                double* elem_dt) override {
+    if (staged_) {
+      fixed::k_qupdate_staged<DIM, D, Q, L><<<qs_.grid, qs_.block, qs_.shmem>>>(d, x, v, e, stress, elem_dt);
+      COPA_GPU_CHECK_LAUNCH("fixed::k_qupdate_staged");
+      return;
+    }
     fixed::k_qupdate<DIM, D, Q, L><<<q_.grid, q_.block, q_.shmem>>>(d, x, v, e, stress, elem_dt);
     COPA_GPU_CHECK_LAUNCH("fixed::k_qupdate");
   }
 
  private:
-  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_;
+  bool staged_, lean_force_;  // FixedChoice (lean_force_ false in 2D)
+  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_, qs_, fl_, ftl_;
 };
 
 // Dispatch table: Laghos's standard pairs Q_k / Q_{k-1} (2k Gauss-Legendre points), k = 1..4.
 // Other (D1D, Q1D, L1D) combinations use the generic kernels.
 template <int DIM, bool XYZ>
-std::unique_ptr<FixedOps> make_fixed_dim(int D, int Q, int L, int NE) {
-  if (D == 2 && Q == 2 && L == 1) return std::make_unique<FixedOpsT<DIM, 2, 2, 1, XYZ>>(NE);
-  if (D == 3 && Q == 4 && L == 2) return std::make_unique<FixedOpsT<DIM, 3, 4, 2, XYZ>>(NE);
-  if (D == 4 && Q == 6 && L == 3) return std::make_unique<FixedOpsT<DIM, 4, 6, 3, XYZ>>(NE);
-  if (D == 5 && Q == 8 && L == 4) return std::make_unique<FixedOpsT<DIM, 5, 8, 4, XYZ>>(NE);
+std::unique_ptr<FixedOps> make_fixed_dim(int D, int Q, int L, int NE, FixedChoice choice) {
+  if (D == 2 && Q == 2 && L == 1) return std::make_unique<FixedOpsT<DIM, 2, 2, 1, XYZ>>(NE, choice);
+  if (D == 3 && Q == 4 && L == 2) return std::make_unique<FixedOpsT<DIM, 3, 4, 2, XYZ>>(NE, choice);
+  if (D == 4 && Q == 6 && L == 3) return std::make_unique<FixedOpsT<DIM, 4, 6, 3, XYZ>>(NE, choice);
+  if (D == 5 && Q == 8 && L == 4) return std::make_unique<FixedOpsT<DIM, 5, 8, 4, XYZ>>(NE, choice);
   return nullptr;
 }
-std::unique_ptr<FixedOps> make_fixed(int dim, bool xyz, int D, int Q, int L, int NE) {
-  if (dim == 2) return make_fixed_dim<2, false>(D, Q, L, NE);
-  return xyz ? make_fixed_dim<3, true>(D, Q, L, NE) : make_fixed_dim<3, false>(D, Q, L, NE);
+std::unique_ptr<FixedOps> make_fixed(int dim, bool xyz, int D, int Q, int L, int NE, FixedChoice choice) {
+  if (dim == 2) return make_fixed_dim<2, false>(D, Q, L, NE, choice);
+  return xyz ? make_fixed_dim<3, true>(D, Q, L, NE, choice) : make_fixed_dim<3, false>(D, Q, L, NE, choice);
+}
+// Variant names: a layout prefix, then the tags "-atomic", "-qlean", "-flean" (in that order).
+bool has_tag(const std::string& variant, const std::string& tag) {
+  return variant.find(tag) != std::string::npos;
 }
 
 class GpuKernels final : public HydroKernels {
@@ -248,7 +298,9 @@ class GpuKernels final : public HydroKernels {
   explicit GpuKernels(std::string variant)
       : variant_(std::move(variant)),
         xyz_(variant_.rfind("block-xyz", 0) == 0),
-        atomic_(variant_.size() > 7 && variant_.compare(variant_.size() - 7, 7, "-atomic") == 0) {}
+        atomic_(has_tag(variant_, "-atomic")),
+        qlean_(has_tag(variant_, "-qlean")),
+        flean_(has_tag(variant_, "-flean")) {}
   ~GpuKernels() override {
     for (double* p : owned_) copa::gpu::device_pool().deallocate(p);
     for (int* p : owned_int_) copa::gpu::device_pool().deallocate(p);
@@ -309,7 +361,7 @@ class GpuKernels final : public HydroKernels {
     qshared_ = ((2 * h.dim * h.dim * h.nq) + 4 * big_ + (threads > big_ ? threads : big_)) * sizeof(double);
     eshared_ = 6 * big_ * sizeof(double);
     if (variant_ != "generic")
-      fixed_ = make_fixed(h.dim, xyz_, h.D1D, h.Q1D, h.L1D, h.NE);
+      fixed_ = make_fixed(h.dim, xyz_, h.D1D, h.Q1D, h.L1D, h.NE, FixedChoice{qlean_, flean_});
     for (int c = 0; c < h.dim; ++c) {
       std::vector<unsigned char> mask(h.nh1, 0);
       for (int g : h.ess[c]) mask[g] = 1;
@@ -510,7 +562,9 @@ class GpuKernels final : public HydroKernels {
   }
 
   std::string variant_;
-  bool xyz_ = false, atomic_ = false;  // Q1D^3 threads per element (3D); CG H1 mass by atomics
+  // Q1D^3 threads per element (3D); CG H1 mass by atomics; k_qupdate_staged; the lean force
+  // kernels (the last two: fixed kernels only)
+  bool xyz_ = false, atomic_ = false, qlean_ = false, flean_ = false;
   const Discretization* h_ = nullptr;
   DeviceDisc dd_{};
   const double* B2_ = nullptr;
@@ -532,7 +586,10 @@ class GpuKernels final : public HydroKernels {
 }  // namespace
 
 std::vector<std::string> gpu_variants() {
-  return {"block-xy-atomic", "block-xyz-atomic", "block-xy", "block-xyz", "generic"};
+  return {"block-xy-atomic",       "block-xyz-atomic",       "block-xy",
+          "block-xyz",             "generic",                "block-xy-atomic-qlean",
+          "block-xyz-atomic-qlean", "block-xy-atomic-flean", "block-xy-atomic-qlean-flean",
+          "block-xyz-atomic-qlean-flean"};
 }
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant) {

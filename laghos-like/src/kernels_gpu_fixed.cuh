@@ -9,6 +9,7 @@
 #pragma once
 #include "device_disc.hpp"
 #include "qpoint.hpp"
+#include "qpoint_lean.hpp"
 
 // Dynamic shared memory of the block (a host emulation in the tests defines its own).
 #ifndef LAGHOS_DYNAMIC_SHARED
@@ -136,6 +137,10 @@ struct Shape {
   // Shared doubles per element of each kernel (the layouts in the kernels below).
   static constexpr int MASS = 5 * BIG, FORCE = 3 * BIG + 5 * BIG + BIG, FORCE_T = BIG + 3 * BIG + 5 * BIG + 2 * BIG;
   static constexpr int QUPDATE = BIG + 5 * BIG + DIM * NQ + RED;
+  static constexpr int QUPDATE_STAGED = BIG + 5 * BIG + 2 * DD * NQ + RED;  // k_qupdate_staged
+  // k_qupdate_staged's block (one thread per point, at least 256 per block) and the blocks per SM
+  // it is compiled for: 1024 threads, i.e. at most 64 registers per thread.
+  static constexpr int QTHREADS = NQ > 256 ? NQ : 256, QBLOCKS_PER_SM = 1024 / QTHREADS;
 };
 
 // Loads B, G, Bl into shared memory (whole block).
@@ -309,6 +314,66 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
   if (active)
 #pragma unroll
     for (int i = 0; i < S::DD; ++i) stress[((std::size_t)e * S::DD + i) * S::NQ + q] = s[i];
+  __syncthreads();  // every thread has read red[q]
+  red[q] = dt;
+  __syncthreads();
+  constexpr int P2 = pow2_ceil(TPE);
+  for (int h = P2 / 2; h > 0; h /= 2) {
+    if (q < h && q + h < TPE) red[q] = fmin(red[q], red[q + h]);
+    __syncthreads();
+  }
+  if (active && q == 0) elem_dt[e] = red[0];
+}
+
+// The "-qlean" quadrature update (issue 18): k_qupdate with the reference gradients of x and v
+// (2 DIM^2 values per point) staged in shared memory, [field][c][d][point], for the whole point
+// physics instead of being held in registers, the register-lean physics (qpoint_lean.hpp) reading
+// them where it uses them, and launch bounds of 1024 threads per SM. Why: ncu on the H200 found
+// k_qupdate latency-bound at 25 % occupancy, limited by its 120 registers (README, Issue 18).
+// Shared memory per element: BIG + 5 BIG + 2 DIM^2 NQ + RED doubles (Q2Q1 3D: 12.8 KB; 4 elements
+// per block, 4 blocks = 210 KB of the SM's 228 KB).
+template <int DIM, int D, int Q, int L>
+__global__ void __launch_bounds__((Shape<DIM, D, Q, L>::QTHREADS), (Shape<DIM, D, Q, L>::QBLOCKS_PER_SM))
+    k_qupdate_staged(DeviceDisc d, const double* __restrict__ x, const double* __restrict__ v,
+                     const double* __restrict__ e_in, double* __restrict__ stress, double* __restrict__ elem_dt) {
+  using S = Shape<DIM, D, Q, L>;
+  constexpr int TPE = S::NQ;
+  LAGHOS_DYNAMIC_SHARED(sm);
+  load_basis<DIM, D, Q, L>(d, sm);
+  const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
+  double* xl = sm + S::BASIS + threadIdx.y * S::QUPDATE_STAGED;
+  double *w = xl + S::BIG, *grads = w + 5 * S::BIG, *red = grads + 2 * S::DD * S::NQ;
+  const int q = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool active = e0 < d.NE;
+  const int e = active ? e0 : d.NE - 1;
+  const int* map = d.h1_map + (std::size_t)e * S::ND;
+#pragma unroll 1
+  for (int f = 0; f < 2 * DIM; ++f) {  // x_0 .. x_{DIM-1}, then v_0 .. v_{DIM-1}
+    const double* src = (f < DIM ? x : v) + (std::size_t)(f % DIM) * d.nh1;
+    for (int i = q; i < S::ND; i += TPE) xl[i] = src[map[i]];
+    __syncthreads();
+    grad<DIM, D, Q, TPE>(B, G, xl, grads + f * DIM * S::NQ, w, q);
+  }
+  for (int i = q; i < S::NL; i += TPE) xl[i] = e_in[(std::size_t)e * S::NL + i];
+  __syncthreads();
+  apply<DIM, L, Q, false, TPE>(Bl, Bl, Bl, xl, red, w, w + S::BIG, q);
+  double dt = INFINITY;  // the tail block's idle element slots take no part in the minimum
+  if (active) {
+    QPointIn in;
+    in.J = nullptr;
+    in.dvdxi = nullptr;
+    in.Jac0inv = d.Jac0inv + ((std::size_t)e * S::NQ + q) * S::DD;
+    in.e = red[q];
+    in.rho0DetJ0w = d.rho0DetJ0w[(std::size_t)e * S::NQ + q];
+    in.weight = d.wq[q];
+    in.gamma = d.gamma[e];
+    in.h0 = d.h0;
+    in.h1order = d.k;
+    in.cfl = d.cfl;
+    in.viscosity = d.viscosity;
+    dt = lean::qpoint_update_strided<DIM>(in, grads + q, grads + S::DD * S::NQ + q, S::NQ,
+                                          stress + (std::size_t)e * S::DD * S::NQ + q, S::NQ);
+  }
   __syncthreads();  // every thread has read red[q]
   red[q] = dt;
   __syncthreads();

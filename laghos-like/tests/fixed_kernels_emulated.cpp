@@ -4,6 +4,7 @@
 // memory a NaN-filled buffer. Compares their outputs with the serial element operators on a
 // 3D and a 2D mesh, for both thread layouts (Q1D^2 and Q1D^3 threads per element) and several
 // elements per block, so the kernels' indexing and synchronisation are checked without a GPU.
+// The "-flean" force kernels (src/kernels_gpu_force_lean.cuh) likewise, in 3D.
 #include <cmath>
 #include <condition_variable>
 #include <functional>
@@ -61,6 +62,7 @@ inline double atomicAdd(double* address, double value) {
 #define blockDim emu::block_dim
 #define LAGHOS_DYNAMIC_SHARED(name) double* name = emu::shared.data()
 #include "kernels_gpu_fixed.cuh"
+#include "kernels_gpu_force_lean.cuh"
 #include "kernels_gpu_generic.cuh"
 
 #include "copa/testing.hpp"
@@ -215,8 +217,11 @@ void compare_with_serial(const Case& c, const KernelRuns& run) {
   EXPECT_TRUE(max_rel_diff(ft, ftref) < 1e-12);
 }
 
-template <int DIM, int D, int Q, int L, int TPE>
-void check_kernels(const std::string& mesh_name, int refine, int nbe) {
+// PER_SHAPE: also the kernels that do not depend on TPE (once per shape): k_qupdate_staged in
+// place of k_qupdate and, in 3D, k_force_lean / k_force_t_lean (Q1D^2 threads per element, nbl
+// elements per block) in place of k_force / k_force_t.
+template <int DIM, int D, int Q, int L, int TPE, bool PER_SHAPE = true>
+void check_kernels(const std::string& mesh_name, int refine, int nbe, int nbl = 1) {
   using S = fixed::Shape<DIM, D, Q, L>;
   const Case c = make_case(mesh_name, refine, D - 1, L - 1);
   EXPECT_TRUE(c.h.D1D == D && c.h.Q1D == Q && c.h.L1D == L && c.h.dim == DIM);
@@ -239,6 +244,33 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe) {
     launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T, [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress, v, ft); });
   };
   compare_with_serial(c, run);
+  // The "-qlean" variants' quadrature update (gradients staged in shared memory, lean physics).
+  if constexpr (PER_SHAPE) {
+    KernelRuns staged = run;
+    staged.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
+      launch(NE, S::NQ, nbq, S::BASIS + nbq * S::QUPDATE_STAGED,
+             [&] { fixed::k_qupdate_staged<DIM, D, Q, L>(d, x, v, e, stress, edt); });
+    };
+    compare_with_serial(c, staged);
+  }
+  if constexpr (PER_SHAPE && DIM == 3) {
+    using LS = fixed::LeanShape<D, Q, L>;
+    KernelRuns lean = run;
+    lean.force = [&](const double* stress, double* f) {
+      launch(NE, LS::TPE, nbl, S::BASIS + nbl * LS::FORCE,
+             [&] { fixed::k_force_lean<D, Q, L>(d, nullptr, NE, stress, f); });
+    };
+    lean.force_t = [&](const double* stress, const double* v, double* ft) {
+      launch(NE, LS::TPE, nbl, S::BASIS + nbl * LS::FORCE_T,
+             [&] { fixed::k_force_t_lean<D, Q, L>(d, stress, v, ft); });
+    };
+    compare_with_serial(c, lean);
+    check_element_lists(NE, static_cast<std::size_t>(NE) * S::NQ * DIM * DIM, static_cast<std::size_t>(DIM) * NE * S::ND,
+                        [&](const int* list, int n, const double* stress, double* evec) {
+                          launch(n, LS::TPE, nbl, S::BASIS + nbl * LS::FORCE,
+                                 [&] { fixed::k_force_lean<D, Q, L>(d, list, n, stress, evec); });
+                        });
+  }
   check_element_lists(NE, static_cast<std::size_t>(NE) * S::NQ * DIM * DIM, static_cast<std::size_t>(DIM) * NE * S::ND,
                       [&](const int* list, int n, const double* stress, double* evec) {
                         launch(n, TPE, nbe, S::BASIS + nbe * S::FORCE,
@@ -302,10 +334,11 @@ void check_generic(const std::string& mesh_name, int refine, int order_k) {
 
 }  // namespace
 
-// 64 elements: 3 blocks of 24 (tail block partly inactive) and 16 blocks of 4.
-TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 1, 24); }
-TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64>("cube01_hex", 1, 4); }
-TEST(FixedKernelsEmulated, fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7); }
+// 64 elements: 3 blocks of 24 (tail block partly inactive) and 16 blocks of 4; the lean force
+// kernels in blocks of 5 (the last holds 4). Q3Q2: 8 elements, blocks of 7 (lean: 3).
+TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 1, 24, 5); }
+TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64, false>("cube01_hex", 1, 4); }
+TEST(FixedKernelsEmulated, fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7, 3); }
 TEST(FixedKernelsEmulated, fixed_q3q2_2d) { check_kernels<2, 4, 6, 3, 36>("square01_quad", 1, 3); }
 // The generic kernels at Q4Q3 3D (27 zones, the order of the round-2 gpu-generic-sedov3d-q4 case)
 // and Q2Q1 2D.
