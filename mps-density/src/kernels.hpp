@@ -27,12 +27,13 @@ constexpr int field_count = static_cast<int>(Field::count_);
 
 enum class Strategy {
   brute, bucket_block, bucket_thread, sorted_particle, verlet, warp_particle, sorted_packed,
-  fine_rows, fine_group4, fine_group8, fine_lean
+  fine_rows, fine_group4, fine_group8, fine_lean, fine_lean_cellrows
 };
 // fine-rows strategies: buckets of edge r_max / fine_divisions, rows pruned per target.
 constexpr int fine_divisions = 2;
 inline bool is_fine(Strategy s) {
-  return s == Strategy::fine_rows || s == Strategy::fine_group4 || s == Strategy::fine_group8 || s == Strategy::fine_lean;
+  return s == Strategy::fine_rows || s == Strategy::fine_group4 || s == Strategy::fine_group8 || s == Strategy::fine_lean ||
+         s == Strategy::fine_lean_cellrows;
 }
 std::string to_string(Strategy s);
 Strategy parse_strategy(const std::string& name);  // throws InputError naming --variant

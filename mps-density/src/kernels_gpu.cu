@@ -13,6 +13,8 @@
 //                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
 //   fine-lean       fine-rows with a density-only candidate loop (rsqrt weight, select, no
 //                   order[] look-up when reordered); other ops as fine-rows
+//   fine-lean-cellrows  fine-lean with the rows chosen in FP32 bucket-edge units
+//                   (for_each_pruned_row_cell): cheaper row set-ups; other ops as fine-rows
 //   fine-group4/8   fine-rows with 4 or 8 threads per particle in different warps of a block,
 //                   lane l taking rows l, l + G, ... (each warp still walks 32 consecutive
 //                   particles' rows in lockstep), partial sums added through shared memory
@@ -426,8 +428,16 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
 //   the order pointer per candidate; positions through const __restrict__ (read-only path);
 // * the inner loop unrolled by 2 so the next candidate's three loads are in flight.
 // Other ops of the fine-lean variant run the generic fine_rows_kernel.
-template <bool Sorted>
-__global__ void fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
+// CellRows (fine-lean-cellrows, issue 18): the same candidate loop over rows chosen by
+// for_each_pruned_row_cell (FP32, in bucket edges relative to the target's bucket) instead of
+// for_each_pruned_row (FP64 floors and conversions, IEEE square root per row): ncu on the H200
+// (100M) counted ~6,560 instructions per warp of 32 targets, ~50 per lockstep candidate
+// iteration, while the unrolled candidate body is ~19 PTX instructions per candidate: the ~21
+// row set-ups per target are a large share (README, "Issue 18"). The bound keeps both at 48
+// registers, 5 blocks of 256 per SM (fine-lean's occupancy): without it ptxas gives the cell-row
+// walk 52 registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
+template <bool Sorted, bool CellRows>
+__global__ void __launch_bounds__(kThreads, 5) fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                          const double* __restrict__ z, BucketsView b, int n, double re,
                                          const int* __restrict__ load_id, int targets, double* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -436,7 +446,7 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
   if (!is_target(load_id, targets, i)) return;
   const double xi = x[i], yi = y[i], zi = z[i], re2 = re * re;
   double sum = 0.0;
-  for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
+  const auto row = [&](int k0, int k1, int, int) {
 #pragma unroll 2
     for (int kk = k0; kk < k1; ++kk) {
       const int j = Sorted ? kk : b.order[kk];
@@ -445,7 +455,9 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
       const double w = fma(re, rsqrt(r2), -1.0);
       sum += (r2 < re2 && j != i) ? w : 0.0;
     }
-  });
+  };
+  if constexpr (CellRows) for_each_pruned_row_cell(b.grid, b.start, xi, yi, zi, b.reach, row);
+  else for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, row);
   out[i] = sum;
 }
 
@@ -951,13 +963,11 @@ class GpuKernels final : public MpsKernels {
       return;
     }
     if (opt_.strategy == Strategy::fine_lean) {
-      const BucketsView b = buckets();
-      const View v = view();
-      if (b.order) fine_lean_density_kernel<false><<<blocks_for(n_, kThreads), kThreads>>>(
-          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
-      else fine_lean_density_kernel<true><<<blocks_for(n_, kThreads), kThreads>>>(
-          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
-      COPA_GPU_CHECK_LAUNCH("fine_lean_density_kernel");
+      launch_fine_lean<false>(re);
+      return;
+    }
+    if (opt_.strategy == Strategy::fine_lean_cellrows) {
+      launch_fine_lean<true>(re);
       return;
     }
     run(DensityOp{re, re * re, fd(Field::n)});
@@ -1311,6 +1321,17 @@ class GpuKernels final : public MpsKernels {
   void library_rebucket() {}
 #endif
 
+  template <bool CellRows>
+  void launch_fine_lean(double re) {
+    const BucketsView b = buckets();
+    const View v = view();
+    if (b.order) fine_lean_density_kernel<false, CellRows><<<blocks_for(n_, kThreads), kThreads>>>(
+        fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
+    else fine_lean_density_kernel<true, CellRows><<<blocks_for(n_, kThreads), kThreads>>>(
+        fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
+    COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_density_kernel (cell rows)" : "fine_lean_density_kernel");
+  }
+
   template <int G>
   void launch_fp32_fine(float re) {
     const View v = view();
@@ -1379,6 +1400,7 @@ class GpuKernels final : public MpsKernels {
         break;
       case Strategy::fine_rows:
       case Strategy::fine_lean:  // its own kernel for the density only (number_density)
+      case Strategy::fine_lean_cellrows:
         fine_rows_kernel<Op, 1><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
         break;
