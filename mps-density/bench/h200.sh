@@ -26,10 +26,13 @@ START=$SECONDS
 run pflow-cuda --case pflow --backend cuda --variants $GPU_VARIANTS --warmup 5 --reps 50
 run pflow-cuda-fp32 --case pflow --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 5 --reps 50
 run pflow-cuda-noreorder --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows,fine-group4,sorted-particle,bucket-block --reorder off --warmup 5 --reps 20
+# The rebucket in 3 launches instead of 5 (--rebucket fused, issue 18), same variants' densities.
+run pflow-cuda-rebucket-fused --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows --rebucket fused --warmup 5 --reps 50
 echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 2. 10M particles: target >= 5e9 evaluations/s for the best variant (FP64).
 run medium-cuda --case pflow --size medium --backend cuda --variants $GPU_VARIANTS --warmup 2 --reps 10
+run medium-cuda-rebucket-fused --case pflow --size medium --backend cuda --variants fine-lean-cellrows --rebucket fused --warmup 2 --reps 10
 run medium-cuda-fp32 --case pflow --size medium --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 2 --reps 10
 echo "=== mps-density: $((SECONDS - START)) s so far"
 

@@ -50,6 +50,10 @@ struct KernelOptions {
   // by its stable radix sort of (bucket, index) pairs, instead of the hand-written scan and
   // scatter ranks: the same order as stable_buckets (radix sort is stable), timed beside it.
   bool cub_rebucket = false;
+  // GPU (--rebucket fused): the atomic counting sort in three launches instead of five: the block
+  // scan also scans the block totals (in its last block) and the scatter finishes the bucket
+  // starts; the order inside a bucket is the atomic one, as with the default.
+  bool fused_rebucket = false;
 };
 
 // The bucket grid a strategy searches and its radii, the same for the host and GPU backends:

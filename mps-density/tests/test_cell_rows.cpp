@@ -98,8 +98,8 @@ TEST(CellRows, tank_rows_hold_every_neighbour_and_as_many_candidates_as_fp64_row
 
 // The walk over bucket indices (start[c] = c, so a scanned range is a range of buckets): points at
 // 0.999999 of the reach from targets anywhere in their bucket, on its bounds included, in 20000
-// random directions and along the axes and diagonals, must all lie in a scanned bucket. A margin
-// 3e-3 edge too small misses some of them (checked when this test was written).
+// random directions and along the axes and diagonals, must all lie in a scanned bucket. With the
+// margin set to -3e-3 edge (ranges that short) some are missed (checked when this was written).
 TEST(CellRows, points_just_inside_the_reach_lie_in_scanned_buckets) {
   for (int dim : {2, 3}) {
     mps::Grid g;
