@@ -489,18 +489,10 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
 //   the order pointer per candidate; positions through const __restrict__ (read-only path);
 // * the inner loop unrolled by 2 so the next candidate's three loads are in flight.
 // Other ops of the fine-lean variant run the generic fine_rows_kernel.
-// CellRows (fine-lean-cellrows, issue 18): the same candidate loop over rows chosen by
-// for_each_pruned_row_cell (FP32, in bucket edges relative to the target's bucket) instead of
-// for_each_pruned_row (FP64 floors and conversions, IEEE square root per row): ncu on the H200
-// (100M) counted ~6,560 instructions per warp of 32 targets, ~50 per lockstep candidate
-// iteration, while the unrolled candidate body is ~19 PTX instructions per candidate: the ~21
-// row set-ups per target are a large share (README, "Issue 18"). The bound keeps both at 48
-// registers, 5 blocks of 256 per SM (fine-lean's occupancy): without it ptxas gives the cell-row
-// walk 52 registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
 template <bool Sorted, bool CellRows>
-__global__ void __launch_bounds__(kThreads, 5) fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
-                                         const double* __restrict__ z, BucketsView b, int n, double re,
-                                         const int* __restrict__ load_id, int targets, double* __restrict__ out) {
+__device__ void fine_lean_density(const double* __restrict__ x, const double* __restrict__ y,
+                                  const double* __restrict__ z, const BucketsView& b, int n, double re,
+                                  const int* __restrict__ load_id, int targets, double* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int i = Sorted ? k : b.order[k];
@@ -520,6 +512,28 @@ __global__ void __launch_bounds__(kThreads, 5) fine_lean_density_kernel(const do
   if constexpr (CellRows) for_each_pruned_row_cell(b.grid, b.start, xi, yi, zi, b.reach, row);
   else for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, row);
   out[i] = sum;
+}
+template <bool Sorted>
+__global__ void fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                         const double* __restrict__ z, BucketsView b, int n, double re,
+                                         const int* __restrict__ load_id, int targets, double* __restrict__ out) {
+  fine_lean_density<Sorted, false>(x, y, z, b, n, re, load_id, targets, out);
+}
+
+// fine-lean-cellrows (issue 18): the same candidate loop over rows chosen by
+// for_each_pruned_row_cell (FP32, in bucket edges relative to the target's bucket) instead of
+// for_each_pruned_row (FP64 floors and conversions, IEEE square root per row): ncu on the H200
+// (100M) counted ~6,560 instructions per warp of 32 targets, ~50 per lockstep candidate
+// iteration, while the unrolled candidate body is ~20 PTX instructions per candidate: the ~21
+// row set-ups per target are a large share (README, "Issue 18"). The bound keeps fine-lean's
+// 48 registers and 5 blocks of 256 per SM: without it ptxas gives the cell-row walk 52
+// registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
+template <bool Sorted>
+__global__ void __launch_bounds__(kThreads, 5)
+    fine_lean_cellrows_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                      const double* __restrict__ z, BucketsView b, int n, double re,
+                                      const int* __restrict__ load_id, int targets, double* __restrict__ out) {
+  fine_lean_density<Sorted, true>(x, y, z, b, n, re, load_id, targets, out);
 }
 
 // ---------------------------------------------------------------- verlet lists
@@ -1419,11 +1433,17 @@ class GpuKernels final : public MpsKernels {
   void launch_fine_lean(double re) {
     const BucketsView b = buckets();
     const View v = view();
-    if (b.order) fine_lean_density_kernel<false, CellRows><<<blocks_for(n_, kThreads), kThreads>>>(
-        fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
-    else fine_lean_density_kernel<true, CellRows><<<blocks_for(n_, kThreads), kThreads>>>(
-        fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
-    COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_density_kernel (cell rows)" : "fine_lean_density_kernel");
+    const unsigned blocks = blocks_for(n_, kThreads);
+    double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z), *out = fd(Field::n);
+    if (CellRows && b.order)
+      fine_lean_cellrows_density_kernel<false><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else if (CellRows)
+      fine_lean_cellrows_density_kernel<true><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else if (b.order)
+      fine_lean_density_kernel<false><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else
+      fine_lean_density_kernel<true><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
   }
 
   template <int G>
