@@ -525,7 +525,7 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
 // for_each_pruned_row (FP64 floors and conversions, IEEE square root per row): ncu on the H200
 // (100M) counted ~6,560 instructions per warp of 32 targets, ~50 per lockstep candidate
 // iteration, while the unrolled candidate body is ~20 PTX instructions per candidate: the ~21
-// row set-ups per target are a large share (README, "Issue 18"). The bound keeps fine-lean's
+// row set-ups per target take roughly half (README, "Issue 18"). The bound keeps fine-lean's
 // 48 registers and 5 blocks of 256 per SM: without it ptxas gives the cell-row walk 52
 // registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
 template <bool Sorted>
