@@ -18,18 +18,21 @@ run() {  # name, then arguments
   echo "=== mps-density $name: $*"
   "$BIN" "$@" "${CEIL[@]}" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"
 }
-GPU_VARIANTS=fine-lean,fine-group4,fine-group8,fine-rows,sorted-particle,sorted-packed,warp-particle,verlet,bucket-block,bucket-thread
+GPU_VARIANTS=fine-lean,fine-lean-cellrows,fine-group4,fine-group8,fine-rows,sorted-particle,sorted-packed,warp-particle,verlet,bucket-block,bucket-thread
 FINE_VARIANTS=fine-group4,fine-group8,fine-rows,sorted-particle
 START=$SECONDS
 
 # 1. P-Flow case (224k particles, 70 x 70 x 14 buckets): target <= 50 us per evaluation incl. rebucketing.
 run pflow-cuda --case pflow --backend cuda --variants $GPU_VARIANTS --warmup 5 --reps 50
 run pflow-cuda-fp32 --case pflow --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 5 --reps 50
-run pflow-cuda-noreorder --case pflow --backend cuda --variants fine-lean,fine-group4,sorted-particle,bucket-block --reorder off --warmup 5 --reps 20
+run pflow-cuda-noreorder --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows,fine-group4,sorted-particle,bucket-block --reorder off --warmup 5 --reps 20
+# The rebucket in 3 launches instead of 5 (--rebucket fused, issue 18), same variants' densities.
+run pflow-cuda-rebucket-fused --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows --rebucket fused --warmup 5 --reps 50
 echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 2. 10M particles: target >= 5e9 evaluations/s for the best variant (FP64).
 run medium-cuda --case pflow --size medium --backend cuda --variants $GPU_VARIANTS --warmup 2 --reps 10
+run medium-cuda-rebucket-fused --case pflow --size medium --backend cuda --variants fine-lean-cellrows --rebucket fused --warmup 2 --reps 10
 run medium-cuda-fp32 --case pflow --size medium --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 2 --reps 10
 echo "=== mps-density: $((SECONDS - START)) s so far"
 

@@ -137,6 +137,7 @@ void HostKernels::run(const Op& op) {
     case Strategy::fine_group4:
     case Strategy::fine_group8:
     case Strategy::fine_lean:
+    case Strategy::fine_lean_cellrows:
 #pragma omp parallel for if (parallel_) schedule(static)
       for (int k = 0; k < n; ++k) target_pruned_rows(v, b, op, b.particle(k));
       break;

@@ -27,12 +27,13 @@ constexpr int field_count = static_cast<int>(Field::count_);
 
 enum class Strategy {
   brute, bucket_block, bucket_thread, sorted_particle, verlet, warp_particle, sorted_packed,
-  fine_rows, fine_group4, fine_group8, fine_lean
+  fine_rows, fine_group4, fine_group8, fine_lean, fine_lean_cellrows
 };
 // fine-rows strategies: buckets of edge r_max / fine_divisions, rows pruned per target.
 constexpr int fine_divisions = 2;
 inline bool is_fine(Strategy s) {
-  return s == Strategy::fine_rows || s == Strategy::fine_group4 || s == Strategy::fine_group8 || s == Strategy::fine_lean;
+  return s == Strategy::fine_rows || s == Strategy::fine_group4 || s == Strategy::fine_group8 || s == Strategy::fine_lean ||
+         s == Strategy::fine_lean_cellrows;
 }
 std::string to_string(Strategy s);
 Strategy parse_strategy(const std::string& name);  // throws InputError naming --variant
@@ -49,6 +50,10 @@ struct KernelOptions {
   // by its stable radix sort of (bucket, index) pairs, instead of the hand-written scan and
   // scatter ranks: the same order as stable_buckets (radix sort is stable), timed beside it.
   bool cub_rebucket = false;
+  // GPU (--rebucket fused): the atomic counting sort in three launches instead of five: the block
+  // scan also scans the block totals (in its last block) and the scatter finishes the bucket
+  // starts; the order inside a bucket is the atomic one, as with the default.
+  bool fused_rebucket = false;
 };
 
 // The bucket grid a strategy searches and its radii, the same for the host and GPU backends:

@@ -35,6 +35,7 @@ std::string to_string(Strategy s) {
     case Strategy::fine_group4: return "fine-group4";
     case Strategy::fine_group8: return "fine-group8";
     case Strategy::fine_lean: return "fine-lean";
+    case Strategy::fine_lean_cellrows: return "fine-lean-cellrows";
   }
   return "?";
 }
@@ -42,7 +43,7 @@ std::string to_string(Strategy s) {
 Strategy parse_strategy(const std::string& name) {
   for (Strategy s : {Strategy::brute, Strategy::bucket_block, Strategy::bucket_thread, Strategy::sorted_particle,
                      Strategy::verlet, Strategy::warp_particle, Strategy::sorted_packed, Strategy::fine_rows,
-                     Strategy::fine_group4, Strategy::fine_group8, Strategy::fine_lean})
+                     Strategy::fine_group4, Strategy::fine_group8, Strategy::fine_lean, Strategy::fine_lean_cellrows})
     if (to_string(s) == name) return s;
   throw copa::InputError("--variant: unknown strategy '" + name + "'");
 }
@@ -52,7 +53,7 @@ std::vector<std::string> variants_for(copa::Backend b) {
     case copa::Backend::serial: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet", "brute"};
     case copa::Backend::openmp: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet"};
     default:
-      return {"fine-lean", "fine-group4", "fine-group8", "fine-rows", "sorted-particle", "sorted-packed",
+      return {"fine-lean", "fine-lean-cellrows", "fine-group4", "fine-group8", "fine-rows", "sorted-particle", "sorted-packed",
               "bucket-block", "bucket-thread", "verlet", "warp-particle"};
   }
 }
@@ -143,7 +144,9 @@ NeighbourStats neighbour_statistics(const Problem& pr, Strategy s, double re, do
         in_list += r2 < rl2;
       }
     };
-    if (fine) for_each_pruned_row(g, start.data(), xi, yi, zi, re, [&](int k0, int k1, int, int) { visit(k0, k1); });
+    if (s == Strategy::fine_lean_cellrows)
+      for_each_pruned_row_cell(g, start.data(), xi, yi, zi, re, [&](int k0, int k1, int, int) { visit(k0, k1); });
+    else if (fine) for_each_pruned_row(g, start.data(), xi, yi, zi, re, [&](int k0, int k1, int, int) { visit(k0, k1); });
     else for_each_row_range(g, start.data(), cx, cy, cz, visit);
     if (s == Strategy::verlet) cand += in_list;
     else if (s == Strategy::brute) cand += n - 1;

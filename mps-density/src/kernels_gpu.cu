@@ -13,6 +13,8 @@
 //                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
 //   fine-lean       fine-rows with a density-only candidate loop (rsqrt weight, select, no
 //                   order[] look-up when reordered); other ops as fine-rows
+//   fine-lean-cellrows  fine-lean with the rows chosen in FP32 bucket-edge units
+//                   (for_each_pruned_row_cell): cheaper row set-ups; other ops as fine-rows
 //   fine-group4/8   fine-rows with 4 or 8 threads per particle in different warps of a block,
 //                   lane l taking rows l, l + G, ... (each warp still walks 32 consecutive
 //                   particles' rows in lockstep), partial sums added through shared memory
@@ -21,6 +23,8 @@
 // writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
 // --rebucket cub replaces the scan by cub::DeviceScan::ExclusiveSum and the ranks by a stable
 // cub::DeviceRadixSort::SortPairs of (bucket, index) (hipCUB on HIP where installed).
+// --rebucket fused does the same atomic sort in three launches: count, a scan whose last block
+// scans the block totals, and a scatter that also writes the bucket starts.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -99,6 +103,16 @@ __global__ void halo_unpack_field_kernel(const double* field, const int* id, int
   if (s < n && id[s] >= owned) f[s] = field[id[s]];
 }
 
+// Inclusive scan of kScanBlock values in shared memory (Hillis-Steele; the whole block calls it).
+__device__ void block_inclusive_scan(int* s) {  // Hillis-Steele over kScanBlock values
+  for (unsigned off = 1; off < kScanBlock; off *= 2) {
+    const int t = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
+    __syncthreads();
+    s[threadIdx.x] += t;
+    __syncthreads();
+  }
+}
+
 // Exclusive scan in three phases: per-block scan (+ block totals), scan of the totals, add.
 __global__ void scan_blocks_kernel(const int* in, int* out, int* totals, long long n) {
   __shared__ int s[kScanBlock];
@@ -106,12 +120,7 @@ __global__ void scan_blocks_kernel(const int* in, int* out, int* totals, long lo
   const int v = i < n ? in[i] : 0;
   s[threadIdx.x] = v;
   __syncthreads();
-  for (unsigned off = 1; off < kScanBlock; off *= 2) {  // Hillis-Steele inclusive scan
-    const int t = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-    __syncthreads();
-    s[threadIdx.x] += t;
-    __syncthreads();
-  }
+  block_inclusive_scan(s);
   if (i < n) out[i] = s[threadIdx.x] - v;
   if (threadIdx.x == kScanBlock - 1) totals[blockIdx.x] = s[threadIdx.x];
 }
@@ -127,12 +136,7 @@ __global__ void scan_totals_kernel(int* totals, int blocks, int* grand_total) {
     const int v = b < blocks ? totals[b] : 0;
     s[threadIdx.x] = v;
     __syncthreads();
-    for (unsigned off = 1; off < kScanBlock; off *= 2) {
-      const int t = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-      __syncthreads();
-      s[threadIdx.x] += t;
-      __syncthreads();
-    }
+    block_inclusive_scan(s);
     if (b < blocks) totals[b] = carry + s[threadIdx.x] - v;
     __syncthreads();
     if (threadIdx.x == kScanBlock - 1) carry += s[threadIdx.x];
@@ -148,6 +152,52 @@ __global__ void scan_add_kernel(int* out, const int* totals, long long n, const 
     count[i] = 0;  // ready for the next count_kernel: no memset launch
   }
   if (i == n) out[n] = *grand_total;
+}
+
+// --rebucket fused: the scan in one launch. Every block scans its kScanBlock counts (exclusive,
+// within the block) into part[], zeroes them for the next count_kernel and writes its total; the
+// last block to finish (a ticket taken after a fence, as in the CUDA threadFenceReduction
+// sample: no block waits for another) scans the block totals in place, grand total at
+// totals[blocks], and resets the ticket. start[c] = part[c] + totals[c / kScanBlock] is then
+// formed by scatter_fused_kernel, which saves scan_totals_kernel and scan_add_kernel (two of
+// the five launches that bound the rebucket at 0.22M: 27 us for ~10 us of traffic).
+__global__ void scan_blocks_last_kernel(int* count, int* part, int* totals, long long n, unsigned* ticket) {
+  __shared__ int s[kScanBlock];
+  __shared__ bool last;
+  __shared__ int carry;
+  const long long i = static_cast<long long>(blockIdx.x) * kScanBlock + threadIdx.x;
+  const int v = i < n ? count[i] : 0;
+  if (i < n) count[i] = 0;  // ready for the next count_kernel: no memset launch
+  s[threadIdx.x] = v;
+  __syncthreads();
+  block_inclusive_scan(s);
+  if (i < n) part[i] = s[threadIdx.x] - v;
+  if (threadIdx.x == 0) {  // the writer of the total fences it before it takes the ticket
+    totals[blockIdx.x] = s[kScanBlock - 1];
+    __threadfence();
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  const volatile int* seen = totals;  // written by other blocks: read past this SM's L1
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  const int blocks = static_cast<int>(gridDim.x);
+  for (int base = 0; base < blocks; base += kScanBlock) {
+    const int b = base + threadIdx.x;
+    const int t = b < blocks ? seen[b] : 0;
+    s[threadIdx.x] = t;
+    __syncthreads();
+    block_inclusive_scan(s);
+    if (b < blocks) totals[b] = carry + s[threadIdx.x] - t;
+    __syncthreads();
+    if (threadIdx.x == kScanBlock - 1) carry += s[threadIdx.x];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    totals[blocks] = carry;
+    *ticket = 0;
+  }
 }
 
 // --rebucket stable: the atomic ranks of count_kernel only place the particles (order_slots);
@@ -212,10 +262,7 @@ struct ScatterSet {
   Pos4* pos;
   float4* q;
 };
-__global__ void scatter_kernel(Grid g, const int* cell, const int* rank, const int* start, int n, int* order, ScatterSet s) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int k = start[cell[i]] + rank[i];
+__device__ void scatter_one(const Grid& g, int i, int k, int* order, const ScatterSet& s) {
   order[k] = i;
   if (s.reorder) {
 #pragma unroll
@@ -226,6 +273,22 @@ __global__ void scatter_kernel(Grid g, const int* cell, const int* rank, const i
   const int dst = s.reorder ? k : i;
   if (s.pos) s.pos[dst] = Pos4{s.in[0][i], s.in[1][i], s.in[2][i], 0.0};
   if (s.q) s.q[dst] = float_position(g, s.in[0][i], s.in[1][i], s.in[2][i]);
+}
+__global__ void scatter_kernel(Grid g, const int* cell, const int* rank, const int* start, int n, int* order, ScatterSet s) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  scatter_one(g, i, start[cell[i]] + rank[i], order, s);
+}
+// --rebucket fused: thread t writes the bucket start t (t <= cells) from the block-local scan and
+// the scanned block totals, and scatters particle t (t < n) to the same start + its rank.
+__global__ void scatter_fused_kernel(Grid g, const int* cell, const int* rank, const int* part, const int* totals,
+                                     long long cells, int n, int* order, ScatterSet s, int* start) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < cells) start[t] = part[t] + totals[t / kScanBlock];
+  else if (t == cells) start[t] = totals[(cells + kScanBlock - 1) / kScanBlock];
+  if (t >= n) return;
+  const int i = static_cast<int>(t), c = cell[i];
+  scatter_one(g, i, part[c] + totals[c / kScanBlock] + rank[i], order, s);
 }
 
 // ---------------------------------------------------------------- strategies
@@ -426,17 +489,17 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
 //   the order pointer per candidate; positions through const __restrict__ (read-only path);
 // * the inner loop unrolled by 2 so the next candidate's three loads are in flight.
 // Other ops of the fine-lean variant run the generic fine_rows_kernel.
-template <bool Sorted>
-__global__ void fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
-                                         const double* __restrict__ z, BucketsView b, int n, double re,
-                                         const int* __restrict__ load_id, int targets, double* __restrict__ out) {
+template <bool Sorted, bool CellRows>
+__device__ void fine_lean_density(const double* __restrict__ x, const double* __restrict__ y,
+                                  const double* __restrict__ z, const BucketsView& b, int n, double re,
+                                  const int* __restrict__ load_id, int targets, double* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int i = Sorted ? k : b.order[k];
   if (!is_target(load_id, targets, i)) return;
   const double xi = x[i], yi = y[i], zi = z[i], re2 = re * re;
   double sum = 0.0;
-  for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
+  const auto row = [&](int k0, int k1, int, int) {
 #pragma unroll 2
     for (int kk = k0; kk < k1; ++kk) {
       const int j = Sorted ? kk : b.order[kk];
@@ -445,8 +508,32 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
       const double w = fma(re, rsqrt(r2), -1.0);
       sum += (r2 < re2 && j != i) ? w : 0.0;
     }
-  });
+  };
+  if constexpr (CellRows) for_each_pruned_row_cell(b.grid, b.start, xi, yi, zi, b.reach, row);
+  else for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, row);
   out[i] = sum;
+}
+template <bool Sorted>
+__global__ void fine_lean_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                         const double* __restrict__ z, BucketsView b, int n, double re,
+                                         const int* __restrict__ load_id, int targets, double* __restrict__ out) {
+  fine_lean_density<Sorted, false>(x, y, z, b, n, re, load_id, targets, out);
+}
+
+// fine-lean-cellrows (issue 18): the same candidate loop over rows chosen by
+// for_each_pruned_row_cell (FP32, in bucket edges relative to the target's bucket) instead of
+// for_each_pruned_row (FP64 floors and conversions, IEEE square root per row): ncu on the H200
+// (100M) counted ~6,560 instructions per warp of 32 targets, ~50 per lockstep candidate
+// iteration, while the unrolled candidate body is ~20 PTX instructions per candidate: the ~21
+// row set-ups per target take roughly half (README, "Issue 18"). The bound keeps fine-lean's
+// 48 registers and 5 blocks of 256 per SM: without it ptxas gives the cell-row walk 52
+// registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
+template <bool Sorted>
+__global__ void __launch_bounds__(kThreads, 5)
+    fine_lean_cellrows_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                      const double* __restrict__ z, BucketsView b, int n, double re,
+                                      const int* __restrict__ load_id, int targets, double* __restrict__ out) {
+  fine_lean_density<Sorted, true>(x, y, z, b, n, re, load_id, targets, out);
 }
 
 // ---------------------------------------------------------------- verlet lists
@@ -951,13 +1038,11 @@ class GpuKernels final : public MpsKernels {
       return;
     }
     if (opt_.strategy == Strategy::fine_lean) {
-      const BucketsView b = buckets();
-      const View v = view();
-      if (b.order) fine_lean_density_kernel<false><<<blocks_for(n_, kThreads), kThreads>>>(
-          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
-      else fine_lean_density_kernel<true><<<blocks_for(n_, kThreads), kThreads>>>(
-          fd(Field::x), fd(Field::y), fd(Field::z), b, n_, re, v.load_id, v.targets, fd(Field::n));
-      COPA_GPU_CHECK_LAUNCH("fine_lean_density_kernel");
+      launch_fine_lean<false>(re);
+      return;
+    }
+    if (opt_.strategy == Strategy::fine_lean_cellrows) {
+      launch_fine_lean<true>(re);
       return;
     }
     run(DensityOp{re, re * re, fd(Field::n)});
@@ -1096,6 +1181,7 @@ class GpuKernels final : public MpsKernels {
     // --rebucket cub: sorted keys and the index sequence, plus the library's temporary storage
     // (counted as the radix sort's double buffers of keys and values).
     if (opt_.cub_rebucket) b += n * 4 * sizeof(int);
+    if (opt_.fused_rebucket) b += static_cast<std::size_t>(cells + 1) * sizeof(int);
     return b;
   }
 
@@ -1137,6 +1223,9 @@ class GpuKernels final : public MpsKernels {
     start_ = DeviceArray<int>(cells + 1);
     scan_blocks_ = static_cast<int>((cells + kScanBlock - 1) / kScanBlock);
     totals_ = DeviceArray<int>(scan_blocks_ + 1);
+    part_ = opt_.fused_rebucket ? DeviceArray<int>(cells + 1) : DeviceArray<int>();
+    ticket_ = opt_.fused_rebucket ? DeviceArray<unsigned>(1) : DeviceArray<unsigned>();
+    if (opt_.fused_rebucket) copa::gpu::fill_zero(ticket_.data(), ticket_.bytes());
     scalars_ = DeviceArray<unsigned long long>(4);
     partial_ = DeviceArray<double>(1024);
     cg_scalars_ = DeviceArray<double>(5);
@@ -1226,6 +1315,10 @@ class GpuKernels final : public MpsKernels {
       library_rebucket();
       return;
     }
+    if (opt_.fused_rebucket) {
+      fused_rebucket();
+      return;
+    }
     const long long cells = grid_.cells();
     count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
@@ -1245,8 +1338,31 @@ class GpuKernels final : public MpsKernels {
     scatter();
   }
 
+  // --rebucket fused: count, one-launch scan, scatter that also writes the bucket starts.
+  void fused_rebucket() {
+    const long long cells = grid_.cells();
+    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
+                                                         rank_.data(), count_.data());
+    COPA_GPU_CHECK_LAUNCH("count_kernel");
+    scan_blocks_last_kernel<<<scan_blocks_, kScanBlock>>>(count_.data(), part_.data(), totals_.data(), cells, ticket_.data());
+    COPA_GPU_CHECK_LAUNCH("scan_blocks_last_kernel");
+    const ScatterSet ss = scatter_set();
+    const std::size_t threads = std::max<std::size_t>(static_cast<std::size_t>(n_), static_cast<std::size_t>(cells) + 1);
+    scatter_fused_kernel<<<blocks_for(threads, kThreads), kThreads>>>(grid_, cell_.data(), rank_.data(), part_.data(),
+                                                                      totals_.data(), cells, n_, order_.data(), ss,
+                                                                      start_.data());
+    COPA_GPU_CHECK_LAUNCH("scatter_fused_kernel");
+    swap_scattered();
+  }
+
   // The counting sort's last step: every particle to start[cell] + rank (and order).
   void scatter() {
+    scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, cell_.data(), rank_.data(), start_.data(), n_,
+                                                           order_.data(), scatter_set());
+    COPA_GPU_CHECK_LAUNCH("scatter_kernel");
+    swap_scattered();
+  }
+  ScatterSet scatter_set() {
     ScatterSet ss;
     for (int f = 0; f < 7; ++f) {
       ss.in[f] = f_[f].data();
@@ -1259,8 +1375,10 @@ class GpuKernels final : public MpsKernels {
     ss.reorder = opt_.reorder;
     ss.pos = packed();
     ss.q = opt_.precision == copa::Precision::fp32 ? q_.data() : nullptr;
-    scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, cell_.data(), rank_.data(), start_.data(), n_, order_.data(), ss);
-    COPA_GPU_CHECK_LAUNCH("scatter_kernel");
+    return ss;
+  }
+  // With reorder the scatter wrote the arrays into the scratch copies: swap them in.
+  void swap_scattered() {
     if (opt_.reorder) {
       for (int f = 0; f < 7; ++f) std::swap(f_[f], scratch_[f]);
       std::swap(type_, type_tmp_);
@@ -1310,6 +1428,23 @@ class GpuKernels final : public MpsKernels {
   void prepare_library_sort() {}
   void library_rebucket() {}
 #endif
+
+  template <bool CellRows>
+  void launch_fine_lean(double re) {
+    const BucketsView b = buckets();
+    const View v = view();
+    const unsigned blocks = blocks_for(n_, kThreads);
+    double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z), *out = fd(Field::n);
+    if (CellRows && b.order)
+      fine_lean_cellrows_density_kernel<false><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else if (CellRows)
+      fine_lean_cellrows_density_kernel<true><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else if (b.order)
+      fine_lean_density_kernel<false><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else
+      fine_lean_density_kernel<true><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
+  }
 
   template <int G>
   void launch_fp32_fine(float re) {
@@ -1379,6 +1514,7 @@ class GpuKernels final : public MpsKernels {
         break;
       case Strategy::fine_rows:
       case Strategy::fine_lean:  // its own kernel for the density only (number_density)
+      case Strategy::fine_lean_cellrows:
         fine_rows_kernel<Op, 1><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
         break;
@@ -1417,6 +1553,8 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   DeviceArray<int> iota_, cell_sorted_;  // --rebucket cub
+  DeviceArray<int> part_;                // --rebucket fused: block-local exclusive scan of the counts
+  DeviceArray<unsigned> ticket_;         // --rebucket fused: blocks of the scan that have finished
   DeviceArray<unsigned char> library_temp_;
   bool lists_valid_ = false;
 };

@@ -148,6 +148,7 @@ void require_memory(const AppOptions& o, const mps::ProblemSize& size, const std
         ko.strategy = mps::parse_strategy(!v.empty() ? v : gpu ? "fine-lean" : "sorted-particle");
         if (gpu && o.precision == "fp32") ko.precision = copa::Precision::fp32;
         ko.cub_rebucket = o.rebucket == "cub";
+        ko.fused_rebucket = o.rebucket == "fused";
         most = std::max(most, static_cast<double>(mps::make_kernels(b, ko)->bytes_needed(
                                   static_cast<std::size_t>(N), static_cast<long long>(size.buckets), neighbours)));
       }
@@ -304,6 +305,7 @@ mps::KernelOptions density_kernel_options(const AppOptions& o, const std::string
   ko.skin = o.skin;
   ko.stable_buckets = o.rebucket == "stable";
   ko.cub_rebucket = o.rebucket == "cub";
+  ko.fused_rebucket = o.rebucket == "fused";
   ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
   return ko;
 }
@@ -627,6 +629,7 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, const
   ko.skin = o.skin;
   ko.stable_buckets = o.rebucket == "stable";
   ko.cub_rebucket = o.rebucket == "cub";
+  ko.fused_rebucket = o.rebucket == "fused";
   std::unique_ptr<mps::MpsKernels> k = mps::make_kernels(b, ko);
   mps::dist::RankKernels* rk = nullptr;
   if (slabs) {
@@ -822,7 +825,7 @@ int run(int argc, char** argv) {
   app.add_option("--skin", o.skin, "verlet skin in units of l0");
   app.add_option("--variants", o.variants, "several strategies run one after another on one set-up (one JSON each: FILE.<backend>.<variant>.json)")
       ->delimiter(',');
-  app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run), stable (bitwise reproducible, 2 more launches) or cub (the vendor library's scan and stable radix sort: the stable order); host: always stable");
+  app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run), stable (bitwise reproducible, 2 more launches), cub (the vendor library's scan and stable radix sort: the stable order) or fused (atomic in 3 launches instead of 5); host: always stable");
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
   app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   copa::vtk::add_options(app, o.vtk);
@@ -840,8 +843,8 @@ int run(int argc, char** argv) {
   if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim must be 2 or 3");
   if (o.reorder != "on" && o.reorder != "off") throw copa::InputError("--reorder must be on or off");
   if (o.precision != "fp64" && o.precision != "fp32") throw copa::InputError("--precision must be fp64 or fp32");
-  if (o.rebucket != "atomic" && o.rebucket != "stable" && o.rebucket != "cub")
-    throw copa::InputError("--rebucket must be atomic, stable or cub");
+  if (o.rebucket != "atomic" && o.rebucket != "stable" && o.rebucket != "cub" && o.rebucket != "fused")
+    throw copa::InputError("--rebucket must be atomic, stable, cub or fused");
   if (!(o.skin > 0) || o.skin > 2) throw copa::InputError("--skin must be in (0, 2]");
   if (common.reps < 1) throw copa::InputError("--reps must be at least 1");
   if (o.case_name == "pflow" && o.dim != 3) throw copa::InputError("--case pflow is 3D (--dim 3)");

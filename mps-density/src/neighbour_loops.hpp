@@ -134,6 +134,59 @@ MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, doub
   }
 }
 
+// The same pruned rows chosen in FP32, in units of the bucket edge and relative to the target's
+// own bucket (cx, cy, cz) (fine-lean-cellrows): for_each_pruned_row spends per row two FP64
+// floors and float-to-int conversions, an IEEE square root and FP64 distances, which ncu counted
+// as about a third of fine-lean's instructions. Here the target's offset in its bucket,
+// f = u - floor(u) with u = (x - x0) / edge, is exact in FP64 and then rounded to float (< 6e-8);
+// a row (cy + oy, cz + oz) lies at distance d = max(0, oy - f, f - oy - 1) per axis (in edges,
+// for any f), it is skipped when dy^2 + dz^2 >= D^2 with D = reach / edge + m, and scanned
+// over the buckets cx + floor(fx - rx) .. cx + floor(fx + rx), rx = sqrt(D^2 - dy^2 - dz^2) + m.
+// The margin m = 1e-4 edge covers every rounding with room to spare: the float offsets and
+// arithmetic (< 1e-6 edge), the approximate device square root (relative 2^-22, < 1e-6 edge) and
+// the bucket index of a neighbour, floor(u_j) with u_j off by < 1e-9 edge for grids of up to
+// 10^6 buckets a side (a few FP64 roundings of u <= 10^6). So every j with |r_j - r_i| < reach
+// is in a scanned range (the argument of for_each_pruned_row, in edge units), and the margin adds
+// a bucket only where a bucket bound falls within 1e-4 edge of the exact range end.
+MPS_HD float row_reach_sqrt(float t) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return t * rsqrtf(t);  // one MUFU.RSQ instead of the IEEE square root's refinement
+#else
+  return std::sqrt(t);
+#endif
+}
+MPS_HD float edge_distance(float offset, float f) {  // from f to the bucket [offset, offset + 1)
+  const float below = offset - f, above = f - offset - 1.0f;
+  return below > 0.0f ? below : (above > 0.0f ? above : 0.0f);
+}
+template <class F>
+MPS_HD void for_each_pruned_row_cell(const Grid& g, const int* start, double xi, double yi, double zi, double reach,
+                                     F&& f) {
+  constexpr float m = 1e-4f;
+  const int cx = g.cx(xi), cy = g.cy(yi), cz = g.cz(zi);
+  const float fx = static_cast<float>((xi - g.x0) * g.inv_edge - cx);
+  const float fy = static_cast<float>((yi - g.y0) * g.inv_edge - cy);
+  const float fz = g.dim == 2 ? 0.0f : static_cast<float>((zi - g.z0) * g.inv_edge - cz);
+  const float d = static_cast<float>(reach * g.inv_edge) + m, d2 = d * d;
+  const int ylo = g.clampi(cy + static_cast<int>(floorf(fy - d)), g.ny);
+  const int yhi = g.clampi(cy + static_cast<int>(floorf(fy + d)), g.ny);
+  const int zlo = g.dim == 2 ? 0 : g.clampi(cz + static_cast<int>(floorf(fz - d)), g.nz);
+  const int zhi = g.dim == 2 ? 0 : g.clampi(cz + static_cast<int>(floorf(fz + d)), g.nz);
+  for (int z = zlo; z <= zhi; ++z) {
+    const float dz = g.dim == 2 ? 0.0f : edge_distance(static_cast<float>(z - cz), fz);
+    for (int y = ylo; y <= yhi; ++y) {
+      const float dy = edge_distance(static_cast<float>(y - cy), fy);
+      const float r2 = dy * dy + dz * dz;
+      if (r2 >= d2) continue;
+      const float rx = row_reach_sqrt(d2 - r2) + m;
+      const int row = (z * g.ny + y) * g.nx;
+      const int x0 = g.clampi(cx + static_cast<int>(floorf(fx - rx)), g.nx);
+      const int x1 = g.clampi(cx + static_cast<int>(floorf(fx + rx)), g.nx);
+      f(start[row + x0], start[row + x1 + 1], y, z);
+    }
+  }
+}
+
 template <class Op>
 MPS_HD void target_pruned_rows(const View& v, const BucketsView& b, const Op& op, int i) {
   if (!v.is_target(i)) return;
