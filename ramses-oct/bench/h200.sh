@@ -20,7 +20,7 @@ run() {  # run NAME ARGS...: one case, JSON to OUT_DIR/NAME.json, human output t
 
 # (0) phase 4 and issue 18 (zmarch-col): the z-marching variants next to the best tile variant, Sedov 256^3 and 128^3
 # resident, 512^3, and a block-size sweep of zmarch (README "zmarch").
-ZM="zmarch zmarch2x2 zmarch4x4 zmarch-col"
+ZM="zmarch zmarch2x2 zmarch4x4 zmarch-col zmarch-col7"
 for n in 256 128; do
   for v in $ZM; do
     run "sedov-$n-$v-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda --variant "$v"
@@ -28,6 +28,7 @@ for n in 256 128; do
 done
 run "sedov-512-zmarch-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch
 run "sedov-512-zmarch-col-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch-col
+run "sedov-512-zmarch-col7-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch-col7
 run "sweep-256-zmarch" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch \
   --sweep 64,96,128,192,256
 run "sweep-256-zmarch2x2" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch2x2 \

@@ -15,6 +15,7 @@
 //   zmarch-col  the 4x2 zmarch patch with each (x, y) column owned by one thread for the whole
 //             march (zmarch_col.hpp): two block syncs per cell plane instead of 3.5, the z faces
 //             and the update in the predictor's phase, 30 KB of shared memory instead of 37 KB.
+//   zmarch-col7  zmarch-col's body with its registers capped for 7 blocks of 96 threads per SM.
 // The grid stays on the device; --host-resident copies it in and out every step (rows h2d, d2h).
 // Block-wide loops stride by blockDim.x, so any multiple of the warp size is a valid block size.
 #include <algorithm>
@@ -299,12 +300,20 @@ constexpr int zmarch_max_patch = 4;  // octs per side: bounds the dynamic shared
 // zmarch-col (zmarch_col.hpp): thread tid < zcol_columns owns column tid for the whole march;
 // threads from TP on also load the next plane, the last thread first, so that the threads past
 // the column owners take the larger share (96 threads: the ring warp one cell, the last warp two;
-// the interior warp, with the z faces and the update, none). Blocks of up to 128 threads run a copy capped by
-// __launch_bounds__(128, 5): 96 registers (ptxas, sm_90, 16 B of spills; 102 uncapped), so 7
-// blocks of 96 threads (the default, 672 threads, 7 x 30 KB of shared memory) or 5 of 128 fit per
-// SM; larger blocks run the uncapped copy.
-__device__ inline void zmarch_col_device(const MeshView& m, const HydroParams& hp, const ZPatch& z, std::int32_t base,
+// the interior warp, with the z faces and the update, none).
+// Fixed42: the 4x2 patch of every mesh with at least 4x2 octs in (x, y) as compile-time
+// constants, so that the index arithmetic (divisions by sx, tx, the ring offsets) folds; meshes
+// that clamp the patch run the run-time copy. Same operations on the same operands in the same
+// order, so the state should be bitwise the run-time patch's (not yet checked on a GPU). ptxas
+// (sm_90), under the 96-register cap below: 16 B of spill stores and 24 B of loads instead of 40
+// and 68; uncapped 116 registers instead of 121; static PTX -6% (2089 to 1972 instructions).
+template <bool Fixed42>
+__device__ inline void zmarch_col_device(const MeshView& m, const HydroParams& hp, ZPatch z, std::int32_t base,
                                          const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  if (Fixed42) {
+    z.px = 4;
+    z.py = 2;
+  }
   extern __shared__ double smem[];
   ZColBlock b(m, hp, z, base, u, unew, dtdx, smem);
   const int tid = threadIdx.x, n = blockDim.x, ncols = zcol_columns(z), TP = b.TP();
@@ -313,19 +322,39 @@ __device__ inline void zmarch_col_device(const MeshView& m, const HydroParams& h
     if (tid >= TP && e + 2 < b.planes() + 2) b.load_plane(e + 2, n - 1 - tid, n - TP);
   });
 }
+// Blocks of up to 128 threads run a copy capped by __launch_bounds__(128, 5): 96 registers. On
+// the H200 (ncu, issue 18) that is 6 blocks of the default 96 threads per SM, not 7: the 64K
+// registers are four sub-partitions of 16K, 96 x 32 = 3072 per warp fit 5 warps in each, 20 per
+// SM, six 3-warp blocks (shared memory would allow 7). Larger blocks run the uncapped copy.
 constexpr int zmarch_col_capped_threads = 128;
 constexpr int zmarch_col_default_threads = 96;
+template <bool Fixed42>
 __global__ void __launch_bounds__(zmarch_col_capped_threads, 5)
     zmarch_col_kernel_capped(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
                              const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
-  zmarch_col_device(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
+  zmarch_col_device<Fixed42>(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
 }
+template <bool Fixed42>
 __global__ void zmarch_col_kernel(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
                                   const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
-  zmarch_col_device(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
+  zmarch_col_device<Fixed42>(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
+}
+// zmarch-col7: the same body under __launch_bounds__(96, 7), so that the seven blocks of 96
+// threads that shared memory allows (7 x 31.3 KB of the 233 KB carveout) also fit by registers:
+// 6 warps per sub-partition need <= 16384 / (6 x 32) = 85, i.e. 80 registers (ptxas, sm_90:
+// 80, with 72 B of spill stores and 92 B of loads for the 4x2 patch, against 16 and 24 at 96).
+// 21 resident warps instead of 18 (+17%) against more local-memory traffic: ncu's 0.75 eligible
+// warps per scheduler at 4.38 active warps says more warps should issue more; the spills may
+// eat the gain. Blocks above 96 threads run zmarch-col's kernels.
+constexpr int zmarch_col7_threads = 96;
+template <bool Fixed42>
+__global__ void __launch_bounds__(zmarch_col7_threads, 7)
+    zmarch_col7_kernel(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
+                       const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
+  zmarch_col_device<Fixed42>(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
 }
 
-enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4, zmarch_col };
+enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4, zmarch_col, zmarch_col7 };
 
 class GpuKernels final : public HydroKernels {
  public:
@@ -338,8 +367,10 @@ class GpuKernels final : public HydroKernels {
     else if (s.variant == "zmarch2x2") variant_ = Variant::zmarch2x2;
     else if (s.variant == "zmarch4x4") variant_ = Variant::zmarch4x4;
     else if (s.variant == "zmarch-col") variant_ = Variant::zmarch_col;
+    else if (s.variant == "zmarch-col7") variant_ = Variant::zmarch_col7;
     else throw copa::InputError("--variant: unknown GPU variant '" + s.variant +
-                                "' (balanced, subgrid8, subgrid6, fused, zmarch, zmarch2x2, zmarch4x4, zmarch-col)");
+                                "' (balanced, subgrid8, subgrid6, fused, zmarch, zmarch2x2, zmarch4x4, zmarch-col, "
+                                "zmarch-col7)");
     block_ = s.block_size > 0 ? s.block_size : default_block(variant_);
     if (variant_ == Variant::balanced && block_ > balanced_max_threads)
       throw copa::InputError("--block-size: " + std::to_string(block_) + " exceeds the launch bound of variant balanced (" +
@@ -381,8 +412,8 @@ class GpuKernels final : public HydroKernels {
     if (is_zmarch()) {
       const int px = variant_ == Variant::zmarch2x2 ? 2 : 4, py = variant_ == Variant::zmarch4x4 ? 4 : 2;
       zpatch_ = make_zpatch(mesh_.octs.data(), px, py, zmarch_segment_octs);
-      if (variant_ == Variant::zmarch_col && block_ < zcol_columns(zpatch_))
-        throw copa::InputError("--block-size: " + std::to_string(block_) + " is too small for variant zmarch-col: its " +
+      if (is_zmarch_col() && block_ < zcol_columns(zpatch_))
+        throw copa::InputError("--block-size: " + std::to_string(block_) + " is too small for variant " + s.variant + ": its " +
                                std::to_string(zcol_columns(zpatch_)) + " column owners need one thread each");
       const std::vector<std::int32_t> bases = zmarch_block_bases(mesh_, zpatch_);
       zbases_ = copa::gpu::DeviceArray<std::int32_t>(bases.size());
@@ -486,6 +517,7 @@ class GpuKernels final : public HydroKernels {
       case Variant::zmarch2x2: return 64;
       // 96 on CUDA; the next multiple of the 64-wide wavefront (128) on HIP.
       case Variant::zmarch_col:
+      case Variant::zmarch_col7:
         return (zmarch_col_default_threads + COPA_WARP_SIZE - 1) / COPA_WARP_SIZE * COPA_WARP_SIZE;
       default: return 128;
     }
@@ -493,22 +525,17 @@ class GpuKernels final : public HydroKernels {
 
   bool is_zmarch() const {
     return variant_ == Variant::zmarch || variant_ == Variant::zmarch2x2 || variant_ == Variant::zmarch4x4 ||
-           variant_ == Variant::zmarch_col;
+           is_zmarch_col();
   }
+  bool is_zmarch_col() const { return variant_ == Variant::zmarch_col || variant_ == Variant::zmarch_col7; }
 
   void launch_zmarch(double dtdx) {
     const unsigned blocks = static_cast<unsigned>(zbases_.size());
-    if (variant_ == Variant::zmarch_col) {
-      const std::size_t shared = zcol_shared_bytes(zpatch_);
-      if (block_ <= zmarch_col_capped_threads) {
-        zmarch_col_kernel_capped<<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
-                                                                     u_.data(), unew_.data(), dtdx);
-        COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel_capped");
-      } else {
-        zmarch_col_kernel<<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(), u_.data(),
-                                                              unew_.data(), dtdx);
-        COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel");
-      }
+    if (is_zmarch_col()) {
+      if (zpatch_.px == 4 && zpatch_.py == 2)
+        launch_zmarch_col<true>(blocks, dtdx);
+      else
+        launch_zmarch_col<false>(blocks, dtdx);
       return;
     }
     if (block_ <= zmarch_capped_threads) {
@@ -519,6 +546,24 @@ class GpuKernels final : public HydroKernels {
       zmarch_kernel<<<blocks, block_, zpatch_.shared_bytes(), nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
                                                                         u_.data(), unew_.data(), dtdx);
       COPA_GPU_CHECK_LAUNCH("zmarch_kernel");
+    }
+  }
+
+  template <bool Fixed42>
+  void launch_zmarch_col(unsigned blocks, double dtdx) {
+    const std::size_t shared = zcol_shared_bytes(zpatch_);
+    if (variant_ == Variant::zmarch_col7 && block_ <= zmarch_col7_threads) {
+      zmarch_col7_kernel<Fixed42><<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
+                                                                       u_.data(), unew_.data(), dtdx);
+      COPA_GPU_CHECK_LAUNCH("zmarch_col7_kernel");
+    } else if (block_ <= zmarch_col_capped_threads) {
+      zmarch_col_kernel_capped<Fixed42><<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_,
+                                                                             zbases_.data(), u_.data(), unew_.data(), dtdx);
+      COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel_capped");
+    } else {
+      zmarch_col_kernel<Fixed42><<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
+                                                                      u_.data(), unew_.data(), dtdx);
+      COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel");
     }
   }
 
@@ -536,22 +581,33 @@ class GpuKernels final : public HydroKernels {
     copa::gpu::set_max_dynamic_shared(zmarch_kernel, zmarch_shared);
     copa::gpu::set_max_dynamic_shared(zmarch_kernel_capped, zmarch_shared);
     const int zcol_shared = static_cast<int>(zcol_shared_bytes(make_zpatch(side, 4, 2, 1)));
-    copa::gpu::set_max_dynamic_shared(zmarch_col_kernel, zcol_shared);
-    copa::gpu::set_max_dynamic_shared(zmarch_col_kernel_capped, zcol_shared);
+    set_zmarch_col_shared<true>(zcol_shared);
+    set_zmarch_col_shared<false>(zcol_shared);
     copa::gpu::set_max_dynamic_shared(tile_update_balanced, TileShape<2>::shared_doubles * sizeof(double));
 #if defined(COPA_HAVE_CUDA)
     // The largest shared-memory carveout (228 KB on sm_90), so that four 55 KB tiles fit per SM.
     COPA_GPU_CHECK(COPA_GPU_SYMBOL(FuncSetAttribute)(reinterpret_cast<const void*>(tile_update_balanced),
                                                      COPA_GPU_SYMBOL(FuncAttributePreferredSharedMemoryCarveout), 100));
-    // zmarch-col: seven 30 KB blocks per SM need the same.
-    for (const void* k :
-         {reinterpret_cast<const void*>(zmarch_col_kernel_capped), reinterpret_cast<const void*>(zmarch_col_kernel)})
-      COPA_GPU_CHECK(
-          COPA_GPU_SYMBOL(FuncSetAttribute)(k, COPA_GPU_SYMBOL(FuncAttributePreferredSharedMemoryCarveout), 100));
 #endif
     copa::gpu::set_max_dynamic_shared(tile_update_kernel<1, false>, TileShape<1>::shared_doubles * sizeof(double));
     copa::gpu::set_max_dynamic_shared(tile_update_kernel<2, false>, TileShape<2>::shared_doubles * sizeof(double));
     copa::gpu::set_max_dynamic_shared(tile_update_kernel<2, true>, TileShape<2>::shared_doubles * sizeof(double));
+  }
+
+  // The zmarch-col kernels of one patch kind: their dynamic shared memory, and (CUDA) the largest
+  // carveout, so that seven 31 KB blocks fit per SM.
+  template <bool Fixed42>
+  static void set_zmarch_col_shared(int bytes) {
+    copa::gpu::set_max_dynamic_shared(zmarch_col_kernel<Fixed42>, bytes);
+    copa::gpu::set_max_dynamic_shared(zmarch_col_kernel_capped<Fixed42>, bytes);
+    copa::gpu::set_max_dynamic_shared(zmarch_col7_kernel<Fixed42>, bytes);
+#if defined(COPA_HAVE_CUDA)
+    for (const void* k : {reinterpret_cast<const void*>(zmarch_col_kernel<Fixed42>),
+                          reinterpret_cast<const void*>(zmarch_col_kernel_capped<Fixed42>),
+                          reinterpret_cast<const void*>(zmarch_col7_kernel<Fixed42>)})
+      COPA_GPU_CHECK(
+          COPA_GPU_SYMBOL(FuncSetAttribute)(k, COPA_GPU_SYMBOL(FuncAttributePreferredSharedMemoryCarveout), 100));
+#endif
   }
 
   ScanResult read_scan() {
@@ -580,7 +636,7 @@ class GpuKernels final : public HydroKernels {
 }  // namespace
 
 std::vector<std::string> gpu_variants() {
-  return {"balanced", "subgrid8", "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4", "zmarch-col"};
+  return {"balanced", "subgrid8", "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4", "zmarch-col", "zmarch-col7"};
 }
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup) {
