@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mom-efie on the H200: usage  bench/h200.sh BUILD_DIR OUT_DIR   (CUDA build; about 60-90 s)
 # Cases, most important first:
-#   1. the ~30,000-unknown sphere from mesh to RCS (triangle-pair fill + cuSOLVER LU + RCS)
+#   1. the ~30,000-unknown sphere from mesh to RCS (the default fill, triangle-pair-upper-lanes,
+#      + cuSOLVER LU + RCS)
 #   2. the device LU alternatives on the same matrix (64-bit cusolverDnXgetrf, ALG_0 / ALG_1)
 #   3. every GPU fill variant on the large and medium spheres (fill only, sampled-entry oracle;
 #      triangle-pair-sym, triangle-pair-upper, -upper-merge, -upper-lanes: the symmetric rule in the
@@ -30,13 +31,13 @@ run_case() {
   "$APP" "$@" 2>&1 | tee -a "$LOG"
 }
 
-run_case "large sphere end to end (cuda, triangle-pair fill + cuSOLVER getrf + RCS)" \
-  --backend cuda --variant triangle-pair --size large --reps 2 --warmup 1 \
+run_case "large sphere end to end (cuda, triangle-pair-upper-lanes fill + cuSOLVER getrf + RCS)" \
+  --backend cuda --variant triangle-pair-upper-lanes --size large --reps 2 --warmup 1 \
   --json "$OUT/mom-efie_large_e2e_cuda.json" --rcs "$OUT/mom-efie_large_rcs.csv"
 
 for lu in xgetrf-alg0 xgetrf-alg1; do
   run_case "large sphere end to end with --lu $lu" \
-    --backend cuda --variant triangle-pair --size large --reps 1 --warmup 1 --lu "$lu" \
+    --backend cuda --variant triangle-pair-upper-lanes --size large --reps 1 --warmup 1 --lu "$lu" \
     --json "$OUT/mom-efie_large_e2e_cuda_${lu}.json" || echo "(--lu $lu failed: exit $?)" | tee -a "$LOG"
 done
 
