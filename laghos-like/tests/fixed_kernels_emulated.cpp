@@ -339,6 +339,10 @@ void check_generic(const std::string& mesh_name, int refine, int order_k) {
 TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 1, 24, 5); }
 TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64, false>("cube01_hex", 1, 4); }
 TEST(FixedKernelsEmulated, fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7, 3); }
+// The lowest and highest specialised 3D orders (the lean force kernels' other two shapes):
+// Q1Q0 64 elements in blocks of 24 (lean: 7); Q4Q3 8 elements in blocks of 3 (lean: 3).
+TEST(FixedKernelsEmulated, fixed_q1q0_3d_block_xy) { check_kernels<3, 2, 2, 1, 4>("cube01_hex", 1, 24, 7); }
+TEST(FixedKernelsEmulated, fixed_q4q3_3d_block_xy) { check_kernels<3, 5, 8, 4, 64>("cube01_hex", 0, 3, 3); }
 TEST(FixedKernelsEmulated, fixed_q3q2_2d) { check_kernels<2, 4, 6, 3, 36>("square01_quad", 1, 3); }
 // The generic kernels at Q4Q3 3D (27 zones, the order of the round-2 gpu-generic-sedov3d-q4 case)
 // and Q2Q1 2D.
