@@ -136,8 +136,9 @@ MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, doub
 
 // The same pruned rows chosen in FP32, in units of the bucket edge and relative to the target's
 // own bucket (cx, cy, cz) (fine-lean-cellrows): for_each_pruned_row spends per row two FP64
-// floors and float-to-int conversions, an IEEE square root and FP64 distances, which ncu counted
-// as about a third of fine-lean's instructions. Here the target's offset in its bucket,
+// floors and float-to-int conversions, an IEEE square root and FP64 distances; by ncu's
+// instruction count and a host model of the lockstep walk the row set-ups are roughly half of
+// fine-lean's instructions (README, "Issue 18"). Here the target's offset in its bucket,
 // f = u - floor(u) with u = (x - x0) / edge, is exact in FP64 and then rounded to float (< 6e-8);
 // a row (cy + oy, cz + oz) lies at distance d = max(0, oy - f, f - oy - 1) per axis (in edges,
 // for any f), it is skipped when dy^2 + dz^2 >= D^2 with D = reach / edge + m, and scanned
