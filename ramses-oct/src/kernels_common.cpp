@@ -48,7 +48,11 @@ std::vector<std::string> variants_of(copa::Backend b) {
   return {};
 }
 
+// CUDA: zmarch-col, the fastest measured at 256^3 and 512^3 on the H200 (results/h200/20261124-4:
+// full step 1.31x and 1.34x zmarch's). HIP keeps zmarch: zmarch-col's 96 threads become 128 there
+// (two 64-wide wavefronts, 56 of them column owners) and neither ran on an AMD GPU.
 std::string default_variant(copa::Backend b) {
+  if (b == copa::Backend::cuda) return "zmarch-col";
   if (copa::is_gpu(b)) return "zmarch";
   return variants_of(b).front();
 }
