@@ -40,7 +40,8 @@ run q2q1_n44_xy_atomic_qlean_flean 20 --backend cuda --variant block-xy-atomic-q
 run q3q2_n30_xyz_atomic_qlean_flean 20 --backend cuda --variant block-xyz-atomic-qlean-flean "${SEDOV3D[@]}" --nx 30 --order-k 3 --order-t 2 --max-steps 10
 run q2q1_n88_xyz_atomic_qlean_flean 25 --backend cuda --variant block-xyz-atomic-qlean-flean "${SEDOV3D[@]}" --nx 88 --order-k 2 --order-t 1 --max-steps 3
 run laghos_run3   15 --backend cuda --laghos-run 3
-run cuda_vs_serial_n8 20 --backend all --variant block-xy-atomic "${SEDOV3D[@]}" --nx 8 --order-k 2 --order-t 1 --max-steps 3
+# The cross-backend check runs the one-rank CUDA default (issue 18: block-xy-atomic-qlean-flean).
+run cuda_vs_serial_n8 20 --backend all --variant block-xy-atomic-qlean-flean "${SEDOV3D[@]}" --nx 8 --order-k 2 --order-t 1 --max-steps 3
 run omp_q2q1_n16  10 --backend openmp "${SEDOV3D[@]}" --nx 16 --order-k 2 --order-t 1 --max-steps 5
 
 # Laghos-style rates next to Laghos's own (shared/references/laghos.md, same H200 model, -ms 40).

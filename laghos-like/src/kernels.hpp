@@ -70,8 +70,10 @@ class HydroKernels {
   virtual double quadrature_update(const double* x, const double* v, const double* e, double* source) = 0;
 };
 
-// Variants offered by each backend (the first is the default).
+// Variants offered by each backend (the first is the default on one rank).
 std::vector<std::string> variants_of(copa::Backend backend);
+// The variant a run without --variant gets on `nranks` ranks.
+std::string default_variant(copa::Backend backend, int nranks);
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend backend, const std::string& variant);
 
 std::unique_ptr<HydroKernels> make_serial_kernels();

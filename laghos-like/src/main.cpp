@@ -502,7 +502,7 @@ int main(int argc, char** argv) {
       // With several backends, a --variant that a backend does not offer selects its default there.
       const auto& offered = variants[backend];
       const bool offers = std::find(offered.begin(), offered.end(), common.variant) != offered.end();
-      std::string variant = (common.variant.empty() || (several && !offers)) ? offered.front() : common.variant;
+      std::string variant = (common.variant.empty() || (several && !offers)) ? default_variant(backend, nranks) : common.variant;
       copa::check_variant(variant, offered, backend);
       int device = -1;
       if (copa::is_gpu(backend)) {
