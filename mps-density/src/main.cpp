@@ -129,6 +129,15 @@ std::size_t to_bytes(double b) {
                                                                             : static_cast<std::size_t>(b);
 }
 
+// Default strategy per backend: the fastest measured FP64 density. One CUDA rank:
+// fine-lean-cellrows (H200, results/h200/20261124-4: 6-8% faster than fine-lean at 0.22M, 10M
+// and 100M); HIP and several ranks keep fine-lean (cellrows not timed on an AMD GPU, and its
+// gpu-mpi tests not yet run); host backends: sorted-particle (16 host cores, round 4).
+std::string default_variant(copa::Backend b, int ranks) {
+  if (b == copa::Backend::cuda && ranks == 1) return "fine-lean-cellrows";
+  return copa::is_gpu(b) ? "fine-lean" : "sorted-particle";
+}
+
 // Refuses a run that does not fit before anything is allocated (exit 3 with the estimate). Host:
 // the set-up (x,y,z,u,v,w,p,type), the oracle's and the statistics' bucket arrays (3 ints each)
 // and result copies (2 doubles), a snapshot in simulation mode, plus the largest host backend's own
@@ -145,7 +154,7 @@ void require_memory(const AppOptions& o, const mps::ProblemSize& size, const std
       if (copa::is_gpu(b) != gpu || !indexable) continue;
       for (const auto& v : variants) {
         mps::KernelOptions ko;
-        ko.strategy = mps::parse_strategy(!v.empty() ? v : gpu ? "fine-lean" : "sorted-particle");
+        ko.strategy = mps::parse_strategy(!v.empty() ? v : default_variant(b, copa::mpi::size()));
         if (gpu && o.precision == "fp32") ko.precision = copa::Precision::fp32;
         ko.cub_rebucket = o.rebucket == "cub";
         ko.fused_rebucket = o.rebucket == "fused";
@@ -899,8 +908,7 @@ int run(int argc, char** argv) {
   int worst = 0;
   for (auto b : backends)
     for (const auto& requested : run_variants) {
-      // Default: each backend's fastest measured strategy (H200 round 4: fine-lean; 16 host cores: sorted-particle).
-      const std::string variant = !requested.empty() ? requested : copa::is_gpu(b) ? "fine-lean" : "sorted-particle";
+      const std::string variant = !requested.empty() ? requested : default_variant(b, ranks);
       int device = -1;
       if (copa::is_gpu(b)) device = copa::select_device(common.device);
       copa::Report rep("mps-density", "1.0");
