@@ -8,6 +8,8 @@
 // average of the eight sons, summed in cell order. The same prolongation fills the ghost cells of a
 // fine oct next to a coarser region and the new octs of a refinement.
 #pragma once
+#include <cstdint>
+
 #include "hydro_math.hpp"
 
 namespace ro::amr {
@@ -28,6 +30,26 @@ RO_HD void prolong(const double uc[nvar], const double um[3][nvar], const double
   if (ok) return;
   for (int c = 0; c < 8; ++c)
     for (int f = 0; f < nvar; ++f) sons[c][f] = uc[f];
+}
+
+// The eight sons prolonged from a stencil row of seven cells (the coarse cell, then its -x, +x, -y,
+// +y, -z, +z face neighbours): cells[k] indexes field-major state u (stride between fields), bit x
+// of flips[k] negates that cell's x-momentum component (a reflecting wall seen through a mirror).
+RO_HD void prolong_stencil(const double* u, long long stride, const std::int64_t cells[7], const std::uint8_t flips[7],
+                           double gamma, double sons[8][nvar]) {
+  double v[7][nvar];
+  for (int k = 0; k < 7; ++k) {
+    for (int f = 0; f < nvar; ++f) v[k][f] = u[f * stride + cells[k]];
+    for (int x = 0; x < 3; ++x)
+      if ((flips[k] >> x) & 1) v[k][1 + x] = -v[k][1 + x];
+  }
+  double um[3][nvar], up[3][nvar];
+  for (int x = 0; x < 3; ++x)
+    for (int f = 0; f < nvar; ++f) {
+      um[x][f] = v[1 + 2 * x][f];
+      up[x][f] = v[2 + 2 * x][f];
+    }
+  prolong(v[0], um, up, gamma, sons);
 }
 
 // Volume average of the eight son cells (son oct so) into the father cell fc, every field.

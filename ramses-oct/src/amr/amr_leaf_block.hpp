@@ -45,20 +45,8 @@ RO_HD double dtdx_of(const Args& a, int o) { return a.dt / (a.dx0 / double(1 << 
 // The eight sons of ghost slot g, prolonged from its coarse cell and the six face neighbours.
 RO_HD void ghost_sons(const double* u, long long stride, long long g, const std::int64_t* src, const std::uint8_t* flip,
                       double gamma, double* out) {
-  double v[7][nvar];
-  for (int k = 0; k < 7; ++k) {
-    const long long c = src[7 * g + k];
-    for (int f = 0; f < nvar; ++f) v[k][f] = u[f * stride + c];
-    for (int x = 0; x < 3; ++x)
-      if ((flip[7 * g + k] >> x) & 1) v[k][1 + x] = -v[k][1 + x];
-  }
-  double um[3][nvar], up[3][nvar], sons[8][nvar];
-  for (int x = 0; x < 3; ++x)
-    for (int f = 0; f < nvar; ++f) {
-      um[x][f] = v[1 + 2 * x][f];
-      up[x][f] = v[2 + 2 * x][f];
-    }
-  prolong(v[0], um, up, gamma, sons);
+  double sons[8][nvar];
+  prolong_stencil(u, stride, src + 7 * g, flip + 7 * g, gamma, sons);
   for (int c = 0; c < 8; ++c)
     for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = sons[c][f];
 }

@@ -88,20 +88,8 @@ RO_HD void move_oct(long long i, const std::int32_t* source, const std::int64_t*
     return;
   }
   const long long r = -1 - (long long)source[i];
-  double v[7][nvar];
-  for (int k = 0; k < 7; ++k) {
-    const long long c = src[7 * r + k];
-    for (int f = 0; f < nvar; ++f) v[k][f] = u_old[f * old_stride + c];
-    for (int x = 0; x < 3; ++x)
-      if ((flip[7 * r + k] >> x) & 1) v[k][1 + x] = -v[k][1 + x];
-  }
-  double um[3][nvar], up[3][nvar], sons[8][nvar];
-  for (int x = 0; x < 3; ++x)
-    for (int f = 0; f < nvar; ++f) {
-      um[x][f] = v[1 + 2 * x][f];
-      up[x][f] = v[2 + 2 * x][f];
-    }
-  prolong(v[0], um, up, gamma, sons);
+  double sons[8][nvar];
+  prolong_stencil(u_old, old_stride, src + 7 * r, flip + 7 * r, gamma, sons);
   for (int f = 0; f < nvar; ++f)
     for (int c = 0; c < 8; ++c) u[f * stride + i * 8 + c] = sons[c][f];
 }
