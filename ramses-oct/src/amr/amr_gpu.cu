@@ -200,9 +200,9 @@ class PinnedStaging {
 class GpuAmrStep final : public DeviceStep {
  public:
   GpuAmrStep(const HydroParams& hp, bool reflux) : hp_(hp), reflux_(reflux) {
-    // Enough scan blocks to fill the device (8 resident per SM at 256 threads), each looping over
-    // its cells: more would only add atomics.
-    scan_blocks_ = 8u * static_cast<unsigned>(
+    // One wave of scan blocks (sm_90: 60 registers, so 4 blocks of 256 threads per SM), each
+    // looping over its cells: more blocks would only add atomics.
+    scan_blocks_ = 4u * static_cast<unsigned>(
                             std::max(copa::gpu::device_info(copa::gpu::current_device()).multiprocessors, 1));
 #if defined(COPA_HAVE_CUDA)
     // The six leaf-update blocks per SM need the whole shared-memory carveout (6 x 33.7 KB).
