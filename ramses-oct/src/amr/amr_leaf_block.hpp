@@ -116,9 +116,14 @@ RO_HD int gather_index(const int tc[3]) {
 }
 
 // Phase 1: the Q cells the predictor reads, each from its slot's state or ghost slot, mirrored at
-// reflecting faces. The rounds are independent, so their loads can be in flight together.
+// reflecting faces. A lane's (up to) three cells are all loaded before the first is converted, so
+// their loads are in flight together (the gather is latency-bound: one oct per warp).
 RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i, int lane, Shared& sh) {
-  for (int m = lane; m < Q; m += lanes) {
+  constexpr int rounds = (Q + lanes - 1) / lanes;
+  double uc[rounds][nvar];
+  for (int r = 0; r < rounds; ++r) {
+    const int m = lane + r * lanes;
+    if (m >= Q) break;
     int tc[3];
     gather_cell(m, tc);
     int sl[3], loc[3];
@@ -126,17 +131,20 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long lo
     for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], 1, a.edges[6 * i + d], a.edges[6 * i + 3 + d], sl[d], loc[d], flip[d]);
     const int local = loc[0] + 2 * loc[1] + 4 * loc[2];
     const int src = sh.slot[sl[0] + 3 * sl[1] + 9 * sl[2]];
-    double uc[nvar];
     if (src >= 0) {
-      for (int f = 0; f < nvar; ++f) uc[f] = u[f * a.stride + (long long)src * 8 + local];
+      for (int f = 0; f < nvar; ++f) uc[r][f] = u[f * a.stride + (long long)src * 8 + local];
     } else {
       const double* gv = a.ghost + (long long)(-1 - src) * 8 * nvar + local * nvar;
-      for (int f = 0; f < nvar; ++f) uc[f] = gv[f];
+      for (int f = 0; f < nvar; ++f) uc[r][f] = gv[f];
     }
     for (int d = 0; d < 3; ++d)
-      if (flip[d]) uc[1 + d] = -uc[1 + d];
+      if (flip[d]) uc[r][1 + d] = -uc[r][1 + d];
+  }
+  for (int r = 0; r < rounds; ++r) {
+    const int m = lane + r * lanes;
+    if (m >= Q) break;
     double qc[nvar];
-    cons_to_prim(uc, hp.gamma, qc);
+    cons_to_prim(uc[r], hp.gamma, qc);
     for (int f = 0; f < nvar; ++f) sh.q[f * Q + m] = qc[f];
   }
 }
