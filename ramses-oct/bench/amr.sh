@@ -4,7 +4,8 @@
 # levels (128^3 finest), OpenMP and GPU (device step and state; host tree), against the uniform 128^3 runs
 # (OpenMP; GPU zmarch, named: the AMR goal is set against the uniform zmarch rate, and zmarch-col is
 # the CUDA default since issue 18): time to solution, the leaf-cell update rate against the uniform
-# cell-update rate, and the regrid cost (its own row, with its parts regrid.*). GPU also: base 64^3 + 2 levels (256^3
+# cell-update rate, the step's medians (step, dt_reduction, and on the GPU hydro_update+reflux+restriction),
+# and the regrid cost (its own row, with its parts regrid.*). GPU also: base 64^3 + 2 levels (256^3
 # finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run.
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 # BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
@@ -49,14 +50,16 @@ for name in sorted(os.listdir(out)):
     steps = j["run"]["problem"]["steps"]
     total = at.get("time_to_solution_s", step * steps)
     med = lambda n: kern[n]["time_s"]["median"] * 1e3
+    ms = lambda n: "%.3f" % med(n) if n in kern else "-"
     parts = ", ".join("%s %.2f" % (n[len("regrid."):], med(n)) for n in kern if n.startswith("regrid."))
     rows.append((name[:-5], j["run"].get("backend", "?"), steps, amr["leaf_cells"] if amr else "-",
-                 amr["max_leaf_cells"] if amr else "-", j["fom"]["value"], at.get("regrid_s", 0.0),
+                 amr["max_leaf_cells"] if amr else "-", j["fom"]["value"], ms("step"), ms("dt_reduction"),
+                 ms("hydro_update+reflux+restriction"), at.get("regrid_s", 0.0),
                  "%.2f" % med("regrid") if "regrid" in kern else "-", parts or "-", total,
                  j.get("verification", {}).get("passed")))
 with open(os.path.join(out, "amr.md"), "w") as f:
-    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | verified |\n")
-    f.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s) | step median (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | verified |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write("| " + " | ".join(str(x) for x in r) + " |\n")
 print(open(os.path.join(out, "amr.md")).read())

@@ -110,4 +110,15 @@ RO_HD void predictor_cell(int m, int T, int& i, int& j, int& k) {
   i = m % E;
 }
 
+// The inverse of predictor_cell: the index m of predictor cell (i, j, k) of the (T+2)^3 region.
+RO_HD int predictor_index(int i, int j, int k, int T) {
+  const int E = T + 2, cap = T * T, mid = E * E - 4;
+  if (k == 0) return (i - 1) + T * (j - 1);
+  if (k == E - 1) return cap + T * mid + (i - 1) + T * (j - 1);
+  const int layer = cap + (k - 1) * mid;
+  if (j == 0) return layer + (i - 1);
+  if (j == E - 1) return layer + T + T * E + (i - 1);
+  return layer + T + (j - 1) * E + i;
+}
+
 }  // namespace ro

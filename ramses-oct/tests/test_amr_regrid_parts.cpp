@@ -210,7 +210,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     lists_ = l;
   }
   void download(std::vector<double>& u) override { u = u_; }
-  amr::LeafScan scan() override { return amr::scan_leaves(t_, u_, hp_.gamma, *loops_); }
+  amr::LeafScan scan() override { return amr::emulate_leaf_scan(t_, u_, hp_.gamma); }
   void advance(double dt) override {
     std::vector<double> unew;
     amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);

@@ -1,13 +1,16 @@
 // The body of the GPU AMR step written once as host/device functions (as zmarch.hpp does for the
-// uniform kernels): amr_gpu.cu calls each phase with the block's threads and a barrier between
-// phases; the host emulation (amr_plan.cpp, emulate_plan_step) calls them with one thread looping
-// over the thread indices, so a cpu test checks the plan and every index map of the GPU step
-// against the oracle. One block per leaf oct (the subgrid6 phases of kernels_gpu.cu): gather the
-// 6^3 subgrid from the state or the prolonged ghost slots, slopes and predictor, one Riemann solve
-// per face, then the leaf cells (faces next to a refined neighbour take no flux) and the fine
-// fluxes of the faces next to a coarser region, as Stepper::update_oct does on the host.
+// uniform kernels): amr_gpu.cu calls each phase with the oct's threads and a barrier between
+// phases; the host emulation (amr_plan.cpp, emulate_plan_step) calls them block by block, oct
+// group by oct group, one thread looping over the lanes, so a cpu test checks the plan and every
+// index map of the GPU step against the oracle. One warp (32 lanes) per leaf oct, several octs
+// per block, each with its own slice of shared memory (the subgrid6 phases of kernels_gpu.cu):
+// gather the cells of the 6^3 subgrid that the predictor reads, from the state or the prolonged
+// ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
+// to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser
+// region, as Stepper::update_oct does on the host.
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 #include "amr_interp.hpp"
 #include "amr_solver.hpp"
@@ -16,8 +19,22 @@
 
 namespace ro::amr::block {
 
-inline constexpr int T = 2, S = 6, S3 = 216, E = 4, E3 = 64, F = (T + 1) * T * T;
-inline constexpr int threads = 64;
+inline constexpr int T = 2, F = (T + 1) * T * T;
+// Threads per leaf oct: one NVIDIA warp, so an oct's phases need only warp barriers. Its phases
+// have 80 gathers (3 rounds), 32 predictor cells (1), 36 faces (2) and 32 update items (1).
+inline constexpr int lanes = 32;
+// Octs per block: 4 x 32 = 128 threads, 4 x 8.4 KB of shared memory; six such blocks fit an SM's
+// 228 KB (24 warps), against 11 octs of 64 threads at ~19 KB each before.
+inline constexpr int octs_per_block = 4;
+inline constexpr int threads = lanes * octs_per_block;
+// Subgrid cells the predictor reads: the 32 predictor cells (predictor_cell, T = 2: the 2^3
+// interior and the 2 x 2 cells beyond each face) and their six face neighbours, i.e. the cells
+// of the 6^3 subgrid whose summed distance outside the interior [2, 3]^3 is at most 2: the
+// interior (8), per face a 2-deep, 2 x 2 slab (6 x 8) and per edge of the interior the two
+// cells diagonal to it (12 x 2). The subgrid's 136 other cells (all 8 corner slots among them)
+// are never read, so they are neither gathered nor stored.
+inline constexpr int Q = 80;
+inline constexpr int P = 32;  // predictor cells, predictor_cells(T)
 
 struct Args {
   const std::int32_t* leaf_octs;
@@ -34,12 +51,12 @@ struct Args {
 };
 
 struct Shared {
-  double q[nvar * S3];        // primitives, later the fluxes [3][nvar][F]
-  double ext[4 * nvar * E3];  // qh, then dq x, y, z
+  double q[nvar * Q];        // primitives of the gathered cells [nvar][Q], later the fluxes [3][nvar][F]
+  double ext[4 * nvar * P];  // per predictor cell: qh, then dq x, y, z [4][nvar][P]
   int slot[27];
 };
+static_assert(3 * nvar * F <= nvar * Q, "the fluxes overwrite the primitives");
 
-RO_HD int tidx(int i, int j, int k, int n) { return i + n * (j + n * k); }
 RO_HD double dtdx_of(const Args& a, int o) { return a.dt / (a.dx0 / double(1 << a.level[o])); }
 
 // The eight sons of ghost slot g, prolonged from its coarse cell and the six face neighbours.
@@ -51,75 +68,130 @@ RO_HD void ghost_sons(const double* u, long long stride, long long g, const std:
     for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = sons[c][f];
 }
 
-RO_HD void load_slots(const Args& a, long long i, int tid, int nth, Shared& sh) {
-  for (int s = tid; s < 27; s += nth) sh.slot[s] = a.slots[27 * i + s];
+RO_HD void load_slots(const Args& a, long long i, int lane, Shared& sh) {
+  for (int s = lane; s < 27; s += lanes) sh.slot[s] = a.slots[27 * i + s];
 }
 
-// Phase 1: 27 slots x 8 cells, each from the state or its ghost slot, mirrored at reflecting faces.
-RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i, int tid, int nth, Shared& sh) {
-  for (int j = tid; j < 27 * 8; j += nth) {
-    const int s = j >> 3, lc = j & 7;
-    const int sl[3] = {s % 3, (s / 3) % 3, s / 9};
-    int tc[3], loc[3];
-    bool flip[3];
-    for (int d = 0; d < 3; ++d) {
-      tc[d] = 2 * sl[d] + ((lc >> d) & 1);
-      int sd;
-      tile_axis_source(tc[d], 1, a.edges[6 * i + d], a.edges[6 * i + 3 + d], sd, loc[d], flip[d]);
+// Subgrid coordinates (6^3) of gathered cell m in [0, Q): the interior (m < 8, bits x, y, z),
+// then per face 2 * axis + side its slab (layer 0 next to the interior, then the two tangential
+// axes in order), then per edge (axis along it, signs of the other two axes in order) its two cells.
+RO_HD void gather_cell(int m, int tc[3]) {
+  if (m < 8) {
+    for (int d = 0; d < 3; ++d) tc[d] = 2 + ((m >> d) & 1);
+    return;
+  }
+  if (m < 56) {
+    const int r = (m - 8) & 7, face = (m - 8) >> 3, x = face >> 1, b = x == 0 ? 1 : 0, c = 3 - x - b;
+    const int layer = r & 1;
+    tc[x] = face & 1 ? 4 + layer : 1 - layer;
+    tc[b] = 2 + ((r >> 1) & 1);
+    tc[c] = 2 + (r >> 2);
+    return;
+  }
+  const int e = (m - 56) >> 1, along = e >> 2, b = along == 0 ? 1 : 0, c = 3 - along - b;
+  tc[along] = 2 + ((m - 56) & 1);
+  tc[b] = (e & 1) ? 4 : 1;
+  tc[c] = (e & 2) ? 4 : 1;
+}
+
+// The inverse of gather_cell, for a subgrid cell the predictor reads.
+RO_HD int gather_index(const int tc[3]) {
+  int out = 0, axis = 0, inside = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (tc[d] < 2 || tc[d] > 3) {
+      ++out;
+      axis = d;
+    } else {
+      inside = d;
     }
+  }
+  if (out == 0) return (tc[0] - 2) + 2 * (tc[1] - 2) + 4 * (tc[2] - 2);
+  if (out == 1) {
+    const int b = axis == 0 ? 1 : 0, c = 3 - axis - b, side = tc[axis] > 3;
+    const int layer = side ? tc[axis] - 4 : 1 - tc[axis];
+    return 8 + 8 * (2 * axis + side) + layer + 2 * (tc[b] - 2) + 4 * (tc[c] - 2);
+  }
+  const int b = inside == 0 ? 1 : 0, c = 3 - inside - b;
+  return 56 + 2 * (4 * inside + (tc[b] > 3) + 2 * (tc[c] > 3)) + (tc[inside] - 2);
+}
+
+// Phase 1: the Q cells the predictor reads, each from its slot's state or ghost slot, mirrored at
+// reflecting faces. A lane's (up to) three cells are all loaded before the first is converted, so
+// their loads are in flight together (the gather is latency-bound: one oct per warp).
+RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i, int lane, Shared& sh) {
+  constexpr int rounds = (Q + lanes - 1) / lanes;
+  double uc[rounds][nvar];
+  for (int r = 0; r < rounds; ++r) {
+    const int m = lane + r * lanes;
+    if (m >= Q) break;
+    int tc[3];
+    gather_cell(m, tc);
+    int sl[3], loc[3];
+    bool flip[3];
+    for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], 1, a.edges[6 * i + d], a.edges[6 * i + 3 + d], sl[d], loc[d], flip[d]);
     const int local = loc[0] + 2 * loc[1] + 4 * loc[2];
-    const int src = sh.slot[s];
-    double uc[nvar];
+    const int src = sh.slot[sl[0] + 3 * sl[1] + 9 * sl[2]];
     if (src >= 0) {
-      for (int f = 0; f < nvar; ++f) uc[f] = u[f * a.stride + (long long)src * 8 + local];
+      for (int f = 0; f < nvar; ++f) uc[r][f] = u[f * a.stride + (long long)src * 8 + local];
     } else {
       const double* gv = a.ghost + (long long)(-1 - src) * 8 * nvar + local * nvar;
-      for (int f = 0; f < nvar; ++f) uc[f] = gv[f];
+      for (int f = 0; f < nvar; ++f) uc[r][f] = gv[f];
     }
     for (int d = 0; d < 3; ++d)
-      if (flip[d]) uc[1 + d] = -uc[1 + d];
+      if (flip[d]) uc[r][1 + d] = -uc[r][1 + d];
+  }
+  for (int r = 0; r < rounds; ++r) {
+    const int m = lane + r * lanes;
+    if (m >= Q) break;
     double qc[nvar];
-    cons_to_prim(uc, hp.gamma, qc);
-    const int t = tidx(tc[0], tc[1], tc[2], S);
-    for (int f = 0; f < nvar; ++f) sh.q[f * S3 + t] = qc[f];
+    cons_to_prim(uc[r], hp.gamma, qc);
+    for (int f = 0; f < nvar; ++f) sh.q[f * Q + m] = qc[f];
   }
 }
 
-// Phase 2: slopes and the half-step predictor on the interior and face cells.
-RO_HD void predict(const HydroParams& hp, double dtdx, int tid, int nth, Shared& sh) {
-  for (int m = tid; m < predictor_cells(T); m += nth) {
-    int ei, ej, ek;
-    predictor_cell(m, T, ei, ej, ek);
-    const int e = tidx(ei, ej, ek, E);
-    const int c = tidx(ei + 1, ej + 1, ek + 1, S);
-    const int step[3] = {1, S, S * S};
+// Phase 2: slopes and the half-step predictor on the P interior and face cells (one per lane).
+RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared& sh) {
+  for (int m = lane; m < P; m += lanes) {
+    int e[3];
+    predictor_cell(m, T, e[0], e[1], e[2]);
+    int tc[3] = {e[0] + 1, e[1] + 1, e[2] + 1};
+    const int c = gather_index(tc);
+    int lo[3], hi[3];
+    for (int x = 0; x < 3; ++x) {
+      --tc[x];
+      lo[x] = gather_index(tc);
+      tc[x] += 2;
+      hi[x] = gather_index(tc);
+      --tc[x];
+    }
     double qc[nvar], d[3][nvar], qh[nvar];
-    for (int f = 0; f < nvar; ++f) qc[f] = sh.q[f * S3 + c];
+    for (int f = 0; f < nvar; ++f) qc[f] = sh.q[f * Q + c];
     for (int x = 0; x < 3; ++x)
       for (int f = 0; f < nvar; ++f)
-        d[x][f] = limited_slope(sh.q[f * S3 + c - step[x]], qc[f], sh.q[f * S3 + c + step[x]], hp.slope_type);
+        d[x][f] = limited_slope(sh.q[f * Q + lo[x]], qc[f], sh.q[f * Q + hi[x]], hp.slope_type);
     predict_half_step(qc, d[0], d[1], d[2], dtdx, hp.gamma, qh);
     for (int f = 0; f < nvar; ++f) {
-      sh.ext[f * E3 + e] = qh[f];
-      for (int x = 0; x < 3; ++x) sh.ext[(nvar + x * nvar + f) * E3 + e] = d[x][f];
+      sh.ext[f * P + m] = qh[f];
+      for (int x = 0; x < 3; ++x) sh.ext[(nvar + x * nvar + f) * P + m] = d[x][f];
     }
   }
 }
 
 // Phase 3: one Riemann solve per face; the fluxes overwrite the primitives (phase 3 reads ext only).
-RO_HD void fluxes(const HydroParams& hp, int tid, int nth, Shared& sh) {
-  for (int t = tid; t < 3 * F; t += nth) {
+RO_HD void fluxes(const HydroParams& hp, int lane, Shared& sh) {
+  for (int t = lane; t < 3 * F; t += lanes) {
     const int x = t / F, r = t % F;
     const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
     const int fi = r % nx, fj = (r / nx) % ny, fk = r / (nx * ny);
-    const int er = tidx(fi + 1, fj + 1, fk + 1, E);
-    const int el = er - (x == 0 ? 1 : (x == 1 ? E : E * E));
+    // The face's right cell in the (T+2)^3 predictor region, and its left neighbour along x.
+    const int er = predictor_index(fi + 1, fj + 1, fk + 1, T);
+    const int el = predictor_index(fi + (x == 0 ? 0 : 1), fj + (x == 1 ? 0 : 1), fk + (x == 2 ? 0 : 1), T);
     double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
     for (int f = 0; f < nvar; ++f) {
-      qhl[f] = sh.ext[f * E3 + el];
-      qhr[f] = sh.ext[f * E3 + er];
-      dql[f] = sh.ext[(nvar + x * nvar + f) * E3 + el];
-      dqr[f] = sh.ext[(nvar + x * nvar + f) * E3 + er];
+      qhl[f] = sh.ext[f * P + el];
+      qhr[f] = sh.ext[f * P + er];
+      dql[f] = sh.ext[(nvar + x * nvar + f) * P + el];
+      dqr[f] = sh.ext[(nvar + x * nvar + f) * P + er];
     }
     if (x == 0) face_flux<0>(qhl, dql, qhr, dqr, hp, fl);
     else if (x == 1) face_flux<1>(qhl, dql, qhr, dqr, hp, fl);
@@ -129,11 +201,11 @@ RO_HD void fluxes(const HydroParams& hp, int tid, int nth, Shared& sh) {
 }
 
 // Phase 4: items 0..7 the leaf cells, 8..31 the sub-faces (face, sub) of kept faces.
-RO_HD void update(const Args& a, const double* u, double* unew, long long i, int tid, int nth, const Shared& sh) {
+RO_HD void update(const Args& a, const double* u, double* unew, long long i, int lane, const Shared& sh) {
   const int o = a.leaf_octs[i];
   const double dtdx = dtdx_of(a, o);
   const double* flux = sh.q;
-  for (int j = tid; j < 8 + 24; j += nth) {
+  for (int j = lane; j < 8 + 24; j += lanes) {
     if (j < 8) {
       const long long g = (long long)o * 8 + j;
       if (a.son[g] >= 0) continue;
@@ -163,6 +235,24 @@ RO_HD void update(const Args& a, const double* u, double* unew, long long i, int
       for (int f = 0; f < nvar; ++f) out[f] = flux[(x * nvar + f) * F + r];
     }
   }
+}
+
+// The dt scan's part per cell g: false for a covered cell; for a leaf its level, whether its
+// state is physical, and its signal speed as the bits of the (non-negative) double, which order
+// like the values: an integer max over them is the max of the speeds, exact in any order.
+RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son, const std::int8_t* level, double gamma,
+                      long long g, int& l, unsigned long long& bits, bool& ok) {
+  if (son[g] >= 0) return false;
+  double uc[nvar];
+  for (int f = 0; f < nvar; ++f) uc[f] = u[f * ncell + g];
+  const double s = cell_signal_speed(uc, gamma, ok);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  bits = static_cast<unsigned long long>(__double_as_longlong(s));
+#else
+  std::memcpy(&bits, &s, sizeof bits);
+#endif
+  l = level[g >> 3];
+  return true;
 }
 
 // The reflux of coarse octs' faces: the average of the son oct's four face fluxes (1/4 each).

@@ -1,5 +1,7 @@
 #include "amr_plan.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "amr_leaf_block.hpp"
@@ -92,6 +94,10 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
       }
     std::int64_t ghosts = 0;
     for (int s = 0; s < 27; ++s) {
+      if (is_corner_slot(s)) {
+        p.slots[27 * i + s] = no_slot;
+        continue;
+      }
       const std::int32_t so = slot_oct(t, o, s);
       p.slots[27 * i + s] = so;  // a ghost's -1 is renumbered in the second pass
       ghosts += so < 0;
@@ -121,7 +127,7 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
     std::int64_t ghost = p.ghost_begin[i];
     if (ghost == p.ghost_begin[i + 1]) return;
     for (int s = 0; s < 27; ++s) {
-      if (p.slots[27 * i + s] >= 0) continue;
+      if (p.slots[27 * i + s] >= 0 || is_corner_slot(s)) continue;
       p.slots[27 * i + s] = static_cast<std::int32_t>(-1 - ghost);
       ghost_sources(t, lists.leaf_octs[i], s, &p.ghost_src[7 * ghost], &p.ghost_flip[7 * ghost]);
       ++ghost;
@@ -157,15 +163,27 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   unew = u;
   const block::Args a{p.leaf_octs.data(), p.slots.data(), p.edges.data(), p.skip.data(), p.keep.data(),
                       t.level.data(), t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
-  auto sh = std::make_unique<block::Shared>();
-  // The block's phases, each over all thread indices before the next (the barriers of the kernel).
-  for (long long i = 0; i < static_cast<long long>(p.leaf_octs.size()); ++i) {
-    for (int tid = 0; tid < block::threads; ++tid) block::load_slots(a, i, tid, block::threads, *sh);
-    for (int tid = 0; tid < block::threads; ++tid) block::gather(a, hp, u.data(), i, tid, block::threads, *sh);
-    for (int tid = 0; tid < block::threads; ++tid)
-      block::predict(hp, block::dtdx_of(a, p.leaf_octs[i]), tid, block::threads, *sh);
-    for (int tid = 0; tid < block::threads; ++tid) block::fluxes(hp, tid, block::threads, *sh);
-    for (int tid = 0; tid < block::threads; ++tid) block::update(a, u.data(), unew.data(), i, tid, block::threads, *sh);
+  const long long nleaf = static_cast<long long>(p.leaf_octs.size());
+  std::vector<block::Shared> sh(block::octs_per_block);
+  // The kernel's blocks in turn; in a block each phase runs over every oct group and lane before
+  // the next (the barriers). Group g of block b updates leaf oct b * octs_per_block + g; a group
+  // past the last leaf oct idles, as in the kernel.
+  const long long blocks = (nleaf + block::octs_per_block - 1) / block::octs_per_block;
+  for (long long b = 0; b < blocks; ++b) {
+    auto each = [&](auto&& phase) {
+      for (int g = 0; g < block::octs_per_block; ++g) {
+        const long long i = b * block::octs_per_block + g;
+        if (i >= nleaf) continue;
+        for (int lane = 0; lane < block::lanes; ++lane) phase(i, lane, sh[g]);
+      }
+    };
+    each([&](long long i, int lane, block::Shared& s) { block::load_slots(a, i, lane, s); });
+    each([&](long long i, int lane, block::Shared& s) { block::gather(a, hp, u.data(), i, lane, s); });
+    each([&](long long i, int lane, block::Shared& s) {
+      block::predict(hp, block::dtdx_of(a, p.leaf_octs[i]), lane, s);
+    });
+    each([&](long long, int lane, block::Shared& s) { block::fluxes(hp, lane, s); });
+    each([&](long long i, int lane, block::Shared& s) { block::update(a, u.data(), unew.data(), i, lane, s); });
   }
   if (reflux)
     for (long long i = 0; i < static_cast<long long>(lists.reflux_octs.size()); ++i)
@@ -174,6 +192,29 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
     for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
       restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
+}
+
+LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel) {
+  LeafScan s;
+  s.max_speed.resize(nlevel);
+  for (int l = 0; l < nlevel; ++l) std::memcpy(&s.max_speed[l], &words[l], sizeof(double));
+  s.bad_cell = words[nlevel] ? static_cast<std::int64_t>(~words[nlevel]) : -1;
+  return s;
+}
+
+LeafScan emulate_leaf_scan(const Tree& t, const std::vector<double>& u, double gamma) {
+  const int nlevel = t.max_level + 1;
+  std::vector<unsigned long long> words(nlevel + 1, 0);
+  const long long ncell = t.noct() * 8;
+  for (long long g = 0; g < ncell; ++g) {
+    int l;
+    unsigned long long bits;
+    bool ok;
+    if (!block::leaf_speed(u.data(), ncell, t.son.data(), t.level.data(), gamma, g, l, bits, ok)) continue;
+    words[l] = std::max(words[l], bits);
+    if (!ok) words[nlevel] = std::max(words[nlevel], ~static_cast<unsigned long long>(g));
+  }
+  return leaf_scan_from_words(words.data(), nlevel);
 }
 
 }  // namespace ro::amr

@@ -4,6 +4,7 @@
 // (refined neighbour) and the faces whose fine fluxes are kept; per ghost slot its coarse cell
 // and the six neighbours the slopes use; per level the (covered cell, son oct) restriction pairs.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -12,9 +13,15 @@
 
 namespace ro::amr {
 
+// The GPU gather reads no cell of the 8 corner slots of a leaf oct's 27 (block::Q): they get
+// no ghost and hold no_slot (38% fewer ghost slots to prolong in the Sedov 8^3 + 2 levels tree
+// of amr_gpu_body_emulation_equals_serial, 44% in its Sod tree).
+constexpr bool is_corner_slot(int s) { return s % 3 != 1 && (s / 3) % 3 != 1 && s / 9 != 1; }
+inline constexpr std::int32_t no_slot = INT32_MIN;
+
 struct StepPlan {
   std::vector<std::int32_t> leaf_octs;
-  std::vector<std::int32_t> slots;        // 27 per leaf oct (x fastest): oct >= 0, or -1 - ghost index
+  std::vector<std::int32_t> slots;        // 27 per leaf oct (x fastest): oct >= 0, -1 - ghost index, or no_slot (corners)
   std::vector<std::int8_t> edges;         // 6 per leaf oct: boundary kind lo x,y,z then hi x,y,z
   std::vector<std::uint64_t> skip;        // per leaf oct: bit 6 * cell + face set: the face takes no flux
   std::vector<std::uint8_t> keep;         // per leaf oct: bit face set: keep the face's fine fluxes
@@ -30,10 +37,17 @@ struct StepPlan {
 void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p);
 StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux);  // serial, a fresh plan
 
-// One step of the GPU body (amr_leaf_block.hpp) run on the host, one thread looping over the
-// block's thread indices: ghost slots, every leaf oct, reflux, restriction; u -> unew. For the
-// cpu test that checks the GPU step's plan and index maps against the oracle.
+// One step of the GPU body (amr_leaf_block.hpp) run on the host, block by block, one thread
+// looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;
+// u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt);
+
+// The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
+// leaf cell as ~index, 0 = none) as a LeafScan.
+LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel);
+// The GPU dt scan with its per-cell body (block::leaf_speed) on the host, words maximised
+// serially: it must give scan_leaves's result bit for bit.
+LeafScan emulate_leaf_scan(const Tree& t, const std::vector<double>& u, double gamma);
 
 }  // namespace ro::amr
