@@ -40,11 +40,11 @@ TRANSPORTS=(ipc nccl host cuda-aware)
 [[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || TRANSPORTS=(host)
 
 # Seconds per run on the H200s: at 44^3 the 20 steps' kernels take 0.6 s on one GPU
-# (results/h200/20261124/laghos-like-dist-1gpu/strong-1.json), 88^3 8x that; plus the mesh and
-# operator set-up on the host (assumed 1 s per 85,184 zones, not measured) and 4 s of mpirun and
-# CUDA start-up.
+# (results/h200/20261124/laghos-like-dist-1gpu/strong-1.json), 88^3 8x that; plus each rank's
+# set-up of its box on the host (assumed 3 s per 85,184 zones: 0.4 s at 22^3 on a loaded CI core,
+# scaled; not measured on the GPU machine), 4 s of mpirun and CUDA start-up, 2 s more over ranks.
 estimate() {  # zones per rank, ranks
-  echo $((4 + $1 * 2 / 85184 + ($2 > 1 ? 2 : 0)))
+  echo $((4 + $1 * 36 / 851840 + ($2 > 1 ? 2 : 0)))
 }
 
 run() {  # run NAME RANKS TRANSPORT EST ARGS...
