@@ -19,6 +19,13 @@
 #     grids. P > 1 factors each panel on the host (README): at the largest N a 2D grid's LU is
 #     bounded by the host panels (about 2 N^2 nb / P host FLOPs in all), so --timeout S (per run,
 #     exit 124: listed as timed out) keeps a slow run from taking the node's whole budget.
+#   Order (what a short budget keeps): one rank at the fixed N; the 1 x Q grids (panels on the GPU);
+#   the largest N on the grids; the P > 1 grids at the fixed N, with a GPU backend without a warm-up
+#   LU (host panels: a minute or more per LU, estimated); the largest N on one rank (the baseline of
+#   the largest-N efficiency, the least asked for) last. A transport known
+#   unavailable from gpu-check-dist's probe is listed as skipped with that reason without a launch;
+#   runs past the campaign's budget (COPA_DEADLINE, scripts/dist-bench.sh) are skipped or stopped and
+#   listed so. Every log ends with the run's wall time.
 #
 # Writes OUT/mom-efie-*.json, *.log, *.rc and OUT/scaling.md: per run N, grid, transport, LU time
 # (median, slowest rank), LU TFLOP/s, and the efficiency against one rank: TFLOP/s over (ranks x one
@@ -50,7 +57,7 @@ done
 [[ "$MAXF" =~ ^[0-9]+$ && "$REPS" =~ ^[1-9][0-9]*$ && "$TIMEOUT" =~ ^[0-9]+$ ]] ||
   { echo "dist.sh: --max-frequency, --reps and --timeout take integers" >&2; exit 2; }
 case "$BACKEND" in
-  cuda|hip) GPU=1; TRANSPORTS=(host ipc nccl cuda-aware); BEST=ipc; SCALAPACK_BACKEND=openmp ;;
+  cuda|hip) GPU=1; TRANSPORTS=(ipc nccl host cuda-aware); BEST=ipc; SCALAPACK_BACKEND=openmp ;;
   serial|openmp) GPU=0; TRANSPORTS=(host); BEST=host; SCALAPACK_BACKEND=$BACKEND ;;
   *) echo "dist.sh: --backend must be cuda, hip, serial or openmp, not '$BACKEND'" >&2; exit 2 ;;
 esac
@@ -58,17 +65,26 @@ BIN="$BUILD/mom-efie/mom-efie"
 [[ -x "$BIN" ]] || { echo "dist.sh: no mom-efie executable in $BUILD" >&2; exit 2; }
 mkdir -p "$OUT"
 source "$(dirname "$0")/../../scripts/mpirun-args.sh"
+source "$(dirname "$0")/../../scripts/dist-bench.sh"
 THREADS=()
 [[ $GPU -eq 0 ]] && THREADS=(--threads 1)  # CPU ranks: one thread each
 
+EST=15  # seconds the next run is expected to take (the budget check of scripts/dist-bench.sh)
 run() {  # name, ranks, then arguments; the exit code goes to OUT/mom-efie-NAME.rc
-  local name=$1 ranks=$2 rc
+  local name=$1 ranks=$2 rc a tr="" why prev=""
   shift 2
   echo "=== mom-efie $name ($ranks ranks): $*"
-  timeout "$TIMEOUT" "${MPIRUN[@]}" -np "$ranks" "$BIN" "$@" --json "$OUT/mom-efie-$name.json" > "$OUT/mom-efie-$name.log" 2>&1
+  for a in "$@"; do [[ $prev == --transport ]] && tr=$a; prev=$a; done
+  if [[ -n "$tr" ]] && why=$(dist_unavailable "$tr"); then
+    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/mom-efie-$name.log"
+    echo 2 > "$OUT/mom-efie-$name.rc"
+    return 2
+  fi
+  dist_timed "$EST" "$OUT/mom-efie-$name.log" timeout "$TIMEOUT" "${MPIRUN[@]}" -np "$ranks" "$BIN" "$@" \
+    --json "$OUT/mom-efie-$name.json"
   rc=$?
   echo "$rc" > "$OUT/mom-efie-$name.rc"
-  [[ $rc -ne 0 ]] && { rm -f "$OUT/mom-efie-$name.json"; echo "mom-efie $name: exit code $rc: $(grep -m1 -i error "$OUT/mom-efie-$name.log")"; }
+  [[ $rc -ne 0 ]] && { rm -f "$OUT/mom-efie-$name.json"; echo "mom-efie $name: exit code $rc: $(grep -m1 -i -E "error|skipped|budget" "$OUT/mom-efie-$name.log")"; }
   grep -E "^LU:|FOM|VERIFICATION|NOT VERIFIED" "$OUT/mom-efie-$name.log"
   return $rc
 }
@@ -84,15 +100,30 @@ done
 [[ -z "$SQUAREST" && $NRANKS -gt 1 ]] && SQUAREST="${NRANKS}x1"  # a prime rank count: the only 2D grid is P = NRANKS
 
 COMMON=(--backend "$BACKEND" "${THREADS[@]}" --warmup 1 --reps "$REPS")
+# Estimates on the H200s (seconds, start-up included): N = 30,720 fill 0.06 s and LU 1.85 s on one
+# GPU (results/h200/mom-efie), so a run of warm-up + reps LUs ~15 s; a P > 1 grid factors each panel
+# on the host (about 2 N^2 nb / P host FLOPs per LU, single-threaded inner blocks): ~60 s per LU
+# assumed; the largest N on one GPU (~90,000: LU ~46 s at 42 TFLOP/s) ~70 s, on 1 x NRANKS GPUs
+# (N ~ 127,000 on two) ~110 s. Not measured: no distributed GPU run exists yet.
+fixed_grid() {  # the fixed-N runs of one grid: the Pliris-style LU per transport, then ScaLAPACK
+  local grid=$1 tr args=("${COMMON[@]}")
+  EST=$((10 + 3 * (1 + REPS)))
+  # P > 1 with a GPU backend: no warm-up LU (the host panels, not the first call's library set-up,
+  # dominate its time; a warm-up would double a run of a minute or more).
+  ((${grid%x*} > 1 && GPU)) && { args=(--backend "$BACKEND" --warmup 0 --reps "$REPS"); EST=$((10 + 60 * REPS)); }
+  for tr in "${TRANSPORTS[@]}"; do
+    run "fixed-pliris-$grid-$tr" "$NRANKS" --size "$SIZE" "${args[@]}" --dist-lu pliris --proc-grid "$grid" --transport "$tr"
+  done
+  EST=15
+  run "fixed-scalapack-$grid-host" "$NRANKS" --size "$SIZE" --backend "$SCALAPACK_BACKEND" --threads 1 --warmup 1 --reps "$REPS" \
+    --dist-lu scalapack --proc-grid "$grid" --transport host
+}
+# Order (what a short budget keeps): one rank; the 1 x Q grids (panels on the GPU); the largest N;
+# the P > 1 grids (panels on the host) last.
+EST=$((10 + 2 * (1 + REPS)))
 run "fixed-1rank" 1 --size "$SIZE" "${COMMON[@]}"
 if [[ $NRANKS -gt 1 ]]; then
-  for grid in "${GRIDS[@]}"; do
-    for tr in "${TRANSPORTS[@]}"; do
-      run "fixed-pliris-$grid-$tr" "$NRANKS" --size "$SIZE" "${COMMON[@]}" --dist-lu pliris --proc-grid "$grid" --transport "$tr"
-    done
-    run "fixed-scalapack-$grid-host" "$NRANKS" --size "$SIZE" --backend "$SCALAPACK_BACKEND" --threads 1 --warmup 1 --reps "$REPS" \
-      --dist-lu scalapack --proc-grid "$grid" --transport host
-  done
+  for grid in "${GRIDS[@]}"; do [[ ${grid%x*} -eq 1 ]] && fixed_grid "$grid"; done
 fi
 
 # The largest sphere frequency f whose per-rank bytes fit: the GPU engine's estimate
@@ -147,12 +178,12 @@ run_largest() {  # name, ranks, P, Q, then arguments
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [[ $GPU -eq 0 || $GPUS -ge $NRANKS ]]; then
   LARGE=(--backend "$BACKEND" "${THREADS[@]}" --warmup 0 --reps 1)
-  run_largest "largest-1rank" 1 1 1 "${LARGE[@]}"
   if [[ $NRANKS -gt 1 ]]; then
     [[ -z "$LARGEST_GRIDS" ]] && LARGEST_GRIDS="1x$NRANKS $([[ "$SQUAREST" != "1x$NRANKS" ]] && echo "$SQUAREST")"
     for grid in $LARGEST_GRIDS; do
       [[ "$grid" =~ ^[1-9][0-9]*x[1-9][0-9]*$ && $((${grid%x*} * ${grid#*x})) -eq $NRANKS ]] ||
         { echo "dist.sh: --largest-grids: '$grid' is not a PxQ grid of $NRANKS ranks" >&2; continue; }
+      EST=$((GPU ? (${grid%x*} > 1 ? 300 : 110) : 15))
       run_largest "largest-pliris-$grid-$BEST" "$NRANKS" "${grid%x*}" "${grid#*x}" "${LARGE[@]}" --dist-lu pliris --proc-grid "$grid" \
         --transport "$BEST"
     done
@@ -161,28 +192,39 @@ else
   echo "largest N: skipped ($NRANKS ranks on $GPUS GPU(s): the largest N wants a GPU per rank)" | tee "$OUT/largest-skipped.txt"
 fi
 
+if [[ $NRANKS -gt 1 ]]; then
+  for grid in "${GRIDS[@]}"; do [[ ${grid%x*} -gt 1 ]] && fixed_grid "$grid"; done
+fi
+if [[ $GPU -eq 0 || $GPUS -ge $NRANKS ]]; then
+  EST=$((GPU ? 70 : 15))
+  run_largest "largest-1rank" 1 1 1 "${LARGE[@]}"
+fi
+
 # OUT/scaling.md: one row per run that wrote its JSON (times: medians, the slowest rank's), the
 # skipped runs with the app's reason.
 /usr/bin/python3 - "$OUT" "$NRANKS" "$BACKEND" <<'PY' > "$OUT/scaling.md"
-import glob, json, os, sys
+import glob, json, os, re, sys
 out, nranks, backend = sys.argv[1], sys.argv[2], sys.argv[3]
 def load(name):
     path = os.path.join(out, f"mom-efie-{name}.json")
     return json.load(open(path)) if os.path.exists(path) else None
 print(f"# mom-efie distributed scaling: {nranks} ranks, --backend {backend}\n")
 print("| run | LU | N | ranks | grid | transport | fill (ms) | LU (ms) | LU TFLOP/s | efficiency vs 1 rank | "
-      "broadcast per panel (ms) | interchanges (ms) | U12 (ms) | RMS dB vs Mie | verdict |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "broadcast per panel (ms) | interchanges (ms) | U12 (ms) | RMS dB vs Mie | wall (s) | verdict |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 ones = {"fixed": load("fixed-1rank"), "largest": load("largest-1rank")}
 skipped = []
 names = sorted(os.path.basename(p)[len("mom-efie-"):-len(".rc")] for p in glob.glob(os.path.join(out, "mom-efie-*.rc")))
 names.sort(key=lambda n: (not n.startswith("fixed"), "1rank" not in n, n))
 for name in names:
     d = load(name)
+    log = open(os.path.join(out, f"mom-efie-{name}.log"), errors="replace").read().splitlines()
+    wall = next((m.group(1) for l in log for m in [re.search(r"copa-dist: wall_s=([0-9.]+)", l)] if m), "")
     if d is None:
-        log = open(os.path.join(out, f"mom-efie-{name}.log"), errors="replace").read().splitlines()
         rc = open(os.path.join(out, f"mom-efie-{name}.rc")).read().strip()
-        why = "timed out (--timeout)" if rc == "124" else next((l for l in log if "error" in l.lower()), log[-1] if log else "no output")
+        why = ("stopped after " + wall + " s (--timeout or the campaign's deadline)" if rc == "124" else
+               next((l for l in log if re.search(r"error|skipped|budget", l, re.I) and not l.startswith("copa-dist:")),
+                    log[-1] if log else "no output"))
         skipped.append(f"- {name}: exit {rc}: {why.strip()}")
         continue
     run, mom = d["run"], d.get("mom", {})
@@ -206,7 +248,7 @@ for name in names:
     verdict = "PASSED" if d.get("verification", {}).get("passed") else "FAILED"
     print(f'| {name} | {lu} | {run["problem"]["unknowns"]} | {ranks} | {grid} | {run.get("transport") or "-"} | {ms("fill")} | '
           f'{ms("lu")} | {tf:.3f} | {eff} | {sec("panel_broadcast_seconds_mean")} | {sec("interchange_seconds_total")} | '
-          f'{sec("ublock_broadcast_seconds_total")} | {mom.get("rms_db_error", float("nan")):.4f} | {verdict} |')
+          f'{sec("ublock_broadcast_seconds_total")} | {mom.get("rms_db_error", float("nan")):.4f} | {wall} | {verdict} |')
 print("\nLU TFLOP/s: (8/3) N^3 real FLOPs over the slowest rank's median LU time. Efficiency: LU TFLOP/s over (ranks x one "
       "rank's LU TFLOP/s at the same N; largest-N rows: one rank's own largest N), at a fixed N T1 / (p Tp). Broadcast: "
       "rank 0's time per panel; interchanges and U12: rank 0's total over the factorisation (P > 1 only).")

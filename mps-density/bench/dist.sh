@@ -1,37 +1,144 @@
 #!/usr/bin/env bash
-# mps-density over MPI ranks (README, "Distributed runs"): the P-Flow tank at 10M particles
-# (--size medium), GPU default variant, one rank against NRANKS ranks (one GPU each; ranks share the
-# GPUs where there are fewer) per ghost-fill transport: strong scaling of the density and the
-# halo_exchange row. Every run checks the gathered densities against the one-rank run (rank 0
-# recomputes alone). A transport this build or machine cannot use (nccl with ranks sharing a GPU,
-# cuda-aware without a CUDA-aware MPI) exits 2 and is reported as skipped.
-# Simulation mode (issue 15): P-Flow's 0.22M tank, 5 steps, one rank against NRANKS ranks per
-# transport (ghost refresh on the device; migration through the host, README "Simulation mode over
-# ranks"); rank 0 then reruns the steps alone and compares (one-rank check line).
+# mps-density over MPI ranks (README, "Distributed runs"), one rank against NRANKS ranks (one GPU
+# each; ranks share the GPUs where there are fewer) per ghost-fill transport (ipc, nccl, host,
+# cuda-aware), the P-Flow tank scaled by --particles at the same l0, variant fine-lean on a GPU:
+#   density, strong: 100M particles (the large size) and 10M (medium), 20 reps after 3 (100M: 10
+#     after 2), the density row and the halo_exchange row;
+#   density, weak: 10M particles per rank (--particles 10M x NRANKS; baseline: the 10M one-rank run);
+#   density at P-Flow's own 224,910 particles (latency-bound: the ghost fill is a large share);
+#   simulation mode at P-Flow's tank, 12 steps, --cg-tol 1e-12 (ghost refresh on the device, migration
+#     through the host, README "Simulation mode over ranks").
+# Every multi-rank run checks itself against one rank: rank 0 gathers the densities (or the state)
+# and recomputes the whole set-up alone (the "one-rank check" line; that costs rank 0 one more
+# evaluation, and every rank builds the whole set-up on the host: the set-up, not the GPU work,
+# dominates a run's wall time at 100M). A transport this build or machine cannot use exits 2 (or is
+# known unavailable from gpu-check-dist's probe) and is listed as skipped with the reason; runs past
+# the campaign's budget (COPA_DEADLINE, scripts/dist-bench.sh) are skipped or stopped and listed so.
+# Order (what a short budget keeps): 10M strong and weak, 0.22M density, simulation, 100M strong
+# last (its runs are the longest: ~30 s each, mostly host set-up).
+# MPS_DIST_BACKEND (default cuda), MPS_DIST_PARTICLES ("LARGE MEDIUM", default "100000000
+# 10000000"; at least the tank's 224910) and MPS_DIST_SIM_STEPS (default 12; a serial step of the
+# tank takes ~35 s on a CI core) make a CPU smoke run.
+# One JSON and one log per run in OUT (the log ends with the run's wall time), and OUT/scaling.md.
 # Usage: bench/dist.sh BUILD_DIR OUT_DIR NRANKS   (BUILD_DIR from the cuda-mpi preset; called by
 # scripts/gpu-check-dist)
 set -uo pipefail
 BUILD=${1:?usage: dist.sh BUILD OUT NRANKS}
 OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
 NRANKS=${3:?usage: dist.sh BUILD OUT NRANKS}
+BACKEND=${MPS_DIST_BACKEND:-cuda}
+read -r LARGE MEDIUM <<< "${MPS_DIST_PARTICLES:-100000000 10000000}"
+[[ "$LARGE" =~ ^[0-9]+$ && "$MEDIUM" =~ ^[0-9]+$ ]] ||
+  { echo "dist.sh: MPS_DIST_PARTICLES must be two particle counts, 'LARGE MEDIUM'" >&2; exit 2; }
 BIN="$BUILD/mps-density/mps-density"
 mkdir -p "$OUT"
 source "$(dirname "$0")/../../scripts/mpirun-args.sh"
-run() {  # name, ranks, then arguments
-  local name=$1 ranks=$2
-  shift 2
-  echo "=== mps-density $name ($ranks ranks): $*"
-  "${MPIRUN[@]}" -np "$ranks" "$BIN" "$@" --json "$OUT/mps-density-$name.json" > "$OUT/mps-density-$name.log" 2>&1 \
-    || echo "mps-density $name: exit code $? (skipped: $(grep -m1 error "$OUT/mps-density-$name.log"))"
-  grep -E "FOM|VERIFICATION|NOT VERIFIED|one-rank check|migrations" "$OUT/mps-density-$name.log"
+source "$(dirname "$0")/../../scripts/dist-bench.sh"
+TRANSPORTS=(ipc nccl host cuda-aware) VARIANT=(--variant fine-lean)
+# One variant on 1 and on NRANKS ranks: the CUDA default differs between them (one rank:
+# fine-lean-cellrows; over ranks: fine-lean, README "Strategies"), and the efficiency must compare
+# the same kernels.
+[[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || TRANSPORTS=(host) VARIANT=()
+
+# Seconds per run (estimate; the H200 figures are GPU times only: 10M density 2.6 ms, 100M 26 ms):
+# 4 s of start-up, the host set-up that every rank repeats (assumed 0.25 s per million particles,
+# not measured on the GPU machine), and on NRANKS ranks rank 0's one-rank check (set-up reused, one
+# more upload and evaluation: 0.05 s per million).
+estimate() {  # particles, ranks
+  echo $((4 + $1 / 4000000 + ($2 > 1 ? $1 / 20000000 + 1 : 0)))
 }
-run medium-1rank 1 --case pflow --size medium --backend cuda --warmup 3 --reps 20
-for tr in host ipc nccl cuda-aware; do
-  run "medium-${NRANKS}ranks-$tr" "$NRANKS" --case pflow --size medium --backend cuda --transport "$tr" --warmup 3 --reps 20
-done
-run sim-small-1rank 1 --case pflow --mode simulation --steps 5 --backend cuda --cg-tol 1e-12
-for tr in host ipc nccl cuda-aware; do
-  run "sim-small-${NRANKS}ranks-$tr" "$NRANKS" --case pflow --mode simulation --steps 5 --backend cuda --cg-tol 1e-12 \
-    --transport "$tr"
-done
+
+run() {  # run NAME RANKS TRANSPORT PARTICLES ARGS...
+  local name=$1 np=$2 tr=$3 n=$4 why
+  shift 4
+  echo "=== mps-density $name ($np ranks, transport $tr): $*"
+  if why=$(dist_unavailable "$tr"); then
+    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/$name.log"
+    return
+  fi
+  dist_timed "$(estimate "$n" "$np")" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$BIN" --backend "$BACKEND" \
+    "${VARIANT[@]}" --transport "$tr" "$@" --json "$OUT/$name.json"
+  local rc=$?
+  [ $rc -eq 0 ] || { echo "mps-density $name: exit code $rc (skipped)"; tail -3 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
+  grep -E "^FOM|VERIFICATION|NOT VERIFIED|one-rank check" "$OUT/$name.log"
+}
+
+density() {  # density NAME PARTICLES REPS WARMUP RANKS TRANSPORT
+  run "$1-$5${6:+-$6}" "$5" "${6:-host}" "$2" --case pflow --particles "$2" --reps "$3" --warmup "$4"
+}
+density_all() {  # density_all NAME PARTICLES REPS WARMUP (one rank, then NRANKS ranks per transport)
+  density "$@" 1 ""
+  for tr in "${TRANSPORTS[@]}"; do density "$@" "$NRANKS" "$tr"; done
+}
+
+density_all density-medium "$MEDIUM" 20 3
+for tr in "${TRANSPORTS[@]}"; do density weak-medium $((MEDIUM * NRANKS)) 20 3 "$NRANKS" "$tr"; done
+density_all density-tank 224910 20 3
+SIM_STEPS=${MPS_DIST_SIM_STEPS:-12}
+[[ "$SIM_STEPS" =~ ^[1-9][0-9]*$ ]] || { echo "dist.sh: MPS_DIST_SIM_STEPS must be a positive integer" >&2; exit 2; }
+SIM=(--case pflow --mode simulation --steps "$SIM_STEPS" --cg-tol 1e-12)
+run sim-tank-1 1 host 224910 "${SIM[@]}"
+for tr in "${TRANSPORTS[@]}"; do run "sim-tank-$NRANKS-$tr" "$NRANKS" "$tr" 224910 "${SIM[@]}"; done
+density_all density-large "$LARGE" 10 2
+
+/usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
+import glob, json, os, re, sys
+out, p = sys.argv[1], int(sys.argv[2])
+def load(name):
+    path = os.path.join(out, name + ".json")
+    return json.load(open(path)) if os.path.exists(path) else None
+def log_info(name):
+    path = os.path.join(out, name + ".log")
+    lines = open(path, errors="replace").read().splitlines() if os.path.exists(path) else []
+    wall = next((m.group(1) for l in lines for m in [re.search(r"copa-dist: wall_s=([0-9.]+)", l)] if m), "")
+    why = next((l.strip() for l in lines if re.search(r"skipped|error|refused|budget", l, re.I)), lines[-1] if lines else "not run")
+    return wall, why
+def row_median(d, name):
+    r = next((k for k in d.get("kernels", []) if k["name"] == name), None)
+    return r["time_s"]["median"] if r else 0.0
+order = {"ipc": 0, "nccl": 1, "host": 2, "cuda-aware": 3, None: -1}
+groups = [("density-medium", "strong", "density-medium-1"), ("weak-medium", "weak", "density-medium-1"),
+          ("density-large", "strong", "density-large-1"), ("density-tank", "strong", "density-tank-1"),
+          ("sim-tank", "strong", "sim-tank-1")]
+print("| run | mode | ranks | particles | time (ms) | halo (ms) | comm fraction | imbalance | FOM | efficiency | one-rank check | verdict | wall (s) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for prefix, mode, base in groups:
+    names = [os.path.basename(f)[:-4] for f in glob.glob(os.path.join(out, prefix + "-*.log"))]
+    names.sort(key=lambda n: (int(n.split("-")[2]), order.get(n.split("-", 3)[3] if n.count("-") >= 3 else None, 9)))
+    one = load(base)
+    for name in names:
+        d = load(name)
+        wall, why = log_info(name)
+        if d is None:
+            print(f"| {name} | {mode} | | | skipped: {why} | | | | | | | | {wall} |")
+            continue
+        ranks = d["run"].get("mpi_ranks", 1) or 1
+        dec = d["run"].get("decomposition") or {}
+        mps = d.get("mps", {})
+        sim = prefix.startswith("sim")
+        has_halo = any(k["name"] == "halo_exchange" for k in d.get("kernels", []))
+        if sim:
+            # Time per step: global particle-steps over the FOM. The simulation's ghost refreshes are
+            # inside its operator rows (no halo_exchange row), so no comm fraction is given.
+            t = mps["particles"] / d["fom"]["value"]
+            halo = frac = None
+        else:
+            t = mps["density_seconds_median"]
+            halo = row_median(d, "halo_exchange") if has_halo else None
+            rebucket = mps.get("rebucket_seconds_median", 0.0)
+            frac = halo / (t + rebucket + halo) if has_halo else None
+        eff = d["fom"]["value"] / (ranks * one["fom"]["value"]) if one else float("nan")
+        chk = mps.get("one_rank_check") or {}
+        chk = ("%.1e" % chk.get("max_rel_difference", chk.get("max_rel_front_difference", float("nan")))) if chk else "-"
+        imb = dec.get("imbalance")
+        halo = "-" if halo is None else f"{halo*1e3:.3f}"
+        frac = "-" if frac is None else f"{frac:.3f}"
+        print(f"| {name} | {mode} | {ranks} | {mps.get('particles', 0)} | {t*1e3:.3f} | {halo} | {frac} | "
+              f"{'%.3f' % imb if imb is not None else '-'} | {d['fom']['value']:.3e} {d['fom']['unit']} | {eff:.3f} | {chk} | "
+              f"{ {True: 'PASSED', False: 'FAILED'}.get(d['verification'].get('passed'), 'NOT VERIFIED')} | {wall} |")
+print("\nTime: density mode the density row's median (slowest rank); simulation the time per step (particles over the FOM). "
+      "Comm fraction: density mode halo / (halo + rebucket + density) medians (the simulation's ghost refreshes are inside its operator rows: not given). "
+      "Efficiency: FOM_p / (p FOM_1) (strong T1 / (p Tp); weak against the 10M one-rank run, FOM per rank). "
+      "One-rank check: rank 0's rerun alone, max relative difference (density; simulation: the surge front).")
+PY
 exit 0

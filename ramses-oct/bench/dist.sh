@@ -1,57 +1,79 @@
 #!/usr/bin/env bash
 # ramses-oct distributed scaling (README "Distributed runs"). Usage: bench/dist.sh BUILD OUT NRANKS
 # BUILD: a CUDA + MPI build (cmake --preset cuda-mpi; binary at BUILD/ramses-oct/ramses-oct).
-# Sedov, FP64, periodic, 20 steps (2 warm-up), variant balanced everywhere (zmarch runs on one rank
-# only, so the one-rank baseline uses the same kernel as the distributed runs):
-#   strong: 256^3 on 1 and NRANKS ranks;  weak: 256^3 per rank, the x axis grown to 256 * ranks.
+# Sedov, FP64, periodic, 20 steps (2 warm-up: medians over 18 timed steps), variant balanced on a GPU
+# (zmarch runs on one rank only, so the one-rank baseline uses the same kernel as the distributed runs):
+#   strong: N^3 on 1 and NRANKS ranks;  weak: N^3 per rank, the x axis grown to N * ranks (its
+#   one-rank baseline is the strong one: the same N^3 run).
+# N = 256; RAMSES_DIST_N and RAMSES_DIST_BACKEND (default cuda) override them for a CPU smoke run.
 # Every transport is tried; one this build or machine cannot use (nccl with ranks sharing a GPU,
-# cuda-aware without a CUDA-aware MPI) exits 2 and is listed as skipped. One JSON and one log per
-# run in OUT, and OUT/scaling.md: ranks, time per step (max over ranks), compute max/mean, halo,
-# allreduce, comm fraction, FOM, efficiency (strong T1/(p Tp), weak T1/Tp).
+# cuda-aware without a CUDA-aware MPI) exits 2, or is known unavailable from gpu-check-dist's probe,
+# and is listed as skipped with the reason. Runs past the campaign's budget (COPA_DEADLINE,
+# scripts/dist-bench.sh) are skipped or stopped and listed so. One JSON and one log per run in OUT
+# (the log ends with the run's wall time), and OUT/scaling.md: ranks, time per step (max over
+# ranks), compute max/mean, halo, allreduce, comm fraction, FOM, efficiency (strong T1/(p Tp), weak
+# T1/Tp), verdict, wall time.
 set -uo pipefail
 BUILD=${1:?usage: dist.sh BUILD OUT NRANKS}
 OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
 NRANKS=${3:?usage: dist.sh BUILD OUT NRANKS}
+N=${RAMSES_DIST_N:-256}
+BACKEND=${RAMSES_DIST_BACKEND:-cuda}
 APP="$BUILD/ramses-oct/ramses-oct"
 mkdir -p "$OUT"
 source "$(dirname "$0")/../../scripts/mpirun-args.sh"
-COMMON=(--problem sedov --steps 20 --warmup 2 --backend cuda --variant balanced --quiet)
+source "$(dirname "$0")/../../scripts/dist-bench.sh"
+COMMON=(--problem sedov --steps 20 --warmup 2 --backend "$BACKEND" --quiet)
+case "$BACKEND" in cuda | hip) COMMON+=(--variant balanced) ;; esac
+# Seconds per run on two H200s (results/h200-x2/20261124/x2.log: 5 s per 256^3 run, start-up
+# included; nccl's communicator set-up adds about 3 s), scaled with the cells per rank.
+EST=$((4 + N * N * N / 16777216 * 2))
 
 run() {  # run NAME RANKS TRANSPORT ARGS...
-  local name=$1 np=$2 tr=$3
+  local name=$1 np=$2 tr=$3 why
   shift 3
   echo "### $name: $np ranks, transport $tr: $*"
-  "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
-    --json "$OUT/$name.json" "$@" >"$OUT/$name.log" 2>&1
+  if why=$(dist_unavailable "$tr"); then
+    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/$name.log"
+    return
+  fi
+  dist_timed "$EST" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
+    --json "$OUT/$name.json" "$@"
   local rc=$?
-  [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -2 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
+  [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -3 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
 }
 
-run strong-1 1 host --n 256
-run weak-1 1 host --n 256
-for tr in host ipc nccl cuda-aware; do
-  run "strong-$NRANKS-$tr" "$NRANKS" "$tr" --n 256
-  run "weak-$NRANKS-$tr" "$NRANKS" "$tr" --nx $((256 * NRANKS)) --ny 256 --nz 256
+run strong-1 1 host --n "$N"
+for tr in ipc nccl host cuda-aware; do
+  run "strong-$NRANKS-$tr" "$NRANKS" "$tr" --n "$N"
+  run "weak-$NRANKS-$tr" "$NRANKS" "$tr" --nx $((N * NRANKS)) --ny "$N" --nz "$N"
 done
 
-/usr/bin/env python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
-import json, os, sys
+/usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
+import json, os, re, sys
 out, nranks = sys.argv[1], int(sys.argv[2])
 def load(name):
     p = os.path.join(out, name + ".json")
     return json.load(open(p)) if os.path.exists(p) else None
-print("| mode | transport | ranks | step max (ms) | compute max / mean (ms) | halo (ms) | allreduce (ms) | comm fraction | FOM (cell updates/s) | efficiency |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+def log_tail(name):
+    p = os.path.join(out, name + ".log")
+    lines = open(p, errors="replace").read().splitlines() if os.path.exists(p) else []
+    wall = next((m.group(1) for l in lines for m in [re.search(r"copa-dist: wall_s=([0-9.]+)", l)] if m), "")
+    why = next((l.strip() for l in lines if re.search(r"skipped|error|refused|budget", l, re.I)), lines[-1] if lines else "not run")
+    return wall, why
+print("| mode | transport | ranks | step max (ms) | compute max / mean (ms) | halo (ms) | allreduce (ms) | comm fraction | FOM (cell updates/s) | efficiency | verdict | wall (s) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+base = load("strong-1")
+t1 = base["rank_times"]["step_median_s"]["max"] if base else None
 for mode in ("strong", "weak"):
-    base = load(f"{mode}-1")
-    t1 = base["rank_times"]["step_median_s"]["max"] if base else None
-    for tr in ("host", "ipc", "nccl", "cuda-aware"):
-        for p, name in ((1, f"{mode}-1"), (nranks, f"{mode}-{nranks}-{tr}")):
-            d = load(name)
-            if p == 1 and tr != "host":
+    for tr in ("ipc", "nccl", "host", "cuda-aware"):
+        for p, name in ((1, "strong-1"), (nranks, f"{mode}-{nranks}-{tr}")):
+            if p == 1 and tr != "ipc":
                 continue
+            d = load(name)
+            wall, why = log_tail(name)
             if d is None:
-                print(f"| {mode} | {tr} | {p} | skipped (see {name}.log) | | | | | | |")
+                print(f"| {mode} | {tr} | {p} | skipped: {why} | | | | | | | | {wall} |")
                 continue
             rt = d["rank_times"]
             step = rt["step_median_s"]["max"]
@@ -59,6 +81,9 @@ for mode in ("strong", "weak"):
             halo = rt["halo_exchange_median_s"]["max"]
             allr = rt["allreduce_median_s"]["max"]
             eff = (t1 / (p * step) if mode == "strong" else t1 / step) if t1 else float("nan")
+            verdict = "PASSED" if d["verification"]["passed"] else "FAILED"
             print(f"| {mode} | {d['run'].get('transport') or tr} | {p} | {step*1e3:.3f} | {comp['max']*1e3:.3f} / {comp['mean']*1e3:.3f} | "
-                  f"{halo*1e3:.3f} | {allr*1e3:.3f} | {(halo + allr) / step:.3f} | {d['fom']['value']:.3e} | {eff:.3f} |")
+                  f"{halo*1e3:.3f} | {allr*1e3:.3f} | {(halo + allr) / step:.3f} | {d['fom']['value']:.3e} | {eff:.3f} | {verdict} | {wall} |")
+print(f"\nOne-rank baseline of both modes: strong-1 ({'%.3f ms per step' % (t1 * 1e3) if t1 else 'missing'}). "
+      "Efficiency: strong T1 / (p Tp), weak T1 / Tp (N^3 per rank). Times: medians over the timed steps, the slowest rank's.")
 PY

@@ -1,0 +1,47 @@
+# Sourced (not run) by every app's bench/dist.sh after scripts/mpirun-args.sh: what the four scaling
+# benches share besides the launch line. The GPU machines are lent for minutes, so a campaign runs
+# against a deadline and must leave every finished run's files behind when it is cut short.
+#   COPA_DEADLINE (epoch seconds; scripts/gpu-check-dist --budget exports it): a run whose estimate
+#     does not fit before it is not started (listed as skipped, budget), and a started run is killed
+#     at it (exit 124). Unset: no limit.
+#   COPA_UNAVAILABLE_TRANSPORTS (a file of "transport<TAB>reason" lines; gpu-check-dist writes it
+#     from copa-commbench's probe, which asks the halo layer the same question the apps ask): such a
+#     transport is listed as skipped with that reason instead of starting mpirun only to be refused.
+#
+# dist_unavailable TRANSPORT: prints the reason and returns 0 when TRANSPORT is known unavailable.
+# dist_timed EST LOG CMD...: runs CMD (stdout and stderr to LOG) unless EST seconds no longer fit;
+#   appends "copa-dist: wall_s=W rc=R" to LOG and prints it; returns CMD's exit code, 124 when the
+#   deadline stopped it, 125 when it was not started.
+
+dist_unavailable() {
+  local file=${COPA_UNAVAILABLE_TRANSPORTS:-}
+  [[ -n "$file" && -r "$file" ]] || return 1
+  local reason
+  reason=$(awk -F '\t' -v t="$1" '$1 == t { print $2; found = 1; exit } END { exit !found }' "$file") || return 1
+  echo "$reason"
+}
+
+dist_timed() {
+  local est=$1 log=$2 left=0 rc start wall
+  shift 2
+  if [[ -n "${COPA_DEADLINE:-}" ]]; then
+    left=$((COPA_DEADLINE - $(date +%s)))
+    if ((left < est)); then
+      echo "not started (budget: needs about $est s, $left s left before the campaign's deadline)" > "$log"
+      echo "copa-dist: wall_s=0 rc=125" >> "$log"
+      echo "copa-dist: skipped, budget ($est s needed, $left s left)"
+      return 125
+    fi
+  fi
+  start=$(date +%s.%N)
+  if ((left > 0)); then
+    timeout --kill-after=10 "$left" "$@" > "$log" 2>&1
+  else
+    "$@" > "$log" 2>&1
+  fi
+  rc=$?
+  wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  ((rc == 124 && left > 0)) && echo "stopped at the campaign's deadline (budget)" >> "$log"
+  echo "copa-dist: wall_s=$wall rc=$rc" | tee -a "$log"
+  return $rc
+}
