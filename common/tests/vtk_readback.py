@@ -1,6 +1,7 @@
-"""What the apps' read-back checks of their --vtk output share: VTK's XML readers, the pieces a .pvtu
-names, the data sets a .pvd series lists and the steps --vtk-every writes, and the command line of
-the .pvtu checks. run_vtk_test.cmake puts this folder on the check scripts' PYTHONPATH.
+"""What the apps' read-back checks of their --vtk output (<app>/tests/check_vtk.py, check_pvtu.py)
+share: VTK's XML readers, the pieces a .pvtu names, the data sets a .pvd series lists and the steps
+--vtk-every writes, and the command line of the .pvtu checks. run_vtk_test.cmake puts this folder on
+the check scripts' PYTHONPATH.
 """
 import argparse
 import sys
