@@ -3,8 +3,6 @@
 #include <mpi.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,17 +11,12 @@
 #include "copa/mpi.hpp"
 #include "copa/testing.hpp"
 #include "copa/vtk.hpp"
+#include "file_text.hpp"
 
 namespace fs = std::filesystem;
+using copa::test::file_text;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 // One unit quad per rank, shifted along x by the rank, its cell value the rank.
 copa::vtk::UnstructuredGrid quad_of(int rank) {
   copa::vtk::UnstructuredGrid g;
@@ -46,13 +39,13 @@ TEST(VtkPieces, every_rank_writes_its_piece_and_rank_0_the_pvtu) {
   copa::vtk::write_pieces((dir / "grid.pvtu").string(), quad_of(rank), copa::vtk::Encoding::ascii);
   copa::mpi::barrier();
   // Every rank's piece holds that rank's quad alone (the ASCII value of its "rank" array).
-  const std::string mine = slurp(dir / ("grid_p" + std::to_string(rank) + ".vtu"));
+  const std::string mine = file_text(dir / ("grid_p" + std::to_string(rank) + ".vtu"));
   EXPECT_NE(mine.find("NumberOfPoints=\"4\" NumberOfCells=\"1\""), std::string::npos);
   EXPECT_NE(mine.find("Name=\"rank\" format=\"ascii\">\n" + std::to_string(rank) + "\n"), std::string::npos) << mine;
   if (rank == 0) {
     std::vector<std::string> names;
     for (int r = 0; r < ranks; ++r) names.push_back("grid_p" + std::to_string(r) + ".vtu");
-    EXPECT_EQ(slurp(dir / "grid.pvtu"), copa::vtk::pvtu_text(quad_of(0), names));
+    EXPECT_EQ(file_text(dir / "grid.pvtu"), copa::vtk::pvtu_text(quad_of(0), names));
     EXPECT_FALSE(fs::exists(dir / ("grid_p" + std::to_string(ranks) + ".vtu")));
   }
   copa::mpi::barrier();

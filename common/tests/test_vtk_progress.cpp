@@ -2,7 +2,6 @@
 // The files themselves are read back by VTK's own readers in the apps' --vtk tests.
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -12,16 +11,12 @@
 #include "copa/progress.hpp"
 #include "copa/testing.hpp"
 #include "copa/vtk.hpp"
+#include "file_text.hpp"
 
 namespace fs = std::filesystem;
+using copa::test::file_text;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("copa-test-vtk-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
@@ -58,7 +53,7 @@ TEST(VtkProgress, ascii_values_round_trip_exactly) {
   c.points = {0.1, 0.2, 0.3};
   c.point_data.push_back({"n", 1, {1.0 / 3.0}});
   copa::vtk::write((d / "p.vtp").string(), c, copa::vtk::Encoding::ascii);
-  const std::string text = slurp(d / "p.vtp");
+  const std::string text = file_text(d / "p.vtp");
   EXPECT_TRUE(text.find("0.33333333333333331") != std::string::npos);
   EXPECT_TRUE(text.find("NumberOfVerts=\"1\"") != std::string::npos);
   fs::remove_all(d);
@@ -104,7 +99,7 @@ TEST(VtkProgress, series_writes_step_zero_every_n_and_the_end_once) {
   EXPECT_TRUE(fs::exists(d / "app_000006.vtp"));
   EXPECT_TRUE(fs::exists(d / "app_000007.vtp"));
   EXPECT_TRUE(fs::exists(d / "app.vtp"));
-  const std::string pvd = slurp(d / "app.pvd");
+  const std::string pvd = file_text(d / "app.pvd");
   EXPECT_TRUE(pvd.find("file=\"app_000003.vtp\"") != std::string::npos);
   EXPECT_TRUE(pvd.find("timestep=\"3.5\"") != std::string::npos);
   EXPECT_TRUE(s.files().size() == 6);  // 4 steps, the .pvd, the end file

@@ -2,14 +2,13 @@
 // file names, and a one-rank write_pieces (the .pvtu and its single piece). Several ranks: the
 // laghos-like mpi tests read the .pvtu back with VTK's vtkXMLPUnstructuredGridReader.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "copa/vtk.hpp"
+#include "file_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -72,13 +71,7 @@ TEST(VtkPvtu, one_rank_writes_the_pvtu_and_its_piece_next_to_it) {
   copa::vtk::write_pieces((dir / "grid_000003.pvtu").string(), g, copa::vtk::Encoding::ascii);
   ASSERT_TRUE(fs::exists(dir / "grid_000003.pvtu"));
   ASSERT_TRUE(fs::exists(dir / "grid_000003_p0.vtu"));
-  std::ifstream f(dir / "grid_000003.pvtu");
-  std::stringstream s;
-  s << f.rdbuf();
-  EXPECT_EQ(s.str(), copa::vtk::pvtu_text(g, {"grid_000003_p0.vtu"}));
-  std::ifstream p(dir / "grid_000003_p0.vtu");
-  std::stringstream ps;
-  ps << p.rdbuf();
-  EXPECT_NE(ps.str().find("NumberOfPoints=\"6\" NumberOfCells=\"2\""), std::string::npos);
+  EXPECT_EQ(copa::test::file_text(dir / "grid_000003.pvtu"), copa::vtk::pvtu_text(g, {"grid_000003_p0.vtu"}));
+  EXPECT_NE(copa::test::file_text(dir / "grid_000003_p0.vtu").find("NumberOfPoints=\"6\" NumberOfCells=\"2\""), std::string::npos);
   fs::remove_all(dir);
 }

@@ -16,26 +16,16 @@ usage: check_pvtu.py DIR JSON ONE_RANK_DIR --ranks R [--every N]
 - with --every: DIR/laghos-like.pvd lists a .pvtu for step 0, every N-th step and the last, each
   readable with all its pieces, and step 0's density is 1 to 1e-12 (Sedov's initial density).
 """
-import argparse
 import json
 import sys
-import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import vtk
 from vtk.util.numpy_support import vtk_to_numpy
 
+from vtk_readback import pvtu_arguments, pvtu_pieces, read, series, steps_written
+
 REL = 1e-10
-
-
-def read(path, parallel):
-    r = vtk.vtkXMLPUnstructuredGridReader() if parallel else vtk.vtkXMLUnstructuredGridReader()
-    r.SetFileName(str(path))
-    r.Update()
-    if r.GetErrorCode() != 0:
-        sys.exit(f"{path}: VTK reader error {r.GetErrorCode()}")
-    return r.GetOutput()
 
 
 def sizes(g, dim):
@@ -62,31 +52,15 @@ def close(a, b, what):
         sys.exit(f"{what}: {a!r} over the ranks, {b!r} on one rank (relative {abs(a - b) / abs(b):.3g} > {REL})")
 
 
-def check_pieces(pvtu, ranks):
-    sources = [p.get("Source") for p in ET.parse(pvtu).getroot().findall("./PUnstructuredGrid/Piece")]
-    stem = pvtu.stem
-    if sources != [f"{stem}_p{r}.vtu" for r in range(ranks)]:
-        sys.exit(f"{pvtu} names pieces {sources}, expected {ranks} pieces {stem}_p<r>.vtu")
-    for s in sources:
-        if not (pvtu.parent / s).is_file():
-            sys.exit(f"{pvtu}: piece {s} is missing")
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir", type=Path)
-    ap.add_argument("json", type=Path)
-    ap.add_argument("one_rank_dir", type=Path)
-    ap.add_argument("--ranks", type=int, required=True)
-    ap.add_argument("--every", type=int, default=0)
-    args = ap.parse_args()
+    args = pvtu_arguments()
     result = json.loads(args.json.read_text())
     problem, sol = result["run"]["problem"], result["solution"]
     dim, k, zones = problem["dim"], problem["order_k"], int(problem["zones"])
     pvtu = args.dir / "laghos-like.pvtu"
-    check_pieces(pvtu, args.ranks)
-    g = read(pvtu, True)
-    one = read(args.one_rank_dir / "laghos-like.vtu", False)
+    pvtu_pieces(pvtu, args.ranks)
+    g = read(pvtu)
+    one = read(args.one_rank_dir / "laghos-like.vtu")
     if g.GetNumberOfCells() != zones * k**dim or one.GetNumberOfCells() != g.GetNumberOfCells():
         sys.exit(f"{g.GetNumberOfCells()} cells over the ranks, {one.GetNumberOfCells()} on one rank; "
                  f"{zones} zones x {k}^{dim} expected")
@@ -112,20 +86,19 @@ def main():
           f"{n} points ({n1} on one rank), mass {mass.sum():.17g} vs {mass1.sum():.17g}, "
           f"internal energy {internal.sum():.17g} vs {internal1.sum():.17g}, densities within {worst:.3g}")
     if args.every:
-        entries = ET.parse(args.dir / "laghos-like.pvd").getroot().findall("./Collection/DataSet")
-        files = [en.get("file") for en in entries]
+        entries = series(args.dir / "laghos-like.pvd")
+        files = [f for f, _, _ in entries]
         if not all(f.endswith(".pvtu") for f in files):
             sys.exit(f".pvd lists {files}, not .pvtu files")
-        steps = [int(f.split("_")[-1].split(".")[0]) for f in files]
-        last = sol["step"]
-        want = sorted(set(range(0, last + 1, args.every)) | {last})
+        steps = [step for _, step, _ in entries]
+        want = steps_written(sol["step"], args.every)
         if steps != want:
             sys.exit(f".pvd lists steps {steps}, expected {want}")
         for f in files:
-            check_pieces(args.dir / f, args.ranks)
-            if read(args.dir / f, True).GetNumberOfCells() != zones * k**dim:
+            pvtu_pieces(args.dir / f, args.ranks)
+            if read(args.dir / f).GetNumberOfCells() != zones * k**dim:
                 sys.exit(f"{f}: not {zones} x {k}^{dim} cells")
-        rho0 = cell(read(args.dir / files[0], True), "density")
+        rho0 = cell(read(args.dir / files[0]), "density")
         if np.max(np.abs(rho0 - 1.0)) > 1e-12:
             sys.exit(f"step 0 density deviates from 1 by {np.max(np.abs(rho0 - 1.0))}")
         print(f"laghos-like.pvd: .pvtu at steps {steps}, each with {args.ranks} pieces, step 0 density 1")

@@ -17,16 +17,13 @@ import numpy as np
 import vtk
 from vtk.util.numpy_support import vtk_to_numpy
 
+from vtk_readback import read
+
 
 def main():
     out, result = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text())
     problem = result["run"]["problem"]
-    r = vtk.vtkXMLUnstructuredGridReader()
-    r.SetFileName(str(out / "mom-efie.vtu"))
-    r.Update()
-    if r.GetErrorCode() != 0:
-        sys.exit(f"VTK reader error {r.GetErrorCode()}")
-    g = r.GetOutput()
+    g = read(out / "mom-efie.vtu")
     nt, nv = g.GetNumberOfCells(), g.GetNumberOfPoints()
     if nt != problem["triangles"] or nv != nt // 2 + 2:
         sys.exit(f"{nt} triangles, {nv} vertices; the run had {problem['triangles']} triangles")

@@ -1,4 +1,21 @@
 # The matrix over MPI ranks (src/distributed/): included from tests/CMakeLists.txt.
+
+# mom_efie_pliris_random_tests(PREFIX p [ENGINE gpu] LABELS l... [TIMEOUT s] CASES c...): the
+# random-matrix LU check (pliris_random_check.cpp) once per case "ranks;grid;n;nb;crossed;lookahead"
+# (six values a case; crossed: the fewest interchanges across process rows the run must make), as
+# p.pliris-random-<grid>-n<n>-nb<nb>-lookahead<lookahead> on <ranks> ranks; ENGINE gpu runs the
+# GPU engine instead of the host one.
+function(mom_efie_pliris_random_tests)
+  cmake_parse_arguments(T "" "PREFIX;ENGINE;TIMEOUT" "LABELS;CASES" ${ARGN})
+  set(cases ${T_CASES})
+  while(cases)
+    list(POP_FRONT cases ranks grid n nb crossed lookahead)
+    copa_add_test(NAME ${T_PREFIX}.pliris-random-${grid}-n${n}-nb${nb}-lookahead${lookahead} MPI_RANKS ${ranks}
+                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} ${lookahead} ${T_ENGINE}
+                  LABELS ${T_LABELS} TIMEOUT ${T_TIMEOUT})
+  endwhile()
+endfunction()
+
 mom_efie_test(mom_efie_distributed_unit_tests test_block_cyclic.cpp test_owned_fill.cpp test_interchanges.cpp)
 copa_add_gtest(TARGET mom_efie_distributed_unit_tests PREFIX mom-efie LABELS cpu)
 # A bad block size is refused on one rank too.
@@ -53,17 +70,9 @@ if(COPA_ENABLE_MPI)
   add_executable(mom_efie_pliris_random_check pliris_random_check.cpp)
   target_link_libraries(mom_efie_pliris_random_check PRIVATE mom_efie_core)
   copa_target_defaults(mom_efie_pliris_random_check)
-  foreach(case "2;1x2;101;8;0;1" "2;2x1;101;8;25;0" "2;2x1;101;8;25;1" "3;3x1;97;5;25;1" "4;2x2;131;16;25;1" "4;2x2;131;16;25;0"
-               "4;2x2;70;64;5;1" "4;2x2;64;64;0;1" "2;2x1;300;100;50;1")
-    list(GET case 0 ranks)
-    list(GET case 1 grid)
-    list(GET case 2 n)
-    list(GET case 3 nb)
-    list(GET case 4 crossed)
-    list(GET case 5 lookahead)
-    copa_add_test(NAME mom-efie.mpi.pliris-random-${grid}-n${n}-nb${nb}-lookahead${lookahead} MPI_RANKS ${ranks}
-                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} ${lookahead} LABELS mpi)
-  endforeach()
+  mom_efie_pliris_random_tests(PREFIX mom-efie.mpi LABELS mpi
+    CASES "2;1x2;101;8;0;1" "2;2x1;101;8;25;0" "2;2x1;101;8;25;1" "3;3x1;97;5;25;1" "4;2x2;131;16;25;1" "4;2x2;131;16;25;0"
+          "4;2x2;70;64;5;1" "4;2x2;64;64;0;1" "2;2x1;300;100;50;1")
   if(COPA_WITH_SCALAPACK)
     # 2x2 nb 20: the Pliris-style LU and ScaLAPACK on the same grid (both against one rank), and
     # the JSON's proof that rows crossed process rows (check_pliris_2d.cmake).
@@ -130,14 +139,6 @@ if(COPA_ENABLE_MPI AND COPA_ENABLE_CUDA)
   # The GPU engine on the random matrices of pliris_random_check.cpp (most pivots cross process
   # rows: the interchanges' gather kernel, one pinned message per pair of process rows, scatter
   # kernel) against LAPACK zgesv, 1e-10: 2x1 with and without lookahead, 3x1 and 2x2 (ranks share the GPU).
-  foreach(case "2;2x1;101;8;25;0" "2;2x1;300;100;50;1" "3;3x1;97;5;25;1" "4;2x2;131;16;25;1")
-    list(GET case 0 ranks)
-    list(GET case 1 grid)
-    list(GET case 2 n)
-    list(GET case 3 nb)
-    list(GET case 4 crossed)
-    list(GET case 5 lookahead)
-    copa_add_test(NAME mom-efie.gpu-mpi.pliris-random-${grid}-n${n}-nb${nb}-lookahead${lookahead} MPI_RANKS ${ranks}
-                  COMMAND $<TARGET_FILE:mom_efie_pliris_random_check> ${grid} ${n} ${nb} ${crossed} ${lookahead} gpu LABELS gpu mpi TIMEOUT 120)
-  endforeach()
+  mom_efie_pliris_random_tests(PREFIX mom-efie.gpu-mpi ENGINE gpu LABELS gpu mpi TIMEOUT 120
+    CASES "2;2x1;101;8;25;0" "2;2x1;300;100;50;1" "3;3x1;97;5;25;1" "4;2x2;131;16;25;1")
 endif()

@@ -9,11 +9,11 @@ step 0, every EVERY-th step and the last step, each file readable with the same 
 import json
 import struct
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import vtk
 from vtk.util.numpy_support import vtk_to_numpy
+
+from vtk_readback import read, series, steps_written
 
 
 def fnv1a(arrays):
@@ -22,15 +22,6 @@ def fnv1a(arrays):
         for byte in a.astype("<f8").tobytes():
             h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
     return "%016x" % h
-
-
-def read(path):
-    r = vtk.vtkXMLPolyDataReader()
-    r.SetFileName(str(path))
-    r.Update()
-    if r.GetErrorCode() != 0:
-        sys.exit(f"{path}: VTK reader error {r.GetErrorCode()}")
-    return r.GetOutput()
 
 
 def main():
@@ -56,16 +47,16 @@ def main():
     print(f"mps-density.vtp: {n} particles, checksum {got} as in the JSON")
     if len(sys.argv) > 4:
         every, steps = int(sys.argv[4]), mps["steps"]
-        entries = ET.parse(out / "mps-density.pvd").getroot().findall("./Collection/DataSet")
-        want = sorted(set(range(0, steps + 1, every)) | {steps})
-        got_steps = [int(e.get("file").split("_")[-1].split(".")[0]) for e in entries]
+        entries = series(out / "mps-density.pvd")
+        want = steps_written(steps, every)
+        got_steps = [step for _, step, _ in entries]
         if got_steps != want:
             sys.exit(f".pvd lists steps {got_steps}, expected {want}")
-        for e in entries:
-            d = read(out / e.get("file"))
+        for f, _, _ in entries:
+            d = read(out / f)
             if d.GetNumberOfPoints() != n:
-                sys.exit(f"{e.get('file')}: {d.GetNumberOfPoints()} points")
-        last = float(entries[-1].get("timestep"))
+                sys.exit(f"{f}: {d.GetNumberOfPoints()} points")
+        last = entries[-1][2]
         if abs(last - steps * mps["dt"]) > 1e-12 * max(1.0, last):
             sys.exit(f"last time {last} != steps * dt = {steps * mps['dt']}")
         print(f"mps-density.pvd: steps {got_steps}")

@@ -8,25 +8,16 @@
 #include "buckets.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-#include "copa/gpu.hpp"
-#endif
+#include "strategy_fixture.hpp"
 
 namespace {
 
 using mps::Field;
+using mps::test::gpu_present;
+using mps::test::max_rel_diff;
 
-bool gpu_present() {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  return copa::gpu::device_count() > 0;
-#else
-  return false;
-#endif
-}
-
-struct Results {
-  std::vector<std::vector<double>> fields;
-};
+// The neighbour sums of one evaluation, one vector per output field.
+using Results = std::vector<std::vector<double>>;
 
 // All neighbour sums for one backend/strategy; radii: density/gradient re, Laplacian/PPE re_lap.
 Results evaluate(copa::Backend b, const mps::KernelOptions& ko, const mps::Problem& pr) {
@@ -36,35 +27,22 @@ Results evaluate(copa::Backend b, const mps::KernelOptions& ko, const mps::Probl
   Results r;
   const double re = pr.re, rl = pr.re_lap;
   k->number_density(re);
-  r.fields.push_back(k->get(Field::n));
+  r.push_back(k->get(Field::n));
   k->velocity_laplacian(rl, 0.7);
-  for (Field f : {Field::ax, Field::ay, Field::az}) r.fields.push_back(k->get(f));
+  for (Field f : {Field::ax, Field::ay, Field::az}) r.push_back(k->get(f));
   k->pressure_gradient(re, 0.3);
-  for (Field f : {Field::ax, Field::ay, Field::az}) r.fields.push_back(k->get(f));
+  for (Field f : {Field::ax, Field::ay, Field::az}) r.push_back(k->get(f));
   k->collision(0.9 * pr.l0, 0.2);
-  for (Field f : {Field::ax, Field::ay, Field::az}) r.fields.push_back(k->get(f));
+  for (Field f : {Field::ax, Field::ay, Field::az}) r.push_back(k->get(f));
   // PPE operator on an active set from the density (threshold between min and max of n).
-  const auto n = r.fields[0];
+  const auto n = r[0];
   double nmin = 1e300, nmax = -1e300;
   for (double v : n) nmin = std::min(nmin, v), nmax = std::max(nmax, v);
   k->ppe_setup(0.5 * (nmin + nmax), nmax, 1.0);
   k->ppe_apply(Field::p, Field::adir, rl, 1.3, 0.01);
-  r.fields.push_back(k->get(Field::adir));
-  r.fields.push_back(k->get(Field::rhs));
+  r.push_back(k->get(Field::adir));
+  r.push_back(k->get(Field::rhs));
   return r;
-}
-
-double max_rel_diff(const Results& a, const Results& b) {
-  double worst = 0;
-  for (std::size_t f = 0; f < a.fields.size(); ++f) {
-    double scale = 0, err = 0;
-    for (std::size_t i = 0; i < a.fields[f].size(); ++i) {
-      scale = std::max(scale, std::fabs(a.fields[f][i]));
-      err = std::max(err, std::fabs(a.fields[f][i] - b.fields[f][i]));
-    }
-    worst = std::max(worst, scale > 0 ? err / scale : err);
-  }
-  return worst;
 }
 
 std::vector<mps::Problem> problems() {
@@ -96,20 +74,13 @@ TEST(Strategies, all_strategies_match_brute_force) {
   brute.strategy = mps::Strategy::brute;
   for (const auto& pr : problems()) {
     const Results ref = evaluate(copa::Backend::serial, brute, pr);
-    for (auto b : copa::built_backends()) {
-      if (copa::is_gpu(b) && !gpu_present()) continue;
-      for (const auto& name : mps::variants_for(b))
-        for (bool reorder : {true, false}) {
-          mps::KernelOptions ko;
-          ko.strategy = mps::parse_strategy(name);
-          ko.reorder = reorder;
-          const double d = max_rel_diff(ref, evaluate(b, ko, pr));
-          if (d > 1e-12)
-            std::cerr << copa::to_string(b) << " " << name << " reorder " << reorder << " dim " << pr.grid.dim << " "
-                      << pr.name << ": " << d << "\n";
-          EXPECT_TRUE(d <= 1e-12);
-        }
-    }
+    mps::test::for_each_runnable_variant([&](copa::Backend b, const std::string& name, const mps::KernelOptions& ko) {
+      const double d = max_rel_diff(ref, evaluate(b, ko, pr));
+      if (d > 1e-12)
+        std::cerr << copa::to_string(b) << " " << name << " reorder " << ko.reorder << " dim " << pr.grid.dim << " "
+                  << pr.name << ": " << d << "\n";
+      EXPECT_TRUE(d <= 1e-12);
+    });
   }
 }
 
@@ -120,23 +91,16 @@ TEST(Strategies, stable_rebucketing_is_bitwise_reproducible) {
   brute.strategy = mps::Strategy::brute;
   for (const auto& pr : problems()) {
     const Results ref = evaluate(copa::Backend::serial, brute, pr);
-    for (auto b : copa::built_backends()) {
-      if (copa::is_gpu(b) && !gpu_present()) continue;
-      for (const auto& name : mps::variants_for(b))
-        for (bool reorder : {true, false}) {
-          mps::KernelOptions ko;
-          ko.strategy = mps::parse_strategy(name);
-          ko.reorder = reorder;
-          ko.stable_buckets = true;
-          const Results first = evaluate(b, ko, pr), second = evaluate(b, ko, pr);
-          const double d = max_rel_diff(ref, first), again = max_rel_diff(first, second);
-          if (d > 1e-12 || again != 0)
-            std::cerr << copa::to_string(b) << " " << name << " stable, reorder " << reorder << " dim " << pr.grid.dim
-                      << " " << pr.name << ": vs brute " << d << ", run to run " << again << "\n";
-          EXPECT_TRUE(d <= 1e-12);
-          EXPECT_TRUE(again == 0);
-        }
-    }
+    mps::test::for_each_runnable_variant([&](copa::Backend b, const std::string& name, mps::KernelOptions ko) {
+      ko.stable_buckets = true;
+      const Results first = evaluate(b, ko, pr), second = evaluate(b, ko, pr);
+      const double d = max_rel_diff(ref, first), again = max_rel_diff(first, second);
+      if (d > 1e-12 || again != 0)
+        std::cerr << copa::to_string(b) << " " << name << " stable, reorder " << ko.reorder << " dim " << pr.grid.dim
+                  << " " << pr.name << ": vs brute " << d << ", run to run " << again << "\n";
+      EXPECT_TRUE(d <= 1e-12);
+      EXPECT_TRUE(again == 0);
+    });
   }
 }
 

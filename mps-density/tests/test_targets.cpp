@@ -11,22 +11,13 @@
 
 #include "copa/testing.hpp"
 #include "kernels.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-#include "copa/gpu.hpp"
-#endif
+#include "strategy_fixture.hpp"
 
 namespace {
 
 using mps::Field;
+using mps::test::gpu_present;
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-bool gpu_present() {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  return copa::gpu::device_count() > 0;
-#else
-  return false;
-#endif
-}
 
 // A random cloud (3D) and a 2D lattice with walls, dummies, velocities and pressures; the last
 // quarter in load order are ghosts: scattered over the cloud, a band of rows of the lattice.

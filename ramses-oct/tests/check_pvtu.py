@@ -13,26 +13,16 @@ usage: check_pvtu.py DIR JSON ONE_RANK_DIR --ranks R [--every N]
 - with --every: DIR/ramses-oct.pvd lists a .pvtu for step 0, every N-th step and the last (time
   t_final), and each one equals the one-rank series' .vti of the same step bit for bit.
 """
-import argparse
 import json
 import sys
-import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import vtk
 from vtk.util.numpy_support import vtk_to_numpy
 
+from vtk_readback import pvtu_arguments, pvtu_pieces, read, series, steps_written
+
 FIELDS = ["density", "velocity", "pressure", "energy_density"]
-
-
-def read(path):
-    r = vtk.vtkXMLPUnstructuredGridReader() if path.suffix == ".pvtu" else vtk.vtkXMLImageDataReader()
-    r.SetFileName(str(path))
-    r.Update()
-    if r.GetErrorCode() != 0:
-        sys.exit(f"{path}: VTK reader error {r.GetErrorCode()}")
-    return r.GetOutput()
 
 
 def fields(data):
@@ -46,23 +36,11 @@ def fields(data):
     return out
 
 
-def pieces_of(pvtu, ranks):
-    root = ET.parse(pvtu).getroot()
-    names = [p.get("Source") for p in root.findall("./PUnstructuredGrid/Piece")]
-    want = [f"{pvtu.stem}_p{r}.vtu" for r in range(ranks)]
-    if names != want:
-        sys.exit(f"{pvtu}: pieces {names}, expected {want}")
-    for name in names:
-        piece = vtk.vtkXMLUnstructuredGridReader()
-        piece.SetFileName(str(pvtu.parent / name))
-        piece.Update()
-        if piece.GetErrorCode() != 0 or piece.GetOutput().GetNumberOfCells() == 0:
-            sys.exit(f"{name}: missing, unreadable or without cells")
-
-
 def check_against_one_rank(pvtu, vti, cells, ranks):
     """The image index (i + nx (j + ny k)) of every cell of the .pvtu, checked against the .vti."""
-    pieces_of(pvtu, ranks)
+    for piece in pvtu_pieces(pvtu, ranks):
+        if read(piece).GetNumberOfCells() == 0:
+            sys.exit(f"{piece.name}: without cells")
     data = read(pvtu)
     nx, ny, nz = cells
     n = data.GetNumberOfCells()
@@ -90,13 +68,7 @@ def check_against_one_rank(pvtu, vti, cells, ranks):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir", type=Path)
-    ap.add_argument("json", type=Path)
-    ap.add_argument("one_rank_dir", type=Path)
-    ap.add_argument("--ranks", type=int, required=True)
-    ap.add_argument("--every", type=int, default=0)
-    args = ap.parse_args()
+    args = pvtu_arguments()
     out, result = args.dir, json.loads(args.json.read_text())
     problem = result["run"]["problem"]
     cells = problem["cells"]
@@ -106,15 +78,14 @@ def main():
         sys.exit(f"mass of the .pvtu {mass!r} vs the run's {run_mass!r}")
     print(f"ramses-oct.pvtu: {args.ranks} pieces, the one-rank .vti's fields bit for bit, mass {mass!r} as in the JSON")
     if args.every:
-        every, steps = args.every, problem["steps"]
-        entries = ET.parse(out / "ramses-oct.pvd").getroot().findall("./Collection/DataSet")
-        files = [e.get("file") for e in entries]
-        got = [int(f.split("_")[-1].split(".")[0]) for f in files]
-        want = sorted(set(range(0, steps + 1, every)) | {steps})
+        entries = series(out / "ramses-oct.pvd")
+        files, got = [f for f, _, _ in entries], [step for _, step, _ in entries]
+        want = steps_written(problem["steps"], args.every)
         if got != want or any(not f.endswith(".pvtu") for f in files):
             sys.exit(f".pvd lists {files}, expected .pvtu files of steps {want}")
-        if abs(float(entries[-1].get("timestep")) - problem["t_final"]) > 1e-15:
-            sys.exit(f"last time {entries[-1].get('timestep')} vs t_final {problem['t_final']}")
+        last_time = entries[-1][2]
+        if abs(last_time - problem["t_final"]) > 1e-15:
+            sys.exit(f"last time {last_time} vs t_final {problem['t_final']}")
         for f in files:
             check_against_one_rank(out / f, args.one_rank_dir / f.replace(".pvtu", ".vti"), cells, args.ranks)
         print(f"ramses-oct.pvd: steps {got}, each .pvtu equal to the one-rank .vti of its step")

@@ -17,21 +17,13 @@ import argparse
 import csv
 import json
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 import vtk
 from vtk.util.numpy_support import vtk_to_numpy
 
-
-def read(path):
-    r = vtk.vtkXMLImageDataReader() if path.suffix == ".vti" else vtk.vtkXMLUnstructuredGridReader()
-    r.SetFileName(str(path))
-    r.Update()
-    if r.GetErrorCode() != 0:
-        sys.exit(f"{path}: VTK reader error {r.GetErrorCode()}")
-    return r.GetOutput()
+from vtk_readback import read, series, steps_written
 
 
 def cell_volumes(data, kind, cells):
@@ -97,15 +89,15 @@ def main():
         print(f"densities along x match the profile ({len(rows)} cells)")
     print(f"ramses-oct.{kind}: {n} cells, mass {mass!r} as in the JSON")
     if args.every:
-        every, steps = args.every, problem["steps"]
-        entries = ET.parse(out / "ramses-oct.pvd").getroot().findall("./Collection/DataSet")
-        got = [int(e.get("file").split("_")[-1].split(".")[0]) for e in entries]
-        want = sorted(set(range(0, steps + 1, every)) | {steps})
+        entries = series(out / "ramses-oct.pvd")
+        got = [step for _, step, _ in entries]
+        want = steps_written(problem["steps"], args.every)
         if got != want:
             sys.exit(f".pvd lists steps {got}, expected {want}")
-        if abs(float(entries[-1].get("timestep")) - problem["t_final"]) > 1e-15:
-            sys.exit(f"last time {entries[-1].get('timestep')} vs t_final {problem['t_final']}")
-        first = read(out / entries[0].get("file"))
+        last_time = entries[-1][2]
+        if abs(last_time - problem["t_final"]) > 1e-15:
+            sys.exit(f"last time {last_time} vs t_final {problem['t_final']}")
+        first = read(out / entries[0][0])
         m0 = float(np.sum(vtk_to_numpy(first.GetCellData().GetArray("density")) * cell_volumes(first, kind, cells)))
         if abs(m0 - mass) > 1e-12 * mass:
             sys.exit(f"mass at step 0 {m0!r} vs the end {mass!r}")

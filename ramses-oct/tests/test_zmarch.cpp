@@ -1,16 +1,11 @@
 // The zmarch GPU body run sequentially on the host (one thread, block syncs no-ops) against the
 // oracle: checks its plane rings, ghost mapping and segment/patch indexing on every boundary
 // kind, bricks, patches clamped to small meshes and several z segments per column.
-#include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include "copa/testing.hpp"
-#include "copa/timing.hpp"
-#include "kernels.hpp"
-#include "problems.hpp"
-#include "reference.hpp"
-#include "zmarch.hpp"
+#include "zmarch_case.hpp"
 
 using namespace ro;
 
@@ -27,45 +22,13 @@ void zmarch_emulated_step(const OctMesh& m, const HydroParams& hp, const ZPatch&
 }  // namespace
 
 TEST(Zmarch, zmarch_emulation_equals_serial) {
-  struct Case {
-    const char* problem;
-    std::array<int, 3> cells;
-    Boundary bc;
-    int slope, riemann;
-    int px, py, L;
-  };
-  const Case cases[] = {{"sedov", {16, 16, 16}, Boundary::periodic, 1, riemann_hll, 4, 2, 2},
-                        {"sedov", {16, 8, 32}, Boundary::reflecting, 2, riemann_hllc, 4, 2, 4},
-                        {"sod", {64, 4, 8}, Boundary::outflow, 1, riemann_llf, 4, 4, 16},
-                        {"sound", {16, 8, 8}, Boundary::periodic, 2, riemann_hll, 2, 2, 1},
-                        {"sedov", {8, 16, 8}, Boundary::reflecting, 1, riemann_hll, 4, 4, 16}};
-  for (const Case& c : cases) {
-    const OctMesh m = build_mesh(c.cells, {c.bc, c.bc, c.bc});
-    ProblemParams pp;
-    pp.name = c.problem;
-    std::vector<double> u;
-    initialise(m, pp, u);
-    HydroParams hp;
-    hp.slope_type = c.slope;
-    hp.riemann = c.riemann;
-    copa::Profile profile;
-    copa::HostTimer timer(profile);
-    SolverSetup s;
-    s.mesh = &m;
-    s.hydro = hp;
-    s.timer = &timer;
-    auto serial = make_serial_kernels(s);
-    serial->load(u);
-    const ZPatch z = make_zpatch(m.octs.data(), c.px, c.py, c.L);
-    std::vector<double> uz = u, unew(u.size(), 0.0), us;
-    for (int step = 0; step < 4; ++step) {
-      const double dt = 0.5 * m.dx / serial->scan().max_speed;
-      serial->advance(dt);
-      zmarch_emulated_step(m, hp, z, uz, unew, dt / m.dx);
-      uz.swap(unew);
-    }
-    serial->store(us);
-    const double err = relative_l2(uz, us);
+  const test::ZmarchCase cases[] = {{"sedov", {16, 16, 16}, Boundary::periodic, 1, riemann_hll, 4, 2, 2},
+                                    {"sedov", {16, 8, 32}, Boundary::reflecting, 2, riemann_hllc, 4, 2, 4},
+                                    {"sod", {64, 4, 8}, Boundary::outflow, 1, riemann_llf, 4, 4, 16},
+                                    {"sound", {16, 8, 8}, Boundary::periodic, 2, riemann_hll, 2, 2, 1},
+                                    {"sedov", {8, 16, 8}, Boundary::reflecting, 1, riemann_hll, 4, 4, 16}};
+  for (const test::ZmarchCase& c : cases) {
+    const double err = test::zmarch_vs_serial(c, zmarch_emulated_step);
     EXPECT_TRUE(err < 1e-12);
     if (!(err < 1e-12)) std::printf("  case %s %dx%dx%d: relative L2 %.3e\n", c.problem, c.cells[0], c.cells[1], c.cells[2], err);
   }
