@@ -69,12 +69,16 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
   if (active) block::update(a, u, unew, i, lane, s);
 }
 
-__global__ void reflux_kernel(long long n, const std::int32_t* __restrict__ octs, const std::int64_t* __restrict__ begin,
-                              const RefluxFace* __restrict__ faces, const std::int8_t* __restrict__ level,
-                              const double* __restrict__ fine_flux, long long stride, double dt, double dx0,
-                              double* __restrict__ unew) {
-  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) block::reflux_oct(i, octs, begin, faces, level, fine_flux, stride, dt, dx0, unew);
+// One thread per (reflux face, variable), variable-major so neighbouring threads read
+// neighbouring faces; only the thread at the start of a coarse cell's faces works (reflux_cell).
+// Before: one thread per coarse oct looping over all its faces and variables (24 us for 4.8%
+// active warps on the H200).
+__global__ void reflux_kernel(long long nfaces, const RefluxFace* __restrict__ faces,
+                              const std::int8_t* __restrict__ level, const double* __restrict__ fine_flux,
+                              long long stride, double dt, double dx0, double* __restrict__ unew) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < nfaces * nvar)
+    block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
 }
 
 __global__ void restrict_kernel(long long first, long long last, const long long* __restrict__ cell,
@@ -241,7 +245,7 @@ class GpuAmrStep final : public DeviceStep {
     ghost_.resize(nghost_ * 8 * nvar);
     restrict_begin_.assign(p.restrict_begin.begin(), p.restrict_begin.end());
     nleaf_octs_ = static_cast<long long>(p.leaf_octs.size());
-    nreflux_ = static_cast<long long>(lists.reflux_octs.size());
+    nfaces_ = static_cast<long long>(lists.faces.size());
     if (max_level_ + 1 > scan_levels)
       throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
                              std::to_string(scan_levels));
@@ -335,10 +339,10 @@ class GpuAmrStep final : public DeviceStep {
           a, hp_, nleaf_octs_, u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
     }
-    if (reflux_ && nreflux_ > 0) {
-      reflux_kernel<<<copa::gpu::blocks_for(nreflux_, 128), 128>>>(nreflux_, reflux_octs_.data(), reflux_begin_.data(),
-                                                                   faces_.data(), level_.data(), fine_flux_.data(),
-                                                                   stride, dt, dx0_, unew_.data());
+    if (reflux_ && nfaces_ > 0) {
+      reflux_kernel<<<copa::gpu::blocks_for(nfaces_ * nvar, 128), 128>>>(nfaces_, faces_.data(), level_.data(),
+                                                                         fine_flux_.data(), stride, dt, dx0_,
+                                                                         unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_kernel");
     }
     for (std::size_t k = 0; k + 1 < restrict_begin_.size(); ++k) {
@@ -374,8 +378,6 @@ class GpuAmrStep final : public DeviceStep {
     f(ghost_flip_, p.ghost_flip);
     f(restrict_cell_, p.restrict_cell);
     f(restrict_son_, p.restrict_son);
-    f(reflux_octs_, lists.reflux_octs);
-    f(reflux_begin_, lists.reflux_begin);
     f(faces_, lists.faces);
   }
 
@@ -406,8 +408,7 @@ class GpuAmrStep final : public DeviceStep {
                     slots_.growth(p.slots.size()) + edges_.growth(p.edges.size()) + skip_.growth(p.skip.size()) +
                     keep_.growth(p.keep.size()) + ghost_src_.growth(p.ghost_src.size()) +
                     ghost_flip_.growth(p.ghost_flip.size()) + restrict_cell_.growth(p.restrict_cell.size()) +
-                    restrict_son_.growth(p.restrict_son.size()) + reflux_octs_.growth(lists.reflux_octs.size()) +
-                    reflux_begin_.growth(lists.reflux_begin.size()) + faces_.growth(lists.faces.size()) + 4096;
+                    restrict_son_.growth(p.restrict_son.size()) + faces_.growth(lists.faces.size()) + 4096;
     for (int a = 0; a < 3; ++a) g += coord_[a].growth(n);
     for (int f = 0; f < 6; ++f) g += nbor_[f].growth(n);
     return g;
@@ -428,7 +429,7 @@ class GpuAmrStep final : public DeviceStep {
 
   HydroParams hp_;
   bool reflux_;
-  long long noct_ = 0, nghost_ = 0, nleaf_octs_ = 0, nreflux_ = 0;
+  long long noct_ = 0, nghost_ = 0, nleaf_octs_ = 0, nfaces_ = 0;
   int max_level_ = 0;
   int base_cells_[3] = {0, 0, 0}, bc_[3] = {0, 0, 0};
   double dx0_ = 0;
@@ -437,12 +438,12 @@ class GpuAmrStep final : public DeviceStep {
   PinnedStaging staging_, scan_host_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
   GrowArray<std::int8_t> level_, edges_;
-  GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, reflux_octs_, source_;
+  GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, source_;
   GrowArray<std::int32_t> coord_[3], nbor_[6];
   GrowArray<std::uint64_t> skip_;
   GrowArray<unsigned long long> scan_;
   GrowArray<std::uint8_t> keep_, ghost_flip_, move_flip_;
-  GrowArray<std::int64_t> ghost_src_, reflux_begin_, move_src_;
+  GrowArray<std::int64_t> ghost_src_, move_src_;
   GrowArray<long long> restrict_cell_, restrict_son_;
   GrowArray<RefluxFace> faces_;
   GrowArray<char> crit_;

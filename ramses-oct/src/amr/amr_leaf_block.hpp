@@ -255,19 +255,22 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
   return true;
 }
 
-// The reflux of coarse octs' faces: the average of the son oct's four face fluxes (1/4 each).
-RO_HD void reflux_oct(long long i, const std::int32_t* octs, const std::int64_t* begin, const RefluxFace* faces,
-                      const std::int8_t* level, const double* fine_flux, long long stride, double dt, double dx0,
-                      double* unew) {
-  const double dtdx = dt / (dx0 / double(1 << level[octs[i]]));
-  for (long long e = begin[i]; e < begin[i + 1]; ++e) {
+// The reflux of one coarse leaf cell and one variable: the thread of (face e, variable f) owns
+// the cell when e starts the cell's run in the face list (faces are in (oct, cell, face) order,
+// so a cell's faces are consecutive), and adds, face by face in list order, dt/dx_c times the
+// average of the son oct's four face fluxes (area ratio 1/4). Every (cell, variable) sums its
+// faces in one fixed order, the order of the oracle's per-oct loop: the same bits, no atomics.
+RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
+                       const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
+  const long long cell = faces[e].cell;
+  if (e > 0 && faces[e - 1].cell == cell) return;
+  const double dtdx = dt / (dx0 / double(1 << level[cell >> 3]));
+  double& v = unew[f * stride + cell];
+  for (; e < nfaces && faces[e].cell == cell; ++e) {
     const RefluxFace rf = faces[e];
     const double* in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
-    for (int f = 0; f < nvar; ++f) {
-      const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
-      double& v = unew[f * stride + rf.cell];
-      v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
-    }
+    const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
+    v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
   }
 }
 

@@ -185,10 +185,11 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
     each([&](long long, int lane, block::Shared& s) { block::fluxes(hp, lane, s); });
     each([&](long long i, int lane, block::Shared& s) { block::update(a, u.data(), unew.data(), i, lane, s); });
   }
+  const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
-    for (long long i = 0; i < static_cast<long long>(lists.reflux_octs.size()); ++i)
-      block::reflux_oct(i, lists.reflux_octs.data(), lists.reflux_begin.data(), lists.faces.data(), t.level.data(),
-                        fine_flux.data(), stride, dt, t.base->dx, unew.data());
+    for (long long k = 0; k < nfaces * nvar; ++k)
+      block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, lists.faces.data(), t.level.data(), fine_flux.data(),
+                         stride, dt, t.base->dx, unew.data());
   for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
     for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
       restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
