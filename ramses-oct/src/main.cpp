@@ -271,6 +271,8 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
                  {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", copa::is_gpu(b) ? "host tree; device criterion and state move" : "host"},
                  {"step_on", copa::is_gpu(b) ? "device" : "host"}};
+    // The share of leaf-oct updates done in sibling groups (4^3 blocks; README "The device step, round 2").
+    if (r.leaf_oct_updates > 0) pj["amr"]["sibling_group_share"] = r.grouped_oct_updates / r.leaf_oct_updates;
     // Rows: per-step regions without the warm-up, regrid and initial grid as their own rows.
     const double mean_leaves = r.steps > 0 ? r.leaf_cell_updates / double(r.steps) : 0;
     for (const auto& name : r.profile.names()) {

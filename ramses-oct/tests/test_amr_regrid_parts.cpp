@@ -41,6 +41,9 @@ void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
   EXPECT_EQ(a.ghost_src, b.ghost_src);
   EXPECT_EQ(a.ghost_flip, b.ghost_flip);
   EXPECT_EQ(a.ghost_begin, b.ghost_begin);
+  EXPECT_EQ(a.singles, b.singles);
+  EXPECT_EQ(a.groups, b.groups);
+  EXPECT_EQ(a.group_slots, b.group_slots);
   EXPECT_EQ(a.restrict_cell, b.restrict_cell);
   EXPECT_EQ(a.restrict_son, b.restrict_son);
   EXPECT_EQ(a.restrict_begin, b.restrict_begin);
@@ -66,6 +69,7 @@ TEST(Amr, amr_parallel_plan_equals_serial) {
     // The plan sees ghost slots, reflux faces and restrictions on every level.
     ASSERT_GT(r.tree.octs_at(3), 0);
     EXPECT_FALSE(serial_plan.ghost_flip.empty());
+    EXPECT_FALSE(serial_plan.groups.empty());
     EXPECT_FALSE(serial_lists.faces.empty());
     EXPECT_EQ(serial_plan.ghost_begin.back() * 7, static_cast<std::int64_t>(serial_plan.ghost_src.size()));
     amr::build_step_lists(r.tree, *loops, lists);
@@ -196,10 +200,12 @@ namespace {
 
 // The device step emulated on the host: the tables and the state held as the device holds them,
 // the step through the GPU body's emulation, the regrid's criterion and move through the bodies
-// the kernels call. Counts the moves, so the test sees the skipped unchanged regrids.
+// the kernels call. Counts the moves, so the test sees the skipped unchanged regrids, and the
+// sibling groups updated, so it sees the group body run.
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
-  HostEmulatedStep(const HydroParams& hp, bool reflux, long& moves) : hp_(hp), reflux_(reflux), moves_(moves) {}
+  HostEmulatedStep(const HydroParams& hp, bool reflux, long& moves, long& group_updates)
+      : hp_(hp), reflux_(reflux), moves_(moves), group_updates_(group_updates) {}
   void upload(const amr::Tree& t, const amr::StepPlan& p, const amr::StepLists& l, const std::vector<double>& u) override {
     u_ = u;
     upload_tree(t, p, l);
@@ -215,6 +221,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     std::vector<double> unew;
     amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
     u_.swap(unew);
+    group_updates_ += static_cast<long>(plan_.groups.size());
   }
   void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
     const amr::TreeView v = amr::tree_view(t_);
@@ -233,6 +240,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   HydroParams hp_;
   bool reflux_;
   long& moves_;
+  long& group_updates_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
   amr::Tree t_;
   amr::StepPlan plan_;
@@ -266,9 +274,9 @@ TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
     const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
     amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
     const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
-    long moves = 0;
-    ac.device = [&moves](const HydroParams& hp, bool reflux) {
-      return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, moves));
+    long moves = 0, group_updates = 0;
+    ac.device = [&moves, &group_updates](const HydroParams& hp, bool reflux) {
+      return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, moves, group_updates));
     };
     const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     ASSERT_EQ(dev.tree.key, oracle.tree.key) << c.problem << " " << c.kind;
@@ -276,7 +284,11 @@ TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
     EXPECT_GT(dev.regrids, 2);
     const double l2 = relative_l2(dev.u, oracle.u);
     std::cerr << c.problem << " " << c.kind << ": emulated device path vs oracle, relative L2 " << l2 << ", "
-              << moves << " state moves in " << dev.regrids << " regrids\n";
+              << moves << " state moves in " << dev.regrids << " regrids, " << group_updates << " sibling-group updates\n";
+    EXPECT_GT(group_updates, 0);
+    // The JSON's sibling_group_share counts the same updates.
+    EXPECT_EQ(dev.grouped_oct_updates, 8.0 * double(group_updates));
+    EXPECT_LE(dev.grouped_oct_updates, dev.leaf_oct_updates);
     EXPECT_LT(l2, 1e-12);
     EXPECT_GT(oracle.tree.octs_at(c.levels), 0);
     if (std::string(c.kind) == "band") {

@@ -154,6 +154,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       time += dt;
     }
     r.leaf_cell_updates += double(leaves);
+    if (dev) {
+      r.leaf_oct_updates += double(plan.leaf_octs.size());
+      r.grouped_oct_updates += 8.0 * double(plan.groups.size());
+    }
     ++step;
   }
   if (dev) dev->download(u);

@@ -35,6 +35,8 @@ struct AmrResult {
   long steps = 0;
   long regrids = 0;
   double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated
+  // GPU path: sums over steps of the leaf octs updated and of those updated in sibling groups.
+  double leaf_oct_updates = 0, grouped_oct_updates = 0;
   std::int64_t max_leaf_cells = 0, max_octs_used = 0;
   copa::Profile profile;
 };

@@ -1,13 +1,19 @@
 // The body of the GPU AMR step written once as host/device functions (as zmarch.hpp does for the
-// uniform kernels): amr_gpu.cu calls each phase with the oct's threads and a barrier between
-// phases; the host emulation (amr_plan.cpp, emulate_plan_step) calls them block by block, oct
-// group by oct group, one thread looping over the lanes, so a cpu test checks the plan and every
-// index map of the GPU step against the oracle. One warp (32 lanes) per leaf oct, several octs
-// per block, each with its own slice of shared memory (the subgrid6 phases of kernels_gpu.cu):
-// gather the cells of the 6^3 subgrid that the predictor reads, from the state or the prolonged
+// uniform kernels): amr_gpu.cu calls each phase with the unit's threads and a barrier between
+// phases; the host emulation (amr_plan.cpp, emulate_plan_step) calls them block by block, unit by
+// unit, one thread looping over the lanes, so a cpu test checks the plan and every index map of
+// the GPU step against the oracle. A unit is a T^3 block of leaf-level cells updated together:
+// T = 2, one leaf oct (one warp, several octs per block, each with its own slice of shared
+// memory); T = 4, a sibling group: 8 leaf octs of one level forming an aligned 2 x 2 x 2 block
+// (the 8 sons of one father oct; above level 0, or 8 aligned base octs), consecutive in the leaf
+// list (key order), one block per group. Phases (the subgrid6 phases of kernels_gpu.cu): gather
+// the cells of the (T + 4)^3 subgrid that the predictor reads, from the state or the prolonged
 // ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
-// to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser
-// region, as Stepper::update_oct does on the host.
+// to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser region,
+// as Stepper::update_oct does on the host. A group computes each face and each predictor cell
+// once where 8 octs would compute the shared ones twice: per leaf cell 304 / 64 = 4.75 gathered
+// cells, 160 / 64 = 2.5 predictors and 240 / 64 = 3.75 Riemann solves, against 80 / 8 = 10,
+// 32 / 8 = 4 and 36 / 8 = 4.5 per oct (the uniform z-march: ~1, 1 and 3).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -19,7 +25,25 @@
 
 namespace ro::amr::block {
 
-inline constexpr int T = 2, F = (T + 1) * T * T;
+// The sizes of a unit of T^3 cells (T = 2 an oct, T = 4 a sibling group).
+template <int T>
+struct Unit {
+  static constexpr int B = T / 2;              // octs per axis
+  static constexpr int S = B + 2;              // oct slots per axis, one beyond each side
+  static constexpr int slots = S * S * S;
+  static constexpr int octs = B * B * B;
+  static constexpr int F = (T + 1) * T * T;    // faces per axis
+  // Subgrid cells the predictor reads: the P predictor cells (predictor_cell: the T^3 interior
+  // and the T x T cells beyond each face) and their six face neighbours, i.e. the cells of the
+  // (T + 4)^3 subgrid whose summed distance outside the interior [2, T + 1]^3 is at most 2: the
+  // interior, per face a 2-deep T x T slab, per edge of the interior the T cells diagonal to it.
+  // No other cell (no corner slot's in particular) is read, so none is gathered or stored.
+  static constexpr int Q = T * T * T + 12 * T * T + 12 * T;
+  static constexpr int P = T * T * T + 6 * T * T;
+  static constexpr int kept = 6 * T * T;       // fine sub-faces on the unit's faces
+  static constexpr int first_face = T * T * T, first_edge = T * T * T + 12 * T * T;
+};
+
 // Threads per leaf oct: one NVIDIA warp, so an oct's phases need only warp barriers. Its phases
 // have 80 gathers (3 rounds), 32 predictor cells (1), 36 faces (2) and 32 update items (1).
 inline constexpr int lanes = 32;
@@ -27,18 +51,13 @@ inline constexpr int lanes = 32;
 // 228 KB (24 warps), against 11 octs of 64 threads at ~19 KB each before.
 inline constexpr int octs_per_block = 4;
 inline constexpr int threads = lanes * octs_per_block;
-// Subgrid cells the predictor reads: the 32 predictor cells (predictor_cell, T = 2: the 2^3
-// interior and the 2 x 2 cells beyond each face) and their six face neighbours, i.e. the cells
-// of the 6^3 subgrid whose summed distance outside the interior [2, 3]^3 is at most 2: the
-// interior (8), per face a 2-deep, 2 x 2 slab (6 x 8) and per edge of the interior the two
-// cells diagonal to it (12 x 2). The subgrid's 136 other cells (all 8 corner slots among them)
-// are never read, so they are neither gathered nor stored.
-inline constexpr int Q = 80;
-inline constexpr int P = 32;  // predictor cells, predictor_cells(T)
+// Threads per sibling group (one block): 304 gathers (2 rounds), 160 predictor cells (1), 240
+// faces (1), 64 cells and 96 kept sub-faces (1); 37.9 KB of shared memory.
+inline constexpr int group_threads = 256;
+inline constexpr int T = 2, F = Unit<2>::F, Q = Unit<2>::Q, P = Unit<2>::P;
 
 struct Args {
   const std::int32_t* leaf_octs;
-  const std::int32_t* slots;
   const std::int8_t* edges;
   const std::uint64_t* skip;
   const std::uint8_t* keep;
@@ -50,12 +69,15 @@ struct Args {
   double dt, dx0;
 };
 
+template <int T>
 struct Shared {
-  double q[nvar * Q];        // primitives of the gathered cells [nvar][Q], later the fluxes [3][nvar][F]
-  double ext[4 * nvar * P];  // per predictor cell: qh, then dq x, y, z [4][nvar][P]
-  int slot[27];
+  double q[nvar * Unit<T>::Q];        // primitives of the gathered cells [nvar][Q], later the fluxes [3][nvar][F]
+  double ext[4 * nvar * Unit<T>::P];  // per predictor cell: qh, then dq x, y, z [4][nvar][P]
+  int slot[Unit<T>::slots];
+  static_assert(3 * nvar * Unit<T>::F <= nvar * Unit<T>::Q, "the fluxes overwrite the primitives");
 };
-static_assert(3 * nvar * F <= nvar * Q, "the fluxes overwrite the primitives");
+using OctShared = Shared<2>;
+using GroupShared = Shared<4>;
 
 RO_HD double dtdx_of(const Args& a, int o) { return a.dt / (a.dx0 / double(1 << a.level[o])); }
 
@@ -68,69 +90,83 @@ RO_HD void ghost_sons(const double* u, long long stride, long long g, const std:
     for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = sons[c][f];
 }
 
-RO_HD void load_slots(const Args& a, long long i, int lane, Shared& sh) {
-  for (int s = lane; s < 27; s += lanes) sh.slot[s] = a.slots[27 * i + s];
+// The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (never read).
+template <int T, int N>
+RO_HD void load_slots(const std::int32_t* row, int lane, Shared<T>& sh) {
+  for (int s = lane; s < Unit<T>::slots; s += N) sh.slot[s] = row[s];
 }
 
-// Subgrid coordinates (6^3) of gathered cell m in [0, Q): the interior (m < 8, bits x, y, z),
-// then per face 2 * axis + side its slab (layer 0 next to the interior, then the two tangential
-// axes in order), then per edge (axis along it, signs of the other two axes in order) its two cells.
+// Subgrid coordinates ((T + 4)^3) of gathered cell m in [0, Q): the interior (x fastest), then
+// per face 2 * axis + side its slab (layer 0 next to the interior, then the two tangential axes
+// in order), then per edge (axis along it, signs of the other two axes in order) its T cells.
+template <int T>
 RO_HD void gather_cell(int m, int tc[3]) {
-  if (m < 8) {
-    for (int d = 0; d < 3; ++d) tc[d] = 2 + ((m >> d) & 1);
+  using U = Unit<T>;
+  if (m < U::first_face) {
+    tc[0] = 2 + m % T;
+    tc[1] = 2 + (m / T) % T;
+    tc[2] = 2 + m / (T * T);
     return;
   }
-  if (m < 56) {
-    const int r = (m - 8) & 7, face = (m - 8) >> 3, x = face >> 1, b = x == 0 ? 1 : 0, c = 3 - x - b;
+  if (m < U::first_edge) {
+    const int r = (m - U::first_face) % (2 * T * T), face = (m - U::first_face) / (2 * T * T);
+    const int x = face >> 1, b = x == 0 ? 1 : 0, c = 3 - x - b;
     const int layer = r & 1;
-    tc[x] = face & 1 ? 4 + layer : 1 - layer;
-    tc[b] = 2 + ((r >> 1) & 1);
-    tc[c] = 2 + (r >> 2);
+    tc[x] = face & 1 ? T + 2 + layer : 1 - layer;
+    tc[b] = 2 + (r >> 1) % T;
+    tc[c] = 2 + (r >> 1) / T;
     return;
   }
-  const int e = (m - 56) >> 1, along = e >> 2, b = along == 0 ? 1 : 0, c = 3 - along - b;
-  tc[along] = 2 + ((m - 56) & 1);
-  tc[b] = (e & 1) ? 4 : 1;
-  tc[c] = (e & 2) ? 4 : 1;
+  const int e = (m - U::first_edge) / T, along = e >> 2, b = along == 0 ? 1 : 0, c = 3 - along - b;
+  tc[along] = 2 + (m - U::first_edge) % T;
+  tc[b] = (e & 1) ? T + 2 : 1;
+  tc[c] = (e & 2) ? T + 2 : 1;
 }
 
 // The inverse of gather_cell, for a subgrid cell the predictor reads.
+template <int T>
 RO_HD int gather_index(const int tc[3]) {
+  using U = Unit<T>;
   int out = 0, axis = 0, inside = 0;
   for (int d = 0; d < 3; ++d) {
-    if (tc[d] < 2 || tc[d] > 3) {
+    if (tc[d] < 2 || tc[d] > T + 1) {
       ++out;
       axis = d;
     } else {
       inside = d;
     }
   }
-  if (out == 0) return (tc[0] - 2) + 2 * (tc[1] - 2) + 4 * (tc[2] - 2);
+  if (out == 0) return (tc[0] - 2) + T * ((tc[1] - 2) + T * (tc[2] - 2));
   if (out == 1) {
-    const int b = axis == 0 ? 1 : 0, c = 3 - axis - b, side = tc[axis] > 3;
-    const int layer = side ? tc[axis] - 4 : 1 - tc[axis];
-    return 8 + 8 * (2 * axis + side) + layer + 2 * (tc[b] - 2) + 4 * (tc[c] - 2);
+    const int b = axis == 0 ? 1 : 0, c = 3 - axis - b, side = tc[axis] > T + 1;
+    const int layer = side ? tc[axis] - (T + 2) : 1 - tc[axis];
+    return U::first_face + 2 * T * T * (2 * axis + side) + layer + 2 * ((tc[b] - 2) + T * (tc[c] - 2));
   }
   const int b = inside == 0 ? 1 : 0, c = 3 - inside - b;
-  return 56 + 2 * (4 * inside + (tc[b] > 3) + 2 * (tc[c] > 3)) + (tc[inside] - 2);
+  return U::first_edge + T * (4 * inside + (tc[b] > T + 1) + 2 * (tc[c] > T + 1)) + (tc[inside] - 2);
 }
 
 // Phase 1: the Q cells the predictor reads, each from its slot's state or ghost slot, mirrored at
-// reflecting faces. A lane's (up to) three cells are all loaded before the first is converted, so
-// their loads are in flight together (the gather is latency-bound: one oct per warp).
-RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i, int lane, Shared& sh) {
-  constexpr int rounds = (Q + lanes - 1) / lanes;
+// reflecting faces. The unit's first leaf oct i0 gives the low boundary kinds, its last the high
+// ones. A lane's cells are all loaded before the first is converted, so their loads are in
+// flight together (the gather is latency-bound).
+template <int T, int N>
+RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i0, int lane, Shared<T>& sh) {
+  using U = Unit<T>;
+  constexpr int rounds = (U::Q + N - 1) / N;
+  const std::int8_t* lo = a.edges + 6 * i0;
+  const std::int8_t* hi = a.edges + 6 * (i0 + U::octs - 1) + 3;
   double uc[rounds][nvar];
   for (int r = 0; r < rounds; ++r) {
-    const int m = lane + r * lanes;
-    if (m >= Q) break;
+    const int m = lane + r * N;
+    if (m >= U::Q) break;
     int tc[3];
-    gather_cell(m, tc);
+    gather_cell<T>(m, tc);
     int sl[3], loc[3];
     bool flip[3];
-    for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], 1, a.edges[6 * i + d], a.edges[6 * i + 3 + d], sl[d], loc[d], flip[d]);
+    for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], U::B, lo[d], hi[d], sl[d], loc[d], flip[d]);
     const int local = loc[0] + 2 * loc[1] + 4 * loc[2];
-    const int src = sh.slot[sl[0] + 3 * sl[1] + 9 * sl[2]];
+    const int src = sh.slot[sl[0] + U::S * (sl[1] + U::S * sl[2])];
     if (src >= 0) {
       for (int f = 0; f < nvar; ++f) uc[r][f] = u[f * a.stride + (long long)src * 8 + local];
     } else {
@@ -141,45 +177,50 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long lo
       if (flip[d]) uc[r][1 + d] = -uc[r][1 + d];
   }
   for (int r = 0; r < rounds; ++r) {
-    const int m = lane + r * lanes;
-    if (m >= Q) break;
+    const int m = lane + r * N;
+    if (m >= U::Q) break;
     double qc[nvar];
     cons_to_prim(uc[r], hp.gamma, qc);
-    for (int f = 0; f < nvar; ++f) sh.q[f * Q + m] = qc[f];
+    for (int f = 0; f < nvar; ++f) sh.q[f * U::Q + m] = qc[f];
   }
 }
 
-// Phase 2: slopes and the half-step predictor on the P interior and face cells (one per lane).
-RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared& sh) {
-  for (int m = lane; m < P; m += lanes) {
+// Phase 2: slopes and the half-step predictor on the P interior and face cells.
+template <int T, int N>
+RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared<T>& sh) {
+  using U = Unit<T>;
+  for (int m = lane; m < U::P; m += N) {
     int e[3];
     predictor_cell(m, T, e[0], e[1], e[2]);
     int tc[3] = {e[0] + 1, e[1] + 1, e[2] + 1};
-    const int c = gather_index(tc);
+    const int c = gather_index<T>(tc);
     int lo[3], hi[3];
     for (int x = 0; x < 3; ++x) {
       --tc[x];
-      lo[x] = gather_index(tc);
+      lo[x] = gather_index<T>(tc);
       tc[x] += 2;
-      hi[x] = gather_index(tc);
+      hi[x] = gather_index<T>(tc);
       --tc[x];
     }
     double qc[nvar], d[3][nvar], qh[nvar];
-    for (int f = 0; f < nvar; ++f) qc[f] = sh.q[f * Q + c];
+    for (int f = 0; f < nvar; ++f) qc[f] = sh.q[f * U::Q + c];
     for (int x = 0; x < 3; ++x)
       for (int f = 0; f < nvar; ++f)
-        d[x][f] = limited_slope(sh.q[f * Q + lo[x]], qc[f], sh.q[f * Q + hi[x]], hp.slope_type);
+        d[x][f] = limited_slope(sh.q[f * U::Q + lo[x]], qc[f], sh.q[f * U::Q + hi[x]], hp.slope_type);
     predict_half_step(qc, d[0], d[1], d[2], dtdx, hp.gamma, qh);
     for (int f = 0; f < nvar; ++f) {
-      sh.ext[f * P + m] = qh[f];
-      for (int x = 0; x < 3; ++x) sh.ext[(nvar + x * nvar + f) * P + m] = d[x][f];
+      sh.ext[f * U::P + m] = qh[f];
+      for (int x = 0; x < 3; ++x) sh.ext[(nvar + x * nvar + f) * U::P + m] = d[x][f];
     }
   }
 }
 
 // Phase 3: one Riemann solve per face; the fluxes overwrite the primitives (phase 3 reads ext only).
-RO_HD void fluxes(const HydroParams& hp, int lane, Shared& sh) {
-  for (int t = lane; t < 3 * F; t += lanes) {
+template <int T, int N>
+RO_HD void fluxes(const HydroParams& hp, int lane, Shared<T>& sh) {
+  using U = Unit<T>;
+  constexpr int F = U::F, P = U::P;
+  for (int t = lane; t < 3 * F; t += N) {
     const int x = t / F, r = t % F;
     const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
     const int fi = r % nx, fj = (r / nx) % ny, fk = r / (nx * ny);
@@ -200,18 +241,24 @@ RO_HD void fluxes(const HydroParams& hp, int lane, Shared& sh) {
   }
 }
 
-// Phase 4: items 0..7 the leaf cells, 8..31 the sub-faces (face, sub) of kept faces.
-RO_HD void update(const Args& a, const double* u, double* unew, long long i, int lane, const Shared& sh) {
-  const int o = a.leaf_octs[i];
-  const double dtdx = dtdx_of(a, o);
+// Phase 4: items [0, T^3) the unit's cells, then the sub-faces (face, sub) on the unit's faces
+// whose oct keeps that face's fine fluxes. Unit cell (ci, cj, ck) is cell (ci, cj, ck) mod 2 of
+// the unit's oct (ci, cj, ck) / 2, leaf oct i0 + that oct's index (x fastest: key order).
+template <int T, int N>
+RO_HD void update(const Args& a, const double* u, double* unew, long long i0, int lane, const Shared<T>& sh) {
+  using U = Unit<T>;
+  constexpr int F = U::F;
+  const double dtdx = dtdx_of(a, a.leaf_octs[i0]);
   const double* flux = sh.q;
-  for (int j = lane; j < 8 + 24; j += lanes) {
-    if (j < 8) {
-      const long long g = (long long)o * 8 + j;
+  for (int j = lane; j < T * T * T + U::kept; j += N) {
+    if (j < T * T * T) {
+      const int ci = j % T, cj = (j / T) % T, ck = j / (T * T);
+      const long long i = i0 + (ci >> 1) + U::B * ((cj >> 1) + U::B * (ck >> 1));
+      const int cell = (ci & 1) + 2 * (cj & 1) + 4 * (ck & 1);
+      const long long g = (long long)a.leaf_octs[i] * 8 + cell;
       if (a.son[g] >= 0) continue;
-      const int ci = j & 1, cj = (j >> 1) & 1, ck = j >> 2;
       const int fx = ci + (T + 1) * (cj + T * ck), fy = ci + T * (cj + (T + 1) * ck), fz = ci + T * (cj + T * ck);
-      const std::uint64_t sk = a.skip[i] >> (6 * j);
+      const std::uint64_t sk = a.skip[i] >> (6 * cell);
       for (int f = 0; f < nvar; ++f) {
         const double* fxv = flux + (0 * nvar + f) * F;
         const double* fyv = flux + (1 * nvar + f) * F;
@@ -222,16 +269,21 @@ RO_HD void update(const Args& a, const double* u, double* unew, long long i, int
         unew[f * a.stride + g] = conservative_update(u[f * a.stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
       }
     } else {
-      const int face = (j - 8) / 4, sub = (j - 8) % 4;
-      if (!((a.keep[i] >> face) & 1)) continue;
+      const int face = (j - T * T * T) / (T * T), sub = (j - T * T * T) % (T * T);
       const int x = face / 2, b = x == 0 ? 1 : 0, c = 3 - x - b;  // normal, then the tangential axes in order
-      int p[3];
+      int p[3], oc[3];
       p[x] = face % 2 ? T : 0;
-      p[b] = sub & 1;
-      p[c] = sub >> 1;
+      p[b] = sub % T;
+      p[c] = sub / T;
+      oc[x] = face % 2 ? U::B - 1 : 0;
+      oc[b] = p[b] >> 1;
+      oc[c] = p[c] >> 1;
+      const long long i = i0 + oc[0] + U::B * (oc[1] + U::B * oc[2]);
+      if (!((a.keep[i] >> face) & 1)) continue;
       const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
       const int r = p[0] + nx * (p[1] + ny * p[2]);
-      double* out = a.fine_flux + ((long long)o * 6 + face) * 4 * nvar + sub * nvar;
+      const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);
+      double* out = a.fine_flux + ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
       for (int f = 0; f < nvar; ++f) out[f] = flux[(x * nvar + f) * F + r];
     }
   }
@@ -255,19 +307,22 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
   return true;
 }
 
-// The reflux of coarse octs' faces: the average of the son oct's four face fluxes (1/4 each).
-RO_HD void reflux_oct(long long i, const std::int32_t* octs, const std::int64_t* begin, const RefluxFace* faces,
-                      const std::int8_t* level, const double* fine_flux, long long stride, double dt, double dx0,
-                      double* unew) {
-  const double dtdx = dt / (dx0 / double(1 << level[octs[i]]));
-  for (long long e = begin[i]; e < begin[i + 1]; ++e) {
+// The reflux of one coarse leaf cell and one variable: the thread of (face e, variable f) owns
+// the cell when e starts the cell's run in the face list (faces are in (oct, cell, face) order,
+// so a cell's faces are consecutive), and adds, face by face in list order, dt/dx_c times the
+// average of the son oct's four face fluxes (area ratio 1/4). Every (cell, variable) sums its
+// faces in one fixed order, the order of the oracle's per-oct loop: the same bits, no atomics.
+RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
+                       const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
+  const long long cell = faces[e].cell;
+  if (e > 0 && faces[e - 1].cell == cell) return;
+  const double dtdx = dt / (dx0 / double(1 << level[cell >> 3]));
+  double& v = unew[f * stride + cell];
+  for (; e < nfaces && faces[e].cell == cell; ++e) {
     const RefluxFace rf = faces[e];
     const double* in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
-    for (int f = 0; f < nvar; ++f) {
-      const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
-      double& v = unew[f * stride + rf.cell];
-      v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
-    }
+    const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
+    v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
   }
 }
 
