@@ -281,8 +281,11 @@ TEST(Amr, amr_gpu_body_emulation_equals_serial) {
   // step on the same trees: Sedov periodic on three levels and Sod reflecting (HLLC, MC) on two,
   // taken after some steps with regrids (ghost slots, reflux faces and boundaries all present).
   // The plan with sibling groups (4^3 blocks) and without (every leaf oct alone) must give the
-  // same state bit for bit: a group does each face's and each predictor cell's operations as
-  // its octs would.
+  // same state to round-off: a group does each face's and each predictor cell's operations as its
+  // octs would, bit for bit where the host compiler contracts no multiply-add; with FMA
+  // contraction (-march=native on an FMA host, as the cuda preset on the H200 machine) the two
+  // template instantiations (unit 2 and 4) may contract differently: 3827 of 46720 Sedov values
+  // differed there in their last bits.
   struct Case {
     const char* problem;
     std::array<int, 3> base;
@@ -316,15 +319,15 @@ TEST(Amr, amr_gpu_body_emulation_equals_serial) {
       amr::emulate_plan_step(r.tree, per_oct, lists, cfg.hydro, true, w, wnew, dt);
       w.swap(wnew);
     }
-    const double l2 = relative_l2(v, u);
+    const double l2 = relative_l2(v, u), l2_groups = relative_l2(v, w);
     std::size_t differ = 0;
     for (std::size_t k = 0; k < v.size(); ++k) differ += v[k] != w[k];
     std::cerr << c.problem << ": emulated GPU step vs oracle, relative L2 " << l2 << " (" << plan.ghost_flip.size() / 7
               << " ghost slots, " << lists.faces.size() << " reflux faces, " << plan.groups.size() << " groups and "
               << plan.singles.size() << " single octs of " << lists.leaf_octs.size() << "); groups vs per oct: "
-              << differ << " values differ\n";
+              << differ << " values differ, relative L2 " << l2_groups << "\n";
     EXPECT_TRUE(l2 < 1e-12);
-    EXPECT_EQ(differ, 0u);
+    EXPECT_LT(l2_groups, 1e-14);
     EXPECT_TRUE(u != r.u);
   }
 }
