@@ -86,18 +86,11 @@ if [[ " ${MODES[*]} " == *" overlap "* ]]; then
   for n in "${SIZES[@]}"; do multi_rank overlap "$n"; done
 fi
 
-/usr/bin/python3 - "$OUT" "$NRANKS" "${SIZES[0]}" <<'PY' | tee "$OUT/scaling.md"
+PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" "${SIZES[0]}" <<'PY' | tee "$OUT/scaling.md"
 import glob, json, os, re, sys
+from dist_table import RunDir
 out, p, weak_n = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def load(name):
-    path = os.path.join(out, name + ".json")
-    return json.load(open(path)) if os.path.exists(path) else None
-def log_info(name):
-    path = os.path.join(out, name + ".log")
-    lines = open(path, errors="replace").read().splitlines() if os.path.exists(path) else []
-    wall = next((m.group(1) for l in lines for m in [re.search(r"copa-dist: wall_s=([0-9.]+)", l)] if m), "")
-    why = next((l.strip() for l in lines if re.search(r"skipped|error|refused|budget", l, re.I)), lines[-1] if lines else "not run")
-    return wall, why
+runs = RunDir(out)
 order = {"ipc": 0, "nccl": 1, "host": 2, "cuda-aware": 3}
 def key(name):
     m = re.match(r"(strong|weak)(\d+)-(\d+)(?:-([a-z-]+?))?(-overlap)?$", name)
@@ -109,9 +102,9 @@ print("| run | ranks | grid | zones | overlap | FOM (megadofs x steps / s) | eff
 print("|---|---|---|---|---|---|---|---|---|---|")
 for name in names:
     mode, n = re.match(r"(strong|weak)(\d+)", name).groups()
-    one = load(f"strong{n}-1")
-    d = load(name)
-    wall, why = log_info(name)
+    one = runs.load(f"strong{n}-1")
+    d = runs.load(name)
+    wall, why = runs.log_info(name)
     if d is None:
         print(f"| {name} | | | | | skipped: {why} | | | | {wall} |")
         continue

@@ -81,18 +81,11 @@ run sim-tank-1 1 host 224910 "${SIM[@]}"
 for tr in "${TRANSPORTS[@]}"; do run "sim-tank-$NRANKS-$tr" "$NRANKS" "$tr" 224910 "${SIM[@]}"; done
 density_all density-large "$LARGE" 10 2
 
-/usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
+PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
 import glob, json, os, re, sys
+from dist_table import RunDir
 out, p = sys.argv[1], int(sys.argv[2])
-def load(name):
-    path = os.path.join(out, name + ".json")
-    return json.load(open(path)) if os.path.exists(path) else None
-def log_info(name):
-    path = os.path.join(out, name + ".log")
-    lines = open(path, errors="replace").read().splitlines() if os.path.exists(path) else []
-    wall = next((m.group(1) for l in lines for m in [re.search(r"copa-dist: wall_s=([0-9.]+)", l)] if m), "")
-    why = next((l.strip() for l in lines if re.search(r"skipped|error|refused|budget", l, re.I)), lines[-1] if lines else "not run")
-    return wall, why
+runs = RunDir(out)
 def row_median(d, name):
     r = next((k for k in d.get("kernels", []) if k["name"] == name), None)
     return r["time_s"]["median"] if r else 0.0
@@ -105,10 +98,10 @@ print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for prefix, mode, base in groups:
     names = [os.path.basename(f)[:-4] for f in glob.glob(os.path.join(out, prefix + "-*.log"))]
     names.sort(key=lambda n: (int(n.split("-")[2]), order.get(n.split("-", 3)[3] if n.count("-") >= 3 else None, 9)))
-    one = load(base)
+    one = runs.load(base)
     for name in names:
-        d = load(name)
-        wall, why = log_info(name)
+        d = runs.load(name)
+        wall, why = runs.log_info(name)
         if d is None:
             print(f"| {name} | {mode} | | | skipped: {why} | | | | | | | | {wall} |")
             continue

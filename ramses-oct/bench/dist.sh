@@ -49,29 +49,22 @@ for tr in ipc nccl host cuda-aware; do
   run "weak-$NRANKS-$tr" "$NRANKS" "$tr" --nx $((N * NRANKS)) --ny "$N" --nz "$N"
 done
 
-/usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
+PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
 import json, os, re, sys
+from dist_table import RunDir
 out, nranks = sys.argv[1], int(sys.argv[2])
-def load(name):
-    p = os.path.join(out, name + ".json")
-    return json.load(open(p)) if os.path.exists(p) else None
-def log_tail(name):
-    p = os.path.join(out, name + ".log")
-    lines = open(p, errors="replace").read().splitlines() if os.path.exists(p) else []
-    wall = next((m.group(1) for l in lines for m in [re.search(r"copa-dist: wall_s=([0-9.]+)", l)] if m), "")
-    why = next((l.strip() for l in lines if re.search(r"skipped|error|refused|budget", l, re.I)), lines[-1] if lines else "not run")
-    return wall, why
+runs = RunDir(out)
 print("| mode | transport | ranks | step max (ms) | compute max / mean (ms) | halo (ms) | allreduce (ms) | comm fraction | FOM (cell updates/s) | efficiency | verdict | wall (s) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-base = load("strong-1")
+base = runs.load("strong-1")
 t1 = base["rank_times"]["step_median_s"]["max"] if base else None
 for mode in ("strong", "weak"):
     for tr in ("ipc", "nccl", "host", "cuda-aware"):
         for p, name in ((1, "strong-1"), (nranks, f"{mode}-{nranks}-{tr}")):
             if p == 1 and tr != "ipc":
                 continue
-            d = load(name)
-            wall, why = log_tail(name)
+            d = runs.load(name)
+            wall, why = runs.log_info(name)
             if d is None:
                 print(f"| {mode} | {tr} | {p} | skipped: {why} | | | | | | | | {wall} |")
                 continue
