@@ -8,7 +8,8 @@
 #     from copa-commbench's probe, which asks the halo layer the same question the apps ask): such a
 #     transport is listed as skipped with that reason instead of starting mpirun only to be refused.
 #
-# dist_unavailable TRANSPORT: prints the reason and returns 0 when TRANSPORT is known unavailable.
+# dist_unavailable TRANSPORT LOG: when TRANSPORT is known unavailable, writes why to LOG and stdout
+#   (the run's line in the scaling table) and returns 0; otherwise returns 1.
 # dist_timed EST LOG CMD...: runs CMD (stdout and stderr to LOG) unless EST seconds no longer fit;
 #   appends "copa-dist: wall_s=W rc=R" to LOG and prints it; returns CMD's exit code, 124 when the
 #   deadline stopped it, 125 when it was not started.
@@ -18,7 +19,7 @@ dist_unavailable() {
   [[ -n "$file" && -r "$file" ]] || return 1
   local reason
   reason=$(awk -F '\t' -v t="$1" '$1 == t { print $2; found = 1; exit } END { exit !found }' "$file") || return 1
-  echo "$reason"
+  echo "transport unavailable here (gpu-check-dist's probe): $reason" | tee "$2"
 }
 
 dist_timed() {

@@ -48,13 +48,10 @@ estimate() {  # zones per rank, ranks
 }
 
 run() {  # run NAME RANKS TRANSPORT EST ARGS...
-  local name=$1 np=$2 tr=$3 est=$4 why
+  local name=$1 np=$2 tr=$3 est=$4
   shift 4
   echo "### $name: $np ranks, transport $tr: $*"
-  if why=$(dist_unavailable "$tr"); then
-    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/$name.log"
-    return
-  fi
+  dist_unavailable "$tr" "$OUT/$name.log" && return
   dist_timed "$est" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
     --json "$OUT/$name.json" "$@"
   local rc=$?

@@ -71,12 +71,11 @@ THREADS=()
 
 EST=15  # seconds the next run is expected to take (the budget check of scripts/dist-bench.sh)
 run() {  # name, ranks, then arguments; the exit code goes to OUT/mom-efie-NAME.rc
-  local name=$1 ranks=$2 rc a tr="" why prev=""
+  local name=$1 ranks=$2 rc a tr="" prev=""
   shift 2
   echo "=== mom-efie $name ($ranks ranks): $*"
   for a in "$@"; do [[ $prev == --transport ]] && tr=$a; prev=$a; done
-  if [[ -n "$tr" ]] && why=$(dist_unavailable "$tr"); then
-    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/mom-efie-$name.log"
+  if [[ -n "$tr" ]] && dist_unavailable "$tr" "$OUT/mom-efie-$name.log"; then
     echo 2 > "$OUT/mom-efie-$name.rc"
     return 2
   fi

@@ -49,13 +49,10 @@ estimate() {  # particles, ranks
 }
 
 run() {  # run NAME RANKS TRANSPORT PARTICLES ARGS...
-  local name=$1 np=$2 tr=$3 n=$4 why
+  local name=$1 np=$2 tr=$3 n=$4
   shift 4
   echo "=== mps-density $name ($np ranks, transport $tr): $*"
-  if why=$(dist_unavailable "$tr"); then
-    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/$name.log"
-    return
-  fi
+  dist_unavailable "$tr" "$OUT/$name.log" && return
   dist_timed "$(estimate "$n" "$np")" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$BIN" --backend "$BACKEND" \
     "${VARIANT[@]}" --transport "$tr" "$@" --json "$OUT/$name.json"
   local rc=$?

@@ -30,13 +30,10 @@ case "$BACKEND" in cuda | hip) COMMON+=(--variant balanced) ;; esac
 EST=$((4 + N * N * N / 16777216 * 2))
 
 run() {  # run NAME RANKS TRANSPORT ARGS...
-  local name=$1 np=$2 tr=$3 why
+  local name=$1 np=$2 tr=$3
   shift 3
   echo "### $name: $np ranks, transport $tr: $*"
-  if why=$(dist_unavailable "$tr"); then
-    echo "transport unavailable here (gpu-check-dist's probe): $why" | tee "$OUT/$name.log"
-    return
-  fi
+  dist_unavailable "$tr" "$OUT/$name.log" && return
   dist_timed "$EST" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
     --json "$OUT/$name.json" "$@"
   local rc=$?
