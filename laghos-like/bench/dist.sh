@@ -83,7 +83,7 @@ if [[ " ${MODES[*]} " == *" overlap "* ]]; then
   for n in "${SIZES[@]}"; do multi_rank overlap "$n"; done
 fi
 
-PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" "${SIZES[0]}" <<'PY' | tee "$OUT/scaling.md"
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" "${SIZES[0]}" <<'PY' | tee "$OUT/scaling.md"
 import glob, json, os, re, sys
 from dist_table import RunDir
 out, p, weak_n = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -78,7 +78,7 @@ run sim-tank-1 1 host 224910 "${SIM[@]}"
 for tr in "${TRANSPORTS[@]}"; do run "sim-tank-$NRANKS-$tr" "$NRANKS" "$tr" 224910 "${SIM[@]}"; done
 density_all density-large "$LARGE" 10 2
 
-PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
 import glob, json, os, re, sys
 from dist_table import RunDir
 out, p = sys.argv[1], int(sys.argv[2])
