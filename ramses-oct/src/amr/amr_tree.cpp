@@ -81,10 +81,11 @@ Tree base_tree(const OctMesh& m, int max_level) {
 }
 
 std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
-  const LevelIndex& ix = index[l];
+  const HashEntry* slots = hash_slots.data() + hash_begin[l];
+  const std::uint64_t mask = static_cast<std::uint64_t>(hash_begin[l + 1] - hash_begin[l] - 1);
   const std::uint64_t p = pack(x, y, z);
-  for (std::uint64_t h = hash(p, ix.shift);; h = (h + 1) & ix.mask) {
-    const LevelIndex::Entry& e = ix.slots[h];
+  for (std::uint64_t h = hash(p, hash_shift[l]);; h = (h + 1) & mask) {
+    const HashEntry& e = slots[h];
     if (e.packed == p) return e.oct;
     if (e.packed == empty_slot) return -1;
   }
@@ -93,22 +94,25 @@ std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
 namespace {
 
 void build_index(Tree& t) {
-  t.index.resize(t.max_level + 1);
+  t.hash_begin.assign(t.max_level + 2, 0);
+  t.hash_shift.assign(t.max_level + 1, 60);
   for (int l = 0; l <= t.max_level; ++l) {
-    Tree::LevelIndex& ix = t.index[l];
-    std::uint64_t size = 16;
-    ix.shift = 60;
-    while (size < 2 * static_cast<std::uint64_t>(t.octs_at(l))) {
+    std::int64_t size = 16;
+    while (size < 2 * t.octs_at(l)) {
       size *= 2;
-      --ix.shift;
+      --t.hash_shift[l];
     }
-    ix.mask = size - 1;
-    ix.slots.assign(size, {Tree::empty_slot, -1});
+    t.hash_begin[l + 1] = t.hash_begin[l] + size;
+  }
+  t.hash_slots.assign(t.hash_begin.back(), {Tree::empty_slot, -1});
+  for (int l = 0; l <= t.max_level; ++l) {
+    Tree::HashEntry* slots = t.hash_slots.data() + t.hash_begin[l];
+    const std::uint64_t mask = static_cast<std::uint64_t>(t.hash_begin[l + 1] - t.hash_begin[l] - 1);
     for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
       const std::uint64_t p = Tree::pack(t.coord[0][o], t.coord[1][o], t.coord[2][o]);
-      std::uint64_t h = Tree::hash(p, ix.shift);
-      while (ix.slots[h].packed != Tree::empty_slot) h = (h + 1) & ix.mask;
-      ix.slots[h] = {p, static_cast<std::int32_t>(o)};
+      std::uint64_t h = Tree::hash(p, t.hash_shift[l]);
+      while (slots[h].packed != Tree::empty_slot) h = (h + 1) & mask;
+      slots[h] = {p, static_cast<std::int32_t>(o)};
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hydro_math.hpp"
 #include "mesh.hpp"
 
 namespace ro::amr {
@@ -36,18 +37,16 @@ struct Tree {
   // Per level, the octs by coordinates (built by link()): an open-addressing hash table of the
   // packed coordinates, so that find_oct costs one or two probes instead of a Morton encoding and a
   // binary search over the level's keys (the regrid, the step plan and the gather call it ~50
-  // times per cell).
-  struct LevelIndex {
-    struct Entry {
-      std::uint64_t packed;  // x | y << 21 | z << 42; empty_slot where no oct is stored
-      std::int32_t oct;
-    };
-    std::vector<Entry> slots;  // power-of-two size, at most half full
-    std::uint64_t mask = 0;
-    int shift = 64;  // 64 - log2(slots.size())
+  // times per cell). The levels' tables are concatenated (level l from hash_begin[l], a power-of-two
+  // size, at most half full), so the device plan build takes them in one copy (amr_plan_body.hpp).
+  struct HashEntry {
+    std::uint64_t packed;  // x | y << 21 | z << 42; empty_slot where no oct is stored
+    std::int32_t oct;
   };
+  std::vector<HashEntry> hash_slots;
+  std::vector<std::int64_t> hash_begin;  // L + 2 entries
+  std::vector<int> hash_shift;           // per level, 64 - log2(its table's size)
   static constexpr std::uint64_t empty_slot = ~std::uint64_t(0);
-  std::vector<LevelIndex> index;
 
   std::int64_t noct() const { return static_cast<std::int64_t>(key.size()); }
   std::int64_t octs_at(int l) const { return level_begin[l + 1] - level_begin[l]; }
@@ -60,11 +59,12 @@ struct Tree {
   // The oct of level l at integer oct coordinates (inside the domain) of that level, -1 if absent.
   std::int32_t find_oct(int l, int x, int y, int z) const;
   // Oct coordinates are below 2^21 on every level (8192 base octs per axis, 8 levels).
-  static std::uint64_t pack(int x, int y, int z) {
+  // Host and device (the device plan build, amr_plan_body.hpp, probes the uploaded table).
+  RO_HD static std::uint64_t pack(int x, int y, int z) {
     return std::uint64_t(std::uint32_t(x)) | std::uint64_t(std::uint32_t(y)) << 21 | std::uint64_t(std::uint32_t(z)) << 42;
   }
   // Fibonacci hashing (Knuth, TAOCP 6.4): the top bits of the product depend on all the coordinates.
-  static std::uint64_t hash(std::uint64_t p, int shift) { return (p * 0x9E3779B97F4A7C15ull) >> shift; }
+  RO_HD static std::uint64_t hash(std::uint64_t p, int shift) { return (p * 0x9E3779B97F4A7C15ull) >> shift; }
   // Integer cell coordinates of cell c (0..7, x fastest) of oct o at its level.
   std::array<int, 3> cell_coords(std::int64_t o, int c) const {
     return {2 * coord[0][o] + (c & 1), 2 * coord[1][o] + ((c >> 1) & 1), 2 * coord[2][o] + ((c >> 2) & 1)};
