@@ -9,10 +9,12 @@
 #include <string>
 
 #include "amr_driver.hpp"
+#include "amr_gpu.hpp"
 #include "amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
 #include "test_amr_helpers.hpp"
+#include "test_amr_plan_compare.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
@@ -30,23 +32,6 @@ void expect_same_lists(const amr::StepLists& a, const amr::StepLists& b) {
     EXPECT_EQ(a.faces[i].face, b.faces[i].face);
     EXPECT_EQ(a.faces[i].fine_oct, b.faces[i].fine_oct);
   }
-}
-
-void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
-  EXPECT_EQ(a.leaf_octs, b.leaf_octs);
-  EXPECT_EQ(a.slots, b.slots);
-  EXPECT_EQ(a.edges, b.edges);
-  EXPECT_EQ(a.skip, b.skip);
-  EXPECT_EQ(a.keep, b.keep);
-  EXPECT_EQ(a.ghost_src, b.ghost_src);
-  EXPECT_EQ(a.ghost_flip, b.ghost_flip);
-  EXPECT_EQ(a.ghost_begin, b.ghost_begin);
-  EXPECT_EQ(a.singles, b.singles);
-  EXPECT_EQ(a.groups, b.groups);
-  EXPECT_EQ(a.group_slots, b.group_slots);
-  EXPECT_EQ(a.restrict_cell, b.restrict_cell);
-  EXPECT_EQ(a.restrict_son, b.restrict_son);
-  EXPECT_EQ(a.restrict_begin, b.restrict_begin);
 }
 
 }  // namespace
@@ -206,15 +191,24 @@ class HostEmulatedStep final : public amr::DeviceStep {
  public:
   HostEmulatedStep(const HydroParams& hp, bool reflux, long& moves, long& group_updates)
       : hp_(hp), reflux_(reflux), moves_(moves), group_updates_(group_updates) {}
-  void upload(const amr::Tree& t, const amr::StepPlan& p, const amr::StepLists& l, const std::vector<double>& u) override {
+  void upload(const amr::Tree& t, const amr::StepLists& l, const std::vector<double>& u) override {
     u_ = u;
-    upload_tree(t, p, l);
+    upload_tree(t, l);
   }
-  void upload_tree(const amr::Tree& t, const amr::StepPlan& p, const amr::StepLists& l) override {
+  // The plan as the device builds it: its passes in kernel order through the same bodies.
+  void upload_tree(const amr::Tree& t, const amr::StepLists& l) override {
     t_ = t;
-    plan_ = p;
     lists_ = l;
+    amr::emulate_device_plan(t_, lists_, reflux_, plan_);
+    counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
+    counts_.singles = static_cast<long long>(plan_.singles.size());
+    counts_.groups = static_cast<long long>(plan_.groups.size());
+    counts_.ghosts = static_cast<long long>(plan_.ghost_flip.size() / 7);
+    counts_.faces = static_cast<long long>(lists_.faces.size());
+    counts_.restrict_begin = plan_.restrict_begin;
   }
+  const amr::PlanCounts& counts() const override { return counts_; }
+  void download_plan(amr::StepPlan& p) override { p = plan_; }
   void download(std::vector<double>& u) override { u = u_; }
   amr::LeafScan scan() override { return amr::emulate_leaf_scan(t_, u_, hp_.gamma); }
   void advance(double dt) override {
@@ -244,6 +238,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
   amr::Tree t_;
   amr::StepPlan plan_;
+  amr::PlanCounts counts_;
   amr::StepLists lists_;
   std::vector<double> u_;
 };

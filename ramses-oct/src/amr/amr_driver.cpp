@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "amr_gpu.hpp"
-#include "amr_plan.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {
@@ -32,9 +31,9 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion and
-  // state move; the tree, its lists and plan, and the initial grid are built on the host with the
-  // host loops.
+  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion,
+  // state move and step plan; the tree, its step lists and the initial grid are built on the host
+  // with the host loops.
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
@@ -59,15 +58,13 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
   }
   r.initial = leaf_totals(t, u);
-  // The lists and the plan are rebuilt in place at every regrid (their vectors only grow).
+  // The lists are rebuilt in place at every regrid (their vectors only grow).
   StepLists lists;
-  StepPlan plan;
   std::vector<char> crit;
   build_step_lists(t, *loops, lists);
   if (dev) {
     copa::Region reg(timer, "upload");
-    build_step_plan(t, lists, ac.reflux, *loops, plan);
-    dev->upload(t, plan, lists, u);
+    dev->upload(t, lists, u);
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
@@ -108,12 +105,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         build_step_lists(t, *loops, lists);
       }
       if (dev && tree_changed) {
-        {
-          copa::Region sub(timer, "regrid.step_plan");
-          build_step_plan(t, lists, ac.reflux, *loops, plan);
-        }
-        copa::Region sub(timer, "regrid.upload");
-        dev->upload_tree(t, plan, lists);
+        copa::Region sub(timer, "regrid.upload+device_plan");
+        dev->upload_tree(t, lists);
       } else if (!dev) {
         unew = u;
       }
@@ -155,8 +148,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
     r.leaf_cell_updates += double(leaves);
     if (dev) {
-      r.leaf_oct_updates += double(plan.leaf_octs.size());
-      r.grouped_oct_updates += 8.0 * double(plan.groups.size());
+      r.leaf_oct_updates += double(dev->counts().leaf_octs);
+      r.grouped_oct_updates += 8.0 * double(dev->counts().groups);
     }
     ++step;
   }

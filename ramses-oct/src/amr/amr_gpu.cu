@@ -3,6 +3,7 @@
 // hydro_math.hpp and amr_interp.hpp as the host, so the result equals the oracle's to round-off
 // (FMA contraction differs between host and device).
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -13,10 +14,22 @@
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
+#include "amr_plan_body.hpp"
 #include "amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "tile_geometry.hpp"
+
+// The plan's exclusive scans: CUB on CUDA, hipCUB on HIP where installed (as mps-density).
+#if defined(COPA_HAVE_CUDA)
+#include <cub/cub.cuh>
+#define RO_AMR_HAVE_CUB 1
+namespace ro_amr_vendor = cub;
+#elif defined(COPA_HAVE_HIP) && __has_include(<hipcub/hipcub.hpp>)
+#include <hipcub/hipcub.hpp>
+#define RO_AMR_HAVE_CUB 1
+namespace ro_amr_vendor = hipcub;
+#endif
 
 namespace ro::amr {
 namespace {
@@ -112,8 +125,8 @@ __global__ void reflux_kernel(long long nfaces, const RefluxFace* __restrict__ f
     block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
 }
 
-__global__ void restrict_kernel(long long first, long long last, const long long* __restrict__ cell,
-                                const long long* __restrict__ son, long long stride, double* __restrict__ u) {
+__global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
+                                const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
   const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= last) return;
   restrict_cell(u, stride, cell[i], son[i]);
@@ -177,6 +190,116 @@ __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n) move_oct(i, source, src, flip, u_old, old_stride, gamma, u, n * 8);
 }
+
+// The device plan build (amr_plan_body.hpp; the host's build_step_plan runs the same bodies and
+// emulate_device_plan these passes in this order). Pass 1: per leaf oct its fixed-size entries
+// and group-head flag.
+__global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, long long nleaf, bool reflux,
+                                 std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
+                                 std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < nleaf) plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, true, edges, skip, keep, head);
+}
+
+// The split's flags, scanned next (entry nleaf is 0, so the scans end with the totals).
+__global__ void plan_split_flags_kernel(const std::uint8_t* __restrict__ head, long long nleaf,
+                                        long long* __restrict__ single_flag, long long* __restrict__ head_flag) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i > nleaf) return;
+  single_flag[i] = i < nleaf ? plan_is_single(head, i) : 0;
+  head_flag[i] = i < nleaf ? head[i] : 0;
+}
+
+__global__ void plan_split_kernel(const std::uint8_t* __restrict__ head, long long nleaf,
+                                  const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
+                                  std::int32_t* __restrict__ singles, std::int32_t* __restrict__ groups) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < nleaf) plan_split_scatter(head, i, single_scan, group_scan, singles, groups);
+}
+
+// Pass 2: per unit (singles, then groups) its slot row and ghost count (entry nunit is 0).
+__global__ void plan_unit_slots_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
+                                       const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
+                                       long long nsingle, long long nunit, std::int32_t* __restrict__ slots,
+                                       std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
+  const long long u = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (u < nunit) ghosts[u] = plan_unit_slots(v, leaf_octs, singles, groups, nsingle, u, slots, group_slots);
+  if (u == nunit) ghosts[u] = 0;
+}
+
+// Pass 3: per unit its ghosts, numbered from the scan of the counts, with their coarse sources.
+__global__ void plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
+                                        const std::int32_t* __restrict__ singles,
+                                        const std::int32_t* __restrict__ groups, long long nsingle, long long nunit,
+                                        const long long* __restrict__ ghost_begin, std::int32_t* __restrict__ slots,
+                                        std::int32_t* __restrict__ group_slots, std::int64_t* __restrict__ ghost_src,
+                                        std::uint8_t* __restrict__ ghost_flip) {
+  const long long u = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (u < nunit && ghost_begin[u + 1] > ghost_begin[u])
+    plan_unit_ghosts(v, leaf_octs, singles, groups, nsingle, u, ghost_begin[u], slots, group_slots, ghost_src,
+                     ghost_flip);
+}
+
+// The restriction pairs: per oct of levels 0..L-1 its covered cells (entry ncoarse is 0), then,
+// after the scan, its pairs written finest level first.
+__global__ void plan_restrict_count_kernel(const std::int32_t* __restrict__ son, long long ncoarse,
+                                           long long* __restrict__ count) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < ncoarse) count[o] = plan_restrict_count(son, o);
+  if (o == ncoarse) count[o] = 0;
+}
+
+struct LevelOffsets {
+  long long v[max_levels + 1];
+};
+
+__global__ void plan_restrict_fill_kernel(const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
+                                          long long ncoarse, const long long* __restrict__ scan, LevelOffsets offset,
+                                          std::int64_t* __restrict__ cell, std::int64_t* __restrict__ son_out) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < ncoarse) plan_restrict_fill(son, level, o, scan, offset.v, cell, son_out);
+}
+
+// The counts the host needs after the split and restriction scans, gathered into one small array
+// so they come up in one copy: the singles, the groups, then the restriction scan at each level's
+// first oct.
+__global__ void plan_counts_kernel(const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
+                                   long long nleaf, const long long* __restrict__ restrict_scan, LevelOffsets starts,
+                                   int nstart, long long* __restrict__ out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  out[0] = single_scan[nleaf];
+  out[1] = group_scan[nleaf];
+  for (int l = 0; l < nstart; ++l) out[2 + l] = restrict_scan[starts.v[l]];
+}
+
+#if !defined(RO_AMR_HAVE_CUB)
+// HIP without hipCUB: an exclusive scan in one block of 1024 threads, 1024 entries at a time
+// (Hillis-Steele in shared memory, a carry between chunks). Correct, not fast.
+inline constexpr int plan_scan_threads = 1024;
+__global__ void __launch_bounds__(plan_scan_threads)
+    plan_block_scan_kernel(const long long* __restrict__ in, long long* __restrict__ out, long long n) {
+  __shared__ long long part[plan_scan_threads];
+  __shared__ long long carry;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (long long first = 0; first < n; first += plan_scan_threads) {
+    const long long i = first + threadIdx.x;
+    const long long x = i < n ? in[i] : 0;
+    part[threadIdx.x] = x;
+    __syncthreads();
+    for (int off = 1; off < plan_scan_threads; off *= 2) {
+      const long long y = threadIdx.x >= off ? part[threadIdx.x - off] : 0;
+      __syncthreads();
+      part[threadIdx.x] += y;
+      __syncthreads();
+    }
+    if (i < n) out[i] = carry + part[threadIdx.x] - x;
+    __syncthreads();
+    if (threadIdx.x == plan_scan_threads - 1) carry += part[plan_scan_threads - 1];
+    __syncthreads();
+  }
+}
+#endif
 
 // A device array that only grows: a regrid reuses it where it is large enough, and a new
 // allocation (the old one released first: callers overwrite the whole array) keeps 1/8 headroom,
@@ -249,10 +372,10 @@ class GpuAmrStep final : public DeviceStep {
 #endif
   }
 
-  void upload(const Tree& t, const StepPlan& p, const StepLists& lists, const std::vector<double>& u) override {
+  void upload(const Tree& t, const StepLists& lists, const std::vector<double>& u) override {
     const std::size_t cells = u.size();
-    copa::gpu::require_device_memory(u_.growth(cells) + unew_.growth(cells) + tree_growth(t, p, lists),
-                                     "ramses-oct AMR state, fluxes and step plan");
+    copa::gpu::require_device_memory(u_.growth(cells) + unew_.growth(cells) + tree_growth(t, lists),
+                                     "ramses-oct AMR state, fluxes, tree tables and plan workspace");
     u_.resize(cells);
     unew_.resize(cells);
     char* h = staging_.reserve(cells * sizeof(double));
@@ -260,11 +383,11 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::copy_to_device(u_.data(), h, cells * sizeof(double));
     copa::gpu::copy_on_device(unew_.data(), u_.data(), cells * sizeof(double));
     copa::gpu::synchronize();
-    upload_tree(t, p, lists);
+    upload_tree(t, lists);
   }
 
-  void upload_tree(const Tree& t, const StepPlan& p, const StepLists& lists) override {
-    copa::gpu::require_device_memory(tree_growth(t, p, lists), "ramses-oct AMR fluxes, tree tables and step plan");
+  void upload_tree(const Tree& t, const StepLists& lists) override {
+    copa::gpu::require_device_memory(tree_growth(t, lists), "ramses-oct AMR fluxes, tree tables and plan workspace");
     const std::size_t n = static_cast<std::size_t>(t.noct());
     noct_ = static_cast<long long>(n);
     max_level_ = t.max_level;
@@ -273,13 +396,10 @@ class GpuAmrStep final : public DeviceStep {
       base_cells_[a] = t.base->cells[a];
       bc_[a] = static_cast<int>(t.base->bc[a]);
     }
+    for (int l = 0; l <= max_level_ + 1; ++l) hash_begin_[l] = t.hash_begin[l];
+    for (int l = 0; l <= max_level_; ++l) hash_shift_[l] = t.hash_shift[l];
     fine_flux_.resize(n * fine_flux_per_oct);
     copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
-    nghost_ = static_cast<long long>(p.ghost_flip.size() / 7);
-    ghost_.resize(nghost_ * 8 * nvar);
-    restrict_begin_.assign(p.restrict_begin.begin(), p.restrict_begin.end());
-    nsingles_ = static_cast<long long>(p.singles.size());
-    ngroups_ = static_cast<long long>(p.groups.size());
     nfaces_ = static_cast<long long>(lists.faces.size());
     if (max_level_ + 1 > scan_levels)
       throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
@@ -290,11 +410,32 @@ class GpuAmrStep final : public DeviceStep {
     // once rounded coord and nbor as one piece each, while they are packed as 3 and 6 pieces, and
     // the last copies ran past the pinned buffer (cudaErrorInvalidValue on the H200, sod reflecting).
     std::size_t total = 0;
-    each_table(t, p, lists, [&](auto&, const auto& v) { total += staged_bytes(v.size() * sizeof(v[0])); });
+    each_table(t, lists, [&](auto&, const auto& v) { total += staged_bytes(v.size() * sizeof(v[0])); });
     char* h = staging_.reserve(total);
     std::size_t at = 0;
-    each_table(t, p, lists, [&](auto& d, const auto& v) { put(h, at, d, v); });
+    each_table(t, lists, [&](auto& d, const auto& v) { put(h, at, d, v); });
+    build_plan(t);
     copa::gpu::synchronize();
+  }
+
+  const PlanCounts& counts() const override { return counts_; }
+
+  void download_plan(StepPlan& p) override {
+    fetch(leaf_octs_, p.leaf_octs);
+    fetch(slots_, p.slots);
+    fetch(edges_, p.edges);
+    fetch(skip_, p.skip);
+    fetch(keep_, p.keep);
+    fetch(singles_, p.singles);
+    fetch(groups_, p.groups);
+    fetch(group_slots_, p.group_slots);
+    fetch(ghost_src_, p.ghost_src);
+    fetch(ghost_flip_, p.ghost_flip);
+    fetch(ghost_begin_, p.ghost_begin);
+    fetch(head_, p.head);
+    fetch(restrict_cell_, p.restrict_cell);
+    fetch(restrict_son_, p.restrict_son);
+    p.restrict_begin = counts_.restrict_begin;
   }
 
   void download(std::vector<double>& u) override {
@@ -401,28 +542,142 @@ class GpuAmrStep final : public DeviceStep {
   // Bytes a table of `bytes` takes in the staging buffer: pieces start 256-byte aligned.
   static std::size_t staged_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-  // Calls f(device array, host table) for every table of the tree, the plan and the lists, in
-  // packing order: the one list both the staging size and the packing walk.
+  // Calls f(device array, host table) for every table of the tree and the lists, in packing
+  // order: the one list both the staging size and the packing walk.
   template <class F>
-  void each_table(const Tree& t, const StepPlan& p, const StepLists& lists, F&& f) {
+  void each_table(const Tree& t, const StepLists& lists, F&& f) {
     f(level_, t.level);
     f(son_, t.son);
     for (int a = 0; a < 3; ++a) f(coord_[a], t.coord[a]);
     for (int k = 0; k < 6; ++k) f(nbor_[k], t.nbor[k]);
     f(father_, t.father);
-    f(leaf_octs_, p.leaf_octs);
-    f(slots_, p.slots);
-    f(singles_, p.singles);
-    f(groups_, p.groups);
-    f(group_slots_, p.group_slots);
-    f(edges_, p.edges);
-    f(skip_, p.skip);
-    f(keep_, p.keep);
-    f(ghost_src_, p.ghost_src);
-    f(ghost_flip_, p.ghost_flip);
-    f(restrict_cell_, p.restrict_cell);
-    f(restrict_son_, p.restrict_son);
+    f(hash_, t.hash_slots);
+    f(leaf_octs_, lists.leaf_octs);
     f(faces_, lists.faces);
+  }
+
+  // The step plan built on the device from the uploaded tables (amr_plan_body.hpp; the same
+  // passes as emulate_device_plan): per leaf oct its entries, the singles/groups split through
+  // scans of flags, per unit its slots and ghost count, a scan, the ghosts; the restriction pairs
+  // through a scan of per-oct counts. Two small copies come up: the split's and the restriction's
+  // counts, then the number of ghosts; each later allocation is checked against free memory.
+  void build_plan(const Tree& t) {
+    const long long nleaf = static_cast<long long>(leaf_octs_.size());
+    const long long ncoarse = t.level_begin[t.max_level];
+    const PlanView v = plan_view();
+    slots_.resize(27 * nleaf);
+    edges_.resize(6 * nleaf);
+    skip_.resize(nleaf);
+    keep_.resize(nleaf);
+    head_.resize(nleaf);
+    single_flag_.resize(nleaf + 1);
+    head_flag_.resize(nleaf + 1);
+    single_scan_.resize(nleaf + 1);
+    group_scan_.resize(nleaf + 1);
+    restrict_count_.resize(ncoarse + 1);
+    restrict_scan_.resize(ncoarse + 1);
+    if (nleaf > 0) {
+      plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf, reflux_, edges_.data(),
+                                                                  skip_.data(), keep_.data(), head_.data());
+      COPA_GPU_CHECK_LAUNCH("amr plan_leaf_kernel");
+    }
+    plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(head_.data(), nleaf, single_flag_.data(),
+                                                                            head_flag_.data());
+    COPA_GPU_CHECK_LAUNCH("amr plan_split_flags_kernel");
+    exclusive_sum(single_flag_.data(), single_scan_.data(), nleaf + 1);
+    exclusive_sum(head_flag_.data(), group_scan_.data(), nleaf + 1);
+    plan_restrict_count_kernel<<<copa::gpu::blocks_for(ncoarse + 1, 256), 256>>>(son_.data(), ncoarse,
+                                                                                restrict_count_.data());
+    COPA_GPU_CHECK_LAUNCH("amr plan_restrict_count_kernel");
+    exclusive_sum(restrict_count_.data(), restrict_scan_.data(), ncoarse + 1);
+    LevelOffsets starts{};
+    for (int l = 0; l <= t.max_level; ++l) starts.v[l] = t.level_begin[l];
+    const int nword = 2 + t.max_level + 1;
+    plan_counts_.resize(nword);
+    plan_counts_kernel<<<1, 1>>>(single_scan_.data(), group_scan_.data(), nleaf, restrict_scan_.data(), starts,
+                                 t.max_level + 1, plan_counts_.data());
+    COPA_GPU_CHECK_LAUNCH("amr plan_counts_kernel");
+    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(nword * sizeof(long long)));
+    copa::gpu::copy_to_host(h, plan_counts_.data(), nword * sizeof(long long));
+    const long long nsingle = h[0], ngroup = h[1], nunit = nsingle + ngroup;
+    const std::vector<long long> scan_at(h + 2, h + nword);
+    LevelOffsets offset{};
+    restrict_layout(scan_at, counts_.restrict_begin, offset.v);
+    const long long npairs = counts_.restrict_begin.back();
+    copa::gpu::require_device_memory(singles_.growth(nsingle) + groups_.growth(ngroup) +
+                                         group_slots_.growth(64 * ngroup) + ghost_count_.growth(nunit + 1) +
+                                         ghost_begin_.growth(nunit + 1) + restrict_cell_.growth(npairs) +
+                                         restrict_son_.growth(npairs),
+                                     "ramses-oct AMR step plan (units and restriction pairs)");
+    singles_.resize(nsingle);
+    groups_.resize(ngroup);
+    group_slots_.resize(64 * ngroup);
+    ghost_count_.resize(nunit + 1);
+    ghost_begin_.resize(nunit + 1);
+    restrict_cell_.resize(npairs);
+    restrict_son_.resize(npairs);
+    if (nleaf > 0) {
+      plan_split_kernel<<<copa::gpu::blocks_for(nleaf, 256), 256>>>(head_.data(), nleaf, single_scan_.data(),
+                                                                   group_scan_.data(), singles_.data(), groups_.data());
+      COPA_GPU_CHECK_LAUNCH("amr plan_split_kernel");
+    }
+    if (ncoarse > 0) {
+      plan_restrict_fill_kernel<<<copa::gpu::blocks_for(ncoarse, 256), 256>>>(
+          son_.data(), level_.data(), ncoarse, restrict_scan_.data(), offset, restrict_cell_.data(), restrict_son_.data());
+      COPA_GPU_CHECK_LAUNCH("amr plan_restrict_fill_kernel");
+    }
+    plan_unit_slots_kernel<<<copa::gpu::blocks_for(nunit + 1, 128), 128>>>(
+        v, leaf_octs_.data(), singles_.data(), groups_.data(), nsingle, nunit, slots_.data(), group_slots_.data(),
+        ghost_count_.data());
+    COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");
+    exclusive_sum(ghost_count_.data(), ghost_begin_.data(), nunit + 1);
+    copa::gpu::copy_to_host(h, ghost_begin_.data() + nunit, sizeof(long long));
+    const long long nghost = h[0];
+    copa::gpu::require_device_memory(ghost_src_.growth(7 * nghost) + ghost_flip_.growth(7 * nghost) +
+                                         ghost_.growth(nghost * 8 * nvar),
+                                     "ramses-oct AMR step plan (ghost slots)");
+    ghost_src_.resize(7 * nghost);
+    ghost_flip_.resize(7 * nghost);
+    ghost_.resize(nghost * 8 * nvar);
+    if (nunit > 0 && nghost > 0) {
+      plan_unit_ghosts_kernel<<<copa::gpu::blocks_for(nunit, 128), 128>>>(
+          v, leaf_octs_.data(), singles_.data(), groups_.data(), nsingle, nunit, ghost_begin_.data(), slots_.data(),
+          group_slots_.data(), ghost_src_.data(), ghost_flip_.data());
+      COPA_GPU_CHECK_LAUNCH("amr plan_unit_ghosts_kernel");
+    }
+    counts_.leaf_octs = nleaf;
+    counts_.singles = nsingle;
+    counts_.groups = ngroup;
+    counts_.ghosts = nghost;
+    counts_.faces = nfaces_;
+    nsingles_ = nsingle;
+    ngroups_ = ngroup;
+    nghost_ = nghost;
+    restrict_begin_.assign(counts_.restrict_begin.begin(), counts_.restrict_begin.end());
+  }
+
+  // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
+  void exclusive_sum(const long long* in, long long* out, long long n) {
+    if (n > INT_MAX)
+      throw copa::RuntimeError("ramses-oct AMR device plan: a scan of " + std::to_string(n) +
+                               " entries, more than the library scan's int count");
+#if defined(RO_AMR_HAVE_CUB)
+    std::size_t bytes = 0;
+    COPA_GPU_CHECK(ro_amr_vendor::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, static_cast<int>(n)));
+    copa::gpu::require_device_memory(scan_temp_.growth(bytes), "ramses-oct AMR device plan scan workspace");
+    scan_temp_.resize(std::max<std::size_t>(bytes, 1));
+    COPA_GPU_CHECK(ro_amr_vendor::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, in, out, static_cast<int>(n)));
+#else
+    plan_block_scan_kernel<<<1, plan_scan_threads>>>(in, out, n);
+    COPA_GPU_CHECK_LAUNCH("amr plan_block_scan_kernel");
+#endif
+  }
+
+  template <class T, class H>
+  static void fetch(GrowArray<T>& d, std::vector<H>& v) {
+    static_assert(sizeof(T) == sizeof(H), "device and host element types differ in size");
+    v.resize(d.size());
+    if (d.size() > 0) copa::gpu::copy_to_host(v.data(), d.data(), d.bytes());
   }
 
   // Packs h[at..] with v and starts its copy into d (resized to v's length); the caller
@@ -444,19 +699,31 @@ class GpuAmrStep final : public DeviceStep {
     at += staged_bytes(bytes);
   }
 
-  // Device bytes an upload of this tree and plan would add to what the arrays hold now.
-  std::size_t tree_growth(const Tree& t, const StepPlan& p, const StepLists& lists) const {
-    const std::size_t n = static_cast<std::size_t>(t.noct());
-    std::size_t g = fine_flux_.growth(n * fine_flux_per_oct) + ghost_.growth(p.ghost_flip.size() / 7 * 8 * nvar) +
-                    level_.growth(n) + son_.growth(8 * n) + father_.growth(n) + leaf_octs_.growth(p.leaf_octs.size()) +
-                    slots_.growth(p.slots.size()) + singles_.growth(p.singles.size()) +
-                    groups_.growth(p.groups.size()) + group_slots_.growth(p.group_slots.size()) +
-                    edges_.growth(p.edges.size()) + skip_.growth(p.skip.size()) + keep_.growth(p.keep.size()) + ghost_src_.growth(p.ghost_src.size()) +
-                    ghost_flip_.growth(p.ghost_flip.size()) + restrict_cell_.growth(p.restrict_cell.size()) +
-                    restrict_son_.growth(p.restrict_son.size()) + faces_.growth(lists.faces.size()) + 4096;
+  // Device bytes an upload of this tree would add to what the arrays hold now: its tables, the
+  // step lists, and the plan's arrays and workspace whose sizes the tree gives (per leaf oct, per
+  // coarse oct); build_plan checks the rest once the device counted it.
+  std::size_t tree_growth(const Tree& t, const StepLists& lists) const {
+    const std::size_t n = static_cast<std::size_t>(t.noct()), nleaf = lists.leaf_octs.size();
+    const std::size_t ncoarse = static_cast<std::size_t>(t.level_begin[t.max_level]);
+    std::size_t g = fine_flux_.growth(n * fine_flux_per_oct) + level_.growth(n) + son_.growth(8 * n) +
+                    father_.growth(n) + hash_.growth(t.hash_slots.size()) + leaf_octs_.growth(nleaf) +
+                    faces_.growth(lists.faces.size()) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
+                    skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
+                    head_flag_.growth(nleaf + 1) + single_scan_.growth(nleaf + 1) + group_scan_.growth(nleaf + 1) +
+                    restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) + 4096;
     for (int a = 0; a < 3; ++a) g += coord_[a].growth(n);
     for (int f = 0; f < 6; ++f) g += nbor_[f].growth(n);
     return g;
+  }
+
+  PlanView plan_view() {
+    PlanView v{};
+    v.t = view();
+    v.son = son_.data();
+    v.hash = hash_.data();
+    for (int l = 0; l <= max_level_ + 1; ++l) v.hash_begin[l] = hash_begin_[l];
+    for (int l = 0; l <= max_level_; ++l) v.hash_shift[l] = hash_shift_[l];
+    return v;
   }
 
   TreeView view() {
@@ -479,6 +746,9 @@ class GpuAmrStep final : public DeviceStep {
   int base_cells_[3] = {0, 0, 0}, bc_[3] = {0, 0, 0};
   double dx0_ = 0;
   std::vector<long long> restrict_begin_;
+  long long hash_begin_[max_levels + 2] = {};
+  int hash_shift_[max_levels + 1] = {};
+  PlanCounts counts_;
   unsigned scan_blocks_ = 1;
   PinnedStaging staging_, scan_host_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
@@ -488,8 +758,12 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<std::uint64_t> skip_;
   GrowArray<unsigned long long> scan_;
   GrowArray<std::uint8_t> keep_, ghost_flip_, move_flip_;
-  GrowArray<std::int64_t> ghost_src_, move_src_;
-  GrowArray<long long> restrict_cell_, restrict_son_;
+  GrowArray<std::int64_t> ghost_src_, move_src_, restrict_cell_, restrict_son_;
+  GrowArray<std::uint8_t> head_;
+  GrowArray<long long> single_flag_, head_flag_, single_scan_, group_scan_, ghost_count_, ghost_begin_;
+  GrowArray<long long> restrict_count_, restrict_scan_, plan_counts_;
+  GrowArray<unsigned char> scan_temp_;
+  GrowArray<Tree::HashEntry> hash_;
   GrowArray<RefluxFace> faces_;
   GrowArray<char> crit_;
 };

@@ -3,8 +3,10 @@
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
 // gather, and one restriction launch per level. A regrid keeps the state on the device: the
 // criterion and the state's move run there, the host rebuilds the tree from the criterion bytes
-// and uploads the new tables and plan (README "AMR", "Regrid cost").
+// and uploads the new tables (with the levels' coordinate hash) and the step lists, and the device
+// builds the step plan from them; only the plan's counts come back (README "AMR", "The device plan").
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -15,15 +17,25 @@
 
 namespace ro::amr {
 
+// The device plan's sizes, the only part of it the host sees: launch sizes and memory checks.
+struct PlanCounts {
+  long long leaf_octs = 0, singles = 0, groups = 0, ghosts = 0, faces = 0;
+  std::vector<std::int64_t> restrict_begin;  // as StepPlan::restrict_begin
+};
+
 class DeviceStep {
  public:
   virtual ~DeviceStep() = default;
-  // Copies the tree's tables, the plan and the state to the device (the initial grid); exit 3
-  // (RuntimeError) with the estimate when device memory does not hold them. Device arrays only
-  // grow: a later upload reuses them where they are large enough.
-  virtual void upload(const Tree& t, const StepPlan& plan, const StepLists& lists, const std::vector<double>& u) = 0;
+  // Copies the tree's tables, the step lists and the state to the device (the initial grid) and
+  // builds the step plan there; exit 3 (RuntimeError) with the estimate when device memory does
+  // not hold them. Device arrays only grow: a later upload reuses them where they are large enough.
+  virtual void upload(const Tree& t, const StepLists& lists, const std::vector<double>& u) = 0;
   // The same without the state (after a device regrid, the state is already there).
-  virtual void upload_tree(const Tree& t, const StepPlan& plan, const StepLists& lists) = 0;
+  virtual void upload_tree(const Tree& t, const StepLists& lists) = 0;
+  // The sizes of the plan the last upload built.
+  virtual const PlanCounts& counts() const = 0;
+  // A debug hook for the tests: the device plan copied back to the host.
+  virtual void download_plan(StepPlan& p) = 0;
   virtual void download(std::vector<double>& u) = 0;
   virtual LeafScan scan() = 0;
   virtual void advance(double dt) = 0;  // returns after the device finished the step

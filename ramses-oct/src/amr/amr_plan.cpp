@@ -5,67 +5,12 @@
 #include <memory>
 
 #include "amr_leaf_block.hpp"
+#include "amr_regrid.hpp"
+#include "copa/errors.hpp"
 
 namespace ro::amr {
 
 namespace {
-
-// The integer coordinates at level l of slot s (0..26, x fastest) around the oct at oc, as in
-// Stepper::update_oct: the oct itself across a reflecting/outflow face, periodic faces wrap.
-void slot_coords(const Tree& t, int l, const int oc[3], int s, int c[3]) {
-  const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
-  for (int a = 0; a < 3; ++a) {
-    const int n = t.cells_at(l, a) / 2;
-    c[a] = oc[a] + off[a];
-    if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
-  }
-}
-
-// Slot s of oct o through the neighbour tables one axis at a time (the axes map independently,
-// so the path ends at the slot); a key search only where the path crosses a coarser region.
-// -1: the slot lies in a coarser leaf (a ghost slot).
-std::int32_t slot_oct(const Tree& t, std::int32_t o, int s) {
-  const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
-  std::int32_t via = o;
-  for (int a = 0; a < 3 && via >= 0; ++a)
-    if (off[a] != 0) via = t.nbor[face_index(a, off[a] > 0)][via];
-  if (via >= 0) return via;
-  const int l = t.level[o];
-  const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
-  int c[3];
-  slot_coords(t, l, oc, s, c);
-  return t.find_oct(l, c[0], c[1], c[2]);
-}
-
-// The coarse cell of ghost slot s of oct o and its six face neighbours (7 sources and flips).
-void ghost_sources(const Tree& t, std::int32_t o, int s, std::int64_t* src_out, std::uint8_t* flip_out) {
-  const int l = t.level[o];
-  const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
-  int c[3];
-  slot_coords(t, l, oc, s, c);
-  const std::array<int, 3> cc = {c[0], c[1], c[2]};  // the coarse cell of level l - 1
-  const Located centre = locate(t, l - 1, cc);
-  for (int k = 0; k < 7; ++k) {
-    std::array<int, 3> q = cc;
-    if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
-    // The six neighbours of an existing coarse cell through the neighbour table where they exist
-    // on its level; only an axis that leaves the domain through a reflecting face flips.
-    Located src = centre;
-    if (k > 0) {
-      const int a = (k - 1) / 2;
-      const std::int64_t nb =
-          centre.level == l - 1 ? same_level_neighbour(t, centre.cell / 8, int(centre.cell % 8), a, (k - 1) % 2) : -1;
-      if (nb >= 0) {
-        src.cell = nb;
-        src.flip[a] = (q[a] < 0 || q[a] >= t.cells_at(l - 1, a)) && t.base->bc[a] == Boundary::reflecting;
-      } else {
-        src = locate(t, l - 1, q);
-      }
-    }
-    src_out[k] = src.cell;
-    flip_out[k] = static_cast<std::uint8_t>(src.flip[0] | (src.flip[1] << 1) | (src.flip[2] << 2));
-  }
-}
 
 // A leaf-update kernel of units of T^3 cells (N threads each, units_per_block per block) run on
 // the host: its blocks in turn, in a block each phase over every unit and lane before the next
@@ -98,19 +43,17 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
 
 }  // namespace
 
-bool group_slot_member(const std::int32_t* members, int s, std::int32_t& member, int& slot27) {
-  const int gs[3] = {s % 4, (s / 4) % 4, s / 16};
-  int m = 0;
-  bool corner = true;
-  slot27 = 0;
-  for (int a = 2; a >= 0; --a) {
-    const int pos = gs[a] >= 2 ? 1 : 0;  // the member's position along a: slots 0, 1 -> 0; 2, 3 -> 1
-    m = 2 * m + pos;
-    slot27 = 3 * slot27 + gs[a] - pos;  // the slot's offset from that member, + 1
-    corner = corner && (gs[a] == 0 || gs[a] == 3);
+PlanView plan_view(const Tree& t) {
+  PlanView v{};
+  v.t = tree_view(t);
+  v.son = t.son.data();
+  v.hash = t.hash_slots.data();
+  for (int l = 0; l <= t.max_level; ++l) {
+    v.hash_begin[l] = t.hash_begin[l];
+    v.hash_shift[l] = t.hash_shift[l];
   }
-  member = members[m];
-  return !corner;
+  v.hash_begin[t.max_level + 1] = t.hash_begin[t.max_level + 1];
+  return v;
 }
 
 // Passes over the leaf octs (each in parallel, the result independent of the schedule: the
@@ -122,6 +65,7 @@ bool group_slot_member(const std::int32_t* members, int s, std::int32_t& member,
 // order. Vectors only grow (resize keeps the capacity of the previous regrid's plan).
 void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p,
                      bool groups) {
+  const PlanView v = plan_view(t);
   p.leaf_octs.assign(lists.leaf_octs.begin(), lists.leaf_octs.end());
   const std::int64_t nleaf = static_cast<std::int64_t>(lists.leaf_octs.size());
   p.slots.resize(27 * nleaf);
@@ -130,36 +74,8 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
   loops.run(nleaf, [&](std::int64_t i, int) {
-    const std::int32_t o = lists.leaf_octs[i];
-    const int l = t.level[o];
-    const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
-    for (int side = 0; side < 2; ++side)
-      for (int a = 0; a < 3; ++a) {
-        const int n = t.cells_at(l, a) / 2;
-        const bool at = side == 0 ? oc[a] == 0 : oc[a] == n - 1;
-        p.edges[6 * i + 3 * side + a] = static_cast<std::int8_t>(at ? static_cast<int>(t.base->bc[a]) : 0);
-      }
-    // Faces of leaf cells next to a refined cell of the same level take no flux (reflux adds it).
-    std::uint64_t skip = 0;
-    for (int cell = 0; cell < 8 && reflux; ++cell) {
-      if (t.son[std::int64_t(o) * 8 + cell] >= 0) continue;
-      for (int f = 0; f < 6; ++f) {
-        const std::int64_t nb = same_level_neighbour(t, o, cell, f / 2, f % 2);
-        if (nb >= 0 && t.son[nb] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
-      }
-    }
-    p.skip[i] = skip;
-    std::uint8_t keep = 0;
-    for (int f = 0; f < 6 && l > 0; ++f)
-      if (t.nbor[f][o] < 0) keep |= static_cast<std::uint8_t>(1 << f);
-    p.keep[i] = keep;
-    bool head = groups && i + 7 < nleaf && oc[0] % 2 == 0 && oc[1] % 2 == 0 && oc[2] % 2 == 0;
-    for (int m = 1; m < 8 && head; ++m) {
-      const std::int32_t om = lists.leaf_octs[i + m];
-      head = t.level[om] == l && t.coord[0][om] == oc[0] + (m & 1) && t.coord[1][om] == oc[1] + ((m >> 1) & 1) &&
-             t.coord[2][om] == oc[2] + (m >> 2);
-    }
-    p.head[i] = head;
+    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, groups, p.edges.data(), p.skip.data(), p.keep.data(),
+                      p.head.data());
   });
   p.singles.clear();
   p.groups.clear();
@@ -172,40 +88,12 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
     }
   }
   const std::int64_t nsingle = static_cast<std::int64_t>(p.singles.size());
-  const std::int64_t ngroup = static_cast<std::int64_t>(p.groups.size());
-  const std::int64_t nunit = nsingle + ngroup;
-  p.group_slots.resize(64 * ngroup);
+  const std::int64_t nunit = nsingle + static_cast<std::int64_t>(p.groups.size());
+  p.group_slots.resize(64 * p.groups.size());
   p.ghost_begin.resize(nunit + 1);
-  // A unit's slot row, and per slot the oct whose own 27-slot lookup gives it (no slot: false).
-  auto unit_slot = [&](std::int64_t u, int s, std::int32_t& oct, int& s27) {
-    if (u < nsingle) {
-      oct = lists.leaf_octs[p.singles[u]];
-      s27 = s;
-      return !is_corner_slot(s);
-    }
-    return group_slot_member(&lists.leaf_octs[p.groups[u - nsingle]], s, oct, s27);
-  };
-  auto unit_row = [&](std::int64_t u) -> std::int32_t* {
-    return u < nsingle ? &p.slots[27 * std::int64_t(p.singles[u])] : &p.group_slots[64 * (u - nsingle)];
-  };
-  auto unit_slots = [&](std::int64_t u) { return u < nsingle ? 27 : 64; };
-  for (std::int64_t g = 0; g < ngroup; ++g)
-    for (int m = 0; m < 8; ++m) std::fill_n(&p.slots[27 * (std::int64_t(p.groups[g]) + m)], 27, no_slot);
   loops.run(nunit, [&](std::int64_t u, int) {
-    std::int32_t* row = unit_row(u);
-    std::int64_t ghosts = 0;
-    for (int s = 0; s < unit_slots(u); ++s) {
-      std::int32_t oct;
-      int s27;
-      if (!unit_slot(u, s, oct, s27)) {
-        row[s] = no_slot;
-        continue;
-      }
-      const std::int32_t so = slot_oct(t, oct, s27);
-      row[s] = so;  // a ghost's -1 is renumbered in the last pass
-      ghosts += so < 0;
-    }
-    p.ghost_begin[u + 1] = ghosts;
+    p.ghost_begin[u + 1] = plan_unit_slots(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u,
+                                           p.slots.data(), p.group_slots.data());
   });
   p.ghost_begin[0] = 0;
   for (std::int64_t u = 0; u < nunit; ++u) p.ghost_begin[u + 1] += p.ghost_begin[u];
@@ -213,19 +101,12 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.ghost_src.resize(7 * nghost);
   p.ghost_flip.resize(7 * nghost);
   loops.run(nunit, [&](std::int64_t u, int) {
-    std::int64_t ghost = p.ghost_begin[u];
-    if (ghost == p.ghost_begin[u + 1]) return;
-    std::int32_t* row = unit_row(u);
-    for (int s = 0; s < unit_slots(u); ++s) {
-      if (row[s] >= 0 || row[s] == no_slot) continue;
-      std::int32_t oct;
-      int s27;
-      unit_slot(u, s, oct, s27);
-      row[s] = static_cast<std::int32_t>(-1 - ghost);
-      ghost_sources(t, oct, s27, &p.ghost_src[7 * ghost], &p.ghost_flip[7 * ghost]);
-      ++ghost;
-    }
+    if (p.ghost_begin[u] == p.ghost_begin[u + 1]) return;
+    plan_unit_ghosts(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, p.ghost_begin[u],
+                     p.slots.data(), p.group_slots.data(), p.ghost_src.data(), p.ghost_flip.data());
   });
+  for (std::int64_t k = 0; k < 7 * nghost; ++k)
+    if (p.ghost_src[k] < 0) throw copa::RuntimeError("amr: a ghost slot's coarse cell has no level-0 oct (broken tree)");
   p.restrict_cell.clear();
   p.restrict_son.clear();
   p.restrict_begin.clear();
@@ -244,6 +125,85 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, boo
   StepPlan p;
   build_step_plan(t, lists, reflux, *make_serial_loops(), p, groups);
   return p;
+}
+
+void restrict_layout(const std::vector<long long>& scan_at, std::vector<std::int64_t>& restrict_begin,
+                     long long offset[max_levels + 1]) {
+  const int nlevel = static_cast<int>(scan_at.size()) - 1;  // levels 0..L-1 hold covered cells
+  restrict_begin.clear();
+  long long base = 0;
+  for (int l = nlevel - 1; l >= 0; --l) {
+    restrict_begin.push_back(base);
+    offset[l] = base - scan_at[l];
+    base += scan_at[l + 1] - scan_at[l];
+  }
+  restrict_begin.push_back(base);
+}
+
+namespace {
+
+// In place: v[k] = sum of v[0..k-1] (the device's CUB ExclusiveSum).
+void exclusive_scan(std::vector<long long>& v) {
+  long long sum = 0;
+  for (long long& x : v) {
+    const long long c = x;
+    x = sum;
+    sum += c;
+  }
+}
+
+}  // namespace
+
+void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, bool groups) {
+  const PlanView v = plan_view(t);
+  const long long nleaf = static_cast<long long>(lists.leaf_octs.size());
+  p.leaf_octs.assign(lists.leaf_octs.begin(), lists.leaf_octs.end());
+  p.slots.resize(27 * nleaf);
+  p.edges.resize(6 * nleaf);
+  p.skip.resize(nleaf);
+  p.keep.resize(nleaf);
+  p.head.resize(nleaf);
+  for (long long i = 0; i < nleaf; ++i)
+    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, groups, p.edges.data(), p.skip.data(), p.keep.data(),
+                      p.head.data());
+  std::vector<long long> single_scan(nleaf + 1, 0), group_scan(nleaf + 1, 0);
+  for (long long i = 0; i < nleaf; ++i) {
+    single_scan[i] = plan_is_single(p.head.data(), i);
+    group_scan[i] = p.head[i];
+  }
+  exclusive_scan(single_scan);
+  exclusive_scan(group_scan);
+  const long long nsingle = single_scan[nleaf], ngroup = group_scan[nleaf], nunit = nsingle + ngroup;
+  p.singles.resize(nsingle);
+  p.groups.resize(ngroup);
+  for (long long i = 0; i < nleaf; ++i)
+    plan_split_scatter(p.head.data(), i, single_scan.data(), group_scan.data(), p.singles.data(), p.groups.data());
+  p.group_slots.resize(64 * ngroup);
+  std::vector<long long> ghosts(nunit + 1, 0);
+  for (long long u = 0; u < nunit; ++u)
+    ghosts[u] = plan_unit_slots(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, p.slots.data(),
+                                p.group_slots.data());
+  exclusive_scan(ghosts);
+  p.ghost_begin.assign(ghosts.begin(), ghosts.end());
+  const long long nghost = ghosts[nunit];
+  p.ghost_src.resize(7 * nghost);
+  p.ghost_flip.resize(7 * nghost);
+  for (long long u = 0; u < nunit; ++u)
+    plan_unit_ghosts(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, ghosts[u], p.slots.data(),
+                     p.group_slots.data(), p.ghost_src.data(), p.ghost_flip.data());
+  const long long ncoarse = t.level_begin[t.max_level];
+  std::vector<long long> restrict_scan(ncoarse + 1, 0);
+  for (long long o = 0; o < ncoarse; ++o) restrict_scan[o] = plan_restrict_count(t.son.data(), o);
+  exclusive_scan(restrict_scan);
+  std::vector<long long> scan_at(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) scan_at[l] = restrict_scan[t.level_begin[l]];
+  long long offset[max_levels + 1];
+  restrict_layout(scan_at, p.restrict_begin, offset);
+  p.restrict_cell.resize(restrict_scan[ncoarse]);
+  p.restrict_son.resize(restrict_scan[ncoarse]);
+  for (long long o = 0; o < ncoarse; ++o)
+    plan_restrict_fill(t.son.data(), t.level.data(), o, restrict_scan.data(), offset, p.restrict_cell.data(),
+                       p.restrict_son.data());
 }
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,

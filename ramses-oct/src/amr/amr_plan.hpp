@@ -1,5 +1,6 @@
-// The index lists a GPU step reads (built on the host from the tree at every regrid and copied to
-// the device; the step itself then needs no key search): per leaf oct its 27 slot sources (an oct,
+// The index lists a GPU step reads (rebuilt at every regrid: on the device by the GPU path from the
+// uploaded tree, on the host for the tests and emulation, through the same bodies of
+// amr_plan_body.hpp; the step itself then needs no key search): per leaf oct its 27 slot sources (an oct,
 // or a ghost slot prolonged from a coarser cell), boundary kinds, the faces that take no flux
 // (refined neighbour) and the faces whose fine fluxes are kept; per ghost slot its coarse cell
 // and the six neighbours the slopes use; per level the (covered cell, son oct) restriction pairs.
@@ -8,16 +9,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "amr_plan_body.hpp"
 #include "amr_solver.hpp"
 #include "amr_tree.hpp"
 
 namespace ro::amr {
-
-// The GPU gather reads no cell of the 8 corner slots of a leaf oct's 27 (block::Q): they get
-// no ghost and hold no_slot (38% fewer ghost slots to prolong in the Sedov 8^3 + 2 levels tree
-// of amr_gpu_body_emulation_equals_serial, 44% in its Sod tree).
-constexpr bool is_corner_slot(int s) { return s % 3 != 1 && (s / 3) % 3 != 1 && s / 9 != 1; }
-inline constexpr std::int32_t no_slot = INT32_MIN;
 
 struct StepPlan {
   std::vector<std::int32_t> leaf_octs;
@@ -46,11 +42,20 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
                      bool groups = true);
 StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, bool groups = true);  // serial, fresh
 
-// Group slot s (0..63, 4^3 oct slots x fastest) of a group whose 8 member octs are members[]
-// (x fastest): false for the 8 corner slots (never read); otherwise the member next to the slot
-// and that member's own slot (0..26) that is the same oct slot, so a group reads exactly the
-// octs and ghost cells its members would read alone.
-bool group_slot_member(const std::int32_t* members, int s, std::int32_t& member, int& slot27);
+// The plan's view of a host tree (amr_plan_body.hpp).
+PlanView plan_view(const Tree& t);
+
+// The device plan build (amr_gpu.cu) run on the host: its passes in the kernels' order, each
+// through the same body, with the parallel singles/groups split and exclusive scans of the
+// counts where the device runs CUB scans. It must give build_step_plan's plan field by field
+// (cpu test), and it is the emulated device's plan in the GPU-path tests.
+// The finest-first layout of the restriction pairs from scan_at[l] (l = 0..L), the exclusive scan
+// of the per-oct covered-cell counts at level l's first oct: restrict_begin (per level from L-1
+// down to 0, + end) and the per-level offsets of plan_restrict_fill.
+void restrict_layout(const std::vector<long long>& scan_at, std::vector<std::int64_t>& restrict_begin,
+                     long long offset[max_levels + 1]);
+
+void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, bool groups = true);
 
 // One step of the GPU body (amr_leaf_block.hpp) run on the host, block by block, one thread
 // looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;

@@ -1,0 +1,303 @@
+// The step plan's per-element work (amr_plan.hpp) written once as host/device functions over
+// raw tables: the host plan (build_step_plan, serial or OpenMP) and the device plan build
+// (amr_gpu.cu: one kernel per pass, CUB scans between) call the same bodies, so both give the same
+// plan field by field (README "AMR", "The device plan"). The lookups the plan needs (find_oct
+// through the per-level coordinate hash, locate, the 27 oct slots, a ghost slot's seven coarse
+// sources) are the host tree's functions rewritten over the view.
+#pragma once
+#include <climits>
+#include <cstdint>
+
+#include "amr_regrid_body.hpp"
+#include "amr_tree.hpp"
+
+namespace ro::amr {
+
+// The GPU gather reads no cell of the 8 corner slots of a leaf oct's 27 (block::Q): they get
+// no ghost and hold no_slot (38% fewer ghost slots to prolong in the Sedov 8^3 + 2 levels tree
+// of amr_gpu_body_emulation_equals_serial, 44% in its Sod tree).
+constexpr bool is_corner_slot(int s) { return s % 3 != 1 && (s / 3) % 3 != 1 && s / 9 != 1; }
+inline constexpr std::int32_t no_slot = INT32_MIN;
+
+// The tree as the plan reads it: the link tables, the son table and the levels' coordinate
+// hash tables (Tree::hash_slots, level l's from hash_begin[l]).
+struct PlanView {
+  TreeView t;
+  const std::int32_t* son;
+  const Tree::HashEntry* hash;
+  long long hash_begin[max_levels + 2];
+  int hash_shift[max_levels + 1];
+};
+
+RO_HD int view_cells_at(const PlanView& v, int l, int a) { return v.t.base_cells[a] << l; }
+
+// Tree::find_oct on the view: the same hash, the same linear probing, so the same oct.
+RO_HD std::int32_t view_find_oct(const PlanView& v, int l, int x, int y, int z) {
+  const std::uint64_t p = Tree::pack(x, y, z);
+  const Tree::HashEntry* slots = v.hash + v.hash_begin[l];
+  const std::uint64_t mask = static_cast<std::uint64_t>(v.hash_begin[l + 1] - v.hash_begin[l] - 1);
+  for (std::uint64_t h = Tree::hash(p, v.hash_shift[l]);; h = (h + 1) & mask) {
+    if (slots[h].packed == p) return slots[h].oct;
+    if (slots[h].packed == Tree::empty_slot) return -1;
+  }
+}
+
+// map_cell_axis (amr_tree.hpp) on the view.
+RO_HD void view_map_cell_axis(const PlanView& v, int l, int a, int& i, bool& flip) {
+  const int n = view_cells_at(v, l, a);
+  flip = false;
+  if (i >= 0 && i < n) return;
+  if (v.t.bc[a] == static_cast<int>(Boundary::periodic)) {
+    i = ((i % n) + n) % n;
+  } else if (v.t.bc[a] == static_cast<int>(Boundary::reflecting)) {
+    i = i < 0 ? -1 - i : 2 * n - 1 - i;
+    flip = true;
+  } else {
+    i = i < 0 ? 0 : n - 1;
+  }
+}
+
+// locate (amr_tree.hpp) on the view: the finest existing cell containing cell ic of level l after
+// the boundary mapping; cell = -1 only for a broken tree (no level-0 oct), which the host checks.
+RO_HD void view_locate(const PlanView& v, int l, const int ic_in[3], long long& cell, int& level, bool flip[3]) {
+  int ic[3] = {ic_in[0], ic_in[1], ic_in[2]};
+  for (int a = 0; a < 3; ++a) view_map_cell_axis(v, l, a, ic[a], flip[a]);
+  cell = -1;
+  level = -1;
+  for (int m = l; m >= 0; --m) {
+    const int s = l - m;
+    const int x = ic[0] >> s, y = ic[1] >> s, z = ic[2] >> s;
+    const std::int32_t o = view_find_oct(v, m, x >> 1, y >> 1, z >> 1);
+    if (o >= 0) {
+      cell = (long long)o * 8 + (x & 1) + 2 * (y & 1) + 4 * (z & 1);
+      level = m;
+      return;
+    }
+  }
+}
+
+// The integer coordinates at level l of slot s (0..26, x fastest) around the oct at oc, as in
+// Stepper::update_oct: the oct itself across a reflecting/outflow face, periodic faces wrap.
+RO_HD void view_slot_coords(const PlanView& v, int l, const int oc[3], int s, int c[3]) {
+  const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+  for (int a = 0; a < 3; ++a) {
+    const int n = view_cells_at(v, l, a) / 2;
+    c[a] = oc[a] + off[a];
+    if (c[a] < 0 || c[a] >= n) c[a] = v.t.bc[a] == static_cast<int>(Boundary::periodic) ? (c[a] + n) % n : oc[a];
+  }
+}
+
+// Slot s of oct o through the neighbour tables one axis at a time (the axes map independently,
+// so the path ends at the slot); a hash lookup only where the path crosses a coarser region.
+// -1: the slot lies in a coarser leaf (a ghost slot).
+RO_HD std::int32_t view_slot_oct(const PlanView& v, std::int32_t o, int s) {
+  const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+  std::int32_t via = o;
+  for (int a = 0; a < 3 && via >= 0; ++a)
+    if (off[a] != 0) via = v.t.nbor[face_index(a, off[a] > 0)][via];
+  if (via >= 0) return via;
+  const int l = v.t.level[o];
+  const int oc[3] = {v.t.coord[0][o], v.t.coord[1][o], v.t.coord[2][o]};
+  int c[3];
+  view_slot_coords(v, l, oc, s, c);
+  return view_find_oct(v, l, c[0], c[1], c[2]);
+}
+
+// The coarse cell of ghost slot s of oct o and its six face neighbours (7 sources and flips):
+// through the neighbour table where a neighbour exists on the coarse cell's level (only an axis
+// that leaves the domain through a reflecting face flips), else located.
+RO_HD void view_ghost_sources(const PlanView& v, std::int32_t o, int s, std::int64_t* src_out, std::uint8_t* flip_out) {
+  const int l = v.t.level[o];
+  const int oc[3] = {v.t.coord[0][o], v.t.coord[1][o], v.t.coord[2][o]};
+  int cc[3];  // the coarse cell of level l - 1
+  view_slot_coords(v, l, oc, s, cc);
+  long long centre;
+  int centre_level;
+  bool centre_flip[3];
+  view_locate(v, l - 1, cc, centre, centre_level, centre_flip);
+  for (int k = 0; k < 7; ++k) {
+    long long cell = centre;
+    bool flip[3] = {centre_flip[0], centre_flip[1], centre_flip[2]};
+    if (k > 0) {
+      const int a = (k - 1) / 2;
+      int q[3] = {cc[0], cc[1], cc[2]};
+      q[a] += (k - 1) % 2 ? 1 : -1;
+      const long long nb = centre_level == l - 1 && centre >= 0
+                               ? view_same_level_neighbour(v.t, centre / 8, int(centre % 8), a, (k - 1) % 2)
+                               : -1;
+      if (nb >= 0) {
+        cell = nb;
+        flip[a] = (q[a] < 0 || q[a] >= view_cells_at(v, l - 1, a)) && v.t.bc[a] == static_cast<int>(Boundary::reflecting);
+      } else {
+        int level;
+        view_locate(v, l - 1, q, cell, level, flip);
+      }
+    }
+    src_out[k] = cell;
+    flip_out[k] = static_cast<std::uint8_t>(flip[0] | (flip[1] << 1) | (flip[2] << 2));
+  }
+}
+
+// Group slot s (0..63, 4^3 oct slots x fastest) of a group whose 8 member octs are members[]
+// (x fastest): false for the 8 corner slots (never read); otherwise the member next to the slot
+// and that member's own slot (0..26) that is the same oct slot, so a group reads exactly the
+// octs and ghost cells its members would read alone.
+RO_HD bool group_slot_member(const std::int32_t* members, int s, std::int32_t& member, int& slot27) {
+  const int gs[3] = {s % 4, (s / 4) % 4, s / 16};
+  int m = 0;
+  bool corner = true;
+  slot27 = 0;
+  for (int a = 2; a >= 0; --a) {
+    const int pos = gs[a] >= 2 ? 1 : 0;  // the member's position along a: slots 0, 1 -> 0; 2, 3 -> 1
+    m = 2 * m + pos;
+    slot27 = 3 * slot27 + gs[a] - pos;  // the slot's offset from that member, + 1
+    corner = corner && (gs[a] == 0 || gs[a] == 3);
+  }
+  member = members[m];
+  return !corner;
+}
+
+// Pass 1, per leaf oct i: its boundary kinds (edges[6 i..]), the faces of its leaf cells next to
+// a refined cell of the same level (skip: they take no flux, the reflux adds it), the faces
+// whose fine fluxes are kept (keep: a coarser region beyond), and head: whether a sibling group
+// starts at i (8 leaf octs of one level at the aligned 2 x 2 x 2 block's coordinates, in key
+// order, consecutive in the leaf list).
+RO_HD void plan_leaf_entries(const PlanView& v, const std::int32_t* leaf_octs, long long nleaf, long long i, bool reflux,
+                             bool groups, std::int8_t* edges, std::uint64_t* skip_out, std::uint8_t* keep_out,
+                             std::uint8_t* head_out) {
+  const std::int32_t o = leaf_octs[i];
+  const int l = v.t.level[o];
+  const int oc[3] = {v.t.coord[0][o], v.t.coord[1][o], v.t.coord[2][o]};
+  for (int side = 0; side < 2; ++side)
+    for (int a = 0; a < 3; ++a) {
+      const int n = view_cells_at(v, l, a) / 2;
+      const bool at = side == 0 ? oc[a] == 0 : oc[a] == n - 1;
+      edges[6 * i + 3 * side + a] = static_cast<std::int8_t>(at ? v.t.bc[a] : 0);
+    }
+  std::uint64_t skip = 0;
+  for (int cell = 0; cell < 8 && reflux; ++cell) {
+    if (v.son[(long long)o * 8 + cell] >= 0) continue;
+    for (int f = 0; f < 6; ++f) {
+      const long long nb = view_same_level_neighbour(v.t, o, cell, f / 2, f % 2);
+      if (nb >= 0 && v.son[nb] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
+    }
+  }
+  skip_out[i] = skip;
+  std::uint8_t keep = 0;
+  for (int f = 0; f < 6 && l > 0; ++f)
+    if (v.t.nbor[f][o] < 0) keep |= static_cast<std::uint8_t>(1 << f);
+  keep_out[i] = keep;
+  bool head = groups && i + 7 < nleaf && oc[0] % 2 == 0 && oc[1] % 2 == 0 && oc[2] % 2 == 0;
+  for (int m = 1; m < 8 && head; ++m) {
+    const std::int32_t om = leaf_octs[i + m];
+    head = v.t.level[om] == l && v.t.coord[0][om] == oc[0] + (m & 1) && v.t.coord[1][om] == oc[1] + ((m >> 1) & 1) &&
+           v.t.coord[2][om] == oc[2] + (m >> 2);
+  }
+  head_out[i] = head;
+}
+
+// The singles/groups split without the serial walk ("take a head and its 7 followers as a group,
+// else one single"). Members 1..7 of a group have an odd coordinate, so they are never heads:
+// heads are at least 8 apart and the walk takes every head. Hence leaf i is a single exactly when
+// none of head[i-7..i] is set, which every leaf decides alone; exclusive scans of the single and
+// head flags then number the singles and the groups in the walk's order.
+RO_HD bool plan_is_single(const std::uint8_t* head, long long i) {
+  for (long long k = i; k >= 0 && k > i - 8; --k)
+    if (head[k]) return false;
+  return true;
+}
+
+// After the exclusive scans of the single flags and the head flags: leaf i's place in singles or
+// groups.
+RO_HD void plan_split_scatter(const std::uint8_t* head, long long i, const long long* single_scan,
+                              const long long* group_scan, std::int32_t* singles, std::int32_t* groups) {
+  if (head[i])
+    groups[group_scan[i]] = static_cast<std::int32_t>(i);
+  else if (single_scan[i + 1] > single_scan[i])
+    singles[single_scan[i]] = static_cast<std::int32_t>(i);
+}
+
+// The oct whose own 27-slot lookup gives slot s of unit u (singles first, then groups), and that
+// slot; false where the unit has no slot there (corners).
+RO_HD bool plan_unit_slot(const std::int32_t* leaf_octs, const std::int32_t* singles, const std::int32_t* groups,
+                          long long nsingle, long long u, int s, std::int32_t& oct, int& s27) {
+  if (u < nsingle) {
+    oct = leaf_octs[singles[u]];
+    s27 = s;
+    return !is_corner_slot(s);
+  }
+  return group_slot_member(leaf_octs + groups[u - nsingle], s, oct, s27);
+}
+
+RO_HD int plan_unit_slot_count(long long u, long long nsingle) { return u < nsingle ? 27 : 64; }
+
+RO_HD std::int32_t* plan_unit_row(std::int32_t* slots, std::int32_t* group_slots, const std::int32_t* singles,
+                                  long long nsingle, long long u) {
+  return u < nsingle ? slots + 27LL * singles[u] : group_slots + 64LL * (u - nsingle);
+}
+
+// Pass 2, per unit: its slot row (oct >= 0, -1 for a ghost still to number, no_slot) and its
+// number of ghost slots. A group also clears its members' own 27-slot rows (unused).
+RO_HD long long plan_unit_slots(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
+                                const std::int32_t* groups, long long nsingle, long long u, std::int32_t* slots,
+                                std::int32_t* group_slots) {
+  if (u >= nsingle)
+    for (int m = 0; m < 8; ++m)
+      for (int s = 0; s < 27; ++s) slots[27LL * (groups[u - nsingle] + m) + s] = no_slot;
+  std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
+  long long ghosts = 0;
+  for (int s = 0; s < plan_unit_slot_count(u, nsingle); ++s) {
+    std::int32_t oct;
+    int s27;
+    if (!plan_unit_slot(leaf_octs, singles, groups, nsingle, u, s, oct, s27)) {
+      row[s] = no_slot;
+      continue;
+    }
+    const std::int32_t so = view_slot_oct(v, oct, s27);
+    row[s] = so;
+    ghosts += so < 0;
+  }
+  return ghosts;
+}
+
+// Pass 3, per unit: its ghosts numbered from its first (the exclusive scan of the counts) in slot
+// order, each with its seven coarse sources.
+RO_HD void plan_unit_ghosts(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
+                            const std::int32_t* groups, long long nsingle, long long u, long long first_ghost,
+                            std::int32_t* slots, std::int32_t* group_slots, std::int64_t* ghost_src,
+                            std::uint8_t* ghost_flip) {
+  std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
+  long long ghost = first_ghost;
+  for (int s = 0; s < plan_unit_slot_count(u, nsingle); ++s) {
+    if (row[s] >= 0 || row[s] == no_slot) continue;
+    std::int32_t oct;
+    int s27;
+    plan_unit_slot(leaf_octs, singles, groups, nsingle, u, s, oct, s27);
+    row[s] = static_cast<std::int32_t>(-1 - ghost);
+    view_ghost_sources(v, oct, s27, ghost_src + 7 * ghost, ghost_flip + 7 * ghost);
+    ++ghost;
+  }
+}
+
+// Restriction pairs (covered cell, son oct), finest level first, each level's cells in order: per
+// oct of levels 0..L-1 its number of covered cells; an exclusive scan of the counts over those
+// octs; oct o of level l writes its pairs from offset[l] + scan[o], where offset[l] = (the pairs
+// of the levels above l) - scan[level_begin[l]].
+RO_HD long long plan_restrict_count(const std::int32_t* son, long long o) {
+  long long n = 0;
+  for (int c = 0; c < 8; ++c) n += son[o * 8 + c] >= 0;
+  return n;
+}
+
+RO_HD void plan_restrict_fill(const std::int32_t* son, const std::int8_t* level, long long o, const long long* scan,
+                              const long long* offset, std::int64_t* cell, std::int64_t* son_out) {
+  long long e = offset[level[o]] + scan[o];
+  for (int c = 0; c < 8; ++c)
+    if (son[o * 8 + c] >= 0) {
+      cell[e] = o * 8 + c;
+      son_out[e] = son[o * 8 + c];
+      ++e;
+    }
+}
+
+}  // namespace ro::amr

@@ -1,0 +1,96 @@
+// The step plan built on the GPU (issue 13, regrid on the GPU) downloaded after every upload (the
+// initial grid and each regrid whose tree changed) must equal the host plan (build_step_plan) field
+// by field, and the run's state the serial oracle's to round-off. gpu label: CUDA or HIP builds.
+#include <array>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "amr_driver.hpp"
+#include "amr_gpu.hpp"
+#include "amr_plan.hpp"
+#include "copa/testing.hpp"
+#include "reference.hpp"
+#include "test_amr_helpers.hpp"
+#include "test_amr_plan_compare.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+namespace {
+
+// The GPU step, its device plan checked against the host plan after every upload.
+class CheckedDeviceStep final : public amr::DeviceStep {
+ public:
+  CheckedDeviceStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, long& checked)
+      : gpu_(std::move(gpu)), reflux_(reflux), checked_(checked) {}
+  void upload(const amr::Tree& t, const amr::StepLists& l, const std::vector<double>& u) override {
+    gpu_->upload(t, l, u);
+    check(t, l);
+  }
+  void upload_tree(const amr::Tree& t, const amr::StepLists& l) override {
+    gpu_->upload_tree(t, l);
+    check(t, l);
+  }
+  const amr::PlanCounts& counts() const override { return gpu_->counts(); }
+  void download_plan(amr::StepPlan& p) override { gpu_->download_plan(p); }
+  void download(std::vector<double>& u) override { gpu_->download(u); }
+  amr::LeafScan scan() override { return gpu_->scan(); }
+  void advance(double dt) override { gpu_->advance(dt); }
+  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
+    gpu_->criterion(gamma, density, pressure, crit);
+  }
+  void move_state(const amr::RegridMap& m) override { gpu_->move_state(m); }
+
+ private:
+  void check(const amr::Tree& t, const amr::StepLists& l) {
+    const amr::StepPlan host = amr::build_step_plan(t, l, reflux_);
+    amr::StepPlan dev;
+    gpu_->download_plan(dev);
+    expect_same_plan(dev, host);
+    const amr::PlanCounts& c = gpu_->counts();
+    EXPECT_EQ(c.leaf_octs, static_cast<long long>(host.leaf_octs.size()));
+    EXPECT_EQ(c.singles, static_cast<long long>(host.singles.size()));
+    EXPECT_EQ(c.groups, static_cast<long long>(host.groups.size()));
+    EXPECT_EQ(c.ghosts, static_cast<long long>(host.ghost_flip.size() / 7));
+    EXPECT_EQ(c.faces, static_cast<long long>(l.faces.size()));
+    EXPECT_EQ(c.restrict_begin, host.restrict_begin);
+    ++checked_;
+  }
+  std::unique_ptr<amr::DeviceStep> gpu_;
+  bool reflux_;
+  long& checked_;
+};
+
+}  // namespace
+
+TEST(Amr, amr_device_plan_on_the_gpu_equals_host_plan) {
+  struct Case {
+    const char* problem;
+    std::array<int, 3> base;
+    Boundary bc;
+    int levels;
+    long steps;
+  };
+  const Case cases[] = {{"sedov", {12, 8, 10}, Boundary::periodic, 3, 10},
+                        {"sedov", {8, 8, 8}, Boundary::reflecting, 3, 12},
+                        {"sod", {16, 4, 4}, Boundary::outflow, 2, 16},
+                        {"sod", {32, 4, 4}, Boundary::reflecting, 1, 30}};
+  for (const Case& c : cases) {
+    const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+    const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+    amr::AmrConfig ac = amr_levels(c.levels, "gradient", 1);
+    const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+    long checked = 0;
+    ac.device = [&checked](const HydroParams& hp, bool reflux) {
+      return std::unique_ptr<amr::DeviceStep>(new CheckedDeviceStep(amr::make_gpu_amr_step(hp, reflux), reflux, checked));
+    };
+    const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+    ASSERT_EQ(dev.tree.key, oracle.tree.key) << c.problem;
+    const double l2 = relative_l2(dev.u, oracle.u);
+    std::cerr << c.problem << " bc " << int(c.bc) << ": " << checked << " device plans = host plans; state vs oracle relative L2 "
+              << l2 << "\n";
+    EXPECT_GT(checked, 2);
+    EXPECT_LT(l2, 1e-12);
+  }
+}

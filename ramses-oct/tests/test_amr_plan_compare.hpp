@@ -1,0 +1,28 @@
+// Field-by-field comparison of two GPU step plans (test_amr_regrid_parts.cpp: parallel against
+// serial; test_amr_device_plan.cpp: the device plan's emulation against the host plan).
+#pragma once
+#include <gtest/gtest.h>
+
+#include "amr_plan.hpp"
+
+namespace ro::amr_test {
+
+inline void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
+  EXPECT_EQ(a.leaf_octs, b.leaf_octs);
+  EXPECT_EQ(a.slots, b.slots);
+  EXPECT_EQ(a.edges, b.edges);
+  EXPECT_EQ(a.skip, b.skip);
+  EXPECT_EQ(a.keep, b.keep);
+  EXPECT_EQ(a.head, b.head);
+  EXPECT_EQ(a.ghost_src, b.ghost_src);
+  EXPECT_EQ(a.ghost_flip, b.ghost_flip);
+  EXPECT_EQ(a.ghost_begin, b.ghost_begin);
+  EXPECT_EQ(a.singles, b.singles);
+  EXPECT_EQ(a.groups, b.groups);
+  EXPECT_EQ(a.group_slots, b.group_slots);
+  EXPECT_EQ(a.restrict_cell, b.restrict_cell);
+  EXPECT_EQ(a.restrict_son, b.restrict_son);
+  EXPECT_EQ(a.restrict_begin, b.restrict_begin);
+}
+
+}  // namespace ro::amr_test
