@@ -84,10 +84,24 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           else
             criterion_flags(t, {}, ac.criterion, cfg.hydro.gamma, *loops, crit);  // reads no state
         }
+        // regrid.tree is the host tree rebuild whole; its three parts get their own rows so the
+        // next step off the host can pick the largest (README "Regrid cost").
         RegridMap map;
         {
           copa::Region sub(timer, "regrid.tree");
-          map = rebuild_tree(t, refinement_flags(t, crit, *loops), ac.max_octs, *loops);
+          std::vector<char> flag;
+          {
+            copa::Region part(timer, "regrid.flags");
+            flag = refinement_flags(t, crit, *loops);
+          }
+          {
+            copa::Region part(timer, "regrid.rebuild");
+            map = rebuild_tree_unlinked(t, flag, ac.max_octs, *loops);
+          }
+          {
+            copa::Region part(timer, "regrid.link");
+            link(t);
+          }
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.

@@ -162,7 +162,8 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit,
   return flag;
 }
 
-RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops) {
+RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int64_t max_octs,
+                                const Loops& loops) {
   // New octs top-down in key order: each keeps its old index, or -1 with the old father cell.
   std::vector<std::int64_t> old_of(t.octs_at(0)), new_father_old;
   std::vector<std::int64_t> begin = {0};
@@ -220,6 +221,11 @@ RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_
   t.level = std::move(level);
   for (int a = 0; a < 3; ++a) t.coord[a] = std::move(coord[a]);
   t.level_begin = std::move(begin);
+  return m;
+}
+
+RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops) {
+  RegridMap m = rebuild_tree_unlinked(t, flag, max_octs, loops);
   link(t);
   return m;
 }

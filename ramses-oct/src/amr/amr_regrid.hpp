@@ -52,6 +52,11 @@ struct RegridMap {
   }
 };
 RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops);
+// rebuild_tree's first part, timed apart by the GPU regrid (regrid.rebuild, then regrid.link):
+// t's octs (keys, levels, coordinates, level_begin) are the new tree's, but its father, son,
+// neighbour and hash tables are still the old tree's until link(t).
+RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int64_t max_octs,
+                                const Loops& loops);
 // (4) The state on the new tree (move_oct per new oct): u_old over the old tree -> u.
 void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
                 std::vector<double>& u);
