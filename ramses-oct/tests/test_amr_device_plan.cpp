@@ -13,38 +13,11 @@
 #include "amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_helpers.hpp"
+#include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
-
-namespace {
-
-struct PlanCase {
-  const char* problem;
-  std::array<int, 3> base;
-  Boundary bc;
-  int levels;
-  const char* kind;
-  long steps;
-};
-
-// Sedov three levels (periodic, reflecting, outflow), Sod with and without levels above 1, and a
-// static band: ghost slots, groups, reflux faces and restrictions on every level.
-const PlanCase plan_cases[] = {{"sedov", {12, 8, 10}, Boundary::periodic, 3, "gradient", 6},
-                               {"sedov", {12, 8, 10}, Boundary::reflecting, 3, "gradient", 10},
-                               {"sedov", {12, 8, 10}, Boundary::outflow, 3, "gradient", 14},
-                               {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16},
-                               {"sod", {32, 4, 4}, Boundary::reflecting, 1, "gradient", 30},
-                               {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 4}};
-
-amr::Tree case_tree(const PlanCase& c, OctMesh& base) {
-  base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-  return amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps), amr_levels(c.levels, c.kind, 2))
-      .tree;
-}
-
-}  // namespace
 
 TEST(Amr, amr_device_plan_emulated_equals_host_plan) {
   for (const PlanCase& c : plan_cases) {

@@ -1,6 +1,7 @@
-// The step plan built on the GPU (issue 13, regrid on the GPU) downloaded after every upload (the
-// initial grid and each regrid whose tree changed) must equal the host plan (build_step_plan) field
-// by field, and the run's state the serial oracle's to round-off. gpu label: CUDA or HIP builds.
+// The step lists and the step plan built on the GPU (issue 13, regrid on the GPU) downloaded after
+// every upload (the initial grid and each regrid whose tree changed) must equal the host lists
+// (build_step_lists) and plan (build_step_plan) field by field, and the run's state the serial
+// oracle's to round-off. gpu label: CUDA or HIP builds.
 #include <array>
 #include <iostream>
 #include <memory>
@@ -19,21 +20,22 @@ using namespace ro::amr_test;
 
 namespace {
 
-// The GPU step, its device plan checked against the host plan after every upload.
+// The GPU step, its device lists and plan checked against the host's after every upload.
 class CheckedDeviceStep final : public amr::DeviceStep {
  public:
   CheckedDeviceStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, long& checked)
       : gpu_(std::move(gpu)), reflux_(reflux), checked_(checked) {}
-  void upload(const amr::Tree& t, const amr::StepLists& l, const std::vector<double>& u) override {
-    gpu_->upload(t, l, u);
-    check(t, l);
+  void upload(const amr::Tree& t, const std::vector<double>& u) override {
+    gpu_->upload(t, u);
+    check(t);
   }
-  void upload_tree(const amr::Tree& t, const amr::StepLists& l) override {
-    gpu_->upload_tree(t, l);
-    check(t, l);
+  void upload_tree(const amr::Tree& t) override {
+    gpu_->upload_tree(t);
+    check(t);
   }
   const amr::PlanCounts& counts() const override { return gpu_->counts(); }
   void download_plan(amr::StepPlan& p) override { gpu_->download_plan(p); }
+  void download_lists(amr::StepLists& l) override { gpu_->download_lists(l); }
   void download(std::vector<double>& u) override { gpu_->download(u); }
   amr::LeafScan scan() override { return gpu_->scan(); }
   void advance(double dt) override { gpu_->advance(dt); }
@@ -43,7 +45,17 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   void move_state(const amr::RegridMap& m) override { gpu_->move_state(m); }
 
  private:
-  void check(const amr::Tree& t, const amr::StepLists& l) {
+  void check(const amr::Tree& t) {
+    const amr::StepLists l = amr::build_step_lists(t);
+    amr::StepLists dl;
+    gpu_->download_lists(dl);
+    EXPECT_EQ(dl.leaf_octs, l.leaf_octs);
+    ASSERT_EQ(dl.faces.size(), l.faces.size());
+    for (std::size_t k = 0; k < l.faces.size(); ++k) {
+      EXPECT_EQ(dl.faces[k].cell, l.faces[k].cell) << "face " << k;
+      EXPECT_EQ(dl.faces[k].face, l.faces[k].face) << "face " << k;
+      EXPECT_EQ(dl.faces[k].fine_oct, l.faces[k].fine_oct) << "face " << k;
+    }
     const amr::StepPlan host = amr::build_step_plan(t, l, reflux_);
     amr::StepPlan dev;
     gpu_->download_plan(dev);
@@ -88,7 +100,7 @@ TEST(Amr, amr_device_plan_on_the_gpu_equals_host_plan) {
     const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     ASSERT_EQ(dev.tree.key, oracle.tree.key) << c.problem;
     const double l2 = relative_l2(dev.u, oracle.u);
-    std::cerr << c.problem << " bc " << int(c.bc) << ": " << checked << " device plans = host plans; state vs oracle relative L2 "
+    std::cerr << c.problem << " bc " << int(c.bc) << ": " << checked << " device lists and plans = host lists and plans; state vs oracle relative L2 "
               << l2 << "\n";
     EXPECT_GT(checked, 2);
     EXPECT_LT(l2, 1e-12);

@@ -191,14 +191,15 @@ class HostEmulatedStep final : public amr::DeviceStep {
  public:
   HostEmulatedStep(const HydroParams& hp, bool reflux, long& moves, long& group_updates)
       : hp_(hp), reflux_(reflux), moves_(moves), group_updates_(group_updates) {}
-  void upload(const amr::Tree& t, const amr::StepLists& l, const std::vector<double>& u) override {
+  void upload(const amr::Tree& t, const std::vector<double>& u) override {
     u_ = u;
-    upload_tree(t, l);
+    upload_tree(t);
   }
-  // The plan as the device builds it: its passes in kernel order through the same bodies.
-  void upload_tree(const amr::Tree& t, const amr::StepLists& l) override {
+  // The lists and the plan as the device builds them: their passes in kernel order through the
+  // same bodies.
+  void upload_tree(const amr::Tree& t) override {
     t_ = t;
-    lists_ = l;
+    amr::emulate_device_lists(t_, lists_);
     amr::emulate_device_plan(t_, lists_, reflux_, plan_);
     counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
     counts_.singles = static_cast<long long>(plan_.singles.size());
@@ -209,6 +210,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   const amr::PlanCounts& counts() const override { return counts_; }
   void download_plan(amr::StepPlan& p) override { p = plan_; }
+  void download_lists(amr::StepLists& l) override { l = lists_; }
   void download(std::vector<double>& u) override { u = u_; }
   amr::LeafScan scan() override { return amr::emulate_leaf_scan(t_, u_, hp_.gamma); }
   void advance(double dt) override {

@@ -32,7 +32,7 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
   // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion,
-  // state move and step plan; the tree, its step lists and the initial grid are built on the host
+  // state move, step lists and step plan; the tree and the initial grid are built on the host
   // with the host loops.
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
@@ -58,13 +58,15 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
   }
   r.initial = leaf_totals(t, u);
-  // The lists are rebuilt in place at every regrid (their vectors only grow).
+  // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
+  // the device builds its own from the uploaded tree ("The device lists").
   StepLists lists;
   std::vector<char> crit;
-  build_step_lists(t, *loops, lists);
   if (dev) {
     copa::Region reg(timer, "upload");
-    dev->upload(t, lists, u);
+    dev->upload(t, u);
+  } else {
+    build_step_lists(t, *loops, lists);
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
@@ -114,14 +116,12 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         copa::Region sub(timer, "regrid.tree");
         regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
       }
-      if (tree_changed) {
+      if (dev && tree_changed) {
+        copa::Region sub(timer, "regrid.upload+device_lists+plan");
+        dev->upload_tree(t);
+      } else if (!dev) {
         copa::Region sub(timer, "regrid.step_lists");
         build_step_lists(t, *loops, lists);
-      }
-      if (dev && tree_changed) {
-        copa::Region sub(timer, "regrid.upload+device_plan");
-        dev->upload_tree(t, lists);
-      } else if (!dev) {
         unew = u;
       }
       ++r.regrids;

@@ -14,6 +14,7 @@
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
+#include "amr_lists_body.hpp"
 #include "amr_plan_body.hpp"
 #include "amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
@@ -272,6 +273,38 @@ __global__ void plan_counts_kernel(const long long* __restrict__ single_scan, co
   for (int l = 0; l < nstart; ++l) out[2 + l] = restrict_scan[starts.v[l]];
 }
 
+// The step lists (amr_lists_body.hpp; the same passes as emulate_device_lists). Pass 1, oct o in
+// 0..n: its leaf flag and, below the finest level, its reflux faces as bits and their count; the
+// entries n and ncoarse are 0, so the exclusive scans end with the totals.
+__global__ void lists_count_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
+                                   long long* __restrict__ leaf_flag, std::uint64_t* __restrict__ face_mask,
+                                   long long* __restrict__ face_count) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o > n) return;
+  leaf_flag[o] = o < n ? lists_leaf_flag(son, o) : 0;
+  if (o > ncoarse) return;
+  const std::uint64_t mask = o < ncoarse ? lists_face_mask(v, son, o) : 0;
+  if (o < ncoarse) face_mask[o] = mask;
+  face_count[o] = lists_popcount(mask);
+}
+
+// The two totals the host needs (launch sizes, memory checks), gathered so they come up in one copy.
+__global__ void lists_counts_kernel(const long long* __restrict__ leaf_scan, long long n,
+                                    const long long* __restrict__ face_scan, long long ncoarse,
+                                    long long* __restrict__ out) {
+  out[0] = leaf_scan[n];
+  out[1] = face_scan[ncoarse];
+}
+
+// Pass 2, every oct: its leaf_octs entry and its reflux faces.
+__global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
+                                  const long long* __restrict__ leaf_scan, const long long* __restrict__ face_scan,
+                                  const std::uint64_t* __restrict__ face_mask, std::int32_t* __restrict__ leaf_octs,
+                                  RefluxFace* __restrict__ faces) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < n) lists_fill(v, son, o, ncoarse, leaf_scan, face_scan, face_mask, leaf_octs, faces);
+}
+
 #if !defined(RO_AMR_HAVE_CUB)
 // HIP without hipCUB: an exclusive scan in one block of 1024 threads, 1024 entries at a time
 // (Hillis-Steele in shared memory, a carry between chunks). Correct, not fast.
@@ -372,9 +405,9 @@ class GpuAmrStep final : public DeviceStep {
 #endif
   }
 
-  void upload(const Tree& t, const StepLists& lists, const std::vector<double>& u) override {
+  void upload(const Tree& t, const std::vector<double>& u) override {
     const std::size_t cells = u.size();
-    copa::gpu::require_device_memory(u_.growth(cells) + unew_.growth(cells) + tree_growth(t, lists),
+    copa::gpu::require_device_memory(u_.growth(cells) + unew_.growth(cells) + tree_growth(t),
                                      "ramses-oct AMR state, fluxes, tree tables and plan workspace");
     u_.resize(cells);
     unew_.resize(cells);
@@ -383,11 +416,11 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::copy_to_device(u_.data(), h, cells * sizeof(double));
     copa::gpu::copy_on_device(unew_.data(), u_.data(), cells * sizeof(double));
     copa::gpu::synchronize();
-    upload_tree(t, lists);
+    upload_tree(t);
   }
 
-  void upload_tree(const Tree& t, const StepLists& lists) override {
-    copa::gpu::require_device_memory(tree_growth(t, lists), "ramses-oct AMR fluxes, tree tables and plan workspace");
+  void upload_tree(const Tree& t) override {
+    copa::gpu::require_device_memory(tree_growth(t), "ramses-oct AMR fluxes, tree tables and plan workspace");
     const std::size_t n = static_cast<std::size_t>(t.noct());
     noct_ = static_cast<long long>(n);
     max_level_ = t.max_level;
@@ -400,7 +433,6 @@ class GpuAmrStep final : public DeviceStep {
     for (int l = 0; l <= max_level_; ++l) hash_shift_[l] = t.hash_shift[l];
     fine_flux_.resize(n * fine_flux_per_oct);
     copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
-    nfaces_ = static_cast<long long>(lists.faces.size());
     if (max_level_ + 1 > scan_levels)
       throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
                              std::to_string(scan_levels));
@@ -410,10 +442,11 @@ class GpuAmrStep final : public DeviceStep {
     // once rounded coord and nbor as one piece each, while they are packed as 3 and 6 pieces, and
     // the last copies ran past the pinned buffer (cudaErrorInvalidValue on the H200, sod reflecting).
     std::size_t total = 0;
-    each_table(t, lists, [&](auto&, const auto& v) { total += staged_bytes(v.size() * sizeof(v[0])); });
+    each_table(t, [&](auto&, const auto& v) { total += staged_bytes(v.size() * sizeof(v[0])); });
     char* h = staging_.reserve(total);
     std::size_t at = 0;
-    each_table(t, lists, [&](auto& d, const auto& v) { put(h, at, d, v); });
+    each_table(t, [&](auto& d, const auto& v) { put(h, at, d, v); });
+    build_lists(t);
     build_plan(t);
     copa::gpu::synchronize();
   }
@@ -436,6 +469,11 @@ class GpuAmrStep final : public DeviceStep {
     fetch(restrict_cell_, p.restrict_cell);
     fetch(restrict_son_, p.restrict_son);
     p.restrict_begin = counts_.restrict_begin;
+  }
+
+  void download_lists(StepLists& l) override {
+    fetch(leaf_octs_, l.leaf_octs);
+    fetch(faces_, l.faces);
   }
 
   void download(std::vector<double>& u) override {
@@ -542,18 +580,50 @@ class GpuAmrStep final : public DeviceStep {
   // Bytes a table of `bytes` takes in the staging buffer: pieces start 256-byte aligned.
   static std::size_t staged_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-  // Calls f(device array, host table) for every table of the tree and the lists, in packing
-  // order: the one list both the staging size and the packing walk.
+  // Calls f(device array, host table) for every table of the tree, in packing order: the one list
+  // both the staging size and the packing walk.
   template <class F>
-  void each_table(const Tree& t, const StepLists& lists, F&& f) {
+  void each_table(const Tree& t, F&& f) {
     f(level_, t.level);
     f(son_, t.son);
     for (int a = 0; a < 3; ++a) f(coord_[a], t.coord[a]);
     for (int k = 0; k < 6; ++k) f(nbor_[k], t.nbor[k]);
     f(father_, t.father);
     f(hash_, t.hash_slots);
-    f(leaf_octs_, lists.leaf_octs);
-    f(faces_, lists.faces);
+  }
+
+  // The step lists built on the device from the uploaded tables (amr_lists_body.hpp; the same
+  // passes as emulate_device_lists): per oct its leaf flag and reflux faces, two scans, one copy
+  // up of the two totals, the fill. They replace the host's build_step_lists and its upload.
+  void build_lists(const Tree& t) {
+    const long long n = noct_, ncoarse = t.level_begin[t.max_level];
+    const TreeView v = view();
+    leaf_flag_.resize(n + 1);
+    leaf_scan_.resize(n + 1);
+    face_mask_.resize(ncoarse);
+    face_flag_.resize(ncoarse + 1);
+    face_scan_.resize(ncoarse + 1);
+    lists_count_kernel<<<copa::gpu::blocks_for(n + 1, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_flag_.data(),
+                                                                  face_mask_.data(), face_flag_.data());
+    COPA_GPU_CHECK_LAUNCH("amr lists_count_kernel");
+    exclusive_sum(leaf_flag_.data(), leaf_scan_.data(), n + 1);
+    exclusive_sum(face_flag_.data(), face_scan_.data(), ncoarse + 1);
+    lists_totals_.resize(2);
+    lists_counts_kernel<<<1, 1>>>(leaf_scan_.data(), n, face_scan_.data(), ncoarse, lists_totals_.data());
+    COPA_GPU_CHECK_LAUNCH("amr lists_counts_kernel");
+    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(2 * sizeof(long long)));
+    copa::gpu::copy_to_host(h, lists_totals_.data(), 2 * sizeof(long long));
+    const long long nleaf = h[0], nfaces = h[1];
+    copa::gpu::require_device_memory(leaf_octs_.growth(nleaf) + faces_.growth(nfaces), "ramses-oct AMR step lists");
+    leaf_octs_.resize(nleaf);
+    faces_.resize(nfaces);
+    if (n > 0) {
+      lists_fill_kernel<<<copa::gpu::blocks_for(n, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_scan_.data(),
+                                                               face_scan_.data(), face_mask_.data(), leaf_octs_.data(),
+                                                               faces_.data());
+      COPA_GPU_CHECK_LAUNCH("amr lists_fill_kernel");
+    }
+    nfaces_ = nfaces;
   }
 
   // The step plan built on the device from the uploaded tables (amr_plan_body.hpp; the same
@@ -700,14 +770,16 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // Device bytes an upload of this tree would add to what the arrays hold now: its tables, the
-  // step lists, and the plan's arrays and workspace whose sizes the tree gives (per leaf oct, per
-  // coarse oct); build_plan checks the rest once the device counted it.
-  std::size_t tree_growth(const Tree& t, const StepLists& lists) const {
-    const std::size_t n = static_cast<std::size_t>(t.noct()), nleaf = lists.leaf_octs.size();
+  // lists' workspace, and the plan's arrays and workspace whose sizes the tree gives (per leaf oct,
+  // per coarse oct), with every oct counted as a leaf oct (an upper bound: the host no longer
+  // counts them); build_lists and build_plan check the rest once the device counted it.
+  std::size_t tree_growth(const Tree& t) const {
+    const std::size_t n = static_cast<std::size_t>(t.noct()), nleaf = n;
     const std::size_t ncoarse = static_cast<std::size_t>(t.level_begin[t.max_level]);
     std::size_t g = fine_flux_.growth(n * fine_flux_per_oct) + level_.growth(n) + son_.growth(8 * n) +
                     father_.growth(n) + hash_.growth(t.hash_slots.size()) + leaf_octs_.growth(nleaf) +
-                    faces_.growth(lists.faces.size()) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
+                    leaf_flag_.growth(n + 1) + leaf_scan_.growth(n + 1) + face_mask_.growth(ncoarse) +
+                    face_flag_.growth(ncoarse + 1) + face_scan_.growth(ncoarse + 1) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
                     skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
                     head_flag_.growth(nleaf + 1) + single_scan_.growth(nleaf + 1) + group_scan_.growth(nleaf + 1) +
                     restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) + 4096;
@@ -762,6 +834,8 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<std::uint8_t> head_;
   GrowArray<long long> single_flag_, head_flag_, single_scan_, group_scan_, ghost_count_, ghost_begin_;
   GrowArray<long long> restrict_count_, restrict_scan_, plan_counts_;
+  GrowArray<long long> leaf_flag_, leaf_scan_, face_flag_, face_scan_, lists_totals_;
+  GrowArray<std::uint64_t> face_mask_;
   GrowArray<unsigned char> scan_temp_;
   GrowArray<Tree::HashEntry> hash_;
   GrowArray<RefluxFace> faces_;

@@ -3,8 +3,9 @@
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
 // gather, and one restriction launch per level. A regrid keeps the state on the device: the
 // criterion and the state's move run there, the host rebuilds the tree from the criterion bytes
-// and uploads the new tables (with the levels' coordinate hash) and the step lists, and the device
-// builds the step plan from them; only the plan's counts come back (README "AMR", "The device plan").
+// and uploads the new tables (with the levels' coordinate hash), and the device builds the step
+// lists and the step plan from them; only their counts come back (README "AMR", "The device plan",
+// "The device lists").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -26,16 +27,18 @@ struct PlanCounts {
 class DeviceStep {
  public:
   virtual ~DeviceStep() = default;
-  // Copies the tree's tables, the step lists and the state to the device (the initial grid) and
-  // builds the step plan there; exit 3 (RuntimeError) with the estimate when device memory does
+  // Copies the tree's tables and the state to the device (the initial grid) and builds the step
+  // lists and the step plan there; exit 3 (RuntimeError) with the estimate when device memory does
   // not hold them. Device arrays only grow: a later upload reuses them where they are large enough.
-  virtual void upload(const Tree& t, const StepLists& lists, const std::vector<double>& u) = 0;
+  virtual void upload(const Tree& t, const std::vector<double>& u) = 0;
   // The same without the state (after a device regrid, the state is already there).
-  virtual void upload_tree(const Tree& t, const StepLists& lists) = 0;
-  // The sizes of the plan the last upload built.
+  virtual void upload_tree(const Tree& t) = 0;
+  // The sizes of the lists and plan the last upload built.
   virtual const PlanCounts& counts() const = 0;
-  // A debug hook for the tests: the device plan copied back to the host.
+  // Debug hooks for the tests: the device plan, and the device lists' leaf_octs and faces (the
+  // parts of StepLists the device builds), copied back to the host.
   virtual void download_plan(StepPlan& p) = 0;
+  virtual void download_lists(StepLists& l) = 0;
   virtual void download(std::vector<double>& u) = 0;
   virtual LeafScan scan() = 0;
   virtual void advance(double dt) = 0;  // returns after the device finished the step

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "amr_leaf_block.hpp"
+#include "amr_lists_body.hpp"
 #include "amr_regrid.hpp"
 #include "copa/errors.hpp"
 
@@ -204,6 +205,31 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   for (long long o = 0; o < ncoarse; ++o)
     plan_restrict_fill(t.son.data(), t.level.data(), o, restrict_scan.data(), offset, p.restrict_cell.data(),
                        p.restrict_son.data());
+}
+
+void emulate_device_lists(const Tree& t, StepLists& s) {
+  const TreeView v = tree_view(t);
+  const std::int32_t* son = t.son.data();
+  const long long n = t.noct(), ncoarse = t.level_begin[t.max_level];
+  std::vector<long long> leaf_scan(n + 1, 0), face_scan(ncoarse + 1, 0);
+  std::vector<std::uint64_t> face_mask(ncoarse);
+  for (long long o = 0; o < n; ++o) {
+    leaf_scan[o] = lists_leaf_flag(son, o);
+    if (o >= ncoarse) continue;
+    face_mask[o] = lists_face_mask(v, son, o);
+    face_scan[o] = lists_popcount(face_mask[o]);
+  }
+  exclusive_scan(leaf_scan);
+  exclusive_scan(face_scan);
+  s.leaf_octs_begin.resize(t.max_level + 2);
+  for (int l = 0; l <= t.max_level + 1; ++l) s.leaf_octs_begin[l] = leaf_scan[t.level_begin[l]];
+  s.leaf_octs.resize(leaf_scan[n]);
+  s.faces.resize(face_scan[ncoarse]);
+  for (long long o = 0; o < n; ++o)
+    lists_fill(v, son, o, ncoarse, leaf_scan.data(), face_scan.data(), face_mask.data(), s.leaf_octs.data(),
+               s.faces.data());
+  s.reflux_octs.clear();
+  s.reflux_begin.clear();
 }
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,

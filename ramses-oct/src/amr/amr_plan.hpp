@@ -57,6 +57,12 @@ void restrict_layout(const std::vector<long long>& scan_at, std::vector<std::int
 
 void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, bool groups = true);
 
+// The device lists build (amr_gpu.cu) run on the host: per oct the leaf flag and the reflux
+// face mask (amr_lists_body.hpp), exclusive scans, the fill. It must give build_step_lists's
+// leaf_octs, leaf_octs_begin and faces (cpu test); reflux_octs and reflux_begin, which only the
+// host's per-oct reflux loop reads (the device refluxes per face), are left empty.
+void emulate_device_lists(const Tree& t, StepLists& s);
+
 // One step of the GPU body (amr_leaf_block.hpp) run on the host, block by block, one thread
 // looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;
 // u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.

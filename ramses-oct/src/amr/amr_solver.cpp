@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "amr_interp.hpp"
+#include "amr_lists_body.hpp"
+#include "amr_regrid.hpp"
 #include "compensated_sum.hpp"
 #include "copa/errors.hpp"
 #include "tile_host.hpp"
@@ -60,24 +62,16 @@ void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, st
 // (parallel): the lists come out in oct order whatever the schedule, as a serial build gives them.
 void build_step_lists(const Tree& t, const Loops& loops, StepLists& s) {
   const std::int64_t n = t.noct(), ncoarse = t.level_begin[t.max_level];
+  const TreeView v = tree_view(t);
+  const std::int32_t* son = t.son.data();
   s.count.resize(n + 1);
   s.face_count.resize(ncoarse + 1);
   s.face_mask.resize(ncoarse);
   loops.run(n, [&](std::int64_t o, int) {
-    bool leaf = false;
-    for (int c = 0; c < 8; ++c) leaf = leaf || t.son[o * 8 + c] < 0;
-    s.count[o + 1] = leaf;
+    s.count[o + 1] = lists_leaf_flag(son, o);
     if (o >= ncoarse) return;
-    std::uint64_t mask = 0;
-    for (int c = 0; c < 8; ++c) {
-      if (t.son[o * 8 + c] >= 0) continue;
-      for (int f = 0; f < 6; ++f) {
-        const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
-        if (nb >= 0 && t.son[nb] >= 0) mask |= std::uint64_t(1) << (6 * c + f);
-      }
-    }
-    s.face_mask[o] = mask;
-    s.face_count[o + 1] = __builtin_popcountll(mask);
+    s.face_mask[o] = lists_face_mask(v, son, o);
+    s.face_count[o + 1] = lists_popcount(s.face_mask[o]);
   });
   s.count[0] = s.face_count[0] = 0;
   s.leaf_octs_begin.resize(t.max_level + 2);
@@ -96,14 +90,8 @@ void build_step_lists(const Tree& t, const Loops& loops, StepLists& s) {
   s.leaf_octs.resize(s.count[n]);
   s.faces.resize(s.face_count[ncoarse]);
   loops.run(n, [&](std::int64_t o, int) {
-    if (s.count[o + 1] > s.count[o]) s.leaf_octs[s.count[o]] = static_cast<std::int32_t>(o);
-    if (o >= ncoarse) return;
-    std::int64_t e = s.face_count[o];
-    for (std::uint64_t mask = s.face_mask[o]; mask; mask &= mask - 1) {
-      const int bit = __builtin_ctzll(mask), c = bit / 6, f = bit % 6;
-      const std::int64_t nb = same_level_neighbour(t, o, c, f / 2, f % 2);
-      s.faces[e++] = {o * 8 + c, f, t.son[nb]};
-    }
+    lists_fill(v, son, o, ncoarse, s.count.data(), s.face_count.data(), s.face_mask.data(), s.leaf_octs.data(),
+               s.faces.data());
   });
 }
 

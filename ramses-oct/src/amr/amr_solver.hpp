@@ -48,9 +48,9 @@ struct StepLists {
   std::vector<std::int32_t> reflux_octs;      // coarse octs with reflux faces
   std::vector<std::int64_t> reflux_begin;     // per reflux oct, into faces (+ end)
   std::vector<RefluxFace> faces;              // in (cell, face) order
-  // Workspace: per oct the prefix sums of leaf octs and reflux faces, and the reflux faces as bits
-  // 6 * cell + face.
-  std::vector<std::int64_t> count, face_count;
+  // Workspace: per oct the exclusive prefix sums of leaf octs and reflux faces (the device's
+  // scans' layout, amr_lists_body.hpp), and the reflux faces as bits 6 * cell + face.
+  std::vector<long long> count, face_count;
   std::vector<std::uint64_t> face_mask;
 };
 // Rebuilds s in place (vectors keep their capacity across regrids), the per-oct work in parallel;
