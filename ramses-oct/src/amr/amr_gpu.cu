@@ -541,32 +541,33 @@ class GpuAmrStep final : public DeviceStep {
 
   void advance(double dt) override {
     const long long stride = noct_ * 8;
-    if (nghost_ > 0) {
-      ghost_kernel<<<copa::gpu::blocks_for(nghost_, 128), 128>>>(u_.data(), stride, nghost_, ghost_src_.data(),
+    const PlanCounts& c = counts_;
+    if (c.ghosts > 0) {
+      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts, 128), 128>>>(u_.data(), stride, c.ghosts, ghost_src_.data(),
                                                                  ghost_flip_.data(), hp_.gamma, ghost_.data());
       COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
     }
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                         son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
-    if (nsingles_ > 0) {
-      leaf_update_kernel<<<copa::gpu::blocks_for(nsingles_, block::octs_per_block), block::threads>>>(
-          a, hp_, nsingles_, singles_.data(), slots_.data(), u_.data(), unew_.data());
+    if (c.singles > 0) {
+      leaf_update_kernel<<<copa::gpu::blocks_for(c.singles, block::octs_per_block), block::threads>>>(
+          a, hp_, c.singles, singles_.data(), slots_.data(), u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
     }
-    if (ngroups_ > 0) {
-      group_update_kernel<<<static_cast<unsigned>(ngroups_), block::group_threads>>>(a, hp_, groups_.data(),
+    if (c.groups > 0) {
+      group_update_kernel<<<static_cast<unsigned>(c.groups), block::group_threads>>>(a, hp_, groups_.data(),
                                                                                    group_slots_.data(), u_.data(),
                                                                                    unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr group_update_kernel");
     }
-    if (reflux_ && nfaces_ > 0) {
-      reflux_kernel<<<copa::gpu::blocks_for(nfaces_ * nvar, 128), 128>>>(nfaces_, faces_.data(), level_.data(),
+    if (reflux_ && c.faces > 0) {
+      reflux_kernel<<<copa::gpu::blocks_for(c.faces * nvar, 128), 128>>>(c.faces, faces_.data(), level_.data(),
                                                                          fine_flux_.data(), stride, dt, dx0_,
                                                                          unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_kernel");
     }
-    for (std::size_t k = 0; k + 1 < restrict_begin_.size(); ++k) {
-      const long long first = restrict_begin_[k], last = restrict_begin_[k + 1];
+    for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
+      const long long first = c.restrict_begin[k], last = c.restrict_begin[k + 1];
       if (last == first) continue;
       restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
                                                                          restrict_son_.data(), stride, unew_.data());
@@ -623,7 +624,7 @@ class GpuAmrStep final : public DeviceStep {
                                                                faces_.data());
       COPA_GPU_CHECK_LAUNCH("amr lists_fill_kernel");
     }
-    nfaces_ = nfaces;
+    counts_.faces = nfaces;
   }
 
   // The step plan built on the device from the uploaded tables (amr_plan_body.hpp; the same
@@ -719,11 +720,6 @@ class GpuAmrStep final : public DeviceStep {
     counts_.singles = nsingle;
     counts_.groups = ngroup;
     counts_.ghosts = nghost;
-    counts_.faces = nfaces_;
-    nsingles_ = nsingle;
-    ngroups_ = ngroup;
-    nghost_ = nghost;
-    restrict_begin_.assign(counts_.restrict_begin.begin(), counts_.restrict_begin.end());
   }
 
   // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
@@ -813,11 +809,10 @@ class GpuAmrStep final : public DeviceStep {
 
   HydroParams hp_;
   bool reflux_;
-  long long noct_ = 0, nghost_ = 0, nsingles_ = 0, ngroups_ = 0, nfaces_ = 0;
+  long long noct_ = 0;
   int max_level_ = 0;
   int base_cells_[3] = {0, 0, 0}, bc_[3] = {0, 0, 0};
   double dx0_ = 0;
-  std::vector<long long> restrict_begin_;
   long long hash_begin_[max_levels + 2] = {};
   int hash_shift_[max_levels + 1] = {};
   PlanCounts counts_;
