@@ -31,30 +31,15 @@ struct PlanView {
 
 RO_HD int view_cells_at(const PlanView& v, int l, int a) { return v.t.base_cells[a] << l; }
 
-// Tree::find_oct on the view: the same hash, the same linear probing, so the same oct.
+// Tree::find_oct on the view: the same probe (Tree::probe), so the same oct.
 RO_HD std::int32_t view_find_oct(const PlanView& v, int l, int x, int y, int z) {
-  const std::uint64_t p = Tree::pack(x, y, z);
-  const Tree::HashEntry* slots = v.hash + v.hash_begin[l];
   const std::uint64_t mask = static_cast<std::uint64_t>(v.hash_begin[l + 1] - v.hash_begin[l] - 1);
-  for (std::uint64_t h = Tree::hash(p, v.hash_shift[l]);; h = (h + 1) & mask) {
-    if (slots[h].packed == p) return slots[h].oct;
-    if (slots[h].packed == Tree::empty_slot) return -1;
-  }
+  return Tree::probe(v.hash + v.hash_begin[l], mask, v.hash_shift[l], x, y, z);
 }
 
 // map_cell_axis (amr_tree.hpp) on the view.
 RO_HD void view_map_cell_axis(const PlanView& v, int l, int a, int& i, bool& flip) {
-  const int n = view_cells_at(v, l, a);
-  flip = false;
-  if (i >= 0 && i < n) return;
-  if (v.t.bc[a] == static_cast<int>(Boundary::periodic)) {
-    i = ((i % n) + n) % n;
-  } else if (v.t.bc[a] == static_cast<int>(Boundary::reflecting)) {
-    i = i < 0 ? -1 - i : 2 * n - 1 - i;
-    flip = true;
-  } else {
-    i = i < 0 ? 0 : n - 1;
-  }
+  map_axis(view_cells_at(v, l, a), v.t.bc[a], i, flip);
 }
 
 // locate (amr_tree.hpp) on the view: the finest existing cell containing cell ic of level l after

@@ -24,17 +24,7 @@ std::vector<std::int64_t> Tree::leaf_cells_per_level() const {
 }
 
 void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip) {
-  const int n = t.cells_at(l, axis);
-  flip = false;
-  if (i >= 0 && i < n) return;
-  switch (t.base->bc[axis]) {
-    case Boundary::periodic: i = ((i % n) + n) % n; break;
-    case Boundary::reflecting:
-      i = i < 0 ? -1 - i : 2 * n - 1 - i;
-      flip = true;
-      break;
-    case Boundary::outflow: i = i < 0 ? 0 : n - 1; break;
-  }
+  map_axis(t.cells_at(l, axis), static_cast<int>(t.base->bc[axis]), i, flip);
 }
 
 Located locate(const Tree& t, int l, std::array<int, 3> ic) {
@@ -81,14 +71,8 @@ Tree base_tree(const OctMesh& m, int max_level) {
 }
 
 std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
-  const HashEntry* slots = hash_slots.data() + hash_begin[l];
   const std::uint64_t mask = static_cast<std::uint64_t>(hash_begin[l + 1] - hash_begin[l] - 1);
-  const std::uint64_t p = pack(x, y, z);
-  for (std::uint64_t h = hash(p, hash_shift[l]);; h = (h + 1) & mask) {
-    const HashEntry& e = slots[h];
-    if (e.packed == p) return e.oct;
-    if (e.packed == empty_slot) return -1;
-  }
+  return probe(hash_slots.data() + hash_begin[l], mask, hash_shift[l], x, y, z);
 }
 
 namespace {

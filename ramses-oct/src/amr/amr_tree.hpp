@@ -65,6 +65,15 @@ struct Tree {
   }
   // Fibonacci hashing (Knuth, TAOCP 6.4): the top bits of the product depend on all the coordinates.
   RO_HD static std::uint64_t hash(std::uint64_t p, int shift) { return (p * 0x9E3779B97F4A7C15ull) >> shift; }
+  // One level's lookup: linear probing from the hash in a power-of-two table of size mask + 1.
+  // find_oct on the host and view_find_oct on the device (amr_plan_body.hpp) both probe through it.
+  RO_HD static std::int32_t probe(const HashEntry* slots, std::uint64_t mask, int shift, int x, int y, int z) {
+    const std::uint64_t p = pack(x, y, z);
+    for (std::uint64_t h = hash(p, shift);; h = (h + 1) & mask) {
+      if (slots[h].packed == p) return slots[h].oct;
+      if (slots[h].packed == empty_slot) return -1;
+    }
+  }
   // Integer cell coordinates of cell c (0..7, x fastest) of oct o at its level.
   std::array<int, 3> cell_coords(std::int64_t o, int c) const {
     return {2 * coord[0][o] + (c & 1), 2 * coord[1][o] + ((c >> 1) & 1), 2 * coord[2][o] + ((c >> 2) & 1)};
@@ -75,6 +84,19 @@ struct Tree {
 // wraps, reflecting mirrors (i -> -1 - i; flip: the caller negates the normal momentum), outflow
 // clamps (zero gradient): the same cells the uniform gather reads (tile_axis_source).
 void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip);
+// The same on n cells of boundary kind bc (Boundary as int): host and device (view_map_cell_axis).
+RO_HD void map_axis(int n, int bc, int& i, bool& flip) {
+  flip = false;
+  if (i >= 0 && i < n) return;
+  if (bc == static_cast<int>(Boundary::periodic)) {
+    i = ((i % n) + n) % n;
+  } else if (bc == static_cast<int>(Boundary::reflecting)) {
+    i = i < 0 ? -1 - i : 2 * n - 1 - i;
+    flip = true;
+  } else {
+    i = i < 0 ? 0 : n - 1;
+  }
+}
 
 // A cell of level l by coordinates, after the boundary mapping: the finest existing cell that
 // contains it (level <= l), as a global cell index, with that level and the momentum flips.
