@@ -13,6 +13,7 @@
 #include "copa/testing.hpp"
 #include "reference.hpp"
 #include "test_amr_helpers.hpp"
+#include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
 
 using namespace ro;
@@ -49,13 +50,7 @@ class CheckedDeviceStep final : public amr::DeviceStep {
     const amr::StepLists l = amr::build_step_lists(t);
     amr::StepLists dl;
     gpu_->download_lists(dl);
-    EXPECT_EQ(dl.leaf_octs, l.leaf_octs);
-    ASSERT_EQ(dl.faces.size(), l.faces.size());
-    for (std::size_t k = 0; k < l.faces.size(); ++k) {
-      EXPECT_EQ(dl.faces[k].cell, l.faces[k].cell) << "face " << k;
-      EXPECT_EQ(dl.faces[k].face, l.faces[k].face) << "face " << k;
-      EXPECT_EQ(dl.faces[k].fine_oct, l.faces[k].fine_oct) << "face " << k;
-    }
+    expect_same_device_lists(dl, l);
     const amr::StepPlan host = amr::build_step_plan(t, l, reflux_);
     amr::StepPlan dev;
     gpu_->download_plan(dev);
@@ -77,21 +72,14 @@ class CheckedDeviceStep final : public amr::DeviceStep {
 }  // namespace
 
 TEST(Amr, amr_device_plan_on_the_gpu_equals_host_plan) {
-  struct Case {
-    const char* problem;
-    std::array<int, 3> base;
-    Boundary bc;
-    int levels;
-    long steps;
-  };
-  const Case cases[] = {{"sedov", {12, 8, 10}, Boundary::periodic, 3, 10},
-                        {"sedov", {8, 8, 8}, Boundary::reflecting, 3, 12},
-                        {"sod", {16, 4, 4}, Boundary::outflow, 2, 16},
-                        {"sod", {32, 4, 4}, Boundary::reflecting, 1, 30}};
-  for (const Case& c : cases) {
+  const PlanCase cases[] = {{"sedov", {12, 8, 10}, Boundary::periodic, 3, "gradient", 10},
+                            {"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
+                            {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16},
+                            {"sod", {32, 4, 4}, Boundary::reflecting, 1, "gradient", 30}};
+  for (const PlanCase& c : cases) {
     const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
     const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-    amr::AmrConfig ac = amr_levels(c.levels, "gradient", 1);
+    amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
     const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     long checked = 0;
     ac.device = [&checked](const HydroParams& hp, bool reflux) {

@@ -1,5 +1,6 @@
-// The trees of the device plan and device lists tests (test_amr_device_plan.cpp,
-// test_amr_device_lists.cpp): each a serial AMR run's final tree.
+// The AMR runs the device plan, device lists and device regrid path tests take (PlanCase; the
+// plan and lists tests use plan_cases' final trees, test_amr_device_plan.cpp,
+// test_amr_device_lists.cpp).
 #pragma once
 #include <array>
 

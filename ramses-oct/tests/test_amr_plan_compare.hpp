@@ -1,5 +1,7 @@
 // Field-by-field comparison of two GPU step plans (test_amr_regrid_parts.cpp: parallel against
-// serial; test_amr_device_plan.cpp: the device plan's emulation against the host plan).
+// serial; test_amr_device_plan.cpp: the device plan's emulation against the host plan) and of the
+// parts of two step lists the device builds, leaf octs and reflux faces (the device lists, emulated
+// or downloaded, against the host's; the parallel lists against the serial ones).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -23,6 +25,16 @@ inline void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
   EXPECT_EQ(a.restrict_cell, b.restrict_cell);
   EXPECT_EQ(a.restrict_son, b.restrict_son);
   EXPECT_EQ(a.restrict_begin, b.restrict_begin);
+}
+
+inline void expect_same_device_lists(const amr::StepLists& a, const amr::StepLists& b) {
+  EXPECT_EQ(a.leaf_octs, b.leaf_octs);
+  ASSERT_EQ(a.faces.size(), b.faces.size());
+  for (std::size_t k = 0; k < b.faces.size(); ++k) {
+    EXPECT_EQ(a.faces[k].cell, b.faces[k].cell) << "face " << k;
+    EXPECT_EQ(a.faces[k].face, b.faces[k].face) << "face " << k;
+    EXPECT_EQ(a.faces[k].fine_oct, b.faces[k].fine_oct) << "face " << k;
+  }
 }
 
 }  // namespace ro::amr_test
