@@ -40,9 +40,8 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   void download(std::vector<double>& u) override { gpu_->download(u); }
   amr::LeafScan scan() override { return gpu_->scan(); }
   void advance(double dt) override { gpu_->advance(dt); }
-  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
-    gpu_->criterion(gamma, density, pressure, crit);
-  }
+  void criterion(const amr::RefineCriterion& rc, double gamma) override { gpu_->criterion(rc, gamma); }
+  void refinement_flags(std::vector<char>& flag_out) override { gpu_->refinement_flags(flag_out); }
   void move_state(const amr::RegridMap& m) override { gpu_->move_state(m); }
 
  private:

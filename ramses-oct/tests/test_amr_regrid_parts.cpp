@@ -180,8 +180,8 @@ TEST(Amr, amr_regrid_of_a_static_band_is_unchanged) {
 namespace {
 
 // The device step emulated on the host: the tables and the state held as the device holds them,
-// the step through the GPU body's emulation, the regrid's criterion and move through the bodies
-// the kernels call. Counts the moves, so the test sees the skipped unchanged regrids, and the
+// the step through the GPU body's emulation, the regrid's criterion, flags and move through the
+// bodies the kernels call. Counts the moves, so the test sees the skipped unchanged regrids, and the
 // sibling groups updated, so it sees the group body run.
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
@@ -215,11 +215,13 @@ class HostEmulatedStep final : public amr::DeviceStep {
     u_.swap(unew);
     group_updates_ += static_cast<long>(plan_.groups.size());
   }
-  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
-    const amr::TreeView v = amr::tree_view(t_);
-    const long long ncell = t_.noct() * 8;
-    crit.resize(ncell);
-    for (long long g = 0; g < ncell; ++g) crit[g] = amr::gradient_criterion(v, u_.data(), ncell, g, gamma, density, pressure);
+  void criterion(const amr::RefineCriterion& rc, double gamma) override {
+    params_ = amr::criterion_params(rc, gamma, t_.base->dx);
+  }
+  // The criterion and flag kernels in launch order (emulate_device_flags), then the error word.
+  void refinement_flags(std::vector<char>& flag_out) override {
+    std::vector<char> crit;
+    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_out));
   }
   void move_state(const amr::RegridMap& m) override {
     std::vector<double> unew;
@@ -238,6 +240,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   amr::StepPlan plan_;
   amr::PlanCounts counts_;
   amr::StepLists lists_;
+  amr::CriterionParams params_;
   std::vector<double> u_;
 };
 

@@ -31,7 +31,7 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion,
+  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion, flags,
   // state move, step lists and step plan; the tree and the initial grid are built on the host
   // with the host loops.
   std::unique_ptr<DeviceStep> dev;
@@ -61,7 +61,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
   StepLists lists;
-  std::vector<char> crit;
+  std::vector<char> flag;  // the device flags of a regrid, copied up (reused)
   if (dev) {
     copa::Region reg(timer, "upload");
     dev->upload(t, u);
@@ -77,25 +77,21 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       copa::Region reg(timer, "regrid");
       bool tree_changed = true;
       if (dev) {
-        // The state stays on the device: only the criterion bytes come up, the new tree's
-        // old->new map goes down (README "Regrid cost").
+        // The state stays on the device: the criterion and the flags are computed there and only
+        // the flags come up; the new tree's old->new map goes down (README "The device flags").
         {
           copa::Region sub(timer, "regrid.criterion");
-          if (ac.criterion.kind == "gradient")
-            dev->criterion(cfg.hydro.gamma, ac.criterion.density, ac.criterion.pressure, crit);
-          else
-            criterion_flags(t, {}, ac.criterion, cfg.hydro.gamma, *loops, crit);  // reads no state
+          dev->criterion(ac.criterion, cfg.hydro.gamma);
         }
-        // regrid.tree is the host tree rebuild whole; its three parts get their own rows so the
-        // next step off the host can pick the largest (README "Regrid cost").
+        {
+          copa::Region sub(timer, "regrid.flags");
+          dev->refinement_flags(flag);
+        }
+        // regrid.tree is the host tree rebuild whole; its two parts get their own rows so the
+        // next step off the host can pick the larger (README "Regrid cost").
         RegridMap map;
         {
           copa::Region sub(timer, "regrid.tree");
-          std::vector<char> flag;
-          {
-            copa::Region part(timer, "regrid.flags");
-            flag = refinement_flags(t, crit, *loops);
-          }
           {
             copa::Region part(timer, "regrid.rebuild");
             map = rebuild_tree_unlinked(t, flag, ac.max_octs, *loops);

@@ -11,6 +11,7 @@
 
 // First: the GPU runtime header defines __host__/__device__ for RO_HD (HIP does not pre-include it).
 #include "copa/gpu.hpp"
+#include "amr_flags_body.hpp"
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
@@ -177,11 +178,42 @@ __global__ void __launch_bounds__(scan_threads)
   if (m != 0) atomicMax(words + (k == scan_levels ? nlevel : k), m);
 }
 
-// The regrid's criterion byte of every cell of the current tree (amr_regrid_body.hpp).
-__global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, double gamma,
-                                 double density, double pressure, char* __restrict__ crit) {
+// The regrid's criterion byte of every cell of the current tree (amr_flags_body.hpp; the
+// passes below and emulate_device_flags follow the same order), a missing neighbour or-ed into
+// the error word.
+__global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, CriterionParams p,
+                                 char* __restrict__ crit, unsigned* __restrict__ error) {
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < ncell) crit[g] = gradient_criterion(v, u, ncell, g, gamma, density, pressure);
+  if (g >= ncell) return;
+  const char b = criterion_byte(v, u, ncell, g, p);
+  crit[g] = b;
+  if (b == 2) atomicOr(error, flags_error_missing_neighbour);
+}
+
+// The flags' son pass over the cells [first, last) of one level (the level below was done by
+// the launch before).
+__global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const char* __restrict__ crit, char* flag,
+                                  long long first, long long last, bool sons_finest) {
+  const long long g = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < last) flags_from_sons(son, crit, flag, g, sons_finest);
+}
+
+// The buffer, every oct below the finest level: flags before it in, after it out (two arrays).
+__global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, char* __restrict__ out, long long ncoarse) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < ncoarse) flags_buffer_oct(v, in, out, o);
+}
+
+// The 2:1 balance of one level l >= 1, octs [first, last): reads level l's flags and stores 1
+// into level l - 1's (the same byte from several threads: any order gives the same flags).
+__global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
+                                     unsigned* __restrict__ error) {
+  const long long o = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o >= last) return;
+  long long target[27];
+  int ntarget;
+  if (!flags_balance_targets(v, flag, o, target, ntarget)) atomicOr(error, flags_error_unbalanced);
+  for (int k = 0; k < ntarget; ++k) flag[target[k]] = 1;
 }
 
 // The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp).
@@ -429,7 +461,10 @@ class GpuAmrStep final : public DeviceStep {
       base_cells_[a] = t.base->cells[a];
       bc_[a] = static_cast<int>(t.base->bc[a]);
     }
-    for (int l = 0; l <= max_level_ + 1; ++l) hash_begin_[l] = t.hash_begin[l];
+    for (int l = 0; l <= max_level_ + 1; ++l) {
+      hash_begin_[l] = t.hash_begin[l];
+      level_begin_[l] = t.level_begin[l];
+    }
     for (int l = 0; l <= max_level_; ++l) hash_shift_[l] = t.hash_shift[l];
     fine_flux_.resize(n * fine_flux_per_oct);
     copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
@@ -483,17 +518,60 @@ class GpuAmrStep final : public DeviceStep {
     std::memcpy(u.data(), h, u_.bytes());
   }
 
-  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
+  void criterion(const RefineCriterion& rc, double gamma) override {
     const long long ncell = noct_ * 8;
-    copa::gpu::require_device_memory(crit_.growth(ncell), "ramses-oct AMR regrid criterion bytes");
+    copa::gpu::require_device_memory(crit_.growth(ncell) + flag_.growth(ncell) + flag_next_.growth(ncell) +
+                                         flags_error_.growth(1),
+                                     "ramses-oct AMR regrid criterion and flags");
     crit_.resize(ncell);
-    criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, gamma, density, pressure,
-                                                                crit_.data());
-    COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
-    crit.resize(ncell);
+    flag_.resize(ncell);
+    flag_next_.resize(ncell);
+    flags_error_.resize(1);
+    copa::gpu::fill_zero(flags_error_.data(), flags_error_.bytes());
+    const CriterionParams p = criterion_params(rc, gamma, dx0_);
+    if (ncell > 0) {
+      criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, p, crit_.data(),
+                                                                  flags_error_.data());
+      COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
+    }
+    copa::gpu::synchronize();
+  }
+
+  // The passes of amr_flags_body.hpp in emulate_device_flags's order: the son pass one launch
+  // per level (finest first), the buffer one launch from flag_ into flag_next_ (then swapped),
+  // the balance one launch per level l >= 1 (finest first); then the error word and the flags
+  // come up.
+  void refinement_flags(std::vector<char>& flag_out) override {
+    const long long ncell = noct_ * 8, ncoarse = level_begin_[max_level_];
+    const PlanView v = plan_view();
+    copa::gpu::fill_zero(flag_.data(), flag_.bytes());
+    copa::gpu::fill_zero(flag_next_.data(), flag_next_.bytes());
+    for (int l = max_level_ - 1; l >= 0; --l) {
+      const long long first = level_begin_[l] * 8, last = level_begin_[l + 1] * 8;
+      if (last == first) continue;
+      flags_sons_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(son_.data(), crit_.data(), flag_.data(),
+                                                                           first, last, l + 1 == max_level_);
+      COPA_GPU_CHECK_LAUNCH("amr flags_sons_kernel");
+    }
+    if (ncoarse > 0) {
+      flags_buffer_kernel<<<copa::gpu::blocks_for(ncoarse, 128), 128>>>(v, flag_.data(), flag_next_.data(), ncoarse);
+      COPA_GPU_CHECK_LAUNCH("amr flags_buffer_kernel");
+    }
+    flag_.swap(flag_next_);
+    for (int l = max_level_ - 1; l >= 1; --l) {
+      const long long first = level_begin_[l], last = level_begin_[l + 1];
+      if (last == first) continue;
+      flags_balance_kernel<<<copa::gpu::blocks_for(last - first, 128), 128>>>(v, flag_.data(), first, last,
+                                                                              flags_error_.data());
+      COPA_GPU_CHECK_LAUNCH("amr flags_balance_kernel");
+    }
+    auto* e = reinterpret_cast<unsigned*>(scan_host_.reserve(sizeof(unsigned)));
+    copa::gpu::copy_to_host(e, flags_error_.data(), sizeof(unsigned));
+    check_flags_error(*e);
+    flag_out.resize(ncell);
     char* h = staging_.reserve(ncell);
-    copa::gpu::copy_to_host(h, crit_.data(), ncell);
-    std::memcpy(crit.data(), h, ncell);
+    copa::gpu::copy_to_host(h, flag_.data(), ncell);
+    std::memcpy(flag_out.data(), h, ncell);
   }
 
   void move_state(const RegridMap& m) override {
@@ -814,6 +892,7 @@ class GpuAmrStep final : public DeviceStep {
   int base_cells_[3] = {0, 0, 0}, bc_[3] = {0, 0, 0};
   double dx0_ = 0;
   long long hash_begin_[max_levels + 2] = {};
+  long long level_begin_[max_levels + 2] = {};
   int hash_shift_[max_levels + 1] = {};
   PlanCounts counts_;
   unsigned scan_blocks_ = 1;
@@ -834,7 +913,11 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<unsigned char> scan_temp_;
   GrowArray<Tree::HashEntry> hash_;
   GrowArray<RefluxFace> faces_;
-  GrowArray<char> crit_;
+  // The regrid's criterion bytes and flags, one byte per cell of the current tree, and the flags'
+  // error word (flags_error_*). flag_ holds the flags after refinement_flags (flag_next_ is the
+  // buffer pass's other array).
+  GrowArray<char> crit_, flag_, flag_next_;
+  GrowArray<unsigned> flags_error_;
 };
 
 }  // namespace

@@ -2,10 +2,10 @@
 // step plan (amr_plan.hpp) live on the device between regrids; a step is the leaf scan, then one
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
 // gather, and one restriction launch per level. A regrid keeps the state on the device: the
-// criterion and the state's move run there, the host rebuilds the tree from the criterion bytes
-// and uploads the new tables (with the levels' coordinate hash), and the device builds the step
+// criterion, the refinement flags and the state's move run there, the host rebuilds the tree
+// from the flags and uploads the new tables (with the levels' coordinate hash), and the device builds the step
 // lists and the step plan from them; only their counts come back (README "AMR", "The device plan",
-// "The device lists").
+// "The device lists", "The device flags").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -42,10 +42,14 @@ class DeviceStep {
   virtual void download(std::vector<double>& u) = 0;
   virtual LeafScan scan() = 0;
   virtual void advance(double dt) = 0;  // returns after the device finished the step
-  // The regrid's two state-reading parts on the device (amr_regrid_body.hpp): the gradient
-  // criterion byte of every cell of the current tree, copied back (the only bytes that cross);
-  // then, once the host rebuilt the tree from them, the state moved onto the new tree.
-  virtual void criterion(double gamma, double density, double pressure, std::vector<char>& crit) = 0;
+  // The regrid's flags on the device (amr_flags_body.hpp): the criterion byte of every cell of
+  // the current tree (every kind), kept on the device; then the refinement flags from it (son
+  // flags, buffer, 2:1 balance), kept on the device and copied back into flag_out (one byte per
+  // cell: the only bytes that cross) with the error word, which throws the host's RuntimeError
+  // where the tree was not balanced. Once the host rebuilt the tree from the flags, the state is
+  // moved onto the new tree (amr_regrid_body.hpp).
+  virtual void criterion(const RefineCriterion& rc, double gamma) = 0;
+  virtual void refinement_flags(std::vector<char>& flag_out) = 0;
   virtual void move_state(const RegridMap& m) = 0;
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
