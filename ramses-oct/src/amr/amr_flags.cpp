@@ -49,27 +49,32 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit,
       for (int c = 0; c < 8; ++c) flags_from_sons(t.son.data(), crit.data(), flag.data(), (first + i) * 8 + c, l + 1 == L);
     });
   }
-  std::vector<char> buffered(flag.size(), 0);
-  loops.run(t.level_begin[L], [&](std::int64_t o, int) { flags_buffer_oct(v, flag.data(), buffered.data(), o); });
-  flag.swap(buffered);
-  // The balance's targets lie on the level below the one read: each worker collects its targets
-  // and they are set after the pass (setting a flag to 1 commutes: any schedule, same flags).
+  // The buffer and the balance set flags that their pass does not read: each worker collects
+  // the cells it sets, applied after the pass (setting a flag to 1 commutes: any schedule, the
+  // same flags).
   std::vector<std::vector<std::int64_t>> add(loops.workers());
   std::vector<char> broken(loops.workers(), 0);
-  for (int l = L - 1; l >= 1; --l) {
-    const std::int64_t first = t.level_begin[l];
-    loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
-      long long target[27];
-      int ntarget;
-      if (!flags_balance_targets(v, flag.data(), first + i, target, ntarget)) broken[worker] = 1;
-      for (int k = 0; k < ntarget; ++k) add[worker].push_back(target[k]);
-    });
-    for (char b : broken)
-      if (b) check_flags_error(flags_error_unbalanced);  // thrown here: not from inside a parallel loop
+  const auto apply = [&] {
     for (auto& w : add) {
       for (std::int64_t g : w) flag[g] = 1;
       w.clear();
     }
+  };
+  loops.run(t.level_begin[L], [&](std::int64_t o, int worker) {
+    flags_buffer_oct(v, flag.data(), o, [&](long long g) { add[worker].push_back(g); });
+  });
+  apply();
+  for (int l = L - 1; l >= 1; --l) {
+    const std::int64_t first = t.level_begin[l];
+    loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
+      const auto set = [&](long long g) {
+        if (!flag[g]) add[worker].push_back(g);
+      };
+      if (!flags_balance_oct(v, flag.data(), first + i, set)) broken[worker] = 1;
+    });
+    for (char b : broken)
+      if (b) check_flags_error(flags_error_unbalanced);  // thrown here: not from inside a parallel loop
+    apply();
   }
   return flag;
 }
@@ -92,19 +97,15 @@ unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const
   for (int l = L - 1; l >= 0; --l)
     for (long long g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g)
       flags_from_sons(t.son.data(), crit.data(), flag.data(), g, l + 1 == L);
-  // flags_buffer_kernel: every oct below the finest level, from flag into a zeroed second array,
-  // which then becomes flag.
-  std::vector<char> out(ncell, 0);
-  for (long long o = 0; o < t.level_begin[L]; ++o) flags_buffer_oct(v, flag.data(), out.data(), o);
-  flag.swap(out);
+  // flags_buffer_kernel: every oct below the finest level reads flag and stores 1 into a copy
+  // of it, which then becomes flag.
+  std::vector<char> next = flag;
+  for (long long o = 0; o < t.level_begin[L]; ++o) flags_buffer_oct(v, flag.data(), o, [&](long long g) { next[g] = 1; });
+  flag.swap(next);
   // flags_balance_kernel, one launch per level l >= 1, finest first: plain stores of 1.
   for (int l = L - 1; l >= 1; --l)
-    for (long long o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      long long target[27];
-      int ntarget;
-      if (!flags_balance_targets(v, flag.data(), o, target, ntarget)) error |= flags_error_unbalanced;
-      for (int k = 0; k < ntarget; ++k) flag[target[k]] = 1;
-    }
+    for (long long o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
+      if (!flags_balance_oct(v, flag.data(), o, [&](long long g) { flag[g] = 1; })) error |= flags_error_unbalanced;
   return error;
 }
 

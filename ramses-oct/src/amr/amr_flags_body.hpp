@@ -6,8 +6,8 @@
 //   criterion: one byte per cell (gradient, everywhere or band; 2 = a missing face neighbour);
 //   sons:      per level, finest first, a refined cell takes the OR of its son oct's flags
 //              (of its criterion bytes on the finest level), a leaf its own criterion byte;
-//   buffer:    every level at once, a cell is flagged where it or one of its 26 same-level
-//              neighbours was flagged before the pass (pull form: read one array, write another);
+//   buffer:    every level at once, a flagged cell flags its 26 same-level neighbours that
+//              exist (read the flags before the pass, write a copy);
 //   balance:   per level l >= 1, finest first, the flagged cells of level l flag the level-(l-1)
 //              cells holding their 26 neighbours (RAMSES's 2:1 rule across faces, edges and corners).
 #pragma once
@@ -77,7 +77,8 @@ class FlagsAround {
       }
     for (int q = 0; q < 27; ++q) oct_[q] = coarse_[q] = unknown;
   }
-  // body(m, q): the mapped cell coordinates m of each of the 26 neighbours of cell c, and its slot q.
+  // body(m, q, pos): the mapped cell coordinates m of each of the 26 neighbours of cell c, its
+  // oct slot q (0..26) and its position pos (0..63) in the 4^3 block of cells around the oct.
   template <class F>
   RO_HD void for_each_neighbour(int c, F&& body) const {
     const int ca[3] = {c & 1, (c >> 1) & 1, c >> 2};
@@ -87,7 +88,7 @@ class FlagsAround {
           if (dx == 0 && dy == 0 && dz == 0) continue;
           const int p[3] = {1 + ca[0] + dx, 1 + ca[1] + dy, 1 + ca[2] + dz};
           const int m[3] = {m_[0][p[0]], m_[1][p[1]], m_[2][p[2]]};
-          body(m, (p[0] + 1) / 2 + 3 * ((p[1] + 1) / 2) + 9 * ((p[2] + 1) / 2));
+          body(m, (p[0] + 1) / 2 + 3 * ((p[1] + 1) / 2) + 9 * ((p[2] + 1) / 2), p[0] + 4 * p[1] + 16 * p[2]);
         }
   }
   // The level-l cell at m, -1 where that region is coarser.
@@ -110,45 +111,47 @@ class FlagsAround {
   std::int32_t oct_[27], coarse_[27];
 };
 
-// Pass "buffer", oct o of a level below the finest: its cells' flags after the one-cell buffer,
-// from the flags before it (in) into out. The pull form of "a flagged cell flags its 26 existing
-// same-level neighbours": per axis the mapped neighbours {map(i-1), i, map(i+1)} form a symmetric
-// relation (periodic wrap, reflecting mirror and outflow clamp all send -1 to 0 or n-1 and n to
-// n-1 or 0), so B is a neighbour of A exactly when A is one of B (test). Each oct writes only its
-// own cells: no order, no race.
-RO_HD void flags_buffer_oct(const PlanView& v, const char* in, char* out, long long o) {
+// Pass "buffer", oct o of a level below the finest: set(g) once for every unflagged cell g that
+// exists on o's level among the 26 neighbours of o's flagged cells. It reads the flags before the
+// pass (flag) and never what set writes: the host collects the cells and sets them after the
+// pass, the device stores 1 into a copy of the flags (flag_next_), so neither depends on the
+// order of the octs.
+template <class Set>
+RO_HD void flags_buffer_oct(const PlanView& v, const char* flag, long long o, Set&& set) {
   FlagsAround ar(v, o);
+  std::uint64_t seen = 0;  // positions in the 4^3 block already visited
   for (int c = 0; c < 8; ++c) {
-    bool f = in[o * 8 + c];
-    if (!f)
-      ar.for_each_neighbour(c, [&](const int m[3], int q) {
-        if (f) return;
-        const long long nb = ar.cell(m, q);
-        f = nb >= 0 && in[nb];
-      });
-    out[o * 8 + c] = f;
+    if (!flag[o * 8 + c]) continue;
+    ar.for_each_neighbour(c, [&](const int m[3], int q, int pos) {
+      const std::uint64_t bit = std::uint64_t(1) << pos;
+      if (seen & bit) return;
+      seen |= bit;
+      const long long nb = ar.cell(m, q);
+      if (nb >= 0 && !flag[nb]) set(nb);
+    });
   }
 }
 
-// Pass "balance", oct o of level l >= 1: the distinct level-(l-1) cells (at most 27: the fathers
-// of the 27 oct slots) that its flagged cells' 26 neighbours lie in, which the caller flags;
-// false where one of them does not exist (the tree was not balanced: an error). Reads only o's
-// own flags (level l), so a launch over level l may store 1 into level l - 1 in any order.
-RO_HD bool flags_balance_targets(const PlanView& v, const char* flag, long long o, long long target[27], int& ntarget) {
+// Pass "balance", oct o of level l >= 1: set(cc) once for each level-(l-1) cell cc (the father
+// of one of the 27 oct slots) that holds one of the 26 neighbours of o's flagged cells; false
+// where such a cell does not exist (the tree was not balanced: an error). Reads only o's own
+// flags (level l), so a launch over level l may store 1 into level l - 1 in any order.
+template <class Set>
+RO_HD bool flags_balance_oct(const PlanView& v, const char* flag, long long o, Set&& set) {
   FlagsAround ar(v, o);
   bool ok = true;
-  ntarget = 0;
+  std::uint32_t seen = 0;  // oct slots already visited
   for (int c = 0; c < 8; ++c) {
     if (!flag[o * 8 + c]) continue;
-    ar.for_each_neighbour(c, [&](const int m[3], int q) {
+    ar.for_each_neighbour(c, [&](const int m[3], int q, int) {
+      const std::uint32_t bit = std::uint32_t(1) << q;
+      if (seen & bit) return;
+      seen |= bit;
       const long long cc = ar.coarse_cell(m, q);
-      if (cc < 0) {
+      if (cc < 0)
         ok = false;
-        return;
-      }
-      for (int k = 0; k < ntarget; ++k)
-        if (target[k] == cc) return;
-      target[ntarget++] = cc;
+      else
+        set(cc);
     });
   }
   return ok;

@@ -198,10 +198,11 @@ __global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const ch
   if (g < last) flags_from_sons(son, crit, flag, g, sons_finest);
 }
 
-// The buffer, every oct below the finest level: flags before it in, after it out (two arrays).
+// The buffer, every oct below the finest level: reads the flags before it (in) and stores 1 into
+// their copy (out; the same byte from several threads: any order gives the same flags).
 __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, char* __restrict__ out, long long ncoarse) {
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < ncoarse) flags_buffer_oct(v, in, out, o);
+  if (o < ncoarse) flags_buffer_oct(v, in, o, [out](long long g) { out[g] = 1; });
 }
 
 // The 2:1 balance of one level l >= 1, octs [first, last): reads level l's flags and stores 1
@@ -209,11 +210,8 @@ __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, cha
 __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
                                      unsigned* __restrict__ error) {
   const long long o = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o >= last) return;
-  long long target[27];
-  int ntarget;
-  if (!flags_balance_targets(v, flag, o, target, ntarget)) atomicOr(error, flags_error_unbalanced);
-  for (int k = 0; k < ntarget; ++k) flag[target[k]] = 1;
+  if (o < last && !flags_balance_oct(v, flag, o, [flag](long long g) { flag[g] = 1; }))
+    atomicOr(error, flags_error_unbalanced);
 }
 
 // The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp).
@@ -538,14 +536,13 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The passes of amr_flags_body.hpp in emulate_device_flags's order: the son pass one launch
-  // per level (finest first), the buffer one launch from flag_ into flag_next_ (then swapped),
-  // the balance one launch per level l >= 1 (finest first); then the error word and the flags
-  // come up.
+  // per level (finest first), the buffer one launch reading flag_ and storing into its copy
+  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first); then the
+  // error word and the flags come up.
   void refinement_flags(std::vector<char>& flag_out) override {
     const long long ncell = noct_ * 8, ncoarse = level_begin_[max_level_];
     const PlanView v = plan_view();
     copa::gpu::fill_zero(flag_.data(), flag_.bytes());
-    copa::gpu::fill_zero(flag_next_.data(), flag_next_.bytes());
     for (int l = max_level_ - 1; l >= 0; --l) {
       const long long first = level_begin_[l] * 8, last = level_begin_[l + 1] * 8;
       if (last == first) continue;
@@ -553,6 +550,7 @@ class GpuAmrStep final : public DeviceStep {
                                                                            first, last, l + 1 == max_level_);
       COPA_GPU_CHECK_LAUNCH("amr flags_sons_kernel");
     }
+    copa::gpu::copy_on_device(flag_next_.data(), flag_.data(), flag_.bytes());
     if (ncoarse > 0) {
       flags_buffer_kernel<<<copa::gpu::blocks_for(ncoarse, 128), 128>>>(v, flag_.data(), flag_next_.data(), ncoarse);
       COPA_GPU_CHECK_LAUNCH("amr flags_buffer_kernel");
@@ -915,7 +913,7 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<RefluxFace> faces_;
   // The regrid's criterion bytes and flags, one byte per cell of the current tree, and the flags'
   // error word (flags_error_*). flag_ holds the flags after refinement_flags (flag_next_ is the
-  // buffer pass's other array).
+  // buffer pass's copy).
   GrowArray<char> crit_, flag_, flag_next_;
   GrowArray<unsigned> flags_error_;
 };
