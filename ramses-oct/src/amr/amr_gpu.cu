@@ -66,7 +66,8 @@ __device__ inline void oct_barrier() {
 // octs_per_block single leaf octs per block (one warp each, its own shared slice), all levels in
 // one launch.
 __global__ void RO_LEAF_LAUNCH_BOUNDS
-    leaf_update_kernel(block::Args a, HydroParams hp, long long nsingle, const std::int32_t* __restrict__ singles,
+    leaf_update_kernel(block::Args a, HydroParams hp, const block::LeafLayout<2>* __restrict__ layout,
+                       long long nsingle, const std::int32_t* __restrict__ singles,
                        const std::int32_t* __restrict__ slots, const double* __restrict__ u, double* __restrict__ unew) {
   constexpr int N = block::lanes;
   __shared__ block::OctShared sh[block::octs_per_block];
@@ -77,13 +78,14 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
   block::OctShared& s = sh[group];
   if (active) block::load_slots<2, N>(slots + 27LL * i, lane, s);
   oct_barrier();
-  if (active) block::gather<2, N>(a, hp, u, i, lane, s);
+  const block::LeafLayout<2>& L = *layout;
+  if (active) block::gather<2, N>(a, hp, L, u, i, lane, s);
   oct_barrier();
-  if (active) block::predict<2, N>(hp, block::dtdx_of(a, a.leaf_octs[i]), lane, s);
+  if (active) block::predict<2, N>(hp, L, block::dtdx_of(a, a.leaf_octs[i]), lane, s);
   oct_barrier();
-  if (active) block::fluxes<2, N>(hp, lane, s);
+  if (active) block::fluxes<2, N>(hp, L, lane, s);
   oct_barrier();
-  if (active) block::update<2, N>(a, u, unew, i, lane, s);
+  if (active) block::update<2, N>(a, L, u, unew, i, lane, s);
 }
 
 // Blocks per SM the group update is compiled for: three blocks of 256 threads take 3 x 37.9 KB of
@@ -96,7 +98,8 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
 
 // One sibling group (8 leaf octs, a 4^3 block of cells) per block, all levels in one launch.
 __global__ void RO_GROUP_LAUNCH_BOUNDS
-    group_update_kernel(block::Args a, HydroParams hp, const std::int32_t* __restrict__ groups,
+    group_update_kernel(block::Args a, HydroParams hp, const block::LeafLayout<4>* __restrict__ layout,
+                        const std::int32_t* __restrict__ groups,
                         const std::int32_t* __restrict__ group_slots, const double* __restrict__ u,
                         double* __restrict__ unew) {
   constexpr int N = block::group_threads;
@@ -105,13 +108,14 @@ __global__ void RO_GROUP_LAUNCH_BOUNDS
   const int lane = threadIdx.x;
   block::load_slots<4, N>(group_slots + 64LL * blockIdx.x, lane, s);
   __syncthreads();
-  block::gather<4, N>(a, hp, u, i0, lane, s);
+  const block::LeafLayout<4>& L = *layout;
+  block::gather<4, N>(a, hp, L, u, i0, lane, s);
   __syncthreads();
-  block::predict<4, N>(hp, block::dtdx_of(a, a.leaf_octs[i0]), lane, s);
+  block::predict<4, N>(hp, L, block::dtdx_of(a, a.leaf_octs[i0]), lane, s);
   __syncthreads();
-  block::fluxes<4, N>(hp, lane, s);
+  block::fluxes<4, N>(hp, L, lane, s);
   __syncthreads();
-  block::update<4, N>(a, u, unew, i0, lane, s);
+  block::update<4, N>(a, L, u, unew, i0, lane, s);
 }
 
 // One thread per (reflux face, variable), variable-major so neighbouring threads read
@@ -403,6 +407,8 @@ class GpuAmrStep final : public DeviceStep {
     COPA_GPU_CHECK(cudaFuncSetAttribute(group_update_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
 #endif
+    copa::gpu::copy_to_device(oct_layout_.data(), &block::leaf_layout<2>(), sizeof(block::LeafLayout<2>));
+    copa::gpu::copy_to_device(group_layout_.data(), &block::leaf_layout<4>(), sizeof(block::LeafLayout<4>));
   }
 
   void upload(const Tree& t, const std::vector<double>& u) override {
@@ -551,11 +557,12 @@ class GpuAmrStep final : public DeviceStep {
                         son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
     if (c.singles > 0) {
       leaf_update_kernel<<<copa::gpu::blocks_for(c.singles, block::octs_per_block), block::threads>>>(
-          a, hp_, c.singles, singles_.data(), slots_.data(), u_.data(), unew_.data());
+          a, hp_, oct_layout_.data(), c.singles, singles_.data(), slots_.data(), u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
     }
     if (c.groups > 0) {
-      group_update_kernel<<<static_cast<unsigned>(c.groups), block::group_threads>>>(a, hp_, groups_.data(),
+      group_update_kernel<<<static_cast<unsigned>(c.groups), block::group_threads>>>(a, hp_, group_layout_.data(),
+                                                                                   groups_.data(),
                                                                                    group_slots_.data(), u_.data(),
                                                                                    unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr group_update_kernel");
@@ -835,6 +842,9 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<Tree::HashEntry> hash_;
   GrowArray<RefluxFace> faces_;
   GrowArray<char> crit_;
+  // The leaf block's shared-memory layout tables (amr_leaf_layout.cpp), read through L1.
+  copa::gpu::DeviceArray<block::LeafLayout<2>> oct_layout_{1};
+  copa::gpu::DeviceArray<block::LeafLayout<4>> group_layout_{1};
 };
 
 }  // namespace

@@ -44,6 +44,54 @@ struct Unit {
   static constexpr int first_face = T * T * T, first_edge = T * T * T + 12 * T * T;
 };
 
+// Where a unit's phases keep their items in shared memory, and which items each reads, as tables
+// (amr_leaf_layout.cpp builds them once per T; the device reads them through L1, the host
+// emulation from the same bytes). Two jobs: (1) no index arithmetic in the phases (before, each
+// predictor cell ran predictor_cell and seven gather_index, each face a division by the row
+// lengths T + 1 and two predictor_index: the integer pipe was the busiest on the H200); (2) no
+// shared-memory bank conflicts. A phase's lane handles the item at its own physical slot, so its
+// writes are consecutive; the order of the items in each array is chosen so that the 32 lanes of
+// a warp reading the previous phase's items fall into distinct banks (8-byte words: 16 per
+// 128-byte wavefront; before, 47% of the group kernel's shared wavefronts were conflicts).
+// Which lane computes which item does not change what an item computes: the results are the same.
+struct alignas(16) Row8 {
+  std::uint32_t w[4];  // eight 16-bit slots, two per word: one 16-byte load on the device
+  RO_HD int at(int k) const { return static_cast<int>((w[k >> 1] >> (16 * (k & 1))) & 0xffffu); }
+};
+
+template <int T>
+struct LeafLayout {
+  using U = Unit<T>;
+  // Physical q slot -> subgrid coordinates of the gathered cell there, tc0 + 16 tc1 + 256 tc2.
+  std::uint16_t gather[U::Q];
+  // Physical ext slot -> physical q slots of its predictor cell and of the cell's face neighbours
+  // (the cell, then low and high along x, y, z).
+  Row8 predict[U::P];
+  // Physical flux slot t (axis x = t / F, position t - x F in that axis's rows) -> physical ext
+  // slots of the face's left and right cells, left | right << 16.
+  std::uint32_t face[3 * U::F];
+  // Unit cell (x fastest) -> positions in the flux rows of its faces: low and high along x, y, z.
+  Row8 cell[T * T * T];
+  // Face (x, r) as the uniform tile numbers it (r = i + nx (j + ny k)) -> its position in its rows.
+  std::uint16_t face_slot[3 * U::F];
+};
+
+// The layout the kernels and the emulation use (spread: the bank-conflict-avoiding orders), or
+// with spread = false the items in their index order (the layout before, for the tests' model).
+template <int T>
+LeafLayout<T> make_leaf_layout(bool spread);
+template <int T>
+const LeafLayout<T>& leaf_layout();
+
+// Shared-memory wavefronts of one unit's read phases under a layout, modelled as the hardware
+// serves 8-byte loads (per warp-wide load: the largest number of distinct words in one of the 16
+// 8-byte banks) against the ideal (distinct words / 16, rounded up).
+struct LayoutWavefronts {
+  long predict = 0, predict_ideal = 0, fluxes = 0, fluxes_ideal = 0, update = 0, update_ideal = 0;
+};
+template <int T>
+LayoutWavefronts shared_wavefronts(const LeafLayout<T>& L);
+
 // Threads per leaf oct: one NVIDIA warp, so an oct's phases need only warp barriers. Its phases
 // have 80 gathers (3 rounds), 32 predictor cells (1), 36 faces (2) and 32 update items (1).
 inline constexpr int lanes = 32;
@@ -147,11 +195,12 @@ RO_HD int gather_index(const int tc[3]) {
 }
 
 // Phase 1: the Q cells the predictor reads, each from its slot's state or ghost slot, mirrored at
-// reflecting faces. The unit's first leaf oct i0 gives the low boundary kinds, its last the high
-// ones. A lane's cells are all loaded before the first is converted, so their loads are in
-// flight together (the gather is latency-bound).
+// reflecting faces; lane m takes the cell at q slot m (L.gather). The unit's first leaf oct i0
+// gives the low boundary kinds, its last the high ones. A lane's cells are all loaded before the
+// first is converted, so their loads are in flight together (the gather is latency-bound).
 template <int T, int N>
-RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i0, int lane, Shared<T>& sh) {
+RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, const double* u, long long i0, int lane,
+                  Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int rounds = (U::Q + N - 1) / N;
   const std::int8_t* lo = a.edges + 6 * i0;
@@ -160,8 +209,8 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long lo
   for (int r = 0; r < rounds; ++r) {
     const int m = lane + r * N;
     if (m >= U::Q) break;
-    int tc[3];
-    gather_cell<T>(m, tc);
+    const int packed = L.gather[m];
+    const int tc[3] = {packed & 15, (packed >> 4) & 15, packed >> 8};
     int sl[3], loc[3];
     bool flip[3];
     for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], U::B, lo[d], hi[d], sl[d], loc[d], flip[d]);
@@ -185,28 +234,21 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long lo
   }
 }
 
-// Phase 2: slopes and the half-step predictor on the P interior and face cells.
+// Phase 2: slopes and the half-step predictor on the P interior and face cells; lane m takes the
+// predictor cell at ext slot m, whose cell and face neighbours are at the q slots of L.predict[m].
 template <int T, int N>
-RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared<T>& sh) {
+RO_HD void predict(const HydroParams& hp, const LeafLayout<T>& L, double dtdx, int lane, Shared<T>& sh) {
   using U = Unit<T>;
   for (int m = lane; m < U::P; m += N) {
-    int e[3];
-    predictor_cell(m, T, e[0], e[1], e[2]);
-    int tc[3] = {e[0] + 1, e[1] + 1, e[2] + 1};
-    const int c = gather_index<T>(tc);
-    int lo[3], hi[3];
-    for (int x = 0; x < 3; ++x) {
-      --tc[x];
-      lo[x] = gather_index<T>(tc);
-      tc[x] += 2;
-      hi[x] = gather_index<T>(tc);
-      --tc[x];
-    }
+    const Row8 row = L.predict[m];
+    const int c = row.at(0);
     double qc[nvar], d[3][nvar], qh[nvar];
     for (int f = 0; f < nvar; ++f) qc[f] = sh.q[f * U::Q + c];
-    for (int x = 0; x < 3; ++x)
+    for (int x = 0; x < 3; ++x) {
+      const int lo = row.at(1 + 2 * x), hi = row.at(2 + 2 * x);
       for (int f = 0; f < nvar; ++f)
-        d[x][f] = limited_slope(sh.q[f * U::Q + lo[x]], qc[f], sh.q[f * U::Q + hi[x]], hp.slope_type);
+        d[x][f] = limited_slope(sh.q[f * U::Q + lo], qc[f], sh.q[f * U::Q + hi], hp.slope_type);
+    }
     predict_half_step(qc, d[0], d[1], d[2], dtdx, hp.gamma, qh);
     for (int f = 0; f < nvar; ++f) {
       sh.ext[f * U::P + m] = qh[f];
@@ -215,18 +257,17 @@ RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared<T>& sh) 
   }
 }
 
-// Phase 3: one Riemann solve per face; the fluxes overwrite the primitives (phase 3 reads ext only).
+// Phase 3: one Riemann solve per face; the fluxes overwrite the primitives (phase 3 reads ext
+// only). Lane t takes flux slot t: axis x = t / F, its left and right cells at the ext slots of
+// L.face[t], its fluxes at position t - x F of the axis's rows.
 template <int T, int N>
-RO_HD void fluxes(const HydroParams& hp, int lane, Shared<T>& sh) {
+RO_HD void fluxes(const HydroParams& hp, const LeafLayout<T>& L, int lane, Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int F = U::F, P = U::P;
   for (int t = lane; t < 3 * F; t += N) {
-    const int x = t / F, r = t % F;
-    const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
-    const int fi = r % nx, fj = (r / nx) % ny, fk = r / (nx * ny);
-    // The face's right cell in the (T+2)^3 predictor region, and its left neighbour along x.
-    const int er = predictor_index(fi + 1, fj + 1, fk + 1, T);
-    const int el = predictor_index(fi + (x == 0 ? 0 : 1), fj + (x == 1 ? 0 : 1), fk + (x == 2 ? 0 : 1), T);
+    const int x = t < F ? 0 : (t < 2 * F ? 1 : 2), r = t - x * F;
+    const std::uint32_t cells = L.face[t];
+    const int el = static_cast<int>(cells & 0xffffu), er = static_cast<int>(cells >> 16);
     double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
     for (int f = 0; f < nvar; ++f) {
       qhl[f] = sh.ext[f * P + el];
@@ -245,7 +286,8 @@ RO_HD void fluxes(const HydroParams& hp, int lane, Shared<T>& sh) {
 // whose oct keeps that face's fine fluxes. Unit cell (ci, cj, ck) is cell (ci, cj, ck) mod 2 of
 // the unit's oct (ci, cj, ck) / 2, leaf oct i0 + that oct's index (x fastest: key order).
 template <int T, int N>
-RO_HD void update(const Args& a, const double* u, double* unew, long long i0, int lane, const Shared<T>& sh) {
+RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double* unew, long long i0, int lane,
+                  const Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int F = U::F;
   const double dtdx = dtdx_of(a, a.leaf_octs[i0]);
@@ -257,15 +299,15 @@ RO_HD void update(const Args& a, const double* u, double* unew, long long i0, in
       const int cell = (ci & 1) + 2 * (cj & 1) + 4 * (ck & 1);
       const long long g = (long long)a.leaf_octs[i] * 8 + cell;
       if (a.son[g] >= 0) continue;
-      const int fx = ci + (T + 1) * (cj + T * ck), fy = ci + T * (cj + (T + 1) * ck), fz = ci + T * (cj + T * ck);
+      const Row8 fs = L.cell[j];
       const std::uint64_t sk = a.skip[i] >> (6 * cell);
       for (int f = 0; f < nvar; ++f) {
         const double* fxv = flux + (0 * nvar + f) * F;
         const double* fyv = flux + (1 * nvar + f) * F;
         const double* fzv = flux + (2 * nvar + f) * F;
-        const double fxl = (sk & 1) ? 0.0 : fxv[fx], fxh = (sk & 2) ? 0.0 : fxv[fx + 1];
-        const double fyl = (sk & 4) ? 0.0 : fyv[fy], fyh = (sk & 8) ? 0.0 : fyv[fy + T];
-        const double fzl = (sk & 16) ? 0.0 : fzv[fz], fzh = (sk & 32) ? 0.0 : fzv[fz + T * T];
+        const double fxl = (sk & 1) ? 0.0 : fxv[fs.at(0)], fxh = (sk & 2) ? 0.0 : fxv[fs.at(1)];
+        const double fyl = (sk & 4) ? 0.0 : fyv[fs.at(2)], fyh = (sk & 8) ? 0.0 : fyv[fs.at(3)];
+        const double fzl = (sk & 16) ? 0.0 : fzv[fs.at(4)], fzh = (sk & 32) ? 0.0 : fzv[fs.at(5)];
         unew[f * a.stride + g] = conservative_update(u[f * a.stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
       }
     } else {
@@ -281,7 +323,7 @@ RO_HD void update(const Args& a, const double* u, double* unew, long long i0, in
       const long long i = i0 + oc[0] + U::B * (oc[1] + U::B * oc[2]);
       if (!((a.keep[i] >> face) & 1)) continue;
       const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
-      const int r = p[0] + nx * (p[1] + ny * p[2]);
+      const int r = L.face_slot[x * F + p[0] + nx * (p[1] + ny * p[2])];
       const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);
       double* out = a.fine_flux + ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
       for (int f = 0; f < nvar; ++f) out[f] = flux[(x * nvar + f) * F + r];

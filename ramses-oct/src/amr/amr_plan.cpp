@@ -21,6 +21,7 @@ template <int T, int N, class First, class Row>
 void emulate_units(const block::Args& a, const HydroParams& hp, const std::vector<double>& u, std::vector<double>& unew,
                    int units_per_block, long long nunit, First&& first, Row&& row) {
   std::vector<block::Shared<T>> sh(units_per_block);
+  const block::LeafLayout<T>& L = block::leaf_layout<T>();
   const long long blocks = (nunit + units_per_block - 1) / units_per_block;
   for (long long b = 0; b < blocks; ++b) {
     auto each = [&](auto&& phase) {
@@ -31,13 +32,13 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
       }
     };
     each([&](long long j, int lane, block::Shared<T>& s) { block::load_slots<T, N>(row(j), lane, s); });
-    each([&](long long j, int lane, block::Shared<T>& s) { block::gather<T, N>(a, hp, u.data(), first(j), lane, s); });
+    each([&](long long j, int lane, block::Shared<T>& s) { block::gather<T, N>(a, hp, L, u.data(), first(j), lane, s); });
     each([&](long long j, int lane, block::Shared<T>& s) {
-      block::predict<T, N>(hp, block::dtdx_of(a, a.leaf_octs[first(j)]), lane, s);
+      block::predict<T, N>(hp, L, block::dtdx_of(a, a.leaf_octs[first(j)]), lane, s);
     });
-    each([&](long long, int lane, block::Shared<T>& s) { block::fluxes<T, N>(hp, lane, s); });
+    each([&](long long, int lane, block::Shared<T>& s) { block::fluxes<T, N>(hp, L, lane, s); });
     each([&](long long j, int lane, block::Shared<T>& s) {
-      block::update<T, N>(a, u.data(), unew.data(), first(j), lane, s);
+      block::update<T, N>(a, L, u.data(), unew.data(), first(j), lane, s);
     });
   }
 }
