@@ -92,16 +92,16 @@ struct LayoutWavefronts {
 template <int T>
 LayoutWavefronts shared_wavefronts(const LeafLayout<T>& L);
 
-// Threads per leaf oct: one NVIDIA warp, so an oct's phases need only warp barriers. Its phases
-// have 80 gathers (3 rounds), 32 predictor cells (1), 36 faces (2) and 32 update items (1).
-inline constexpr int lanes = 32;
-// Octs per block: 4 x 32 = 128 threads, 4 x 8.4 KB of shared memory; six such blocks fit an SM's
-// 228 KB (24 warps), against 11 octs of 64 threads at ~19 KB each before.
-inline constexpr int octs_per_block = 4;
-inline constexpr int threads = lanes * octs_per_block;
 // Threads per sibling group (one block): 304 gathers (2 rounds), 160 predictor cells (1), 240
 // faces (1), 64 cells and 96 kept sub-faces (1); 37.9 KB of shared memory.
 inline constexpr int group_threads = 256;
+// The single leaf octs run in the groups' launch, in blocks of the same 256 threads placed before
+// the groups' (before: a launch of their own after the groups', a few dozen blocks alone on the
+// GPU, 6% achieved occupancy, 17 us on the H200): four octs per block, each with its own 8.4 KB
+// slice of the group's shared memory and 64 threads (two NVIDIA warps, one HIP wavefront). An
+// oct's phases: 80 gathers (2 rounds), 32 predictor cells (1), 36 faces (1), 32 update items (1).
+inline constexpr int lanes = 64;
+inline constexpr int octs_per_block = group_threads / lanes;
 inline constexpr int T = 2, F = Unit<2>::F, Q = Unit<2>::Q, P = Unit<2>::P;
 
 struct Args {
