@@ -35,11 +35,31 @@ namespace ro_amr_vendor = hipcub;
 namespace ro::amr {
 namespace {
 
-__global__ void ghost_kernel(const double* __restrict__ u, long long stride, long long nghost,
-                             const std::int64_t* __restrict__ src, const std::uint8_t* __restrict__ flip, double gamma,
-                             double* __restrict__ ghost) {
-  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < nghost) block::ghost_sons(u, stride, g, src, flip, gamma, ghost);
+// Whether all eight threads of this thread's aligned group of eight (one ghost's sons) hold true;
+// every thread of the warp (wavefront) calls it.
+__device__ inline bool all_of_eight(bool ok) {
+#if defined(COPA_HAVE_HIP)
+  const unsigned long long votes = __ballot(ok);
+  return ((votes >> (threadIdx.x & 56)) & 0xffull) == 0xffull;
+#else
+  const unsigned votes = __ballot_sync(0xffffffffu, ok);
+  return ((votes >> (threadIdx.x & 24)) & 0xffu) == 0xffu;
+#endif
+}
+
+// One thread per (ghost slot, son): each loads the stencil and computes one son; the eight vote on
+// the fallback (block::ghost_son).
+inline constexpr int ghost_threads = 128;
+__global__ void __launch_bounds__(ghost_threads)
+    ghost_kernel(const double* __restrict__ u, long long stride, long long nghost, const std::int64_t* __restrict__ src,
+                 const std::uint8_t* __restrict__ flip, double gamma, double* __restrict__ ghost) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long g = t >> 3;
+  const int c = static_cast<int>(t & 7);
+  double uc[nvar], son[nvar];
+  const bool ok = g < nghost ? block::ghost_son(u, stride, g, c, src, flip, gamma, uc, son) : true;
+  const bool all = all_of_eight(ok);
+  if (g < nghost) block::put_ghost_son(g, c, all, uc, son, ghost);
 }
 
 // The barrier between a single oct's phases: its 64 threads on NVIDIA (a named barrier per oct,
@@ -562,8 +582,8 @@ class GpuAmrStep final : public DeviceStep {
     const long long stride = noct_ * 8;
     const PlanCounts& c = counts_;
     if (c.ghosts > 0) {
-      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts, 128), 128>>>(u_.data(), stride, c.ghosts, ghost_src_.data(),
-                                                                 ghost_flip_.data(), hp_.gamma, ghost_.data());
+      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts * 8, ghost_threads), ghost_threads>>>(
+          u_.data(), stride, c.ghosts, ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
       COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
     }
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),

@@ -3,14 +3,15 @@
 // phases; the host emulation (amr_plan.cpp, emulate_plan_step) calls them block by block, unit by
 // unit, one thread looping over the lanes, so a cpu test checks the plan and every index map of
 // the GPU step against the oracle. A unit is a T^3 block of leaf-level cells updated together:
-// T = 2, one leaf oct (one warp, several octs per block, each with its own slice of shared
+// T = 2, one leaf oct (64 threads, four octs per block, each with its own slice of shared
 // memory); T = 4, a sibling group: 8 leaf octs of one level forming an aligned 2 x 2 x 2 block
 // (the 8 sons of one father oct; above level 0, or 8 aligned base octs), consecutive in the leaf
 // list (key order), one block per group. Phases (the subgrid6 phases of kernels_gpu.cu): gather
 // the cells of the (T + 4)^3 subgrid that the predictor reads, from the state or the prolonged
 // ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
 // to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser region,
-// as Stepper::update_oct does on the host. A group computes each face and each predictor cell
+// as Stepper::update_oct does on the host. Where each phase keeps its items and which it reads
+// come from tables (LeafLayout). A group computes each face and each predictor cell
 // once where 8 octs would compute the shared ones twice: per leaf cell 304 / 64 = 4.75 gathered
 // cells, 160 / 64 = 2.5 predictors and 240 / 64 = 3.75 Riemann solves, against 80 / 8 = 10,
 // 32 / 8 = 4 and 36 / 8 = 4.5 per oct (the uniform z-march: ~1, 1 and 3).
@@ -129,13 +130,22 @@ using GroupShared = Shared<4>;
 
 RO_HD double dtdx_of(const Args& a, int o) { return a.dt / (a.dx0 / double(1 << a.level[o])); }
 
-// The eight sons of ghost slot g, prolonged from its coarse cell and the six face neighbours.
-RO_HD void ghost_sons(const double* u, long long stride, long long g, const std::int64_t* src, const std::uint8_t* flip,
-                      double gamma, double* out) {
-  double sons[8][nvar];
-  prolong_stencil(u, stride, src + 7 * g, flip + 7 * g, gamma, sons);
-  for (int c = 0; c < 8; ++c)
-    for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = sons[c][f];
+// Son c of ghost slot g, prolonged from its coarse cell and the six face neighbours (prolong's
+// son c; the device gives each (ghost, son) its own thread, where one thread per ghost computed
+// the eight in turn: 118 registers, 6% occupancy, the longest chain of the step's small kernels).
+// Returns whether the son is physical; put_ghost_son then writes it, or the coarse value uc where
+// any of the ghost's eight is not (prolong's fallback, decided by the eight threads together).
+RO_HD bool ghost_son(const double* u, long long stride, long long g, int c, const std::int64_t* src,
+                     const std::uint8_t* flip, double gamma, double uc[nvar], double son[nvar]) {
+  double um[3][nvar], up[3][nvar], s[3][nvar];
+  stencil_values(u, stride, src + 7 * g, flip + 7 * g, uc, um, up);
+  prolong_slopes(uc, um, up, s);
+  return prolong_son(uc, s, c, gamma, son);
+}
+
+RO_HD void put_ghost_son(long long g, int c, bool all_physical, const double uc[nvar], const double son[nvar],
+                         double* out) {
+  for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = all_physical ? son[f] : uc[f];
 }
 
 // The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (never read).

@@ -238,8 +238,14 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
-  for (long long g = 0; g < nghost; ++g)
-    block::ghost_sons(u.data(), stride, g, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, ghost.data());
+  for (long long g = 0; g < nghost; ++g) {
+    double uc[8][nvar], son[8][nvar];
+    bool all = true;
+    for (int c = 0; c < 8; ++c)
+      all = block::ghost_son(u.data(), stride, g, c, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, uc[c], son[c]) &&
+            all;
+    for (int c = 0; c < 8; ++c) block::put_ghost_son(g, c, all, uc[c], son[c], ghost.data());
+  }
   unew = u;
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                       t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
