@@ -161,17 +161,11 @@ __global__ void reflux_kernel(long long nfaces, const RefluxFace* __restrict__ f
     block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
 }
 
-// Every level's restriction in one launch (before: one launch per level, each a few blocks, the
-// finest first, ~6 us each of latency on the H200): one thread per (pair, variable), variable-major,
-// each averaging down to the leaves (block::restricted_value), so no pair waits for another's.
-__global__ void restrict_kernel(long long npairs, const std::int64_t* __restrict__ cell,
-                                const std::int64_t* __restrict__ son_oct, const std::int32_t* __restrict__ son,
-                                long long stride, double* __restrict__ u) {
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k >= npairs * nvar) return;
-  const long long i = k % npairs;
-  const int f = int(k / npairs);
-  u[f * stride + cell[i]] = block::restricted_value(u, stride, son, son_oct[i], f);
+__global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
+                                const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
+  const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= last) return;
+  restrict_cell(u, stride, cell[i], son[i]);
 }
 
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered
@@ -679,11 +673,11 @@ class GpuAmrStep final : public DeviceStep {
                                                                          unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_kernel");
     }
-    const long long npairs = c.restrict_begin.empty() ? 0 : c.restrict_begin.back();
-    if (npairs > 0) {
-      restrict_kernel<<<copa::gpu::blocks_for(npairs * nvar, 128), 128>>>(npairs, restrict_cell_.data(),
-                                                                          restrict_son_.data(), son_.data(), stride,
-                                                                          unew_.data());
+    for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
+      const long long first = c.restrict_begin[k], last = c.restrict_begin[k + 1];
+      if (last == first) continue;
+      restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
+                                                                         restrict_son_.data(), stride, unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
     }
     u_.swap(unew_);

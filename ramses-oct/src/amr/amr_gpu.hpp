@@ -1,7 +1,7 @@
 // The device-resident AMR step (CUDA and HIP from one source, amr_gpu.cu): the state and the
 // step plan (amr_plan.hpp) live on the device between regrids; a step is the leaf scan, then one
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
-// gather, and one restriction launch for all levels. A regrid keeps the state on the device: the
+// gather, and one restriction launch per level. A regrid keeps the state on the device: the
 // criterion, the refinement flags and the state's move run there, the host rebuilds the tree
 // from the flags and uploads the new tables (with the levels' coordinate hash), and the device builds the step
 // lists and the step plan from them; only their counts come back (README "AMR", "The device plan",

@@ -341,42 +341,6 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
   }
 }
 
-// The restriction of every covered cell in one pass, for variable f: covered cell fc with son
-// oct so takes the average of so's eight cells, where a son cell that is itself covered counts
-// with its own average, taken the same way (a stack, one frame per level down). The sums run in
-// cell order from the first cell's value, (s0 + s1 + ... + s7) * 0.125, as restrict_cell does
-// level by level, finest first: every covered cell gets the same bits, while reading only leaf
-// cells, so all levels' pairs can run at once in any order. (A child's average is added to its
-// parent's sum: even where a compiler fuses that product and sum, scaling by 0.125 is exact, the
-// same value as stored and reloaded; the level-by-level order is a test's reference.)
-RO_HD double restricted_value(const double* u, long long stride, const std::int32_t* son, long long so, int f) {
-  long long oct[max_levels + 1];
-  int next[max_levels + 1];
-  double sum[max_levels + 1];
-  int d = 0;
-  oct[0] = so;
-  next[0] = 0;
-  double v = 0.0;
-  for (;;) {
-    const long long cell = oct[d] * 8 + next[d];
-    if (son[cell] >= 0) {
-      ++d;
-      oct[d] = son[cell];
-      next[d] = 0;
-      continue;
-    }
-    v = u[f * stride + cell];
-    // v completes cell next[d] of frame d; a completed frame's average completes its parent's cell.
-    for (;;) {
-      sum[d] = next[d] == 0 ? v : sum[d] + v;
-      if (++next[d] < 8) break;
-      v = sum[d] * 0.125;
-      if (d == 0) return v;
-      --d;
-    }
-  }
-}
-
 // The dt scan's part per cell g: false for a covered cell; for a leaf its level, whether its
 // state is physical, and its signal speed as the bits of the (non-negative) double, which order
 // like the values: an integer max over them is the max of the speeds, exact in any order.

@@ -261,12 +261,9 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
     for (long long k = 0; k < nfaces * nvar; ++k)
       block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, lists.faces.data(), t.level.data(), fine_flux.data(),
                          stride, dt, t.base->dx, unew.data());
-  const std::int64_t npairs = p.restrict_begin.empty() ? 0 : p.restrict_begin.back();
-  for (std::int64_t k = 0; k < npairs * nvar; ++k) {
-    const std::int64_t e = k % npairs;
-    const int f = static_cast<int>(k / npairs);
-    unew[f * stride + p.restrict_cell[e]] = block::restricted_value(unew.data(), stride, t.son.data(), p.restrict_son[e], f);
-  }
+  for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
+    for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
+      restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
 }
 
 LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel) {
