@@ -27,6 +27,7 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   CheckedDeviceStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, long& checked)
       : gpu_(std::move(gpu)), reflux_(reflux), checked_(checked) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
+    base_ = t.base;
     gpu_->upload(t, u);
     check(t);
   }
@@ -43,7 +44,21 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
     gpu_->criterion(gamma, density, pressure, crit);
   }
-  void move_state(const amr::RegridMap& m) override { gpu_->move_state(m); }
+  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
+  bool rebuild(std::int64_t max_octs) override { return gpu_->rebuild(max_octs); }
+  void link() override { gpu_->link(); }
+  // After the device rebuild the host tree is stale: the device's, downloaded, is checked.
+  void adopt() override {
+    gpu_->adopt();
+    amr::Tree t;
+    gpu_->download_tree(t);
+    t.base = base_;
+    check(t);
+  }
+  const std::vector<std::int64_t>& level_begin() const override { return gpu_->level_begin(); }
+  std::vector<std::int64_t> leaf_cells_per_level() override { return gpu_->leaf_cells_per_level(); }
+  void download_tree(amr::Tree& t) override { gpu_->download_tree(t); }
+  void download_map(amr::RegridMap& m) override { gpu_->download_map(m); }
 
  private:
   void check(const amr::Tree& t) {
@@ -65,6 +80,7 @@ class CheckedDeviceStep final : public amr::DeviceStep {
     ++checked_;
   }
   std::unique_ptr<amr::DeviceStep> gpu_;
+  const OctMesh* base_ = nullptr;
   bool reflux_;
   long& checked_;
 };

@@ -11,6 +11,7 @@
 #include "amr_driver.hpp"
 #include "amr_gpu.hpp"
 #include "amr_plan.hpp"
+#include "amr_rebuild.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
 #include "test_amr_helpers.hpp"
@@ -221,12 +222,24 @@ class HostEmulatedStep final : public amr::DeviceStep {
     crit.resize(ncell);
     for (long long g = 0; g < ncell; ++g) crit[g] = amr::gradient_criterion(v, u_.data(), ncell, g, gamma, density, pressure);
   }
-  void move_state(const amr::RegridMap& m) override {
+  // The device rebuild through its emulation (the same bodies and pass order as the kernels).
+  void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
+  bool rebuild(std::int64_t max_octs) override {
+    amr::emulate_device_rebuild(t_, flag_, max_octs, new_tree_, map_);
+    return !map_.unchanged();
+  }
+  void link() override {}
+  void adopt() override {
     std::vector<double> unew;
-    amr::move_state(m, u_, hp_.gamma, *loops_, unew);
+    amr::move_state(map_, u_, hp_.gamma, *loops_, unew);
     u_.swap(unew);
     ++moves_;
+    upload_tree(new_tree_);
   }
+  const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
+  std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
+  void download_tree(amr::Tree& t) override { t = t_; }
+  void download_map(amr::RegridMap& m) override { m = map_; }
 
  private:
   HydroParams hp_;
@@ -234,7 +247,9 @@ class HostEmulatedStep final : public amr::DeviceStep {
   long& moves_;
   long& group_updates_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
-  amr::Tree t_;
+  amr::Tree t_, new_tree_;
+  amr::RegridMap map_;
+  std::vector<char> flag_;
   amr::StepPlan plan_;
   amr::PlanCounts counts_;
   amr::StepLists lists_;

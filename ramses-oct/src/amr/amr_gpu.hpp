@@ -2,10 +2,10 @@
 // step plan (amr_plan.hpp) live on the device between regrids; a step is the leaf scan, then one
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
 // gather, and one restriction launch per level. A regrid keeps the state on the device: the
-// criterion and the state's move run there, the host rebuilds the tree from the criterion bytes
-// and uploads the new tables (with the levels' coordinate hash), and the device builds the step
-// lists and the step plan from them; only their counts come back (README "AMR", "The device plan",
-// "The device lists").
+// criterion runs there, the host computes the refinement flags from the criterion bytes, and the
+// device rebuilds and links the new tree from the flags, moves the state onto it and builds the
+// step lists and the step plan from it; only counts come back (README "AMR", "The device plan",
+// "The device lists", "The device rebuild").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -42,11 +42,28 @@ class DeviceStep {
   virtual void download(std::vector<double>& u) = 0;
   virtual LeafScan scan() = 0;
   virtual void advance(double dt) = 0;  // returns after the device finished the step
-  // The regrid's two state-reading parts on the device (amr_regrid_body.hpp): the gradient
-  // criterion byte of every cell of the current tree, copied back (the only bytes that cross);
-  // then, once the host rebuilt the tree from them, the state moved onto the new tree.
+  // The gradient criterion byte of every cell of the current tree (amr_regrid_body.hpp), copied back.
   virtual void criterion(double gamma, double density, double pressure, std::vector<char>& crit) = 0;
-  virtual void move_state(const RegridMap& m) = 0;
+  // The device rebuild (amr_rebuild_body.hpp, README "The device rebuild"), in three calls so the
+  // driver times them apart: the refinement flags of the current tree's cells go down into the
+  // device array flag_ (until the flags are computed on the device); rebuild() builds the new
+  // tree's octs, their father and son links and the old->new map on the device beside the current
+  // tree from flag_ (only the counts come up: octs per level, created octs), exit 3 (RuntimeError)
+  // over max_octs before allocating, false when the tree is unchanged (then nothing else is
+  // needed); link() builds its coordinate hash and neighbour tables; adopt() moves the state
+  // through the device map (move_oct, amr_regrid_body.hpp), makes the new tree the current one
+  // and builds the step lists and plan from it.
+  virtual void upload_flags(const std::vector<char>& flag) = 0;
+  virtual bool rebuild(std::int64_t max_octs) = 0;
+  virtual void link() = 0;
+  virtual void adopt() = 0;
+  // The current tree's level_begin (the counts the host keeps while its tree is stale), its leaf
+  // cells per level counted on the device, and the whole tree copied back (where the host needs
+  // it: the end of the run, a bad cell's report). download_map: the last rebuild's map (tests).
+  virtual const std::vector<std::int64_t>& level_begin() const = 0;
+  virtual std::vector<std::int64_t> leaf_cells_per_level() = 0;
+  virtual void download_tree(Tree& t) = 0;
+  virtual void download_map(RegridMap& m) = 0;
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux);
