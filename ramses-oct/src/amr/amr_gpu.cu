@@ -709,16 +709,21 @@ class GpuAmrStep final : public DeviceStep {
     return std::vector<std::int64_t>(h, h + nlevel);
   }
 
+  // Every table through the pinned staging buffer (a pageable copy runs at a fraction of the
+  // link's speed; the driver calls this before each regrid's host flags).
   void download_tree(Tree& t) override {
     t.max_level = max_level_;
     t.level_begin = level_begin_;
-    fetch(key_, t.key);
-    fetch(level_, t.level);
-    for (int a = 0; a < 3; ++a) fetch(coord_[a], t.coord[a]);
-    fetch(father_, t.father);
-    fetch(son_, t.son);
-    for (int f = 0; f < 6; ++f) fetch(nbor_[f], t.nbor[f]);
-    fetch(hash_, t.hash_slots);
+    std::size_t largest = 0;
+    each_table(t, [&](auto& d, auto&) { largest = std::max(largest, d.bytes()); });
+    char* h = staging_.reserve(largest);
+    each_table(t, [&](auto& d, auto& v) {
+      static_assert(sizeof(d.data()[0]) == sizeof(v[0]), "device and host element types differ in size");
+      v.resize(d.size());
+      if (d.size() == 0) return;
+      copa::gpu::copy_to_host(h, d.data(), d.bytes());
+      std::memcpy(v.data(), h, d.bytes());
+    });
     t.hash_begin.assign(hash_begin_, hash_begin_ + max_level_ + 2);
     t.hash_shift.assign(hash_shift_, hash_shift_ + max_level_ + 1);
   }
@@ -835,8 +840,8 @@ class GpuAmrStep final : public DeviceStep {
 
   // Calls f(device array, host table) for every table of the tree, in packing order: the one list
   // both the staging size and the packing walk.
-  template <class F>
-  void each_table(const Tree& t, F&& f) {
+  template <class TreeT, class F>
+  void each_table(TreeT& t, F&& f) {
     f(key_, t.key);
     f(level_, t.level);
     f(son_, t.son);
