@@ -31,20 +31,14 @@ class CheckedDeviceStep final : public amr::DeviceStep {
     gpu_->upload(t, u);
     check(t);
   }
-  void upload_tree(const amr::Tree& t) override {
-    gpu_->upload_tree(t);
-    check(t);
-  }
   const amr::PlanCounts& counts() const override { return gpu_->counts(); }
   void download_plan(amr::StepPlan& p) override { gpu_->download_plan(p); }
   void download_lists(amr::StepLists& l) override { gpu_->download_lists(l); }
   void download(std::vector<double>& u) override { gpu_->download(u); }
   amr::LeafScan scan() override { return gpu_->scan(); }
   void advance(double dt) override { gpu_->advance(dt); }
-  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
-    gpu_->criterion(gamma, density, pressure, crit);
-  }
-  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
+  void criterion(const amr::RefineCriterion& rc, double gamma) override { gpu_->criterion(rc, gamma); }
+  void refinement_flags() override { gpu_->refinement_flags(); }
   bool rebuild(std::int64_t max_octs) override { return gpu_->rebuild(max_octs); }
   void link() override { gpu_->link(); }
   // After the device rebuild the host tree is stale: the device's, downloaded, is checked.
@@ -58,6 +52,8 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   const std::vector<std::int64_t>& level_begin() const override { return gpu_->level_begin(); }
   std::vector<std::int64_t> leaf_cells_per_level() override { return gpu_->leaf_cells_per_level(); }
   void download_tree(amr::Tree& t) override { gpu_->download_tree(t); }
+  void download_flags(std::vector<char>& flag) override { gpu_->download_flags(flag); }
+  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
   void download_map(amr::RegridMap& m) override { gpu_->download_map(m); }
 
  private:

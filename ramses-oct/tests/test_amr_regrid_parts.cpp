@@ -181,8 +181,8 @@ TEST(Amr, amr_regrid_of_a_static_band_is_unchanged) {
 namespace {
 
 // The device step emulated on the host: the tables and the state held as the device holds them,
-// the step through the GPU body's emulation, the regrid's criterion and move through the bodies
-// the kernels call. Counts the moves, so the test sees the skipped unchanged regrids, and the
+// the step through the GPU body's emulation, the regrid's criterion, flags and move through the
+// bodies the kernels call. Counts the moves, so the test sees the skipped unchanged regrids, and the
 // sibling groups updated, so it sees the group body run.
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
@@ -194,7 +194,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   // The lists and the plan as the device builds them: their passes in kernel order through the
   // same bodies.
-  void upload_tree(const amr::Tree& t) override {
+  void upload_tree(const amr::Tree& t) {
     t_ = t;
     amr::emulate_device_lists(t_, lists_);
     amr::emulate_device_plan(t_, lists_, reflux_, plan_);
@@ -216,14 +216,16 @@ class HostEmulatedStep final : public amr::DeviceStep {
     u_.swap(unew);
     group_updates_ += static_cast<long>(plan_.groups.size());
   }
-  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
-    const amr::TreeView v = amr::tree_view(t_);
-    const long long ncell = t_.noct() * 8;
-    crit.resize(ncell);
-    for (long long g = 0; g < ncell; ++g) crit[g] = amr::gradient_criterion(v, u_.data(), ncell, g, gamma, density, pressure);
+  void criterion(const amr::RefineCriterion& rc, double gamma) override {
+    params_ = amr::criterion_params(rc, gamma, t_.base->dx);
+  }
+  // The criterion and flag kernels in launch order (emulate_device_flags) into flag_, as the
+  // device keeps them for its rebuild, then the error word.
+  void refinement_flags() override {
+    std::vector<char> crit;
+    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_));
   }
   // The device rebuild through its emulation (the same bodies and pass order as the kernels).
-  void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
   bool rebuild(std::int64_t max_octs) override {
     amr::emulate_device_rebuild(t_, flag_, max_octs, new_tree_, map_);
     return !map_.unchanged();
@@ -239,6 +241,8 @@ class HostEmulatedStep final : public amr::DeviceStep {
   const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
   std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
   void download_tree(amr::Tree& t) override { t = t_; }
+  void download_flags(std::vector<char>& flag) override { flag = flag_; }
+  void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
   void download_map(amr::RegridMap& m) override { m = map_; }
 
  private:
@@ -253,6 +257,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   amr::StepPlan plan_;
   amr::PlanCounts counts_;
   amr::StepLists lists_;
+  amr::CriterionParams params_;
   std::vector<double> u_;
 };
 

@@ -31,9 +31,9 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion,
-  // tree rebuild and links, state move, step lists and step plan; the initial grid and the
-  // refinement flags are built on the host with the host loops.
+  // GPU backends: the step runs on the device (amr_gpu.cu), and so does the regrid whole:
+  // criterion, refinement flags, tree rebuild and links, state move, step lists and step plan;
+  // the initial grid is built on the host with the host loops.
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
@@ -61,7 +61,6 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
   StepLists lists;
-  std::vector<char> crit;
   if (dev) {
     copa::Region reg(timer, "upload");
     dev->upload(t, u);
@@ -87,26 +86,21 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       copa::Region reg(timer, "regrid");
       bool tree_changed = true;
       if (dev) {
-        // The state stays on the device: the criterion bytes come up, the flags go down, the
-        // device rebuilds and links the new tree beside the old one and moves the state (README
-        // "The device rebuild"). The host flags read the host tree: a stale one is copied back
-        // first (until the flags are computed on the device).
-        current_tree("regrid.download_tree");
+        // The state and the tree stay on the device: the criterion, the flags, the new tree beside
+        // the old one, its links and the state's move are all computed there; only counts and
+        // error words cross (README "The device flags", "The device rebuild").
         {
           copa::Region sub(timer, "regrid.criterion");
-          if (ac.criterion.kind == "gradient")
-            dev->criterion(cfg.hydro.gamma, ac.criterion.density, ac.criterion.pressure, crit);
-          else
-            criterion_flags(t, {}, ac.criterion, cfg.hydro.gamma, *loops, crit);  // reads no state
+          dev->criterion(ac.criterion, cfg.hydro.gamma);
         }
-        // regrid.tree is the tree rebuild whole; its parts get their own rows (README "Regrid cost").
+        {
+          copa::Region sub(timer, "regrid.flags");
+          dev->refinement_flags();
+        }
+        // regrid.tree is the tree rebuild whole; its two parts get their own rows (README
+        // "Regrid cost").
         {
           copa::Region sub(timer, "regrid.tree");
-          {
-            copa::Region part(timer, "regrid.flags");
-            const std::vector<char> flag = refinement_flags(t, crit, *loops);
-            dev->upload_flags(flag);
-          }
           {
             copa::Region part(timer, "regrid.rebuild");
             tree_changed = dev->rebuild(ac.max_octs);

@@ -11,6 +11,7 @@
 
 // First: the GPU runtime header defines __host__/__device__ for RO_HD (HIP does not pre-include it).
 #include "copa/gpu.hpp"
+#include "amr_flags_body.hpp"
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
@@ -37,83 +38,117 @@ namespace ro_amr_vendor = hipcub;
 namespace ro::amr {
 namespace {
 
-__global__ void ghost_kernel(const double* __restrict__ u, long long stride, long long nghost,
-                             const std::int64_t* __restrict__ src, const std::uint8_t* __restrict__ flip, double gamma,
-                             double* __restrict__ ghost) {
-  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < nghost) block::ghost_sons(u, stride, g, src, flip, gamma, ghost);
+// Whether all eight threads of this thread's aligned group of eight (one ghost's sons) hold true;
+// every thread of the warp (wavefront) calls it.
+__device__ inline bool all_of_eight(bool ok) {
+#if defined(COPA_HAVE_HIP)
+  const unsigned long long votes = __ballot(ok);
+  return ((votes >> (threadIdx.x & 56)) & 0xffull) == 0xffull;
+#else
+  const unsigned votes = __ballot_sync(0xffffffffu, ok);
+  return ((votes >> (threadIdx.x & 24)) & 0xffu) == 0xffu;
+#endif
 }
 
-// The barrier between an oct's phases: its threads are one warp on NVIDIA (a warp barrier); on
-// HIP two 32-lane octs share a 64-wide wavefront, so the block's barrier (every thread of the
-// block reaches every barrier: idle groups are not returned early).
-__device__ inline void oct_barrier() {
+// One thread per (ghost slot, son): each loads the stencil and computes one son; the eight vote on
+// the fallback (block::ghost_son).
+inline constexpr int ghost_threads = 128;
+__global__ void __launch_bounds__(ghost_threads)
+    ghost_kernel(const double* __restrict__ u, long long stride, long long nghost, const std::int64_t* __restrict__ src,
+                 const std::uint8_t* __restrict__ flip, double gamma, double* __restrict__ ghost) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long g = t >> 3;
+  const int c = static_cast<int>(t & 7);
+  double uc[nvar], son[nvar];
+  const bool ok = g < nghost ? block::ghost_son(u, stride, g, c, src, flip, gamma, uc, son) : true;
+  const bool all = all_of_eight(ok);
+  if (g < nghost) block::put_ghost_son(g, c, all, uc, son, ghost);
+}
+
+// The barrier between a single oct's phases: its 64 threads on NVIDIA (a named barrier per oct,
+// ids 1..4; 0 is the block's; immediate ids, so that ptxas reserves five barriers, not all 16); on
+// HIP they are one wavefront, but the block's barrier is kept (every thread of the block reaches
+// every barrier: idle octs are not returned early).
+#if !defined(COPA_HAVE_HIP)
+template <int Id>
+__device__ inline void named_barrier() {
+  asm volatile("bar.sync %0, %1;" ::"n"(Id), "n"(block::lanes) : "memory");
+}
+#endif
+
+__device__ inline void oct_barrier(int oct) {
 #if defined(COPA_HAVE_HIP)
+  (void)oct;
   __syncthreads();
 #else
-  static_assert(block::lanes == COPA_WARP_SIZE, "one warp per leaf oct");
-  __syncwarp();
+  static_assert(block::lanes % COPA_WARP_SIZE == 0 && block::octs_per_block == 4, "four octs of whole warps");
+  switch (oct) {
+    case 0: named_barrier<1>(); break;
+    case 1: named_barrier<2>(); break;
+    case 2: named_barrier<3>(); break;
+    default: named_barrier<4>(); break;
+  }
 #endif
 }
 
-// Blocks per SM the leaf update is compiled for on NVIDIA: six blocks of 128 threads fill the
-// 228 KB of shared memory (6 x 33.7 KB), and the register budget follows (65536 / 768 = 85 per
-// thread). HIP's second __launch_bounds__ argument means warps per execution unit: not given there.
+// Blocks per SM the leaf update is compiled for on NVIDIA: three blocks of 256 threads take 3 x
+// 37.9 KB of shared memory and 65536 / 768 = 85 registers per thread (24 warps per SM). HIP's
+// second __launch_bounds__ argument means warps per execution unit: not given there.
 #if defined(COPA_HAVE_HIP)
-#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::threads)
+#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads)
 #else
-#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::threads, 6)
+#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, 3)
 #endif
 
-// octs_per_block single leaf octs per block (one warp each, its own shared slice), all levels in
-// one launch.
+// Every leaf oct of every level in one launch: blocks [0, single_blocks) take octs_per_block single
+// leaf octs each (each oct its own shared slice and barrier), the blocks after them one sibling
+// group each (8 leaf octs, a 4^3 block of cells). The singles' blocks come first so that they run
+// among the groups' rather than after them.
 __global__ void RO_LEAF_LAUNCH_BOUNDS
-    leaf_update_kernel(block::Args a, HydroParams hp, long long nsingle, const std::int32_t* __restrict__ singles,
-                       const std::int32_t* __restrict__ slots, const double* __restrict__ u, double* __restrict__ unew) {
-  constexpr int N = block::lanes;
-  __shared__ block::OctShared sh[block::octs_per_block];
-  const int group = threadIdx.x / block::lanes, lane = threadIdx.x % block::lanes;
-  const long long j = (long long)blockIdx.x * block::octs_per_block + group;
-  const bool active = j < nsingle;
-  const int i = active ? singles[j] : 0;
-  block::OctShared& s = sh[group];
-  if (active) block::load_slots<2, N>(slots + 27LL * i, lane, s);
-  oct_barrier();
-  if (active) block::gather<2, N>(a, hp, u, i, lane, s);
-  oct_barrier();
-  if (active) block::predict<2, N>(hp, block::dtdx_of(a, a.leaf_octs[i]), lane, s);
-  oct_barrier();
-  if (active) block::fluxes<2, N>(hp, lane, s);
-  oct_barrier();
-  if (active) block::update<2, N>(a, u, unew, i, lane, s);
-}
-
-// Blocks per SM the group update is compiled for: three blocks of 256 threads take 3 x 37.9 KB of
-// shared memory and 65536 / 768 = 85 registers per thread (24 warps per SM, as the oct kernel).
-#if defined(COPA_HAVE_HIP)
-#define RO_GROUP_LAUNCH_BOUNDS __launch_bounds__(block::group_threads)
-#else
-#define RO_GROUP_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, 3)
-#endif
-
-// One sibling group (8 leaf octs, a 4^3 block of cells) per block, all levels in one launch.
-__global__ void RO_GROUP_LAUNCH_BOUNDS
-    group_update_kernel(block::Args a, HydroParams hp, const std::int32_t* __restrict__ groups,
-                        const std::int32_t* __restrict__ group_slots, const double* __restrict__ u,
-                        double* __restrict__ unew) {
+    leaf_update_kernel(block::Args a, HydroParams hp, const block::LeafLayout<2>* __restrict__ oct_layout,
+                       const block::LeafLayout<4>* __restrict__ group_layout, long long nsingle,
+                       unsigned single_blocks, const std::int32_t* __restrict__ singles,
+                       const std::int32_t* __restrict__ slots, const std::int32_t* __restrict__ groups,
+                       const std::int32_t* __restrict__ group_slots, const double* __restrict__ u,
+                       double* __restrict__ unew) {
+  __shared__ union {
+    block::GroupShared group;
+    block::OctShared oct[block::octs_per_block];
+  } sh;
+  if (blockIdx.x < single_blocks) {
+    constexpr int N = block::lanes;
+    const int k = threadIdx.x / N, lane = threadIdx.x % N;
+    const long long j = (long long)blockIdx.x * block::octs_per_block + k;
+    const bool active = j < nsingle;
+    const int i = active ? singles[j] : 0;
+    block::OctShared& s = sh.oct[k];
+    const block::LeafLayout<2>& L = *oct_layout;
+    if (active) block::load_slots<2, N>(slots + 27LL * i, lane, s);
+    oct_barrier(k);
+    if (active) block::gather<2, N>(a, hp, L, u, i, lane, s);
+    oct_barrier(k);
+    if (active) block::predict<2, N>(hp, L, block::dtdx_of(a, a.leaf_octs[i]), lane, s);
+    oct_barrier(k);
+    if (active) block::fluxes<2, N>(hp, L, lane, s);
+    oct_barrier(k);
+    if (active) block::update<2, N>(a, L, u, unew, i, lane, s);
+    return;
+  }
   constexpr int N = block::group_threads;
-  __shared__ block::GroupShared s;
-  const long long i0 = groups[blockIdx.x];
+  const unsigned g = blockIdx.x - single_blocks;
+  const long long i0 = groups[g];
   const int lane = threadIdx.x;
-  block::load_slots<4, N>(group_slots + 64LL * blockIdx.x, lane, s);
+  block::GroupShared& s = sh.group;
+  const block::LeafLayout<4>& L = *group_layout;
+  block::load_slots<4, N>(group_slots + 64LL * g, lane, s);
   __syncthreads();
-  block::gather<4, N>(a, hp, u, i0, lane, s);
+  block::gather<4, N>(a, hp, L, u, i0, lane, s);
   __syncthreads();
-  block::predict<4, N>(hp, block::dtdx_of(a, a.leaf_octs[i0]), lane, s);
+  block::predict<4, N>(hp, L, block::dtdx_of(a, a.leaf_octs[i0]), lane, s);
   __syncthreads();
-  block::fluxes<4, N>(hp, lane, s);
+  block::fluxes<4, N>(hp, L, lane, s);
   __syncthreads();
-  block::update<4, N>(a, u, unew, i0, lane, s);
+  block::update<4, N>(a, L, u, unew, i0, lane, s);
 }
 
 // One thread per (reflux face, variable), variable-major so neighbouring threads read
@@ -128,11 +163,17 @@ __global__ void reflux_kernel(long long nfaces, const RefluxFace* __restrict__ f
     block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
 }
 
-__global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
-                                const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
-  const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i >= last) return;
-  restrict_cell(u, stride, cell[i], son[i]);
+// Every level's restriction in one launch (before: one launch per level, each a few blocks, the
+// finest first, ~6 us each of latency on the H200): one thread per (pair, variable), variable-major,
+// each averaging down to the leaves (block::restricted_value), so no pair waits for another's.
+__global__ void restrict_kernel(long long npairs, const std::int64_t* __restrict__ cell,
+                                const std::int64_t* __restrict__ son_oct, const std::int32_t* __restrict__ son,
+                                long long stride, double* __restrict__ u) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k >= npairs * nvar) return;
+  const long long i = k % npairs;
+  const int f = int(k / npairs);
+  u[f * stride + cell[i]] = block::restricted_value(u, stride, son, son_oct[i], f);
 }
 
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered
@@ -179,11 +220,40 @@ __global__ void __launch_bounds__(scan_threads)
   if (m != 0) atomicMax(words + (k == scan_levels ? nlevel : k), m);
 }
 
-// The regrid's criterion byte of every cell of the current tree (amr_regrid_body.hpp).
-__global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, double gamma,
-                                 double density, double pressure, char* __restrict__ crit) {
+// The regrid's criterion byte of every cell of the current tree (amr_flags_body.hpp; the
+// passes below and emulate_device_flags follow the same order), a missing neighbour or-ed into
+// the error word.
+__global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, CriterionParams p,
+                                 char* __restrict__ crit, unsigned* __restrict__ error) {
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < ncell) crit[g] = gradient_criterion(v, u, ncell, g, gamma, density, pressure);
+  if (g >= ncell) return;
+  const char b = criterion_byte(v, u, ncell, g, p);
+  crit[g] = b;
+  if (b == 2) atomicOr(error, flags_error_missing_neighbour);
+}
+
+// The flags' son pass over the cells [first, last) of one level (the level below was done by
+// the launch before).
+__global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const char* __restrict__ crit, char* flag,
+                                  long long first, long long last, bool sons_finest) {
+  const long long g = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < last) flags_from_sons(son, crit, flag, g, sons_finest);
+}
+
+// The buffer, every oct below the finest level: reads the flags before it (in) and stores 1 into
+// their copy (out; the same byte from several threads: any order gives the same flags).
+__global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, char* __restrict__ out, long long ncoarse) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < ncoarse) flags_buffer_oct(v, in, o, [out](long long g) { out[g] = 1; });
+}
+
+// The 2:1 balance of one level l >= 1, octs [first, last): reads level l's flags and stores 1
+// into level l - 1's (the same byte from several threads: any order gives the same flags).
+__global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
+                                     unsigned* __restrict__ error) {
+  const long long o = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < last && !flags_balance_oct(v, flag, o, [flag](long long g) { flag[g] = 1; }))
+    atomicOr(error, flags_error_unbalanced);
 }
 
 // The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp).
@@ -495,13 +565,12 @@ class GpuAmrStep final : public DeviceStep {
     scan_blocks_ = 4u * static_cast<unsigned>(
                             std::max(copa::gpu::device_info(copa::gpu::current_device()).multiprocessors, 1));
 #if defined(COPA_HAVE_CUDA)
-    // The six leaf-update blocks per SM need the whole shared-memory carveout (6 x 33.7 KB), the
-    // three group blocks 3 x 38 KB.
+    // The three leaf-update blocks per SM need 3 x 38 KB of the shared-memory carveout.
     COPA_GPU_CHECK(cudaFuncSetAttribute(leaf_update_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
-    COPA_GPU_CHECK(cudaFuncSetAttribute(group_update_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                        static_cast<int>(cudaSharedmemCarveoutMaxShared)));
 #endif
+    copa::gpu::copy_to_device(oct_layout_.data(), &block::leaf_layout<2>(), sizeof(block::LeafLayout<2>));
+    copa::gpu::copy_to_device(group_layout_.data(), &block::leaf_layout<4>(), sizeof(block::LeafLayout<4>));
   }
 
   void upload(const Tree& t, const std::vector<double>& u) override {
@@ -518,7 +587,8 @@ class GpuAmrStep final : public DeviceStep {
     upload_tree(t);
   }
 
-  void upload_tree(const Tree& t) override {
+  // The tree's tables copied up and the lists and plan built from them (upload's second half).
+  void upload_tree(const Tree& t) {
     copa::gpu::require_device_memory(tree_growth(t), "ramses-oct AMR fluxes, tree tables and plan workspace");
     const std::size_t n = static_cast<std::size_t>(t.noct());
     noct_ = static_cast<long long>(n);
@@ -710,7 +780,7 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // Every table through the pinned staging buffer (a pageable copy runs at a fraction of the
-  // link's speed; the driver calls this before each regrid's host flags).
+  // link's speed; the driver calls this for a bad cell's report and the end of the run only).
   void download_tree(Tree& t) override {
     t.max_level = max_level_;
     t.level_begin = level_begin_;
@@ -767,18 +837,59 @@ class GpuAmrStep final : public DeviceStep {
     std::memcpy(u.data(), h, u_.bytes());
   }
 
-  void criterion(double gamma, double density, double pressure, std::vector<char>& crit) override {
+  void criterion(const RefineCriterion& rc, double gamma) override {
     const long long ncell = noct_ * 8;
-    copa::gpu::require_device_memory(crit_.growth(ncell), "ramses-oct AMR regrid criterion bytes");
+    copa::gpu::require_device_memory(crit_.growth(ncell) + flag_.growth(ncell) + flag_next_.growth(ncell) +
+                                         flags_error_.growth(1),
+                                     "ramses-oct AMR regrid criterion and flags");
     crit_.resize(ncell);
-    criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, gamma, density, pressure,
-                                                                crit_.data());
-    COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
-    crit.resize(ncell);
-    char* h = staging_.reserve(ncell);
-    copa::gpu::copy_to_host(h, crit_.data(), ncell);
-    std::memcpy(crit.data(), h, ncell);
+    flag_.resize(ncell);
+    flag_next_.resize(ncell);
+    flags_error_.resize(1);
+    copa::gpu::fill_zero(flags_error_.data(), flags_error_.bytes());
+    const CriterionParams p = criterion_params(rc, gamma, dx0_);
+    if (ncell > 0) {
+      criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, p, crit_.data(),
+                                                                  flags_error_.data());
+      COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
+    }
+    copa::gpu::synchronize();
   }
+
+  // The passes of amr_flags_body.hpp in emulate_device_flags's order: the son pass one launch
+  // per level (finest first), the buffer one launch reading flag_ and storing into its copy
+  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first); then only
+  // the error word comes up: the flags stay in flag_ for rebuild().
+  void refinement_flags() override {
+    const long long ncoarse = level_begin_[max_level_];
+    const PlanView v = plan_view();
+    copa::gpu::fill_zero(flag_.data(), flag_.bytes());
+    for (int l = max_level_ - 1; l >= 0; --l) {
+      const long long first = level_begin_[l] * 8, last = level_begin_[l + 1] * 8;
+      if (last == first) continue;
+      flags_sons_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(son_.data(), crit_.data(), flag_.data(),
+                                                                           first, last, l + 1 == max_level_);
+      COPA_GPU_CHECK_LAUNCH("amr flags_sons_kernel");
+    }
+    copa::gpu::copy_on_device(flag_next_.data(), flag_.data(), flag_.bytes());
+    if (ncoarse > 0) {
+      flags_buffer_kernel<<<copa::gpu::blocks_for(ncoarse, 128), 128>>>(v, flag_.data(), flag_next_.data(), ncoarse);
+      COPA_GPU_CHECK_LAUNCH("amr flags_buffer_kernel");
+    }
+    flag_.swap(flag_next_);
+    for (int l = max_level_ - 1; l >= 1; --l) {
+      const long long first = level_begin_[l], last = level_begin_[l + 1];
+      if (last == first) continue;
+      flags_balance_kernel<<<copa::gpu::blocks_for(last - first, 128), 128>>>(v, flag_.data(), first, last,
+                                                                              flags_error_.data());
+      COPA_GPU_CHECK_LAUNCH("amr flags_balance_kernel");
+    }
+    auto* e = reinterpret_cast<unsigned*>(scan_host_.reserve(sizeof(unsigned)));
+    copa::gpu::copy_to_host(e, flags_error_.data(), sizeof(unsigned));
+    check_flags_error(*e);
+  }
+
+  void download_flags(std::vector<char>& flag) override { fetch(flag_, flag); }
 
   // Only three operations: the words zeroed, the scan kernel, the words copied into pinned memory
   // (the copy synchronises).
@@ -800,22 +911,20 @@ class GpuAmrStep final : public DeviceStep {
     const long long stride = noct_ * 8;
     const PlanCounts& c = counts_;
     if (c.ghosts > 0) {
-      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts, 128), 128>>>(u_.data(), stride, c.ghosts, ghost_src_.data(),
-                                                                 ghost_flip_.data(), hp_.gamma, ghost_.data());
+      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts * 8, ghost_threads), ghost_threads>>>(
+          u_.data(), stride, c.ghosts, ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
       COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
     }
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                         son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
-    if (c.singles > 0) {
-      leaf_update_kernel<<<copa::gpu::blocks_for(c.singles, block::octs_per_block), block::threads>>>(
-          a, hp_, c.singles, singles_.data(), slots_.data(), u_.data(), unew_.data());
+    const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
+    const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
+    if (unit_blocks > 0) {
+      leaf_update_kernel<<<unit_blocks, block::group_threads>>>(a, hp_, oct_layout_.data(), group_layout_.data(),
+                                                                c.singles, single_blocks, singles_.data(),
+                                                                slots_.data(), groups_.data(), group_slots_.data(),
+                                                                u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
-    }
-    if (c.groups > 0) {
-      group_update_kernel<<<static_cast<unsigned>(c.groups), block::group_threads>>>(a, hp_, groups_.data(),
-                                                                                   group_slots_.data(), u_.data(),
-                                                                                   unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr group_update_kernel");
     }
     if (reflux_ && c.faces > 0) {
       reflux_kernel<<<copa::gpu::blocks_for(c.faces * nvar, 128), 128>>>(c.faces, faces_.data(), level_.data(),
@@ -823,11 +932,11 @@ class GpuAmrStep final : public DeviceStep {
                                                                          unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_kernel");
     }
-    for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
-      const long long first = c.restrict_begin[k], last = c.restrict_begin[k + 1];
-      if (last == first) continue;
-      restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
-                                                                         restrict_son_.data(), stride, unew_.data());
+    const long long npairs = c.restrict_begin.empty() ? 0 : c.restrict_begin.back();
+    if (npairs > 0) {
+      restrict_kernel<<<copa::gpu::blocks_for(npairs * nvar, 128), 128>>>(npairs, restrict_cell_.data(),
+                                                                          restrict_son_.data(), son_.data(), stride,
+                                                                          unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
     }
     u_.swap(unew_);
@@ -1122,7 +1231,14 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<unsigned char> scan_temp_;
   GrowArray<Tree::HashEntry> hash_;
   GrowArray<RefluxFace> faces_;
-  GrowArray<char> crit_, flag_;
+  // The regrid's criterion bytes and flags, one byte per cell of the current tree, and the flags'
+  // error word (flags_error_*). flag_ holds the flags after refinement_flags (flag_next_ is the
+  // buffer pass's copy).
+  GrowArray<char> crit_, flag_, flag_next_;
+  GrowArray<unsigned> flags_error_;
+  // The leaf block's shared-memory layout tables (amr_leaf_layout.cpp), read through L1.
+  copa::gpu::DeviceArray<block::LeafLayout<2>> oct_layout_{1};
+  copa::gpu::DeviceArray<block::LeafLayout<4>> group_layout_{1};
   // The device rebuild: the new tree's tables (swapped with the current ones by adopt), the
   // per-old-oct counts and scans, the rows' old father cells, the counts copied up.
   GrowArray<std::uint64_t> key_, nkey_;

@@ -14,19 +14,28 @@
 
 namespace ro::amr {
 
+// Son c (x, y, z bits: the high side along that axis) of a coarse cell with slopes s[axis][field];
+// returns whether it has a positive density and pressure.
+RO_HD bool prolong_son(const double uc[nvar], const double s[3][nvar], int c, double gamma, double son[nvar]) {
+  const double dx = (c & 1) ? 1.0 : -1.0, dy = (c & 2) ? 1.0 : -1.0, dz = (c & 4) ? 1.0 : -1.0;
+  for (int f = 0; f < nvar; ++f) son[f] = uc[f] + 0.25 * ((dx * s[0][f] + dy * s[1][f]) + dz * s[2][f]);
+  double q[nvar];
+  cons_to_prim(son, gamma, q);
+  return q[0] > 0.0 && q[4] > 0.0;
+}
+
+RO_HD void prolong_slopes(const double uc[nvar], const double um[3][nvar], const double up[3][nvar],
+                          double s[3][nvar]) {
+  for (int a = 0; a < 3; ++a)
+    for (int f = 0; f < nvar; ++f) s[a][f] = limited_slope(um[a][f], uc[f], up[a][f], 1);
+}
+
 RO_HD void prolong(const double uc[nvar], const double um[3][nvar], const double up[3][nvar], double gamma,
                    double sons[8][nvar]) {
   double s[3][nvar];
-  for (int a = 0; a < 3; ++a)
-    for (int f = 0; f < nvar; ++f) s[a][f] = limited_slope(um[a][f], uc[f], up[a][f], 1);
+  prolong_slopes(uc, um, up, s);
   bool ok = true;
-  for (int c = 0; c < 8; ++c) {
-    const double dx = (c & 1) ? 1.0 : -1.0, dy = (c & 2) ? 1.0 : -1.0, dz = (c & 4) ? 1.0 : -1.0;
-    for (int f = 0; f < nvar; ++f) sons[c][f] = uc[f] + 0.25 * ((dx * s[0][f] + dy * s[1][f]) + dz * s[2][f]);
-    double q[nvar];
-    cons_to_prim(sons[c], gamma, q);
-    ok = ok && q[0] > 0.0 && q[4] > 0.0;
-  }
+  for (int c = 0; c < 8; ++c) ok = prolong_son(uc, s, c, gamma, sons[c]) && ok;
   if (ok) return;
   for (int c = 0; c < 8; ++c)
     for (int f = 0; f < nvar; ++f) sons[c][f] = uc[f];
@@ -35,21 +44,22 @@ RO_HD void prolong(const double uc[nvar], const double um[3][nvar], const double
 // The eight sons prolonged from a stencil row of seven cells (the coarse cell, then its -x, +x, -y,
 // +y, -z, +z face neighbours): cells[k] indexes field-major state u (stride between fields), bit x
 // of flips[k] negates that cell's x-momentum component (a reflecting wall seen through a mirror).
+// The stencil row's coarse value uc, its -x, +x, -y, +y, -z, +z neighbours as um and up.
+RO_HD void stencil_values(const double* u, long long stride, const std::int64_t cells[7], const std::uint8_t flips[7],
+                          double uc[nvar], double um[3][nvar], double up[3][nvar]) {
+  for (int k = 0; k < 7; ++k) {
+    double* v = k == 0 ? uc : (k % 2 ? um[(k - 1) / 2] : up[(k - 1) / 2]);
+    for (int f = 0; f < nvar; ++f) v[f] = u[f * stride + cells[k]];
+    for (int x = 0; x < 3; ++x)
+      if ((flips[k] >> x) & 1) v[1 + x] = -v[1 + x];
+  }
+}
+
 RO_HD void prolong_stencil(const double* u, long long stride, const std::int64_t cells[7], const std::uint8_t flips[7],
                            double gamma, double sons[8][nvar]) {
-  double v[7][nvar];
-  for (int k = 0; k < 7; ++k) {
-    for (int f = 0; f < nvar; ++f) v[k][f] = u[f * stride + cells[k]];
-    for (int x = 0; x < 3; ++x)
-      if ((flips[k] >> x) & 1) v[k][1 + x] = -v[k][1 + x];
-  }
-  double um[3][nvar], up[3][nvar];
-  for (int x = 0; x < 3; ++x)
-    for (int f = 0; f < nvar; ++f) {
-      um[x][f] = v[1 + 2 * x][f];
-      up[x][f] = v[2 + 2 * x][f];
-    }
-  prolong(v[0], um, up, gamma, sons);
+  double uc[nvar], um[3][nvar], up[3][nvar];
+  stencil_values(u, stride, cells, flips, uc, um, up);
+  prolong(uc, um, up, gamma, sons);
 }
 
 // Volume average of the eight son cells (son oct so) into the father cell fc, every field.

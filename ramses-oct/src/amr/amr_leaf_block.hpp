@@ -3,14 +3,15 @@
 // phases; the host emulation (amr_plan.cpp, emulate_plan_step) calls them block by block, unit by
 // unit, one thread looping over the lanes, so a cpu test checks the plan and every index map of
 // the GPU step against the oracle. A unit is a T^3 block of leaf-level cells updated together:
-// T = 2, one leaf oct (one warp, several octs per block, each with its own slice of shared
+// T = 2, one leaf oct (64 threads, four octs per block, each with its own slice of shared
 // memory); T = 4, a sibling group: 8 leaf octs of one level forming an aligned 2 x 2 x 2 block
 // (the 8 sons of one father oct; above level 0, or 8 aligned base octs), consecutive in the leaf
 // list (key order), one block per group. Phases (the subgrid6 phases of kernels_gpu.cu): gather
 // the cells of the (T + 4)^3 subgrid that the predictor reads, from the state or the prolonged
 // ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
 // to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser region,
-// as Stepper::update_oct does on the host. A group computes each face and each predictor cell
+// as Stepper::update_oct does on the host. Where each phase keeps its items and which it reads
+// come from tables (LeafLayout). A group computes each face and each predictor cell
 // once where 8 octs would compute the shared ones twice: per leaf cell 304 / 64 = 4.75 gathered
 // cells, 160 / 64 = 2.5 predictors and 240 / 64 = 3.75 Riemann solves, against 80 / 8 = 10,
 // 32 / 8 = 4 and 36 / 8 = 4.5 per oct (the uniform z-march: ~1, 1 and 3).
@@ -44,16 +45,64 @@ struct Unit {
   static constexpr int first_face = T * T * T, first_edge = T * T * T + 12 * T * T;
 };
 
-// Threads per leaf oct: one NVIDIA warp, so an oct's phases need only warp barriers. Its phases
-// have 80 gathers (3 rounds), 32 predictor cells (1), 36 faces (2) and 32 update items (1).
-inline constexpr int lanes = 32;
-// Octs per block: 4 x 32 = 128 threads, 4 x 8.4 KB of shared memory; six such blocks fit an SM's
-// 228 KB (24 warps), against 11 octs of 64 threads at ~19 KB each before.
-inline constexpr int octs_per_block = 4;
-inline constexpr int threads = lanes * octs_per_block;
+// Where a unit's phases keep their items in shared memory, and which items each reads, as tables
+// (amr_leaf_layout.cpp builds them once per T; the device reads them through L1, the host
+// emulation from the same bytes). Two jobs: (1) no index arithmetic in the phases (before, each
+// predictor cell ran predictor_cell and seven gather_index, each face a division by the row
+// lengths T + 1 and two predictor_index: the integer pipe was the busiest on the H200); (2) no
+// shared-memory bank conflicts. A phase's lane handles the item at its own physical slot, so its
+// writes are consecutive; the order of the items in each array is chosen so that the 32 lanes of
+// a warp reading the previous phase's items fall into distinct banks (8-byte words: 16 per
+// 128-byte wavefront; before, 47% of the group kernel's shared wavefronts were conflicts).
+// Which lane computes which item does not change what an item computes: the results are the same.
+struct alignas(16) Row8 {
+  std::uint32_t w[4];  // eight 16-bit slots, two per word: one 16-byte load on the device
+  RO_HD int at(int k) const { return static_cast<int>((w[k >> 1] >> (16 * (k & 1))) & 0xffffu); }
+};
+
+template <int T>
+struct LeafLayout {
+  using U = Unit<T>;
+  // Physical q slot -> subgrid coordinates of the gathered cell there, tc0 + 16 tc1 + 256 tc2.
+  std::uint16_t gather[U::Q];
+  // Physical ext slot -> physical q slots of its predictor cell and of the cell's face neighbours
+  // (the cell, then low and high along x, y, z).
+  Row8 predict[U::P];
+  // Physical flux slot t (axis x = t / F, position t - x F in that axis's rows) -> physical ext
+  // slots of the face's left and right cells, left | right << 16.
+  std::uint32_t face[3 * U::F];
+  // Unit cell (x fastest) -> positions in the flux rows of its faces: low and high along x, y, z.
+  Row8 cell[T * T * T];
+  // Face (x, r) as the uniform tile numbers it (r = i + nx (j + ny k)) -> its position in its rows.
+  std::uint16_t face_slot[3 * U::F];
+};
+
+// The layout the kernels and the emulation use (spread: the bank-conflict-avoiding orders), or
+// with spread = false the items in their index order (the layout before, for the tests' model).
+template <int T>
+LeafLayout<T> make_leaf_layout(bool spread);
+template <int T>
+const LeafLayout<T>& leaf_layout();
+
+// Shared-memory wavefronts of one unit's read phases under a layout, modelled as the hardware
+// serves 8-byte loads (per warp-wide load: the largest number of distinct words in one of the 16
+// 8-byte banks) against the ideal (distinct words / 16, rounded up).
+struct LayoutWavefronts {
+  long predict = 0, predict_ideal = 0, fluxes = 0, fluxes_ideal = 0, update = 0, update_ideal = 0;
+};
+template <int T>
+LayoutWavefronts shared_wavefronts(const LeafLayout<T>& L);
+
 // Threads per sibling group (one block): 304 gathers (2 rounds), 160 predictor cells (1), 240
 // faces (1), 64 cells and 96 kept sub-faces (1); 37.9 KB of shared memory.
 inline constexpr int group_threads = 256;
+// The single leaf octs run in the groups' launch, in blocks of the same 256 threads placed before
+// the groups' (before: a launch of their own after the groups', a few dozen blocks alone on the
+// GPU, 6% achieved occupancy, 17 us on the H200): four octs per block, each with its own 8.4 KB
+// slice of the group's shared memory and 64 threads (two NVIDIA warps, one HIP wavefront). An
+// oct's phases: 80 gathers (2 rounds), 32 predictor cells (1), 36 faces (1), 32 update items (1).
+inline constexpr int lanes = 64;
+inline constexpr int octs_per_block = group_threads / lanes;
 inline constexpr int T = 2, F = Unit<2>::F, Q = Unit<2>::Q, P = Unit<2>::P;
 
 struct Args {
@@ -81,13 +130,22 @@ using GroupShared = Shared<4>;
 
 RO_HD double dtdx_of(const Args& a, int o) { return a.dt / (a.dx0 / double(1 << a.level[o])); }
 
-// The eight sons of ghost slot g, prolonged from its coarse cell and the six face neighbours.
-RO_HD void ghost_sons(const double* u, long long stride, long long g, const std::int64_t* src, const std::uint8_t* flip,
-                      double gamma, double* out) {
-  double sons[8][nvar];
-  prolong_stencil(u, stride, src + 7 * g, flip + 7 * g, gamma, sons);
-  for (int c = 0; c < 8; ++c)
-    for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = sons[c][f];
+// Son c of ghost slot g, prolonged from its coarse cell and the six face neighbours (prolong's
+// son c; the device gives each (ghost, son) its own thread, where one thread per ghost computed
+// the eight in turn: 118 registers, 6% occupancy, the longest chain of the step's small kernels).
+// Returns whether the son is physical; put_ghost_son then writes it, or the coarse value uc where
+// any of the ghost's eight is not (prolong's fallback, decided by the eight threads together).
+RO_HD bool ghost_son(const double* u, long long stride, long long g, int c, const std::int64_t* src,
+                     const std::uint8_t* flip, double gamma, double uc[nvar], double son[nvar]) {
+  double um[3][nvar], up[3][nvar], s[3][nvar];
+  stencil_values(u, stride, src + 7 * g, flip + 7 * g, uc, um, up);
+  prolong_slopes(uc, um, up, s);
+  return prolong_son(uc, s, c, gamma, son);
+}
+
+RO_HD void put_ghost_son(long long g, int c, bool all_physical, const double uc[nvar], const double son[nvar],
+                         double* out) {
+  for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = all_physical ? son[f] : uc[f];
 }
 
 // The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (never read).
@@ -147,11 +205,12 @@ RO_HD int gather_index(const int tc[3]) {
 }
 
 // Phase 1: the Q cells the predictor reads, each from its slot's state or ghost slot, mirrored at
-// reflecting faces. The unit's first leaf oct i0 gives the low boundary kinds, its last the high
-// ones. A lane's cells are all loaded before the first is converted, so their loads are in
-// flight together (the gather is latency-bound).
+// reflecting faces; lane m takes the cell at q slot m (L.gather). The unit's first leaf oct i0
+// gives the low boundary kinds, its last the high ones. A lane's cells are all loaded before the
+// first is converted, so their loads are in flight together (the gather is latency-bound).
 template <int T, int N>
-RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long long i0, int lane, Shared<T>& sh) {
+RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, const double* u, long long i0, int lane,
+                  Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int rounds = (U::Q + N - 1) / N;
   const std::int8_t* lo = a.edges + 6 * i0;
@@ -160,8 +219,8 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long lo
   for (int r = 0; r < rounds; ++r) {
     const int m = lane + r * N;
     if (m >= U::Q) break;
-    int tc[3];
-    gather_cell<T>(m, tc);
+    const int packed = L.gather[m];
+    const int tc[3] = {packed & 15, (packed >> 4) & 15, packed >> 8};
     int sl[3], loc[3];
     bool flip[3];
     for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], U::B, lo[d], hi[d], sl[d], loc[d], flip[d]);
@@ -185,28 +244,21 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const double* u, long lo
   }
 }
 
-// Phase 2: slopes and the half-step predictor on the P interior and face cells.
+// Phase 2: slopes and the half-step predictor on the P interior and face cells; lane m takes the
+// predictor cell at ext slot m, whose cell and face neighbours are at the q slots of L.predict[m].
 template <int T, int N>
-RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared<T>& sh) {
+RO_HD void predict(const HydroParams& hp, const LeafLayout<T>& L, double dtdx, int lane, Shared<T>& sh) {
   using U = Unit<T>;
   for (int m = lane; m < U::P; m += N) {
-    int e[3];
-    predictor_cell(m, T, e[0], e[1], e[2]);
-    int tc[3] = {e[0] + 1, e[1] + 1, e[2] + 1};
-    const int c = gather_index<T>(tc);
-    int lo[3], hi[3];
-    for (int x = 0; x < 3; ++x) {
-      --tc[x];
-      lo[x] = gather_index<T>(tc);
-      tc[x] += 2;
-      hi[x] = gather_index<T>(tc);
-      --tc[x];
-    }
+    const Row8 row = L.predict[m];
+    const int c = row.at(0);
     double qc[nvar], d[3][nvar], qh[nvar];
     for (int f = 0; f < nvar; ++f) qc[f] = sh.q[f * U::Q + c];
-    for (int x = 0; x < 3; ++x)
+    for (int x = 0; x < 3; ++x) {
+      const int lo = row.at(1 + 2 * x), hi = row.at(2 + 2 * x);
       for (int f = 0; f < nvar; ++f)
-        d[x][f] = limited_slope(sh.q[f * U::Q + lo[x]], qc[f], sh.q[f * U::Q + hi[x]], hp.slope_type);
+        d[x][f] = limited_slope(sh.q[f * U::Q + lo], qc[f], sh.q[f * U::Q + hi], hp.slope_type);
+    }
     predict_half_step(qc, d[0], d[1], d[2], dtdx, hp.gamma, qh);
     for (int f = 0; f < nvar; ++f) {
       sh.ext[f * U::P + m] = qh[f];
@@ -215,18 +267,17 @@ RO_HD void predict(const HydroParams& hp, double dtdx, int lane, Shared<T>& sh) 
   }
 }
 
-// Phase 3: one Riemann solve per face; the fluxes overwrite the primitives (phase 3 reads ext only).
+// Phase 3: one Riemann solve per face; the fluxes overwrite the primitives (phase 3 reads ext
+// only). Lane t takes flux slot t: axis x = t / F, its left and right cells at the ext slots of
+// L.face[t], its fluxes at position t - x F of the axis's rows.
 template <int T, int N>
-RO_HD void fluxes(const HydroParams& hp, int lane, Shared<T>& sh) {
+RO_HD void fluxes(const HydroParams& hp, const LeafLayout<T>& L, int lane, Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int F = U::F, P = U::P;
   for (int t = lane; t < 3 * F; t += N) {
-    const int x = t / F, r = t % F;
-    const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
-    const int fi = r % nx, fj = (r / nx) % ny, fk = r / (nx * ny);
-    // The face's right cell in the (T+2)^3 predictor region, and its left neighbour along x.
-    const int er = predictor_index(fi + 1, fj + 1, fk + 1, T);
-    const int el = predictor_index(fi + (x == 0 ? 0 : 1), fj + (x == 1 ? 0 : 1), fk + (x == 2 ? 0 : 1), T);
+    const int x = t < F ? 0 : (t < 2 * F ? 1 : 2), r = t - x * F;
+    const std::uint32_t cells = L.face[t];
+    const int el = static_cast<int>(cells & 0xffffu), er = static_cast<int>(cells >> 16);
     double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
     for (int f = 0; f < nvar; ++f) {
       qhl[f] = sh.ext[f * P + el];
@@ -245,7 +296,8 @@ RO_HD void fluxes(const HydroParams& hp, int lane, Shared<T>& sh) {
 // whose oct keeps that face's fine fluxes. Unit cell (ci, cj, ck) is cell (ci, cj, ck) mod 2 of
 // the unit's oct (ci, cj, ck) / 2, leaf oct i0 + that oct's index (x fastest: key order).
 template <int T, int N>
-RO_HD void update(const Args& a, const double* u, double* unew, long long i0, int lane, const Shared<T>& sh) {
+RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double* unew, long long i0, int lane,
+                  const Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int F = U::F;
   const double dtdx = dtdx_of(a, a.leaf_octs[i0]);
@@ -257,15 +309,15 @@ RO_HD void update(const Args& a, const double* u, double* unew, long long i0, in
       const int cell = (ci & 1) + 2 * (cj & 1) + 4 * (ck & 1);
       const long long g = (long long)a.leaf_octs[i] * 8 + cell;
       if (a.son[g] >= 0) continue;
-      const int fx = ci + (T + 1) * (cj + T * ck), fy = ci + T * (cj + (T + 1) * ck), fz = ci + T * (cj + T * ck);
+      const Row8 fs = L.cell[j];
       const std::uint64_t sk = a.skip[i] >> (6 * cell);
       for (int f = 0; f < nvar; ++f) {
         const double* fxv = flux + (0 * nvar + f) * F;
         const double* fyv = flux + (1 * nvar + f) * F;
         const double* fzv = flux + (2 * nvar + f) * F;
-        const double fxl = (sk & 1) ? 0.0 : fxv[fx], fxh = (sk & 2) ? 0.0 : fxv[fx + 1];
-        const double fyl = (sk & 4) ? 0.0 : fyv[fy], fyh = (sk & 8) ? 0.0 : fyv[fy + T];
-        const double fzl = (sk & 16) ? 0.0 : fzv[fz], fzh = (sk & 32) ? 0.0 : fzv[fz + T * T];
+        const double fxl = (sk & 1) ? 0.0 : fxv[fs.at(0)], fxh = (sk & 2) ? 0.0 : fxv[fs.at(1)];
+        const double fyl = (sk & 4) ? 0.0 : fyv[fs.at(2)], fyh = (sk & 8) ? 0.0 : fyv[fs.at(3)];
+        const double fzl = (sk & 16) ? 0.0 : fzv[fs.at(4)], fzh = (sk & 32) ? 0.0 : fzv[fs.at(5)];
         unew[f * a.stride + g] = conservative_update(u[f * a.stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
       }
     } else {
@@ -281,10 +333,46 @@ RO_HD void update(const Args& a, const double* u, double* unew, long long i0, in
       const long long i = i0 + oc[0] + U::B * (oc[1] + U::B * oc[2]);
       if (!((a.keep[i] >> face) & 1)) continue;
       const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
-      const int r = p[0] + nx * (p[1] + ny * p[2]);
+      const int r = L.face_slot[x * F + p[0] + nx * (p[1] + ny * p[2])];
       const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);
       double* out = a.fine_flux + ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
       for (int f = 0; f < nvar; ++f) out[f] = flux[(x * nvar + f) * F + r];
+    }
+  }
+}
+
+// The restriction of every covered cell in one pass, for variable f: covered cell fc with son
+// oct so takes the average of so's eight cells, where a son cell that is itself covered counts
+// with its own average, taken the same way (a stack, one frame per level down). The sums run in
+// cell order from the first cell's value, (s0 + s1 + ... + s7) * 0.125, as restrict_cell does
+// level by level, finest first: every covered cell gets the same bits, while reading only leaf
+// cells, so all levels' pairs can run at once in any order. (A child's average is added to its
+// parent's sum: even where a compiler fuses that product and sum, scaling by 0.125 is exact, the
+// same value as stored and reloaded; the level-by-level order is a test's reference.)
+RO_HD double restricted_value(const double* u, long long stride, const std::int32_t* son, long long so, int f) {
+  long long oct[max_levels + 1];
+  int next[max_levels + 1];
+  double sum[max_levels + 1];
+  int d = 0;
+  oct[0] = so;
+  next[0] = 0;
+  double v = 0.0;
+  for (;;) {
+    const long long cell = oct[d] * 8 + next[d];
+    if (son[cell] >= 0) {
+      ++d;
+      oct[d] = son[cell];
+      next[d] = 0;
+      continue;
+    }
+    v = u[f * stride + cell];
+    // v completes cell next[d] of frame d; a completed frame's average completes its parent's cell.
+    for (;;) {
+      sum[d] = next[d] == 0 ? v : sum[d] + v;
+      if (++next[d] < 8) break;
+      v = sum[d] * 0.125;
+      if (d == 0) return v;
+      --d;
     }
   }
 }

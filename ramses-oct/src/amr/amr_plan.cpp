@@ -21,6 +21,7 @@ template <int T, int N, class First, class Row>
 void emulate_units(const block::Args& a, const HydroParams& hp, const std::vector<double>& u, std::vector<double>& unew,
                    int units_per_block, long long nunit, First&& first, Row&& row) {
   std::vector<block::Shared<T>> sh(units_per_block);
+  const block::LeafLayout<T>& L = block::leaf_layout<T>();
   const long long blocks = (nunit + units_per_block - 1) / units_per_block;
   for (long long b = 0; b < blocks; ++b) {
     auto each = [&](auto&& phase) {
@@ -31,13 +32,13 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
       }
     };
     each([&](long long j, int lane, block::Shared<T>& s) { block::load_slots<T, N>(row(j), lane, s); });
-    each([&](long long j, int lane, block::Shared<T>& s) { block::gather<T, N>(a, hp, u.data(), first(j), lane, s); });
+    each([&](long long j, int lane, block::Shared<T>& s) { block::gather<T, N>(a, hp, L, u.data(), first(j), lane, s); });
     each([&](long long j, int lane, block::Shared<T>& s) {
-      block::predict<T, N>(hp, block::dtdx_of(a, a.leaf_octs[first(j)]), lane, s);
+      block::predict<T, N>(hp, L, block::dtdx_of(a, a.leaf_octs[first(j)]), lane, s);
     });
-    each([&](long long, int lane, block::Shared<T>& s) { block::fluxes<T, N>(hp, lane, s); });
+    each([&](long long, int lane, block::Shared<T>& s) { block::fluxes<T, N>(hp, L, lane, s); });
     each([&](long long j, int lane, block::Shared<T>& s) {
-      block::update<T, N>(a, u.data(), unew.data(), first(j), lane, s);
+      block::update<T, N>(a, L, u.data(), unew.data(), first(j), lane, s);
     });
   }
 }
@@ -237,8 +238,14 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
-  for (long long g = 0; g < nghost; ++g)
-    block::ghost_sons(u.data(), stride, g, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, ghost.data());
+  for (long long g = 0; g < nghost; ++g) {
+    double uc[8][nvar], son[8][nvar];
+    bool all = true;
+    for (int c = 0; c < 8; ++c)
+      all = block::ghost_son(u.data(), stride, g, c, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, uc[c], son[c]) &&
+            all;
+    for (int c = 0; c < 8; ++c) block::put_ghost_son(g, c, all, uc[c], son[c], ghost.data());
+  }
   unew = u;
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                       t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
@@ -254,9 +261,12 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
     for (long long k = 0; k < nfaces * nvar; ++k)
       block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, lists.faces.data(), t.level.data(), fine_flux.data(),
                          stride, dt, t.base->dx, unew.data());
-  for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
-    for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
-      restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
+  const std::int64_t npairs = p.restrict_begin.empty() ? 0 : p.restrict_begin.back();
+  for (std::int64_t k = 0; k < npairs * nvar; ++k) {
+    const std::int64_t e = k % npairs;
+    const int f = static_cast<int>(k / npairs);
+    unew[f * stride + p.restrict_cell[e]] = block::restricted_value(unew.data(), stride, t.son.data(), p.restrict_son[e], f);
+  }
 }
 
 LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel) {

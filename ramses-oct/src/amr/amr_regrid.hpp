@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "amr_flags_body.hpp"
 #include "amr_regrid_body.hpp"
 #include "amr_solver.hpp"
 #include "amr_tree.hpp"
@@ -29,12 +30,26 @@ struct RefineCriterion {
 // The host tree's link tables as the view the shared bodies read.
 TreeView tree_view(const Tree& t);
 
-// (1) The criterion byte of every cell (amr_regrid_body.hpp: 1 flagged; 2 a missing neighbour).
+// (1) The criterion byte of every cell (amr_flags_body.hpp: 1 flagged; 2 a missing neighbour).
+// u may be empty for the kinds that read no state (everywhere, band).
 void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma,
                      const Loops& loops, std::vector<char>& crit);
 // (2) Flags of every cell of levels < L after the criterion, the buffer and the 2:1 balance
-// (the buffer and balance passes over the octs in parallel; the flags do not depend on the loops).
+// (amr_flags_body.hpp's passes, each over the octs in parallel; the flags do not depend on the
+// loops). Exit 3 (RuntimeError, check_flags_error's messages) where the tree was not balanced.
 std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops);
+
+// The criterion as the flag bodies take it (dx0: the base level's cell size).
+CriterionParams criterion_params(const RefineCriterion& rc, double gamma, double dx0);
+// Throws the host regrid's RuntimeError for a flags error word (flags_error_*); nothing for 0.
+void check_flags_error(unsigned word);
+// The device flags (amr_gpu.cu: the criterion kernel, then the flag kernels) run on the host in
+// launch order through the same bodies, the buffer pass from one array into another and the
+// balance storing 1 into the coarser level: crit and flag as the device leaves them, and the
+// device's error word. It must give criterion_flags and refinement_flags byte for byte (cpu test)
+// and is the emulated device's regrid in the GPU-path test.
+unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const CriterionParams& p,
+                              std::vector<char>& crit, std::vector<char>& flag);
 
 // (3) The new tree from the flags (t is replaced and relinked) and how its state comes from the
 // old tree's. Exit 3 (RuntimeError) when it would exceed max_octs, before it is built.
@@ -52,7 +67,7 @@ struct RegridMap {
   }
 };
 RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops);
-// rebuild_tree's first part, timed apart by the GPU regrid (regrid.rebuild, then regrid.link):
+// rebuild_tree's first part (the GPU regrid rebuilds on the device, amr_rebuild_body.hpp):
 // t's octs (keys, levels, coordinates, level_begin) are the new tree's, but its father, son,
 // neighbour and hash tables are still the old tree's until link(t).
 RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int64_t max_octs,

@@ -79,7 +79,7 @@ RO_HD char gradient_criterion(const TreeView& v, const double* u, long long stri
 // The state of new oct i (stride: the new tree's cells): a kept oct copies its old cells
 // (source[i] >= 0; a derefined cell keeps its restriction); a new oct (source[i] = -1 - r) is
 // prolonged from row r's seven old cells (the father cell, then its -x, +x, -y, +y, -z, +z face
-// neighbours) with their momentum flips, the prolongation of the ghost slots (ghost_sons).
+// neighbours) with their momentum flips, the prolongation of the ghost slots (ghost_son).
 RO_HD void move_oct(long long i, const std::int32_t* source, const std::int64_t* src, const std::uint8_t* flip,
                     const double* u_old, long long old_stride, double gamma, double* u, long long stride) {
   if (source[i] >= 0) {

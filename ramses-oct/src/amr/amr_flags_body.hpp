@@ -1,0 +1,160 @@
+// The regrid's criterion and refinement flags (amr_regrid.hpp, parts (1) and (2)) written once as
+// host/device functions over the tree's view: the host criterion_flags and refinement_flags
+// (serial or OpenMP loops) and the device's kernels (amr_gpu.cu: one launch per level and pass)
+// call the same bodies, so the device flags equal the host's byte for byte (README "AMR", "The
+// device flags"). The passes, in order:
+//   criterion: one byte per cell (gradient, everywhere or band; 2 = a missing face neighbour);
+//   sons:      per level, finest first, a refined cell takes the OR of its son oct's flags
+//              (of its criterion bytes on the finest level), a leaf its own criterion byte;
+//   buffer:    every level at once, a flagged cell flags its 26 same-level neighbours that
+//              exist (read the flags before the pass, write a copy);
+//   balance:   per level l >= 1, finest first, the flagged cells of level l flag the level-(l-1)
+//              cells holding their 26 neighbours (RAMSES's 2:1 rule across faces, edges and corners).
+#pragma once
+#include <cstdint>
+
+#include "amr_plan_body.hpp"
+#include "amr_regrid_body.hpp"
+
+namespace ro::amr {
+
+// Bits of the flags' error word (the device sets them, the host reads them with the flags):
+// a face neighbour missing for the criterion, a coarse cell missing for the balance.
+inline constexpr unsigned flags_error_missing_neighbour = 1u;
+inline constexpr unsigned flags_error_unbalanced = 2u;
+
+// RefineCriterion (amr_regrid.hpp) as plain numbers for the device.
+inline constexpr int criterion_gradient = 0, criterion_everywhere = 1, criterion_band = 2;
+struct CriterionParams {
+  int kind = criterion_gradient;
+  double gamma = 1.4, density = 0.1, pressure = 0.1;
+  double band_lo = 0.25, band_hi = 0.5;
+  double dx0 = 1;  // the base level's cell size
+};
+
+// The criterion byte of cell g: 1 flagged, 0 not, 2 a missing face neighbour (gradient only; an
+// unbalanced tree). band: the cell overlaps band_lo <= x <= band_hi; its faces are i dx and
+// (i + 1) dx, two products that no compiler can contract into an FMA (x0 + dx could be, so host
+// and device might disagree by an ulp at an edge; the same values where dx is dyadic).
+RO_HD char criterion_byte(const TreeView& v, const double* u, long long stride, long long g, const CriterionParams& p) {
+  if (p.kind == criterion_everywhere) return 1;
+  if (p.kind == criterion_band) {
+    const long long o = g / 8;
+    const double dx = p.dx0 / double(1 << v.level[o]);
+    const int i = 2 * v.coord[0][o] + int(g & 1);
+    const double x0 = i * dx, x1 = (i + 1) * dx;
+    return x1 > p.band_lo && x0 < p.band_hi;
+  }
+  return gradient_criterion(v, u, stride, g, p.gamma, p.density, p.pressure);
+}
+
+// Pass "sons", cell g of a level below the finest: sons_finest when its sons are on the finest
+// level (whose cells carry no flags, only criterion bytes). Reads level l + 1, writes cell g.
+RO_HD void flags_from_sons(const std::int32_t* son, const char* crit, char* flag, long long g, bool sons_finest) {
+  const std::int32_t s = son[g];
+  if (s < 0) {
+    flag[g] = crit[g];
+    return;
+  }
+  const char* below = sons_finest ? crit : flag;
+  bool f = false;
+  for (int c = 0; c < 8; ++c) f = f || below[(long long)s * 8 + c];
+  flag[g] = f;
+}
+
+// The 26-neighbourhood of the cells of oct o (level l) without a key search per cell: per axis
+// the cell coordinates 2x-1 .. 2x+2 after the boundary mapping, and the octs of the 27 oct slots
+// they fall in, looked up once per oct and slot. A neighbour (dx, dy, dz) of cell c sits at
+// position p = 1 + c_a + d_a (0..3) per axis, in slot (p + 1) / 2.
+class FlagsAround {
+ public:
+  RO_HD FlagsAround(const PlanView& v, long long o) : v_(v), l_(v.t.level[o]) {
+    for (int a = 0; a < 3; ++a)
+      for (int p = 0; p < 4; ++p) {
+        m_[a][p] = 2 * v.t.coord[a][o] - 1 + p;
+        bool flip;
+        view_map_cell_axis(v, l_, a, m_[a][p], flip);
+      }
+    for (int q = 0; q < 27; ++q) oct_[q] = coarse_[q] = unknown;
+  }
+  // body(m, q, pos): the mapped cell coordinates m of each of the 26 neighbours of cell c, its
+  // oct slot q (0..26) and its position pos (0..63) in the 4^3 block of cells around the oct.
+  template <class F>
+  RO_HD void for_each_neighbour(int c, F&& body) const {
+    const int ca[3] = {c & 1, (c >> 1) & 1, c >> 2};
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if (dx == 0 && dy == 0 && dz == 0) continue;
+          const int p[3] = {1 + ca[0] + dx, 1 + ca[1] + dy, 1 + ca[2] + dz};
+          const int m[3] = {m_[0][p[0]], m_[1][p[1]], m_[2][p[2]]};
+          body(m, (p[0] + 1) / 2 + 3 * ((p[1] + 1) / 2) + 9 * ((p[2] + 1) / 2), p[0] + 4 * p[1] + 16 * p[2]);
+        }
+  }
+  // The level-l cell at m, -1 where that region is coarser.
+  RO_HD long long cell(const int m[3], int q) {
+    if (oct_[q] == unknown) oct_[q] = view_find_oct(v_, l_, m[0] >> 1, m[1] >> 1, m[2] >> 1);
+    return oct_[q] < 0 ? -1 : (long long)oct_[q] * 8 + (m[0] & 1) + 2 * (m[1] & 1) + 4 * (m[2] & 1);
+  }
+  // The level-(l-1) cell holding the level-l cell at m, -1 where it does not exist.
+  RO_HD long long coarse_cell(const int m[3], int q) {
+    if (coarse_[q] == unknown) coarse_[q] = view_find_oct(v_, l_ - 1, m[0] >> 2, m[1] >> 2, m[2] >> 2);
+    return coarse_[q] < 0 ? -1
+                          : (long long)coarse_[q] * 8 + ((m[0] >> 1) & 1) + 2 * ((m[1] >> 1) & 1) + 4 * ((m[2] >> 1) & 1);
+  }
+
+ private:
+  static constexpr std::int32_t unknown = -2;
+  const PlanView& v_;
+  int l_;
+  int m_[3][4];
+  std::int32_t oct_[27], coarse_[27];
+};
+
+// Pass "buffer", oct o of a level below the finest: set(g) once for every unflagged cell g that
+// exists on o's level among the 26 neighbours of o's flagged cells. It reads the flags before the
+// pass (flag) and never what set writes: the host collects the cells and sets them after the
+// pass, the device stores 1 into a copy of the flags (flag_next_), so neither depends on the
+// order of the octs.
+template <class Set>
+RO_HD void flags_buffer_oct(const PlanView& v, const char* flag, long long o, Set&& set) {
+  FlagsAround ar(v, o);
+  std::uint64_t seen = 0;  // positions in the 4^3 block already visited
+  for (int c = 0; c < 8; ++c) {
+    if (!flag[o * 8 + c]) continue;
+    ar.for_each_neighbour(c, [&](const int m[3], int q, int pos) {
+      const std::uint64_t bit = std::uint64_t(1) << pos;
+      if (seen & bit) return;
+      seen |= bit;
+      const long long nb = ar.cell(m, q);
+      if (nb >= 0 && !flag[nb]) set(nb);
+    });
+  }
+}
+
+// Pass "balance", oct o of level l >= 1: set(cc) once for each level-(l-1) cell cc (the father
+// of one of the 27 oct slots) that holds one of the 26 neighbours of o's flagged cells; false
+// where such a cell does not exist (the tree was not balanced: an error). Reads only o's own
+// flags (level l), so a launch over level l may store 1 into level l - 1 in any order.
+template <class Set>
+RO_HD bool flags_balance_oct(const PlanView& v, const char* flag, long long o, Set&& set) {
+  FlagsAround ar(v, o);
+  bool ok = true;
+  std::uint32_t seen = 0;  // oct slots already visited
+  for (int c = 0; c < 8; ++c) {
+    if (!flag[o * 8 + c]) continue;
+    ar.for_each_neighbour(c, [&](const int m[3], int q, int) {
+      const std::uint32_t bit = std::uint32_t(1) << q;
+      if (seen & bit) return;
+      seen |= bit;
+      const long long cc = ar.coarse_cell(m, q);
+      if (cc < 0)
+        ok = false;
+      else
+        set(cc);
+    });
+  }
+  return ok;
+}
+
+}  // namespace ro::amr

@@ -1,0 +1,91 @@
+// The refinement flags computed on the device (issue 13, regrid on the GPU): the device passes
+// run on the host in launch order through the same bodies (emulate_device_flags: the criterion
+// kernel, the son pass per level, the buffer storing 1 into a copy of the flags it reads, the
+// balance storing 1 into the coarser level) must give the host regrid's criterion bytes and flags
+// (criterion_flags, refinement_flags) byte for byte, for every criterion kind on the device plan
+// tests' trees; an unbalanced tree must be reported by the device's error word with the host's
+// messages.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "amr_flags_body.hpp"
+#include "amr_plan.hpp"
+#include "copa/testing.hpp"
+#include "test_amr_flags_cases.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+TEST(Amr, amr_device_flags_emulated_equal_host_flags) {
+  std::int64_t added_gradient = 0, added_band = 0;
+  for (const PlanCase& c : plan_cases) {
+    OctMesh base;
+    const amr::AmrResult r = case_run(c, base);
+    const amr::Tree& t = r.tree;
+    const double gamma = HydroParams{}.gamma;
+    const std::int64_t ncoarse_cells = t.level_begin[t.max_level] * 8;
+    for (const char* kind : criterion_kinds) {
+      SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " " + kind);
+      const amr::RefineCriterion rc = criterion_of(kind);
+      std::vector<char> crit_host, crit_dev, flag_dev;
+      const std::vector<char> flag_host = host_flags(t, r.u, rc, gamma, crit_host);
+      const unsigned error = amr::emulate_device_flags(t, r.u, amr::criterion_params(rc, gamma, base.dx), crit_dev, flag_dev);
+      EXPECT_EQ(error, 0u);
+      EXPECT_EQ(crit_dev, crit_host);
+      ASSERT_EQ(flag_dev, flag_host);
+      // Not a trivial comparison: flags below the finest level, none on it; for the gradient and
+      // the band, some leaves flagged by the buffer and balance, not by the criterion (counted
+      // over the cases: where the tree already follows the criterion, they fall on refined cells).
+      std::int64_t flagged = 0, added = 0;
+      for (std::int64_t g = 0; g < t.noct() * 8; ++g) {
+        flagged += flag_host[g];
+        added += flag_host[g] && !crit_host[g] && t.son[g] < 0;
+        if (g >= ncoarse_cells) {
+          EXPECT_EQ(flag_host[g], 0);
+        }
+      }
+      if (std::string(kind) == "everywhere") {
+        EXPECT_EQ(flagged, ncoarse_cells);
+      } else {
+        EXPECT_GT(flagged, 0);
+        EXPECT_LT(flagged, ncoarse_cells);
+        (std::string(kind) == "band" ? added_band : added_gradient) += added;
+      }
+      std::cerr << c.problem << " bc " << int(c.bc) << " " << kind << ": " << flagged << " of " << ncoarse_cells
+                << " cells flagged (" << added << " leaves by the buffer and balance): device flags = host flags\n";
+    }
+  }
+  EXPECT_GT(added_gradient, 0);
+  EXPECT_GT(added_band, 0);
+}
+
+TEST(Amr, amr_device_flags_report_an_unbalanced_tree) {
+  // The device's error word gives the host's RuntimeError: a missing face neighbour in the
+  // gradient criterion (levels 2: the level-2 cells at the corner), a missing coarse cell in the
+  // balance (levels 3, every cell flagged: the level-2 cells' neighbours lack level-1 holders).
+  const OctMesh base = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  const ProblemParams pp = amr_config("sedov", 1.0, 1).problem;
+  struct Case {
+    int levels;
+    const char* kind;
+    unsigned word;
+  };
+  for (const Case& k : {Case{2, "gradient", amr::flags_error_missing_neighbour},
+                        Case{3, "everywhere", amr::flags_error_unbalanced}}) {
+    SCOPED_TRACE(k.kind);
+    const amr::Tree t = unbalanced_tree(base, k.levels);
+    std::vector<double> u;
+    amr::initial_state(t, pp, u);
+    const amr::RefineCriterion rc = criterion_of(k.kind);
+    std::vector<char> crit, flag;
+    const std::string host = thrown_message([&] { host_flags(t, u, rc, pp.gamma, crit); });
+    const unsigned word = amr::emulate_device_flags(t, u, amr::criterion_params(rc, pp.gamma, base.dx), crit, flag);
+    EXPECT_EQ(word, k.word);
+    EXPECT_FALSE(host.empty());
+    EXPECT_EQ(thrown_message([&] { amr::check_flags_error(word); }), host);
+    std::cerr << k.kind << " on the unbalanced tree of " << k.levels << " levels: error word " << word << ", \"" << host
+              << "\"\n";
+  }
+  EXPECT_EQ(thrown_message([] { amr::check_flags_error(0); }), "");
+}
