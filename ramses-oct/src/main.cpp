@@ -269,7 +269,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"max_octs_used", r.max_octs_used}, {"max_octs", ac.max_octs}, {"regrid_every", ac.regrid_every},
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
-                 {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", copa::is_gpu(b) ? "host tree; device criterion, flags, state move, step lists and step plan" : "host"},
+                 {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
                  {"step_on", copa::is_gpu(b) ? "device" : "host"}};
     // The share of leaf-oct updates done in sibling groups (4^3 blocks; README "The device step, round 2").
     if (r.leaf_oct_updates > 0) pj["amr"]["sibling_group_share"] = r.grouped_oct_updates / r.leaf_oct_updates;

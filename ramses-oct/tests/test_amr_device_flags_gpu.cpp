@@ -1,9 +1,9 @@
-// The refinement flags computed on the GPU (DeviceStep::criterion, then refinement_flags) must
-// equal the host regrid's byte for byte on the device plan tests' trees and states, for every
-// criterion kind, and an unbalanced tree must throw the host's message. gpu label: CUDA or HIP
-// builds. (The gradient criterion reads the same state on both sides; a jump within an ulp of
-// the threshold could in principle differ by FMA contraction: the test prints the number of
-// differing bytes per case.)
+// The refinement flags computed on the GPU (DeviceStep::criterion, then refinement_flags), copied
+// back by the download_flags hook, must equal the host regrid's byte for byte on the device plan
+// tests' trees and states, for every criterion kind, and an unbalanced tree must throw the host's
+// message. gpu label: CUDA or HIP builds. (The gradient criterion reads the same state on both
+// sides; a jump within an ulp of the threshold could in principle differ by FMA contraction: the
+// test prints the number of differing bytes per case.)
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -33,7 +33,8 @@ TEST(Amr, amr_device_flags_on_the_gpu_equal_host_flags) {
         std::vector<char> crit, flag;
         const std::vector<char> host = host_flags(r.tree, r.u, rc, hp.gamma, crit);
         gpu->criterion(rc, hp.gamma);
-        gpu->refinement_flags(flag);
+        gpu->refinement_flags();
+        gpu->download_flags(flag);
         ASSERT_EQ(flag.size(), host.size());
         std::int64_t differ = 0, flagged = 0;
         for (std::size_t g = 0; g < host.size(); ++g) {
@@ -67,7 +68,7 @@ TEST(Amr, amr_device_flags_on_the_gpu_report_an_unbalanced_tree) {
     const auto gpu = amr::make_gpu_amr_step(hp, true);
     gpu->upload(t, u);
     gpu->criterion(rc, hp.gamma);
-    const std::string dev = thrown_message([&] { gpu->refinement_flags(flag); });
+    const std::string dev = thrown_message([&] { gpu->refinement_flags(); });
     EXPECT_FALSE(host.empty());
     EXPECT_EQ(dev, host);
     std::cerr << kind << " on the unbalanced tree of " << levels << " levels: the GPU threw \"" << dev << "\"\n";

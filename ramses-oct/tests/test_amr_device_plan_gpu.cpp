@@ -27,11 +27,8 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   CheckedDeviceStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, long& checked)
       : gpu_(std::move(gpu)), reflux_(reflux), checked_(checked) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
+    base_ = t.base;
     gpu_->upload(t, u);
-    check(t);
-  }
-  void upload_tree(const amr::Tree& t) override {
-    gpu_->upload_tree(t);
     check(t);
   }
   const amr::PlanCounts& counts() const override { return gpu_->counts(); }
@@ -41,8 +38,23 @@ class CheckedDeviceStep final : public amr::DeviceStep {
   amr::LeafScan scan() override { return gpu_->scan(); }
   void advance(double dt) override { gpu_->advance(dt); }
   void criterion(const amr::RefineCriterion& rc, double gamma) override { gpu_->criterion(rc, gamma); }
-  void refinement_flags(std::vector<char>& flag_out) override { gpu_->refinement_flags(flag_out); }
-  void move_state(const amr::RegridMap& m) override { gpu_->move_state(m); }
+  void refinement_flags() override { gpu_->refinement_flags(); }
+  bool rebuild(std::int64_t max_octs) override { return gpu_->rebuild(max_octs); }
+  void link() override { gpu_->link(); }
+  // After the device rebuild the host tree is stale: the device's, downloaded, is checked.
+  void adopt() override {
+    gpu_->adopt();
+    amr::Tree t;
+    gpu_->download_tree(t);
+    t.base = base_;
+    check(t);
+  }
+  const std::vector<std::int64_t>& level_begin() const override { return gpu_->level_begin(); }
+  std::vector<std::int64_t> leaf_cells_per_level() override { return gpu_->leaf_cells_per_level(); }
+  void download_tree(amr::Tree& t) override { gpu_->download_tree(t); }
+  void download_flags(std::vector<char>& flag) override { gpu_->download_flags(flag); }
+  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
+  void download_map(amr::RegridMap& m) override { gpu_->download_map(m); }
 
  private:
   void check(const amr::Tree& t) {
@@ -64,6 +76,7 @@ class CheckedDeviceStep final : public amr::DeviceStep {
     ++checked_;
   }
   std::unique_ptr<amr::DeviceStep> gpu_;
+  const OctMesh* base_ = nullptr;
   bool reflux_;
   long& checked_;
 };

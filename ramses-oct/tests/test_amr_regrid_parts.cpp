@@ -11,6 +11,7 @@
 #include "amr_driver.hpp"
 #include "amr_gpu.hpp"
 #include "amr_plan.hpp"
+#include "amr_rebuild.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
 #include "test_amr_helpers.hpp"
@@ -193,7 +194,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   // The lists and the plan as the device builds them: their passes in kernel order through the
   // same bodies.
-  void upload_tree(const amr::Tree& t) override {
+  void upload_tree(const amr::Tree& t) {
     t_ = t;
     amr::emulate_device_lists(t_, lists_);
     amr::emulate_device_plan(t_, lists_, reflux_, plan_);
@@ -218,17 +219,31 @@ class HostEmulatedStep final : public amr::DeviceStep {
   void criterion(const amr::RefineCriterion& rc, double gamma) override {
     params_ = amr::criterion_params(rc, gamma, t_.base->dx);
   }
-  // The criterion and flag kernels in launch order (emulate_device_flags), then the error word.
-  void refinement_flags(std::vector<char>& flag_out) override {
+  // The criterion and flag kernels in launch order (emulate_device_flags) into flag_, as the
+  // device keeps them for its rebuild, then the error word.
+  void refinement_flags() override {
     std::vector<char> crit;
-    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_out));
+    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_));
   }
-  void move_state(const amr::RegridMap& m) override {
+  // The device rebuild through its emulation (the same bodies and pass order as the kernels).
+  bool rebuild(std::int64_t max_octs) override {
+    amr::emulate_device_rebuild(t_, flag_, max_octs, new_tree_, map_);
+    return !map_.unchanged();
+  }
+  void link() override {}
+  void adopt() override {
     std::vector<double> unew;
-    amr::move_state(m, u_, hp_.gamma, *loops_, unew);
+    amr::move_state(map_, u_, hp_.gamma, *loops_, unew);
     u_.swap(unew);
     ++moves_;
+    upload_tree(new_tree_);
   }
+  const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
+  std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
+  void download_tree(amr::Tree& t) override { t = t_; }
+  void download_flags(std::vector<char>& flag) override { flag = flag_; }
+  void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
+  void download_map(amr::RegridMap& m) override { m = map_; }
 
  private:
   HydroParams hp_;
@@ -236,7 +251,9 @@ class HostEmulatedStep final : public amr::DeviceStep {
   long& moves_;
   long& group_updates_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
-  amr::Tree t_;
+  amr::Tree t_, new_tree_;
+  amr::RegridMap map_;
+  std::vector<char> flag_;
   amr::StepPlan plan_;
   amr::PlanCounts counts_;
   amr::StepLists lists_;

@@ -31,9 +31,9 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
-  // GPU backends: the step runs on the device (amr_gpu.cu), and so do the regrid's criterion, flags,
-  // state move, step lists and step plan; the tree and the initial grid are built on the host
-  // with the host loops.
+  // GPU backends: the step runs on the device (amr_gpu.cu), and so does the regrid whole:
+  // criterion, refinement flags, tree rebuild and links, state move, step lists and step plan;
+  // the initial grid is built on the host with the host loops.
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
@@ -61,7 +61,6 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
   StepLists lists;
-  std::vector<char> flag;  // the device flags of a regrid, copied up (reused)
   if (dev) {
     copa::Region reg(timer, "upload");
     dev->upload(t, u);
@@ -70,6 +69,16 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
+  // GPU path: after a device rebuild the host tree is stale; the host keeps the device's counts
+  // (leaf cells, octs) and copies the tree back only where it reads it (README "The device rebuild").
+  bool host_tree_stale = false;
+  const auto current_tree = [&](const char* row) {
+    if (!host_tree_stale) return;
+    copa::Region reg(timer, row);
+    dev->download_tree(t);
+    host_tree_stale = false;
+  };
+  std::int64_t leaves = t.leaf_cells(), octs = t.noct();
   double time = 0;
   long step = 0;
   while (time < cfg.tend && step < cfg.max_steps) {
@@ -77,54 +86,58 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       copa::Region reg(timer, "regrid");
       bool tree_changed = true;
       if (dev) {
-        // The state stays on the device: the criterion and the flags are computed there and only
-        // the flags come up; the new tree's old->new map goes down (README "The device flags").
+        // The state and the tree stay on the device: the criterion, the flags, the new tree beside
+        // the old one, its links and the state's move are all computed there; only counts and
+        // error words cross (README "The device flags", "The device rebuild").
         {
           copa::Region sub(timer, "regrid.criterion");
           dev->criterion(ac.criterion, cfg.hydro.gamma);
         }
         {
           copa::Region sub(timer, "regrid.flags");
-          dev->refinement_flags(flag);
+          dev->refinement_flags();
         }
-        // regrid.tree is the host tree rebuild whole; its two parts get their own rows so the
-        // next step off the host can pick the larger (README "Regrid cost").
-        RegridMap map;
+        // regrid.tree is the tree rebuild whole; its two parts get their own rows (README
+        // "Regrid cost").
         {
           copa::Region sub(timer, "regrid.tree");
           {
             copa::Region part(timer, "regrid.rebuild");
-            map = rebuild_tree_unlinked(t, flag, ac.max_octs, *loops);
+            tree_changed = dev->rebuild(ac.max_octs);
           }
-          {
+          if (tree_changed) {
             copa::Region part(timer, "regrid.link");
-            link(t);
+            dev->link();
           }
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.
-        tree_changed = !map.unchanged();
         if (tree_changed) {
-          copa::Region sub(timer, "regrid.move");
-          dev->move_state(map);
+          copa::Region sub(timer, "regrid.move+device_lists+plan");
+          dev->adopt();
+          host_tree_stale = true;
+          std::int64_t n = 0;
+          for (const std::int64_t c : dev->leaf_cells_per_level()) n += c;
+          leaves = n;
+          octs = dev->level_begin().back();
         }
       } else {
-        copa::Region sub(timer, "regrid.tree");
-        regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
-      }
-      if (dev && tree_changed) {
-        copa::Region sub(timer, "regrid.upload+device_lists+plan");
-        dev->upload_tree(t);
-      } else if (!dev) {
-        copa::Region sub(timer, "regrid.step_lists");
-        build_step_lists(t, *loops, lists);
-        unew = u;
+        {
+          copa::Region sub(timer, "regrid.tree");
+          regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
+        }
+        {
+          copa::Region sub(timer, "regrid.step_lists");
+          build_step_lists(t, *loops, lists);
+          unew = u;
+        }
+        leaves = t.leaf_cells();
+        octs = t.noct();
       }
       ++r.regrids;
     }
-    const std::int64_t leaves = t.leaf_cells();
     r.max_leaf_cells = std::max(r.max_leaf_cells, leaves);
-    r.max_octs_used = std::max(r.max_octs_used, t.noct());
+    r.max_octs_used = std::max(r.max_octs_used, octs);
     {
       copa::Region s(timer, "step");
       LeafScan scan;
@@ -132,7 +145,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         copa::Region reg(timer, "dt_reduction");
         scan = dev ? dev->scan() : scan_leaves(t, u, cfg.hydro.gamma, *loops);
       }
-      if (dev && scan.bad_cell >= 0) dev->download(u);
+      if (dev && scan.bad_cell >= 0) {
+        current_tree("download_tree");
+        dev->download(u);
+      }
       check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
       double dt = cfl_dt(t, scan, cfg.courant);
       if (time + dt > cfg.tend) dt = cfg.tend - time;
@@ -163,7 +179,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
     ++step;
   }
-  if (dev) dev->download(u);
+  if (dev) {
+    current_tree("download_tree");
+    dev->download(u);
+  }
   check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan_leaves(t, u, cfg.hydro.gamma, *loops).bad_cell);
   timer.flush();
   r.final = leaf_totals(t, u);

@@ -17,6 +17,8 @@
 #include "amr_leaf_block.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_plan_body.hpp"
+#include "amr_rebuild.hpp"
+#include "amr_rebuild_body.hpp"
 #include "amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
@@ -369,6 +371,103 @@ __global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ s
   if (o < n) lists_fill(v, son, o, ncoarse, leaf_scan, face_scan, face_mask, leaf_octs, faces);
 }
 
+// The device rebuild (amr_rebuild_body.hpp; the same passes as emulate_device_rebuild). Pass 1,
+// old oct o in 0..n: its sons and created sons in the new tree (entry n is 0, so the scans end
+// with the totals).
+__global__ void rebuild_count_kernel(RebuildOld v, long long n, long long* __restrict__ sons,
+                                     long long* __restrict__ created) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < n) rebuild_count(v, o, sons[o], created[o]);
+  if (o == n) sons[o] = created[o] = 0;
+}
+
+// Level bounds (level_begin, hash_begin: L + 2 entries) and hash shifts passed by value.
+struct LevelBegins {
+  long long v[max_levels + 2];
+};
+struct LevelShifts {
+  int v[max_levels + 1];
+};
+
+// The counts the host sees, gathered into one copy: the sons scan at each old level's first oct
+// (the new level sizes), then the created octs (the map's rows).
+__global__ void rebuild_counts_kernel(const long long* __restrict__ son_scan, const long long* __restrict__ created_scan,
+                                      LevelBegins old_begin, int nlevel, long long n, long long* __restrict__ out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  for (int l = 0; l < nlevel; ++l) out[l] = son_scan[old_begin.v[l]];
+  out[nlevel] = created_scan[n];
+}
+
+__global__ void fill_int32_kernel(std::int32_t* __restrict__ a, long long n, std::int32_t value) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) a[i] = value;
+}
+
+// Pass 2, per old oct: the new octs and their construction links (son filled with -1 before).
+__global__ void rebuild_fill_kernel(RebuildOld v, long long n, const long long* __restrict__ son_scan,
+                                    const long long* __restrict__ created_scan, LevelBegins old_begin,
+                                    LevelBegins new_begin, RebuildNew w) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < n) rebuild_fill(v, o, son_scan, created_scan, old_begin.v, new_begin.v, w);
+}
+
+// Pass 3, per row: its seven old source cells, located on the old tree.
+__global__ void rebuild_rows_kernel(PlanView old, long long rows, const std::int64_t* __restrict__ row_cell,
+                                    std::int64_t* __restrict__ src, std::uint8_t* __restrict__ flip) {
+  const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (r < rows) rebuild_row_sources(old, r, row_cell, src, flip);
+}
+
+__global__ void hash_clear_kernel(Tree::HashEntry* __restrict__ slots, long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) {
+    slots[i].packed = Tree::empty_slot;
+    slots[i].oct = -1;
+  }
+}
+
+// Pass 4, per new oct: its hash entry, the slot claimed by atomicCAS on the packed coordinates.
+__global__ void rebuild_hash_kernel(Tree::HashEntry* slots, LevelBegins hash_begin, LevelShifts hash_shift,
+                                    const std::int8_t* __restrict__ level, const std::int32_t* __restrict__ x,
+                                    const std::int32_t* __restrict__ y, const std::int32_t* __restrict__ z,
+                                    long long n) {
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o >= n) return;
+  const std::int32_t* const coord[3] = {x, y, z};
+  rebuild_hash_insert(slots, hash_begin.v, hash_shift.v, level, coord, o, [](std::uint64_t* slot, std::uint64_t p) {
+    using ull = unsigned long long;
+    return atomicCAS(reinterpret_cast<ull*>(slot), static_cast<ull>(Tree::empty_slot), static_cast<ull>(p)) ==
+           static_cast<ull>(Tree::empty_slot);
+  });
+}
+
+struct NborOut {
+  std::int32_t* f[6];
+};
+
+// Pass 5, per oct of one level (a launch per level, in order: level l reads level l - 1's).
+__global__ void rebuild_nbor_kernel(PlanView v, long long first, long long last, NborOut out) {
+  const long long o = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < last) rebuild_nbor(v, o, out.f);
+}
+
+// Leaf cells per level of the current tree (the host's counts while its tree is stale): per
+// block in shared memory, then one integer atomicAdd per block and level (exact in any order).
+__global__ void leaf_cells_kernel(const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
+                                  long long n, int nlevel, unsigned long long* __restrict__ out) {
+  __shared__ unsigned long long part[max_levels + 1];
+  if (threadIdx.x < nlevel) part[threadIdx.x] = 0;
+  __syncthreads();
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < n) {
+    unsigned long long leaves = 0;
+    for (int c = 0; c < 8; ++c) leaves += son[o * 8 + c] < 0;
+    if (leaves) atomicAdd(&part[level[o]], leaves);
+  }
+  __syncthreads();
+  if (threadIdx.x < nlevel && part[threadIdx.x]) atomicAdd(out + threadIdx.x, part[threadIdx.x]);
+}
+
 #if !defined(RO_AMR_HAVE_CUB)
 // HIP without hipCUB: an exclusive scan in one block of 1024 threads, 1024 entries at a time
 // (Hillis-Steele in shared memory, a carry between chunks). Correct, not fast.
@@ -482,7 +581,8 @@ class GpuAmrStep final : public DeviceStep {
     upload_tree(t);
   }
 
-  void upload_tree(const Tree& t) override {
+  // The tree's tables copied up and the lists and plan built from them (upload's second half).
+  void upload_tree(const Tree& t) {
     copa::gpu::require_device_memory(tree_growth(t), "ramses-oct AMR fluxes, tree tables and plan workspace");
     const std::size_t n = static_cast<std::size_t>(t.noct());
     noct_ = static_cast<long long>(n);
@@ -492,17 +592,10 @@ class GpuAmrStep final : public DeviceStep {
       base_cells_[a] = t.base->cells[a];
       bc_[a] = static_cast<int>(t.base->bc[a]);
     }
-    for (int l = 0; l <= max_level_ + 1; ++l) {
-      hash_begin_[l] = t.hash_begin[l];
-      level_begin_[l] = t.level_begin[l];
-    }
+    for (int l = 0; l <= max_level_ + 1; ++l) hash_begin_[l] = t.hash_begin[l];
     for (int l = 0; l <= max_level_; ++l) hash_shift_[l] = t.hash_shift[l];
-    fine_flux_.resize(n * fine_flux_per_oct);
-    copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
-    if (max_level_ + 1 > scan_levels)
-      throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
-                             std::to_string(scan_levels));
-    scan_.resize(max_level_ + 2);
+    level_begin_ = t.level_begin;
+    prepare_step_buffers();
     // Every table packed into the pinned staging buffer (256-byte aligned pieces), then copied. The
     // size and the packing walk the same list (each_table): a size summed from a separate list
     // once rounded coord and nbor as one piece each, while they are packed as 3 and 6 pieces, and
@@ -512,9 +605,198 @@ class GpuAmrStep final : public DeviceStep {
     char* h = staging_.reserve(total);
     std::size_t at = 0;
     each_table(t, [&](auto& d, const auto& v) { put(h, at, d, v); });
-    build_lists(t);
-    build_plan(t);
+    build_lists();
+    build_plan();
     copa::gpu::synchronize();
+  }
+
+  void upload_flags(const std::vector<char>& flag) override {
+    copa::gpu::require_device_memory(flag_.growth(flag.size()), "ramses-oct AMR regrid flags");
+    char* h = staging_.reserve(flag.size());
+    std::size_t at = 0;
+    put(h, at, flag_, flag);
+    copa::gpu::synchronize();
+  }
+
+  // Passes 1-3 of the device rebuild (amr_rebuild_body.hpp): counts, two scans, one copy up of
+  // the level sizes and rows, the refusal over max_octs and the memory check (the new tables
+  // beside the current ones, the map, the new state), then the fill and the rows' sources.
+  bool rebuild(std::int64_t max_octs) override {
+    const long long n = noct_;
+    const int L = max_level_;
+    copa::gpu::require_device_memory(rb_sons_.growth(n + 1) + rb_created_.growth(n + 1) + rb_son_scan_.growth(n + 1) +
+                                         rb_created_scan_.growth(n + 1) + rb_counts_.growth(L + 2),
+                                     "ramses-oct AMR device rebuild counts");
+    rb_sons_.resize(n + 1);
+    rb_created_.resize(n + 1);
+    rb_son_scan_.resize(n + 1);
+    rb_created_scan_.resize(n + 1);
+    rb_counts_.resize(L + 2);
+    const RebuildOld v = rebuild_old();
+    rebuild_count_kernel<<<copa::gpu::blocks_for(n + 1, 128), 128>>>(v, n, rb_sons_.data(), rb_created_.data());
+    COPA_GPU_CHECK_LAUNCH("amr rebuild_count_kernel");
+    exclusive_sum(rb_sons_.data(), rb_son_scan_.data(), n + 1);
+    exclusive_sum(rb_created_.data(), rb_created_scan_.data(), n + 1);
+    const LevelBegins old_begin = begins(level_begin_);
+    rebuild_counts_kernel<<<1, 1>>>(rb_son_scan_.data(), rb_created_scan_.data(), old_begin, L + 1, n,
+                                    rb_counts_.data());
+    COPA_GPU_CHECK_LAUNCH("amr rebuild_counts_kernel");
+    auto* h = reinterpret_cast<long long*>(scan_host_.reserve((L + 2) * sizeof(long long)));
+    copa::gpu::copy_to_host(h, rb_counts_.data(), (L + 2) * sizeof(long long));
+    const std::vector<long long> scan_at(h, h + L + 1);
+    rows_ = h[L + 1];
+    rebuild_layout(level_begin_[1] - level_begin_[0], scan_at, max_octs, new_begin_);
+    const long long nn = new_begin_.back();
+    rebuilt_ = !(rows_ == 0 && nn == n);  // RegridMap::unchanged: every old oct kept in place
+    if (!rebuilt_) return false;
+    hash_layout(new_begin_, L, new_hash_begin_, new_hash_shift_);
+    std::size_t need = nkey_.growth(nn) + nlevel_.growth(nn) + nfather_.growth(nn) + nson_.growth(8 * nn) +
+                       nhash_.growth(new_hash_begin_.back()) + source_.growth(nn) + move_src_.growth(7 * rows_) +
+                       move_flip_.growth(7 * rows_) + row_cell_.growth(rows_) + unew_.growth(nn * 8 * nvar);
+    for (int a = 0; a < 3; ++a) need += ncoord_[a].growth(nn);
+    for (int f = 0; f < 6; ++f) need += nnbor_[f].growth(nn);
+    copa::gpu::require_device_memory(need, "ramses-oct AMR device rebuild: the new tree beside the current one");
+    nkey_.resize(nn);
+    nlevel_.resize(nn);
+    nfather_.resize(nn);
+    nson_.resize(8 * nn);
+    for (int a = 0; a < 3; ++a) ncoord_[a].resize(nn);
+    source_.resize(nn);
+    move_src_.resize(7 * rows_);
+    move_flip_.resize(7 * rows_);
+    row_cell_.resize(rows_);
+    fill_int32_kernel<<<copa::gpu::blocks_for(8 * nn, 256), 256>>>(nson_.data(), 8 * nn, -1);
+    COPA_GPU_CHECK_LAUNCH("amr fill_int32_kernel");
+    const RebuildNew w{nkey_.data(),   nlevel_.data(), {ncoord_[0].data(), ncoord_[1].data(), ncoord_[2].data()},
+                       nfather_.data(), nson_.data(),  source_.data(),
+                       row_cell_.data()};
+    if (n > 0) {
+      rebuild_fill_kernel<<<copa::gpu::blocks_for(n, 128), 128>>>(v, n, rb_son_scan_.data(), rb_created_scan_.data(),
+                                                                 old_begin, begins(new_begin_), w);
+      COPA_GPU_CHECK_LAUNCH("amr rebuild_fill_kernel");
+    }
+    if (rows_ > 0) {
+      rebuild_rows_kernel<<<copa::gpu::blocks_for(rows_, 128), 128>>>(plan_view(), rows_, row_cell_.data(),
+                                                                     move_src_.data(), move_flip_.data());
+      COPA_GPU_CHECK_LAUNCH("amr rebuild_rows_kernel");
+    }
+    map_old_noct_ = n;
+    copa::gpu::synchronize();
+    return true;
+  }
+
+  // Passes 4-5: the new tree's hash (slots claimed by atomicCAS) and neighbours, level by level.
+  void link() override {
+    const long long nn = new_begin_.back(), nslots = new_hash_begin_.back();
+    nhash_.resize(nslots);
+    for (int f = 0; f < 6; ++f) nnbor_[f].resize(nn);
+    hash_clear_kernel<<<copa::gpu::blocks_for(nslots, 256), 256>>>(nhash_.data(), nslots);
+    COPA_GPU_CHECK_LAUNCH("amr hash_clear_kernel");
+    LevelShifts shifts{};
+    for (int l = 0; l <= max_level_; ++l) shifts.v[l] = new_hash_shift_[l];
+    if (nn > 0) {
+      rebuild_hash_kernel<<<copa::gpu::blocks_for(nn, 256), 256>>>(nhash_.data(), begins(new_hash_begin_), shifts,
+                                                                  nlevel_.data(), ncoord_[0].data(), ncoord_[1].data(),
+                                                                  ncoord_[2].data(), nn);
+      COPA_GPU_CHECK_LAUNCH("amr rebuild_hash_kernel");
+    }
+    PlanView v{};
+    v.t.level = nlevel_.data();
+    for (int a = 0; a < 3; ++a) v.t.coord[a] = ncoord_[a].data();
+    for (int f = 0; f < 6; ++f) v.t.nbor[f] = nnbor_[f].data();
+    v.t.father = nfather_.data();
+    for (int a = 0; a < 3; ++a) {
+      v.t.base_cells[a] = base_cells_[a];
+      v.t.bc[a] = bc_[a];
+    }
+    v.son = nson_.data();
+    v.hash = nhash_.data();
+    for (int l = 0; l <= max_level_ + 1; ++l) v.hash_begin[l] = new_hash_begin_[l];
+    for (int l = 0; l <= max_level_; ++l) v.hash_shift[l] = new_hash_shift_[l];
+    NborOut out;
+    for (int f = 0; f < 6; ++f) out.f[f] = nnbor_[f].data();
+    for (int l = 0; l <= max_level_; ++l) {
+      const long long first = new_begin_[l], last = new_begin_[l + 1];
+      if (last == first) continue;
+      rebuild_nbor_kernel<<<copa::gpu::blocks_for(last - first, 128), 128>>>(v, first, last, out);
+      COPA_GPU_CHECK_LAUNCH("amr rebuild_nbor_kernel");
+    }
+    copa::gpu::synchronize();
+  }
+
+  // The state through the device map (move_oct), then the new tables become the current ones
+  // (the old ones are kept as the next rebuild's new arrays) and the lists and plan are rebuilt.
+  void adopt() override {
+    const long long nn = new_begin_.back();
+    const std::size_t cells = static_cast<std::size_t>(nn) * 8 * nvar;
+    unew_.resize(cells);
+    if (nn > 0) {
+      move_kernel<<<copa::gpu::blocks_for(nn, 128), 128>>>(nn, source_.data(), move_src_.data(), move_flip_.data(),
+                                                           u_.data(), noct_ * 8, hp_.gamma, unew_.data());
+      COPA_GPU_CHECK_LAUNCH("amr move_kernel");
+    }
+    key_.swap(nkey_);
+    level_.swap(nlevel_);
+    father_.swap(nfather_);
+    son_.swap(nson_);
+    hash_.swap(nhash_);
+    for (int a = 0; a < 3; ++a) coord_[a].swap(ncoord_[a]);
+    for (int f = 0; f < 6; ++f) nbor_[f].swap(nnbor_[f]);
+    level_begin_ = new_begin_;
+    for (int l = 0; l <= max_level_ + 1; ++l) hash_begin_[l] = new_hash_begin_[l];
+    for (int l = 0; l <= max_level_; ++l) hash_shift_[l] = new_hash_shift_[l];
+    noct_ = nn;
+    u_.swap(unew_);
+    copa::gpu::require_device_memory(unew_.growth(cells) + step_growth(nn, level_begin_[max_level_]),
+                                     "ramses-oct AMR state, fluxes and plan workspace on the rebuilt tree");
+    unew_.resize(cells);
+    copa::gpu::copy_on_device(unew_.data(), u_.data(), u_.bytes());
+    prepare_step_buffers();
+    build_lists();
+    build_plan();
+    copa::gpu::synchronize();
+  }
+
+  const std::vector<std::int64_t>& level_begin() const override { return level_begin_; }
+
+  std::vector<std::int64_t> leaf_cells_per_level() override {
+    const int nlevel = max_level_ + 1;
+    leaf_count_.resize(nlevel);
+    copa::gpu::fill_zero(leaf_count_.data(), leaf_count_.bytes());
+    if (noct_ > 0) {
+      leaf_cells_kernel<<<copa::gpu::blocks_for(noct_, 256), 256>>>(son_.data(), level_.data(), noct_, nlevel,
+                                                                   leaf_count_.data());
+      COPA_GPU_CHECK_LAUNCH("amr leaf_cells_kernel");
+    }
+    auto* h = reinterpret_cast<unsigned long long*>(scan_host_.reserve(nlevel * sizeof(unsigned long long)));
+    copa::gpu::copy_to_host(h, leaf_count_.data(), nlevel * sizeof(unsigned long long));
+    return std::vector<std::int64_t>(h, h + nlevel);
+  }
+
+  // Every table through the pinned staging buffer (a pageable copy runs at a fraction of the
+  // link's speed; the driver calls this for a bad cell's report and the end of the run only).
+  void download_tree(Tree& t) override {
+    t.max_level = max_level_;
+    t.level_begin = level_begin_;
+    std::size_t largest = 0;
+    each_table(t, [&](auto& d, auto&) { largest = std::max(largest, d.bytes()); });
+    char* h = staging_.reserve(largest);
+    each_table(t, [&](auto& d, auto& v) {
+      static_assert(sizeof(d.data()[0]) == sizeof(v[0]), "device and host element types differ in size");
+      v.resize(d.size());
+      if (d.size() == 0) return;
+      copa::gpu::copy_to_host(h, d.data(), d.bytes());
+      std::memcpy(v.data(), h, d.bytes());
+    });
+    t.hash_begin.assign(hash_begin_, hash_begin_ + max_level_ + 2);
+    t.hash_shift.assign(hash_shift_, hash_shift_ + max_level_ + 1);
+  }
+
+  void download_map(RegridMap& m) override {
+    m.old_noct = map_old_noct_;
+    fetch(source_, m.source);
+    fetch(move_src_, m.src);
+    fetch(move_flip_, m.flip);
   }
 
   const PlanCounts& counts() const override { return counts_; }
@@ -570,10 +852,10 @@ class GpuAmrStep final : public DeviceStep {
 
   // The passes of amr_flags_body.hpp in emulate_device_flags's order: the son pass one launch
   // per level (finest first), the buffer one launch reading flag_ and storing into its copy
-  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first); then the
-  // error word and the flags come up.
-  void refinement_flags(std::vector<char>& flag_out) override {
-    const long long ncell = noct_ * 8, ncoarse = level_begin_[max_level_];
+  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first); then only
+  // the error word comes up: the flags stay in flag_ for rebuild().
+  void refinement_flags() override {
+    const long long ncoarse = level_begin_[max_level_];
     const PlanView v = plan_view();
     copa::gpu::fill_zero(flag_.data(), flag_.bytes());
     for (int l = max_level_ - 1; l >= 0; --l) {
@@ -599,38 +881,9 @@ class GpuAmrStep final : public DeviceStep {
     auto* e = reinterpret_cast<unsigned*>(scan_host_.reserve(sizeof(unsigned)));
     copa::gpu::copy_to_host(e, flags_error_.data(), sizeof(unsigned));
     check_flags_error(*e);
-    flag_out.resize(ncell);
-    char* h = staging_.reserve(ncell);
-    copa::gpu::copy_to_host(h, flag_.data(), ncell);
-    std::memcpy(flag_out.data(), h, ncell);
   }
 
-  void move_state(const RegridMap& m) override {
-    const std::size_t n = m.source.size(), cells = n * 8 * nvar;
-    copa::gpu::require_device_memory(unew_.growth(cells) + u_.growth(cells) + source_.growth(n) +
-                                         move_src_.growth(m.src.size()) + move_flip_.growth(m.flip.size()),
-                                     "ramses-oct AMR regrid: the state on the new tree");
-    const std::size_t total = staged_bytes(n * sizeof(m.source[0])) + staged_bytes(m.src.size() * sizeof(m.src[0])) +
-                              staged_bytes(m.flip.size() * sizeof(m.flip[0]));
-    char* h = staging_.reserve(total);
-    std::size_t at = 0;
-    put(h, at, source_, m.source);
-    put(h, at, move_src_, m.src);
-    put(h, at, move_flip_, m.flip);
-    // unew_ holds nothing the step needs between steps: it takes the new state, then the roles swap.
-    unew_.resize(cells);
-    if (n > 0) {
-      move_kernel<<<copa::gpu::blocks_for(n, 128), 128>>>(static_cast<long long>(n), source_.data(), move_src_.data(),
-                                                           move_flip_.data(), u_.data(), m.old_noct * 8, hp_.gamma,
-                                                           unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr move_kernel");
-    }
-    u_.swap(unew_);
-    unew_.resize(cells);
-    copa::gpu::copy_on_device(unew_.data(), u_.data(), u_.bytes());
-    noct_ = static_cast<long long>(n);
-    copa::gpu::synchronize();
-  }
+  void download_flags(std::vector<char>& flag) override { fetch(flag_, flag); }
 
   // Only three operations: the words zeroed, the scan kernel, the words copied into pinned memory
   // (the copy synchronises).
@@ -690,8 +943,9 @@ class GpuAmrStep final : public DeviceStep {
 
   // Calls f(device array, host table) for every table of the tree, in packing order: the one list
   // both the staging size and the packing walk.
-  template <class F>
-  void each_table(const Tree& t, F&& f) {
+  template <class TreeT, class F>
+  void each_table(TreeT& t, F&& f) {
+    f(key_, t.key);
     f(level_, t.level);
     f(son_, t.son);
     for (int a = 0; a < 3; ++a) f(coord_[a], t.coord[a]);
@@ -703,8 +957,8 @@ class GpuAmrStep final : public DeviceStep {
   // The step lists built on the device from the uploaded tables (amr_lists_body.hpp; the same
   // passes as emulate_device_lists): per oct its leaf flag and reflux faces, two scans, one copy
   // up of the two totals, the fill. They replace the host's build_step_lists and its upload.
-  void build_lists(const Tree& t) {
-    const long long n = noct_, ncoarse = t.level_begin[t.max_level];
+  void build_lists() {
+    const long long n = noct_, ncoarse = level_begin_[max_level_];
     const TreeView v = view();
     leaf_flag_.resize(n + 1);
     leaf_scan_.resize(n + 1);
@@ -739,9 +993,9 @@ class GpuAmrStep final : public DeviceStep {
   // scans of flags, per unit its slots and ghost count, a scan, the ghosts; the restriction pairs
   // through a scan of per-oct counts. Two small copies come up: the split's and the restriction's
   // counts, then the number of ghosts; each later allocation is checked against free memory.
-  void build_plan(const Tree& t) {
+  void build_plan() {
     const long long nleaf = static_cast<long long>(leaf_octs_.size());
-    const long long ncoarse = t.level_begin[t.max_level];
+    const long long ncoarse = level_begin_[max_level_];
     const PlanView v = plan_view();
     slots_.resize(27 * nleaf);
     edges_.resize(6 * nleaf);
@@ -769,11 +1023,11 @@ class GpuAmrStep final : public DeviceStep {
     COPA_GPU_CHECK_LAUNCH("amr plan_restrict_count_kernel");
     exclusive_sum(restrict_count_.data(), restrict_scan_.data(), ncoarse + 1);
     LevelOffsets starts{};
-    for (int l = 0; l <= t.max_level; ++l) starts.v[l] = t.level_begin[l];
-    const int nword = 2 + t.max_level + 1;
+    for (int l = 0; l <= max_level_; ++l) starts.v[l] = level_begin_[l];
+    const int nword = 2 + max_level_ + 1;
     plan_counts_.resize(nword);
     plan_counts_kernel<<<1, 1>>>(single_scan_.data(), group_scan_.data(), nleaf, restrict_scan_.data(), starts,
-                                 t.max_level + 1, plan_counts_.data());
+                                 max_level_ + 1, plan_counts_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_counts_kernel");
     auto* h = reinterpret_cast<long long*>(scan_host_.reserve(nword * sizeof(long long)));
     copa::gpu::copy_to_host(h, plan_counts_.data(), nword * sizeof(long long));
@@ -877,18 +1131,45 @@ class GpuAmrStep final : public DeviceStep {
   // per coarse oct), with every oct counted as a leaf oct (an upper bound: the host no longer
   // counts them); build_lists and build_plan check the rest once the device counted it.
   std::size_t tree_growth(const Tree& t) const {
-    const std::size_t n = static_cast<std::size_t>(t.noct()), nleaf = n;
-    const std::size_t ncoarse = static_cast<std::size_t>(t.level_begin[t.max_level]);
-    std::size_t g = fine_flux_.growth(n * fine_flux_per_oct) + level_.growth(n) + son_.growth(8 * n) +
-                    father_.growth(n) + hash_.growth(t.hash_slots.size()) + leaf_octs_.growth(nleaf) +
-                    leaf_flag_.growth(n + 1) + leaf_scan_.growth(n + 1) + face_mask_.growth(ncoarse) +
+    const std::size_t n = static_cast<std::size_t>(t.noct());
+    std::size_t g = key_.growth(n) + level_.growth(n) + son_.growth(8 * n) + father_.growth(n) +
+                    hash_.growth(t.hash_slots.size()) + step_growth(n, t.level_begin[t.max_level]);
+    for (int a = 0; a < 3; ++a) g += coord_[a].growth(n);
+    for (int f = 0; f < 6; ++f) g += nbor_[f].growth(n);
+    return g;
+  }
+
+  // The fine-flux buffer and the lists' and plan's arrays whose sizes the tree gives (n octs,
+  // ncoarse below the finest level), every oct counted as a leaf oct.
+  std::size_t step_growth(std::size_t n, std::size_t ncoarse) const {
+    const std::size_t nleaf = n;
+    return fine_flux_.growth(n * fine_flux_per_oct) + leaf_octs_.growth(nleaf) + leaf_flag_.growth(n + 1) + leaf_scan_.growth(n + 1) + face_mask_.growth(ncoarse) +
                     face_flag_.growth(ncoarse + 1) + face_scan_.growth(ncoarse + 1) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
                     skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
                     head_flag_.growth(nleaf + 1) + single_scan_.growth(nleaf + 1) + group_scan_.growth(nleaf + 1) +
                     restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) + 4096;
-    for (int a = 0; a < 3; ++a) g += coord_[a].growth(n);
-    for (int f = 0; f < 6; ++f) g += nbor_[f].growth(n);
-    return g;
+  }
+
+  // The flux buffer zeroed and the dt scan's words for the current tree (noct_, max_level_).
+  void prepare_step_buffers() {
+    fine_flux_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
+    copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
+    if (max_level_ + 1 > scan_levels)
+      throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
+                             std::to_string(scan_levels));
+    scan_.resize(max_level_ + 2);
+  }
+
+  static LevelBegins begins(const std::vector<std::int64_t>& b) {
+    LevelBegins r{};
+    for (std::size_t l = 0; l < b.size(); ++l) r.v[l] = b[l];
+    return r;
+  }
+
+  // The current tree and the flags as the rebuild reads them.
+  RebuildOld rebuild_old() {
+    return RebuildOld{level_.data(), key_.data(), {coord_[0].data(), coord_[1].data(), coord_[2].data()},
+                      father_.data(), son_.data(), flag_.data(), max_level_};
   }
 
   PlanView plan_view() {
@@ -916,12 +1197,14 @@ class GpuAmrStep final : public DeviceStep {
 
   HydroParams hp_;
   bool reflux_;
-  long long noct_ = 0;
+  long long noct_ = 0, rows_ = 0, map_old_noct_ = 0;
+  bool rebuilt_ = false;
+  std::vector<std::int64_t> level_begin_, new_begin_, new_hash_begin_;
+  std::vector<int> new_hash_shift_;
   int max_level_ = 0;
   int base_cells_[3] = {0, 0, 0}, bc_[3] = {0, 0, 0};
   double dx0_ = 0;
   long long hash_begin_[max_levels + 2] = {};
-  long long level_begin_[max_levels + 2] = {};
   int hash_shift_[max_levels + 1] = {};
   PlanCounts counts_;
   unsigned scan_blocks_ = 1;
@@ -950,6 +1233,15 @@ class GpuAmrStep final : public DeviceStep {
   // The leaf block's shared-memory layout tables (amr_leaf_layout.cpp), read through L1.
   copa::gpu::DeviceArray<block::LeafLayout<2>> oct_layout_{1};
   copa::gpu::DeviceArray<block::LeafLayout<4>> group_layout_{1};
+  // The device rebuild: the new tree's tables (swapped with the current ones by adopt), the
+  // per-old-oct counts and scans, the rows' old father cells, the counts copied up.
+  GrowArray<std::uint64_t> key_, nkey_;
+  GrowArray<std::int8_t> nlevel_;
+  GrowArray<std::int32_t> nfather_, nson_, ncoord_[3], nnbor_[6];
+  GrowArray<Tree::HashEntry> nhash_;
+  GrowArray<long long> rb_sons_, rb_created_, rb_son_scan_, rb_created_scan_, rb_counts_;
+  GrowArray<std::int64_t> row_cell_;
+  GrowArray<unsigned long long> leaf_count_;
 };
 
 }  // namespace

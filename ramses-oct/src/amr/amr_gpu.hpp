@@ -1,11 +1,10 @@
 // The device-resident AMR step (CUDA and HIP from one source, amr_gpu.cu): the state and the
 // step plan (amr_plan.hpp) live on the device between regrids; a step is the leaf scan, then one
 // kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
-// gather, and one restriction launch per level. A regrid keeps the state on the device: the
-// criterion, the refinement flags and the state's move run there, the host rebuilds the tree
-// from the flags and uploads the new tables (with the levels' coordinate hash), and the device builds the step
-// lists and the step plan from them; only their counts come back (README "AMR", "The device plan",
-// "The device lists", "The device flags").
+// gather, and one restriction launch per level. A regrid keeps the state and the tree on
+// the device: the criterion, the refinement flags, the new tree's rebuild and links, the state's
+// move and the step lists and step plan all run there; only counts and error words come back
+// (README "AMR", "The device plan", "The device lists", "The device flags", "The device rebuild").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -31,9 +30,7 @@ class DeviceStep {
   // lists and the step plan there; exit 3 (RuntimeError) with the estimate when device memory does
   // not hold them. Device arrays only grow: a later upload reuses them where they are large enough.
   virtual void upload(const Tree& t, const std::vector<double>& u) = 0;
-  // The same without the state (after a device regrid, the state is already there).
-  virtual void upload_tree(const Tree& t) = 0;
-  // The sizes of the lists and plan the last upload built.
+  // The sizes of the lists and plan the last upload or adopt built.
   virtual const PlanCounts& counts() const = 0;
   // Debug hooks for the tests: the device plan, and the device lists' leaf_octs and faces (the
   // parts of StepLists the device builds), copied back to the host.
@@ -42,15 +39,33 @@ class DeviceStep {
   virtual void download(std::vector<double>& u) = 0;
   virtual LeafScan scan() = 0;
   virtual void advance(double dt) = 0;  // returns after the device finished the step
-  // The regrid's flags on the device (amr_flags_body.hpp): the criterion byte of every cell of
-  // the current tree (every kind), kept on the device; then the refinement flags from it (son
-  // flags, buffer, 2:1 balance), kept on the device and copied back into flag_out (one byte per
-  // cell: the only bytes that cross) with the error word, which throws the host's RuntimeError
-  // where the tree was not balanced. Once the host rebuilt the tree from the flags, the state is
-  // moved onto the new tree (amr_regrid_body.hpp).
+  // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
+  // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
+  // flags from it (son flags, buffer, 2:1 balance) into the device array flag_, where only the
+  // error word comes up (it throws the host's RuntimeError where the tree was not balanced).
+  // The device rebuild (amr_rebuild_body.hpp, README "The device rebuild"): rebuild() builds the
+  // new tree's octs, their father and son links and the old->new map beside the current tree
+  // from flag_ (only the counts come up: octs per level, created octs), exit 3 (RuntimeError)
+  // over max_octs before allocating, false when the tree is unchanged (then nothing else is
+  // needed); link() builds its coordinate hash and neighbour tables; adopt() moves the state
+  // through the device map (move_oct, amr_regrid_body.hpp), makes the new tree the current one
+  // and builds the step lists and plan from it.
   virtual void criterion(const RefineCriterion& rc, double gamma) = 0;
-  virtual void refinement_flags(std::vector<char>& flag_out) = 0;
-  virtual void move_state(const RegridMap& m) = 0;
+  virtual void refinement_flags() = 0;
+  virtual bool rebuild(std::int64_t max_octs) = 0;
+  virtual void link() = 0;
+  virtual void adopt() = 0;
+  // The current tree's level_begin (the counts the host keeps while its tree is stale), its leaf
+  // cells per level counted on the device, and the whole tree copied back (where the host needs
+  // it: the end of the run, a bad cell's report).
+  virtual const std::vector<std::int64_t>& level_begin() const = 0;
+  virtual std::vector<std::int64_t> leaf_cells_per_level() = 0;
+  virtual void download_tree(Tree& t) = 0;
+  // Test hooks: flag_ copied back (the flags against the host's), flag_ set from the host (the
+  // rebuild against the host's on flags no criterion gives), the last rebuild's map copied back.
+  virtual void download_flags(std::vector<char>& flag) = 0;
+  virtual void upload_flags(const std::vector<char>& flag) = 0;
+  virtual void download_map(RegridMap& m) = 0;
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux);

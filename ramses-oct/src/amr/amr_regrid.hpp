@@ -67,7 +67,7 @@ struct RegridMap {
   }
 };
 RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_octs, const Loops& loops);
-// rebuild_tree's first part, timed apart by the GPU regrid (regrid.rebuild, then regrid.link):
+// rebuild_tree's first part (the GPU regrid rebuilds on the device, amr_rebuild_body.hpp):
 // t's octs (keys, levels, coordinates, level_begin) are the new tree's, but its father, son,
 // neighbour and hash tables are still the old tree's until link(t).
 RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int64_t max_octs,

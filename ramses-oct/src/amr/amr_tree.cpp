@@ -75,19 +75,24 @@ std::int32_t Tree::find_oct(int l, int x, int y, int z) const {
   return probe(hash_slots.data() + hash_begin[l], mask, hash_shift[l], x, y, z);
 }
 
+void hash_layout(const std::vector<std::int64_t>& level_begin, int max_level, std::vector<std::int64_t>& hash_begin,
+                 std::vector<int>& hash_shift) {
+  hash_begin.assign(max_level + 2, 0);
+  hash_shift.assign(max_level + 1, 60);
+  for (int l = 0; l <= max_level; ++l) {
+    std::int64_t size = 16;
+    while (size < 2 * (level_begin[l + 1] - level_begin[l])) {
+      size *= 2;
+      --hash_shift[l];
+    }
+    hash_begin[l + 1] = hash_begin[l] + size;
+  }
+}
+
 namespace {
 
 void build_index(Tree& t) {
-  t.hash_begin.assign(t.max_level + 2, 0);
-  t.hash_shift.assign(t.max_level + 1, 60);
-  for (int l = 0; l <= t.max_level; ++l) {
-    std::int64_t size = 16;
-    while (size < 2 * t.octs_at(l)) {
-      size *= 2;
-      --t.hash_shift[l];
-    }
-    t.hash_begin[l + 1] = t.hash_begin[l] + size;
-  }
+  hash_layout(t.level_begin, t.max_level, t.hash_begin, t.hash_shift);
   t.hash_slots.assign(t.hash_begin.back(), {Tree::empty_slot, -1});
   for (int l = 0; l <= t.max_level; ++l) {
     Tree::HashEntry* slots = t.hash_slots.data() + t.hash_begin[l];

@@ -117,6 +117,11 @@ std::int64_t same_level_neighbour(const Tree& t, std::int64_t o, int c, int a, b
 Tree base_tree(const OctMesh& m, int max_level);
 // Rebuilds the coordinate index, father, son and neighbour links from the levels and coordinates.
 void link(Tree& t);
+// The sizes of the levels' hash tables that link() builds (the device rebuild builds the same):
+// level l's table from hash_begin[l], the smallest power of two >= 16 and >= twice its octs (at
+// most half full), hash_shift[l] = 64 - log2(its size); level_begin as Tree::level_begin.
+void hash_layout(const std::vector<std::int64_t>& level_begin, int max_level, std::vector<std::int64_t>& hash_begin,
+                 std::vector<int>& hash_shift);
 
 // Structural checks for the tests; each returns an empty string when it holds, else what failed.
 std::string check_father_son(const Tree& t);
