@@ -97,15 +97,18 @@ unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const
   for (int l = L - 1; l >= 0; --l)
     for (long long g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g)
       flags_from_sons(t.son.data(), crit.data(), flag.data(), g, l + 1 == L);
-  // flags_buffer_kernel: every oct below the finest level reads flag and stores 1 into a copy
-  // of it, which then becomes flag.
+  // flags_buffer_kernel: one thread per (oct, slot) of every oct below the finest level reads
+  // flag and stores 1 into a copy of it, which then becomes flag.
   std::vector<char> next = flag;
-  for (long long o = 0; o < t.level_begin[L]; ++o) flags_buffer_oct(v, flag.data(), o, [&](long long g) { next[g] = 1; });
+  for (long long k = 0; k < t.level_begin[L] * 27; ++k)
+    flags_buffer_slot(v, flag.data(), k / 27, int(k % 27), [&](long long g) { next[g] = 1; });
   flag.swap(next);
-  // flags_balance_kernel, one launch per level l >= 1, finest first: plain stores of 1.
+  // flags_balance_kernel, one launch per level l >= 1, finest first, one thread per (oct, slot):
+  // plain stores of 1.
   for (int l = L - 1; l >= 1; --l)
-    for (long long o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
-      if (!flags_balance_oct(v, flag.data(), o, [&](long long g) { flag[g] = 1; })) error |= flags_error_unbalanced;
+    for (long long k = t.level_begin[l] * 27; k < t.level_begin[l + 1] * 27; ++k)
+      if (!flags_balance_slot(v, flag.data(), k / 27, int(k % 27), [&](long long g) { flag[g] = 1; }))
+        error |= flags_error_unbalanced;
   return error;
 }
 

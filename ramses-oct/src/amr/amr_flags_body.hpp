@@ -91,6 +91,10 @@ class FlagsAround {
           body(m, (p[0] + 1) / 2 + 3 * ((p[1] + 1) / 2) + 9 * ((p[2] + 1) / 2), p[0] + 4 * p[1] + 16 * p[2]);
         }
   }
+  // The mapped cell coordinates of position p (0..3 per axis) of the 4^3 block.
+  RO_HD void mapped(const int p[3], int m[3]) const {
+    for (int a = 0; a < 3; ++a) m[a] = m_[a][p[a]];
+  }
   // The level-l cell at m, -1 where that region is coarser.
   RO_HD long long cell(const int m[3], int q) {
     if (oct_[q] == unknown) oct_[q] = view_find_oct(v_, l_, m[0] >> 1, m[1] >> 1, m[2] >> 1);
@@ -155,6 +159,80 @@ RO_HD bool flags_balance_oct(const PlanView& v, const char* flag, long long o, S
     });
   }
   return ok;
+}
+
+// The buffer and the balance split by oct slot, the device's decomposition (amr_gpu.cu: one
+// thread per (oct, slot), each with at most one hash probe, where one thread per oct probed up to
+// 27 slots in series). The positions of the 4^3 block are split among the slots ((p + 1) / 2 per
+// axis), and all the positions of a slot lie in one level-l oct (so in one level-(l-1) cell), so
+// the 27 parts of an oct set exactly the cells flags_buffer_oct / flags_balance_oct set.
+
+// The oct's flags as 8 bits (cell c: bit c).
+RO_HD unsigned flags_of_oct(const char* flag, long long o) {
+  unsigned bits = 0;
+  for (int c = 0; c < 8; ++c) bits |= (flag[o * 8 + c] ? 1u : 0u) << c;
+  return bits;
+}
+
+// body(p) for every position p of slot q (0..26) that is one of the 26 neighbours of a flagged
+// cell c (at 1 + c_a per axis: |p_a - 1 - c_a| <= 1 on every axis, p not c's own position).
+template <class F>
+RO_HD void flags_near_positions(unsigned flagged, int q, F&& body) {
+  const int qa[3] = {q % 3, (q / 3) % 3, q / 9};
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = qa[a] == 0 ? 0 : qa[a] == 1 ? 1 : 3;
+    hi[a] = qa[a] == 1 ? 2 : lo[a];
+  }
+  for (int pz = lo[2]; pz <= hi[2]; ++pz)
+    for (int py = lo[1]; py <= hi[1]; ++py)
+      for (int px = lo[0]; px <= hi[0]; ++px) {
+        const int p[3] = {px, py, pz};
+        bool near = false;
+        for (int c = 0; c < 8 && !near; ++c) {
+          if (!((flagged >> c) & 1u)) continue;
+          const int d[3] = {px - 1 - (c & 1), py - 1 - ((c >> 1) & 1), pz - 1 - (c >> 2)};
+          near = d[0] >= -1 && d[0] <= 1 && d[1] >= -1 && d[1] <= 1 && d[2] >= -1 && d[2] <= 1 &&
+                 (d[0] != 0 || d[1] != 0 || d[2] != 0);
+        }
+        if (near) body(p);
+      }
+}
+
+// Slot q's part of flags_buffer_oct.
+template <class Set>
+RO_HD void flags_buffer_slot(const PlanView& v, const char* flag, long long o, int q, Set&& set) {
+  const unsigned flagged = flags_of_oct(flag, o);
+  if (!flagged) return;
+  FlagsAround ar(v, o);
+  flags_near_positions(flagged, q, [&](const int p[3]) {
+    int m[3];
+    ar.mapped(p, m);
+    const long long nb = ar.cell(m, q);
+    if (nb >= 0 && !flag[nb]) set(nb);
+  });
+}
+
+// Slot q's part of flags_balance_oct: false where the level-(l-1) cell it needs does not exist.
+template <class Set>
+RO_HD bool flags_balance_slot(const PlanView& v, const char* flag, long long o, int q, Set&& set) {
+  const unsigned flagged = flags_of_oct(flag, o);
+  if (!flagged) return true;
+  bool near = false;
+  int first[3] = {0, 0, 0};
+  flags_near_positions(flagged, q, [&](const int p[3]) {
+    if (near) return;
+    near = true;
+    for (int a = 0; a < 3; ++a) first[a] = p[a];
+  });
+  if (!near) return true;
+  FlagsAround ar(v, o);
+  int m[3];
+  ar.mapped(first, m);
+  const long long cc = ar.coarse_cell(m, q);
+  if (cc < 0) return false;
+  set(cc);
+  return true;
 }
 
 }  // namespace ro::amr

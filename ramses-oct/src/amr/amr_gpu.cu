@@ -234,28 +234,34 @@ __global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const ch
   if (g < last) flags_from_sons(son, crit, flag, g, sons_finest);
 }
 
-// The buffer, every oct below the finest level: reads the flags before it (in) and stores 1 into
-// their copy (out; the same byte from several threads: any order gives the same flags).
+// The buffer, every oct below the finest level, one thread per (oct, slot) (flags_buffer_slot: at
+// most one hash probe each; one thread per oct probing up to 27 slots in series took 45.8 us on
+// the H200 for Sedov 64^3 + 2): reads the flags before it (in) and stores 1 into their copy (out;
+// the same byte from several threads: any order gives the same flags).
 __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, char* __restrict__ out, long long ncoarse) {
-  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < ncoarse) flags_buffer_oct(v, in, o, [out](long long g) { out[g] = 1; });
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < ncoarse * 27) flags_buffer_slot(v, in, k / 27, int(k % 27), [out](long long g) { out[g] = 1; });
 }
 
-// The 2:1 balance of one level l >= 1, octs [first, last): reads level l's flags and stores 1
-// into level l - 1's (the same byte from several threads: any order gives the same flags).
+// The 2:1 balance of one level l >= 1, octs [first, last), one thread per (oct, slot): reads level
+// l's flags and stores 1 into level l - 1's (the same byte from several threads: any order gives
+// the same flags).
 __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
                                      unsigned* __restrict__ error) {
-  const long long o = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < last && !flags_balance_oct(v, flag, o, [flag](long long g) { flag[g] = 1; }))
+  const long long k = first * 27 + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < last * 27 && !flags_balance_slot(v, flag, k / 27, int(k % 27), [flag](long long g) { flag[g] = 1; }))
     atomicOr(error, flags_error_unbalanced);
 }
 
-// The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp).
+// The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp), one
+// thread per new cell (move_cell: kept octs copied cell by cell, coalesced; a new oct prolonged
+// by its cell-0 thread). One thread per oct copying 8 x nvar values took 20.1 us on the H200
+// (Sedov 64^3 + 2).
 __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source, const std::int64_t* __restrict__ src,
                             const std::uint8_t* __restrict__ flip, const double* __restrict__ u_old,
                             long long old_stride, double gamma, double* __restrict__ u) {
-  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) move_oct(i, source, src, flip, u_old, old_stride, gamma, u, n * 8);
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < n * 8) move_cell(k >> 3, int(k & 7), source, src, flip, u_old, old_stride, gamma, u, n * 8);
 }
 
 // The device plan build (amr_plan_body.hpp; the host's build_step_plan runs the same bodies and
@@ -284,14 +290,30 @@ __global__ void plan_split_kernel(const std::uint8_t* __restrict__ head, long lo
   if (i < nleaf) plan_split_scatter(head, i, single_scan, group_scan, singles, groups);
 }
 
-// Pass 2: per unit (singles, then groups) its slot row and ghost count (entry nunit is 0).
-__global__ void plan_unit_slots_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
-                                       const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
-                                       long long nsingle, long long nunit, std::int32_t* __restrict__ slots,
-                                       std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
-  const long long u = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (u < nunit) ghosts[u] = plan_unit_slots(v, leaf_octs, singles, groups, nsingle, u, slots, group_slots);
-  if (u == nunit) ghosts[u] = 0;
+// Pass 2: per unit (singles, then groups) its slot row and ghost count (entry nunit is 0). One warp
+// (wavefront) per unit, its lanes over the unit's 27 or 64 slots and a group's 216 member-row
+// entries, the ghost count a warp sum: one thread per unit did up to 64 lookups (neighbour-table
+// walks, a hash probe where a path crosses a coarser region) in series, 72.6 us on the H200 for
+// Sedov 64^3 + 2 (the largest regrid kernel).
+inline constexpr int unit_slot_threads = 128;
+inline constexpr int unit_slot_units_per_block = unit_slot_threads / COPA_WARP_SIZE;
+__global__ void __launch_bounds__(unit_slot_threads)
+    plan_unit_slots_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
+                           const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
+                           long long nsingle, long long nunit, std::int32_t* __restrict__ slots,
+                           std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
+  const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
+  const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
+  int count = 0;
+  if (u < nunit) {
+    for (int k = lane; k < plan_unit_clear_count(u, nsingle); k += COPA_WARP_SIZE)
+      plan_unit_clear(groups, nsingle, u, k, slots);
+    for (int s = lane; s < plan_unit_slot_count(u, nsingle); s += COPA_WARP_SIZE)
+      count += plan_unit_slot_entry(v, leaf_octs, singles, groups, nsingle, u, s, slots, group_slots);
+  }
+  count = copa::gpu::warp_sum(count);
+  if (lane == 0 && u < nunit) ghosts[u] = count;
+  if (lane == 0 && u == nunit) ghosts[u] = 0;
 }
 
 // Pass 3: per unit its ghosts, numbered from the scan of the counts, with their coarse sources.
@@ -724,14 +746,15 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::synchronize();
   }
 
-  // The state through the device map (move_oct), then the new tables become the current ones
-  // (the old ones are kept as the next rebuild's new arrays) and the lists and plan are rebuilt.
+  // The state through the device map (move_cell, one thread per new cell), then the new tables
+  // become the current ones (the old ones are kept as the next rebuild's new arrays) and the lists
+  // and plan are rebuilt.
   void adopt() override {
     const long long nn = new_begin_.back();
     const std::size_t cells = static_cast<std::size_t>(nn) * 8 * nvar;
     unew_.resize(cells);
     if (nn > 0) {
-      move_kernel<<<copa::gpu::blocks_for(nn, 128), 128>>>(nn, source_.data(), move_src_.data(), move_flip_.data(),
+      move_kernel<<<copa::gpu::blocks_for(nn * 8, 128), 128>>>(nn, source_.data(), move_src_.data(), move_flip_.data(),
                                                            u_.data(), noct_ * 8, hp_.gamma, unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr move_kernel");
     }
@@ -867,15 +890,16 @@ class GpuAmrStep final : public DeviceStep {
     }
     copa::gpu::copy_on_device(flag_next_.data(), flag_.data(), flag_.bytes());
     if (ncoarse > 0) {
-      flags_buffer_kernel<<<copa::gpu::blocks_for(ncoarse, 128), 128>>>(v, flag_.data(), flag_next_.data(), ncoarse);
+      flags_buffer_kernel<<<copa::gpu::blocks_for(ncoarse * 27, 128), 128>>>(v, flag_.data(), flag_next_.data(),
+                                                                             ncoarse);
       COPA_GPU_CHECK_LAUNCH("amr flags_buffer_kernel");
     }
     flag_.swap(flag_next_);
     for (int l = max_level_ - 1; l >= 1; --l) {
       const long long first = level_begin_[l], last = level_begin_[l + 1];
       if (last == first) continue;
-      flags_balance_kernel<<<copa::gpu::blocks_for(last - first, 128), 128>>>(v, flag_.data(), first, last,
-                                                                              flags_error_.data());
+      flags_balance_kernel<<<copa::gpu::blocks_for((last - first) * 27, 128), 128>>>(v, flag_.data(), first, last,
+                                                                                     flags_error_.data());
       COPA_GPU_CHECK_LAUNCH("amr flags_balance_kernel");
     }
     auto* e = reinterpret_cast<unsigned*>(scan_host_.reserve(sizeof(unsigned)));
@@ -1058,7 +1082,7 @@ class GpuAmrStep final : public DeviceStep {
           son_.data(), level_.data(), ncoarse, restrict_scan_.data(), offset, restrict_cell_.data(), restrict_son_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_restrict_fill_kernel");
     }
-    plan_unit_slots_kernel<<<copa::gpu::blocks_for(nunit + 1, 128), 128>>>(
+    plan_unit_slots_kernel<<<copa::gpu::blocks_for(nunit + 1, unit_slot_units_per_block), unit_slot_threads>>>(
         v, leaf_octs_.data(), singles_.data(), groups_.data(), nsingle, nunit, slots_.data(), group_slots_.data(),
         ghost_count_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");

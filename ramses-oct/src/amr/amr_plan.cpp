@@ -181,10 +181,18 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   for (long long i = 0; i < nleaf; ++i)
     plan_split_scatter(p.head.data(), i, single_scan.data(), group_scan.data(), p.singles.data(), p.groups.data());
   p.group_slots.resize(64 * ngroup);
+  // The device runs pass 2 as independent (unit, slot) entries spread over a warp per unit, the
+  // ghost count a warp sum: here in another order than any one thread's (slot-major over all
+  // units, the member rows cleared first), so the test sees a dependence between entries.
   std::vector<long long> ghosts(nunit + 1, 0);
-  for (long long u = 0; u < nunit; ++u)
-    ghosts[u] = plan_unit_slots(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, p.slots.data(),
-                                p.group_slots.data());
+  for (int k = 0; k < 8 * 27; ++k)
+    for (long long u = 0; u < nunit; ++u)
+      if (k < plan_unit_clear_count(u, nsingle)) plan_unit_clear(p.groups.data(), nsingle, u, k, p.slots.data());
+  for (int s = 0; s < 64; ++s)
+    for (long long u = 0; u < nunit; ++u)
+      if (s < plan_unit_slot_count(u, nsingle))
+        ghosts[u] += plan_unit_slot_entry(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, s,
+                                          p.slots.data(), p.group_slots.data());
   exclusive_scan(ghosts);
   p.ghost_begin.assign(ghosts.begin(), ghosts.end());
   const long long nghost = ghosts[nunit];

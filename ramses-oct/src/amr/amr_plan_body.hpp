@@ -222,26 +222,40 @@ RO_HD std::int32_t* plan_unit_row(std::int32_t* slots, std::int32_t* group_slots
 }
 
 // Pass 2, per unit: its slot row (oct >= 0, -1 for a ghost still to number, no_slot) and its
-// number of ghost slots. A group also clears its members' own 27-slot rows (unused).
+// number of ghost slots. A group also clears its members' own 27-slot rows (unused). The work is
+// one entry per (unit, slot) and per (group, member slot), each independent of the others (the
+// member rows and the unit's row are disjoint), so the device spreads a unit over a warp's lanes
+// (amr_gpu.cu) where one thread did 27 or 64 slot lookups in series.
+RO_HD int plan_unit_clear_count(long long u, long long nsingle) { return u < nsingle ? 0 : 8 * 27; }
+
+// Entry k (0 .. plan_unit_clear_count - 1) of group unit u's member rows: member k / 27, slot k % 27.
+RO_HD void plan_unit_clear(const std::int32_t* groups, long long nsingle, long long u, int k, std::int32_t* slots) {
+  slots[27LL * (groups[u - nsingle] + k / 27) + k % 27] = no_slot;
+}
+
+// Slot s of unit u's row; true where it is a ghost slot.
+RO_HD bool plan_unit_slot_entry(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
+                                const std::int32_t* groups, long long nsingle, long long u, int s,
+                                std::int32_t* slots, std::int32_t* group_slots) {
+  std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
+  std::int32_t oct;
+  int s27;
+  if (!plan_unit_slot(leaf_octs, singles, groups, nsingle, u, s, oct, s27)) {
+    row[s] = no_slot;
+    return false;
+  }
+  const std::int32_t so = view_slot_oct(v, oct, s27);
+  row[s] = so;
+  return so < 0;
+}
+
 RO_HD long long plan_unit_slots(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
                                 const std::int32_t* groups, long long nsingle, long long u, std::int32_t* slots,
                                 std::int32_t* group_slots) {
-  if (u >= nsingle)
-    for (int m = 0; m < 8; ++m)
-      for (int s = 0; s < 27; ++s) slots[27LL * (groups[u - nsingle] + m) + s] = no_slot;
-  std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
+  for (int k = 0; k < plan_unit_clear_count(u, nsingle); ++k) plan_unit_clear(groups, nsingle, u, k, slots);
   long long ghosts = 0;
-  for (int s = 0; s < plan_unit_slot_count(u, nsingle); ++s) {
-    std::int32_t oct;
-    int s27;
-    if (!plan_unit_slot(leaf_octs, singles, groups, nsingle, u, s, oct, s27)) {
-      row[s] = no_slot;
-      continue;
-    }
-    const std::int32_t so = view_slot_oct(v, oct, s27);
-    row[s] = so;
-    ghosts += so < 0;
-  }
+  for (int s = 0; s < plan_unit_slot_count(u, nsingle); ++s)
+    ghosts += plan_unit_slot_entry(v, leaf_octs, singles, groups, nsingle, u, s, slots, group_slots);
   return ghosts;
 }
 

@@ -94,4 +94,17 @@ RO_HD void move_oct(long long i, const std::int32_t* source, const std::int64_t*
     for (int c = 0; c < 8; ++c) u[f * stride + i * 8 + c] = sons[c][f];
 }
 
+// Cell c of new oct i, the device's decomposition (one thread per new cell, so a kept oct's copy
+// reads and writes consecutive cells across threads): a kept oct's cell c is copied; a new oct
+// is prolonged whole by its cell-0 part (the prolongation computes the eight sons together), the
+// others do nothing. The parts c = 0..7 together are move_oct.
+RO_HD void move_cell(long long i, int c, const std::int32_t* source, const std::int64_t* src, const std::uint8_t* flip,
+                     const double* u_old, long long old_stride, double gamma, double* u, long long stride) {
+  if (source[i] >= 0) {
+    for (int f = 0; f < nvar; ++f) u[f * stride + i * 8 + c] = u_old[f * old_stride + (long long)source[i] * 8 + c];
+    return;
+  }
+  if (c == 0) move_oct(i, source, src, flip, u_old, old_stride, gamma, u, stride);
+}
+
 }  // namespace ro::amr
