@@ -142,9 +142,6 @@ void restrict_layout(const std::vector<long long>& scan_at, std::vector<std::int
   restrict_begin.push_back(base);
 }
 
-namespace {
-
-// In place: v[k] = sum of v[0..k-1] (the device's CUB ExclusiveSum).
 void exclusive_scan(std::vector<long long>& v) {
   long long sum = 0;
   for (long long& x : v) {
@@ -153,8 +150,6 @@ void exclusive_scan(std::vector<long long>& v) {
     sum += c;
   }
 }
-
-}  // namespace
 
 void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, bool groups) {
   const PlanView v = plan_view(t);

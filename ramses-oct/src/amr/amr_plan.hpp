@@ -45,6 +45,9 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, boo
 // The plan's view of a host tree (amr_plan_body.hpp).
 PlanView plan_view(const Tree& t);
 
+// In place: v[k] = sum of v[0..k-1], the host twin of the device's CUB ExclusiveSum that the
+// emulations of the device builds (plan, lists, rebuild) run where the kernels scan.
+void exclusive_scan(std::vector<long long>& v);
 // The device plan build (amr_gpu.cu) run on the host: its passes in the kernels' order, each
 // through the same body, with the parallel singles/groups split and exclusive scans of the
 // counts where the device runs CUB scans. It must give build_step_plan's plan field by field

@@ -21,20 +21,6 @@ void rebuild_layout(long long level0_octs, const std::vector<long long>& son_sca
                              " octs (regrid refused before allocating its state)");
 }
 
-namespace {
-
-// In place: v[k] = sum of v[0..k-1] (the device's CUB ExclusiveSum).
-void exclusive_scan(std::vector<long long>& v) {
-  long long sum = 0;
-  for (long long& x : v) {
-    const long long c = x;
-    x = sum;
-    sum += c;
-  }
-}
-
-}  // namespace
-
 void emulate_device_rebuild(const Tree& old, const std::vector<char>& flag, std::int64_t max_octs, Tree& out,
                             RegridMap& m) {
   const long long n_old = old.noct();
