@@ -59,6 +59,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     return *held;
   }
   void advance(double dt) override {
+    next_scan_.drop();
     std::vector<double> unew;
     amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
     u_.swap(unew);

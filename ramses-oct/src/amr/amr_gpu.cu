@@ -642,6 +642,7 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   void advance(double dt) override {
+    next_scan_.drop();  // held again only once the step and its scan have finished
     const long long stride = noct_ * 8;
     const PlanCounts& c = counts_;
     if (c.ghosts > 0) {

@@ -29,7 +29,8 @@ struct PlanCounts {
 // The next step's dt scan, run at the end of advance() on the state it just made (README "The
 // device step, round 4"): scan() hands it out while it is valid and runs the scan itself only
 // when it is not. It holds until the state or the tree changes otherwise: an upload, a tree
-// upload or a state move (a regrid whose tree changed) drops it. A regrid that keeps the tree
+// upload or a state move (a regrid whose tree changed) drops it, and so does the start of
+// advance() (a step that throws leaves none). A regrid that keeps the tree
 // keeps the state, and so the scan.
 class NextScan {
  public:
