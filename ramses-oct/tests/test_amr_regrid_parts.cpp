@@ -14,6 +14,7 @@
 #include "amr_rebuild.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
+#include "test_amr_emulated_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
@@ -178,91 +179,6 @@ TEST(Amr, amr_regrid_of_a_static_band_is_unchanged) {
   EXPECT_EQ(t.key, r.tree.key);
 }
 
-namespace {
-
-// The device step emulated on the host: the tables and the state held as the device holds them,
-// the step through the GPU body's emulation, the regrid's criterion, flags and move through the
-// bodies the kernels call. Counts the moves, so the test sees the skipped unchanged regrids, and the
-// sibling groups updated, so it sees the group body run.
-class HostEmulatedStep final : public amr::DeviceStep {
- public:
-  HostEmulatedStep(const HydroParams& hp, bool reflux, long& moves, long& group_updates)
-      : hp_(hp), reflux_(reflux), moves_(moves), group_updates_(group_updates) {}
-  void upload(const amr::Tree& t, const std::vector<double>& u) override {
-    u_ = u;
-    upload_tree(t);
-  }
-  // The lists and the plan as the device builds them: their passes in kernel order through the
-  // same bodies.
-  void upload_tree(const amr::Tree& t) {
-    t_ = t;
-    amr::emulate_device_lists(t_, lists_);
-    amr::emulate_device_plan(t_, lists_, reflux_, plan_);
-    counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
-    counts_.singles = static_cast<long long>(plan_.singles.size());
-    counts_.groups = static_cast<long long>(plan_.groups.size());
-    counts_.ghosts = static_cast<long long>(plan_.ghost_flip.size() / 7);
-    counts_.faces = static_cast<long long>(lists_.faces.size());
-    counts_.restrict_begin = plan_.restrict_begin;
-  }
-  const amr::PlanCounts& counts() const override { return counts_; }
-  void download_plan(amr::StepPlan& p) override { p = plan_; }
-  void download_lists(amr::StepLists& l) override { l = lists_; }
-  void download(std::vector<double>& u) override { u = u_; }
-  amr::LeafScan scan() override { return amr::emulate_leaf_scan(t_, u_, hp_.gamma); }
-  void advance(double dt) override {
-    std::vector<double> unew;
-    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
-    u_.swap(unew);
-    group_updates_ += static_cast<long>(plan_.groups.size());
-  }
-  void criterion(const amr::RefineCriterion& rc, double gamma) override {
-    params_ = amr::criterion_params(rc, gamma, t_.base->dx);
-  }
-  // The criterion and flag kernels in launch order (emulate_device_flags) into flag_, as the
-  // device keeps them for its rebuild, then the error word.
-  void refinement_flags() override {
-    std::vector<char> crit;
-    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_));
-  }
-  // The device rebuild through its emulation (the same bodies and pass order as the kernels).
-  bool rebuild(std::int64_t max_octs) override {
-    amr::emulate_device_rebuild(t_, flag_, max_octs, new_tree_, map_);
-    return !map_.unchanged();
-  }
-  void link() override {}
-  void adopt() override {
-    std::vector<double> unew;
-    amr::move_state(map_, u_, hp_.gamma, *loops_, unew);
-    u_.swap(unew);
-    ++moves_;
-    upload_tree(new_tree_);
-  }
-  const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
-  std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
-  void download_tree(amr::Tree& t) override { t = t_; }
-  void download_flags(std::vector<char>& flag) override { flag = flag_; }
-  void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
-  void download_map(amr::RegridMap& m) override { m = map_; }
-
- private:
-  HydroParams hp_;
-  bool reflux_;
-  long& moves_;
-  long& group_updates_;
-  std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
-  amr::Tree t_, new_tree_;
-  amr::RegridMap map_;
-  std::vector<char> flag_;
-  amr::StepPlan plan_;
-  amr::PlanCounts counts_;
-  amr::StepLists lists_;
-  amr::CriterionParams params_;
-  std::vector<double> u_;
-};
-
-}  // namespace
-
 TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
   // The GPU path's driver (state kept by the device step, criterion and move there, the tree from
   // the criterion bytes, unchanged trees skipped) with the device emulated on the host, against
@@ -279,27 +195,25 @@ TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
     const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
     amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
     const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
-    long moves = 0, group_updates = 0;
-    ac.device = [&moves, &group_updates](const HydroParams& hp, bool reflux) {
-      return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, moves, group_updates));
-    };
+    EmulatedCounts n;
+    ac.device = emulated_device(n);
     const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     ASSERT_EQ(dev.tree.key, oracle.tree.key) << c.problem << " " << c.kind;
     EXPECT_EQ(dev.regrids, oracle.regrids);
     EXPECT_GT(dev.regrids, 2);
     const double l2 = relative_l2(dev.u, oracle.u);
     std::cerr << c.problem << " " << c.kind << ": emulated device path vs oracle, relative L2 " << l2 << ", "
-              << moves << " state moves in " << dev.regrids << " regrids, " << group_updates << " sibling-group updates\n";
-    EXPECT_GT(group_updates, 0);
+              << n.moves << " state moves in " << dev.regrids << " regrids, " << n.group_updates << " sibling-group updates\n";
+    EXPECT_GT(n.group_updates, 0);
     // The JSON's sibling_group_share counts the same updates.
-    EXPECT_EQ(dev.grouped_oct_updates, 8.0 * double(group_updates));
+    EXPECT_EQ(dev.grouped_oct_updates, 8.0 * double(n.group_updates));
     EXPECT_LE(dev.grouped_oct_updates, dev.leaf_oct_updates);
     EXPECT_LT(l2, 1e-12);
     EXPECT_GT(oracle.tree.octs_at(c.levels), 0);
     if (std::string(c.kind) == "band") {
-      EXPECT_EQ(moves, 0);  // a static band: every regrid keeps the tree
+      EXPECT_EQ(n.moves, 0);  // a static band: every regrid keeps the tree
     } else {
-      EXPECT_GT(moves, 0);
+      EXPECT_GT(n.moves, 0);
     }
   }
 }

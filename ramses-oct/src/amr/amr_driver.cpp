@@ -140,17 +140,21 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     r.max_octs_used = std::max(r.max_octs_used, octs);
     {
       copa::Region s(timer, "step");
+      // On the GPU path the scan ran at the end of the previous advance() (its kernel time is in
+      // the update row) unless a regrid changed the tree since: this row is then the host's
+      // cfl_dt alone (README "The device step, round 4").
       LeafScan scan;
+      double dt;
       {
         copa::Region reg(timer, "dt_reduction");
         scan = dev ? dev->scan() : scan_leaves(t, u, cfg.hydro.gamma, *loops);
+        if (dev && scan.bad_cell >= 0) {
+          current_tree("download_tree");
+          dev->download(u);
+        }
+        check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
+        dt = cfl_dt(t, scan, cfg.courant);
       }
-      if (dev && scan.bad_cell >= 0) {
-        current_tree("download_tree");
-        dev->download(u);
-      }
-      check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
-      double dt = cfl_dt(t, scan, cfg.courant);
       if (time + dt > cfg.tend) dt = cfg.tend - time;
       if (dev) {
         copa::Region reg(timer, "hydro_update+reflux+restriction");

@@ -605,6 +605,7 @@ class GpuAmrStep final : public DeviceStep {
 
   // The tree's tables copied up and the lists and plan built from them (upload's second half).
   void upload_tree(const Tree& t) {
+    next_scan_.drop();
     copa::gpu::require_device_memory(tree_growth(t), "ramses-oct AMR fluxes, tree tables and plan workspace");
     const std::size_t n = static_cast<std::size_t>(t.noct());
     noct_ = static_cast<long long>(n);
@@ -750,6 +751,7 @@ class GpuAmrStep final : public DeviceStep {
   // become the current ones (the old ones are kept as the next rebuild's new arrays) and the lists
   // and plan are rebuilt.
   void adopt() override {
+    next_scan_.drop();
     const long long nn = new_begin_.back();
     const std::size_t cells = static_cast<std::size_t>(nn) * 8 * nvar;
     unew_.resize(cells);
@@ -909,23 +911,15 @@ class GpuAmrStep final : public DeviceStep {
 
   void download_flags(std::vector<char>& flag) override { fetch(flag_, flag); }
 
-  // Only three operations: the words zeroed, the scan kernel, the words copied into pinned memory
-  // (the copy synchronises).
   LeafScan scan() override {
-    const int nlevel = max_level_ + 1;
-    const std::size_t bytes = (nlevel + 1) * sizeof(unsigned long long);
-    copa::gpu::fill_zero(scan_.data(), bytes);
-    const long long ncell = noct_ * 8;
-    const unsigned blocks = std::min<unsigned>(copa::gpu::blocks_for(ncell, scan_threads), scan_blocks_);
-    leaf_scan_kernel<<<std::max(blocks, 1u), scan_threads>>>(u_.data(), ncell, son_.data(), level_.data(), hp_.gamma,
-                                                              nlevel, scan_.data());
-    COPA_GPU_CHECK_LAUNCH("amr leaf_scan_kernel");
-    auto* h = reinterpret_cast<unsigned long long*>(scan_host_.reserve(bytes));
-    copa::gpu::copy_to_host(h, scan_.data(), bytes);
-    return leaf_scan_from_words(h, nlevel);
+    if (const LeafScan* held = next_scan_.get()) return *held;
+    const unsigned long long* h = launch_scan();
+    copa::gpu::synchronize();
+    return leaf_scan_from_words(h, max_level_ + 1);
   }
 
   void advance(double dt) override {
+    next_scan_.drop();  // held again only once the step and its scan have finished
     const long long stride = noct_ * 8;
     const PlanCounts& c = counts_;
     if (c.ghosts > 0) {
@@ -958,10 +952,29 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
     }
     u_.swap(unew_);
+    // The next step's scan queued behind the restriction: the step and the scan cost one wait.
+    const unsigned long long* h = launch_scan();
     copa::gpu::synchronize();
+    next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
   }
 
  private:
+  // The dt scan of u_, queued: the words zeroed, the scan kernel, the words copied asynchronously
+  // into pinned memory, which the returned pointer reads once the caller has synchronised.
+  const unsigned long long* launch_scan() {
+    const int nlevel = max_level_ + 1;
+    const std::size_t bytes = (nlevel + 1) * sizeof(unsigned long long);
+    auto* h = reinterpret_cast<unsigned long long*>(scan_host_.reserve(bytes));
+    copa::gpu::fill_zero(scan_.data(), bytes);
+    const long long ncell = noct_ * 8;
+    const unsigned blocks = std::min<unsigned>(copa::gpu::blocks_for(ncell, scan_threads), scan_blocks_);
+    leaf_scan_kernel<<<std::max(blocks, 1u), scan_threads>>>(u_.data(), ncell, son_.data(), level_.data(), hp_.gamma,
+                                                              nlevel, scan_.data());
+    COPA_GPU_CHECK_LAUNCH("amr leaf_scan_kernel");
+    COPA_GPU_CHECK(COPA_GPU_SYMBOL(MemcpyAsync)(h, scan_.data(), bytes, COPA_GPU_SYMBOL(MemcpyDeviceToHost), nullptr));
+    return h;
+  }
+
   // Bytes a table of `bytes` takes in the staging buffer: pieces start 256-byte aligned.
   static std::size_t staged_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -1231,6 +1244,7 @@ class GpuAmrStep final : public DeviceStep {
   long long hash_begin_[max_levels + 2] = {};
   int hash_shift_[max_levels + 1] = {};
   PlanCounts counts_;
+  NextScan next_scan_;
   unsigned scan_blocks_ = 1;
   PinnedStaging staging_, scan_host_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;

@@ -1,13 +1,15 @@
 // The device-resident AMR step (CUDA and HIP from one source, amr_gpu.cu): the state and the
-// step plan (amr_plan.hpp) live on the device between regrids; a step is the leaf scan, then one
-// kernel for the ghost slots, ONE launch that updates every leaf oct of every level, the reflux
-// gather, and one restriction launch per level. A regrid keeps the state and the tree on
-// the device: the criterion, the refinement flags, the new tree's rebuild and links, the state's
-// move and the step lists and step plan all run there; only counts and error words come back
-// (README "AMR", "The device plan", "The device lists", "The device flags", "The device rebuild").
+// step plan (amr_plan.hpp) live on the device between regrids; a step is one kernel for the ghost
+// slots, ONE launch that updates every leaf oct of every level, the reflux gather, one restriction
+// launch per level, then the next step's leaf scan, with one wait at the end (NextScan). A regrid
+// keeps the state and the tree on the device: the criterion, the refinement flags, the new tree's
+// rebuild and links, the state's move and the step lists and step plan all run there; only counts
+// and error words come back (README "AMR", "The device plan", "The device lists", "The device
+// flags", "The device rebuild").
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "amr_plan.hpp"
@@ -21,6 +23,26 @@ namespace ro::amr {
 struct PlanCounts {
   long long leaf_octs = 0, singles = 0, groups = 0, ghosts = 0, faces = 0;
   std::vector<std::int64_t> restrict_begin;  // as StepPlan::restrict_begin
+};
+
+// The next step's dt scan, run at the end of advance() on the state it just made (README "The
+// device step, round 4"): scan() hands it out while it is valid and runs the scan itself only
+// when it is not. It holds until the state or the tree changes otherwise: an upload, a tree
+// upload or a state move (a regrid whose tree changed) drops it, and so does the start of
+// advance() (a step that throws leaves none). A regrid that keeps the tree
+// keeps the state, and so the scan.
+class NextScan {
+ public:
+  void hold(LeafScan s) {
+    scan_ = std::move(s);
+    valid_ = true;
+  }
+  void drop() { valid_ = false; }
+  const LeafScan* get() const { return valid_ ? &scan_ : nullptr; }
+
+ private:
+  LeafScan scan_;
+  bool valid_ = false;
 };
 
 class DeviceStep {
@@ -37,8 +59,11 @@ class DeviceStep {
   virtual void download_plan(StepPlan& p) = 0;
   virtual void download_lists(StepLists& l) = 0;
   virtual void download(std::vector<double>& u) = 0;
+  // The leaf scan of the current state: the one the last advance() ran if still valid (NextScan),
+  // else run now.
   virtual LeafScan scan() = 0;
-  virtual void advance(double dt) = 0;  // returns after the device finished the step
+  // Returns after the device finished the step and the next step's scan (NextScan).
+  virtual void advance(double dt) = 0;
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_, where only the

@@ -1,0 +1,123 @@
+// The device step emulated on the host (test_amr_regrid_parts.cpp, test_amr_next_scan.cpp): the
+// tables and the state held as the device holds them, the step through the GPU body's emulation,
+// the regrid's criterion, flags, rebuild and move through the bodies the kernels call, and the next step's
+// dt scan carried from advance() to scan() under the GPU step's rule (NextScan). Counts the moves,
+// so a test sees the skipped unchanged regrids, the sibling groups updated, so it sees the group
+// body run, and the scans: run by scan(), handed out from advance(), and handed out but unequal to
+// a scan of the state at that moment (a stale one).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "amr_driver.hpp"
+#include "amr_gpu.hpp"
+#include "amr_plan.hpp"
+#include "amr_rebuild.hpp"
+#include "amr_regrid.hpp"
+#include "amr_solver.hpp"
+
+namespace ro::amr_test {
+
+struct EmulatedCounts {
+  long moves = 0, group_updates = 0;
+  long scans_run = 0, scans_held = 0, scans_stale = 0;
+};
+
+class HostEmulatedStep final : public amr::DeviceStep {
+ public:
+  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n) : hp_(hp), reflux_(reflux), n_(n) {}
+  void upload(const amr::Tree& t, const std::vector<double>& u) override {
+    u_ = u;
+    upload_tree(t);
+  }
+  // The lists and the plan as the device builds them: their passes in kernel order through the
+  // same bodies.
+  void upload_tree(const amr::Tree& t) {
+    next_scan_.drop();
+    t_ = t;
+    amr::emulate_device_lists(t_, lists_);
+    amr::emulate_device_plan(t_, lists_, reflux_, plan_);
+    counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
+    counts_.singles = static_cast<long long>(plan_.singles.size());
+    counts_.groups = static_cast<long long>(plan_.groups.size());
+    counts_.ghosts = static_cast<long long>(plan_.ghost_flip.size() / 7);
+    counts_.faces = static_cast<long long>(lists_.faces.size());
+    counts_.restrict_begin = plan_.restrict_begin;
+  }
+  const amr::PlanCounts& counts() const override { return counts_; }
+  void download_plan(amr::StepPlan& p) override { p = plan_; }
+  void download_lists(amr::StepLists& l) override { l = lists_; }
+  void download(std::vector<double>& u) override { u = u_; }
+  amr::LeafScan scan() override {
+    const amr::LeafScan* held = next_scan_.get();
+    if (!held) {
+      ++n_.scans_run;
+      return amr::emulate_leaf_scan(t_, u_, hp_.gamma);
+    }
+    ++n_.scans_held;
+    const amr::LeafScan now = amr::emulate_leaf_scan(t_, u_, hp_.gamma);
+    if (now.max_speed != held->max_speed || now.bad_cell != held->bad_cell) ++n_.scans_stale;
+    return *held;
+  }
+  void advance(double dt) override {
+    next_scan_.drop();
+    std::vector<double> unew;
+    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
+    u_.swap(unew);
+    n_.group_updates += static_cast<long>(plan_.groups.size());
+    next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
+  }
+  void criterion(const amr::RefineCriterion& rc, double gamma) override {
+    params_ = amr::criterion_params(rc, gamma, t_.base->dx);
+  }
+  // The criterion and flag kernels in launch order (emulate_device_flags) into flag_, as the
+  // device keeps them for its rebuild, then the error word.
+  void refinement_flags() override {
+    std::vector<char> crit;
+    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_));
+  }
+  // The device rebuild through its emulation (the same bodies and pass order as the kernels).
+  bool rebuild(std::int64_t max_octs) override {
+    amr::emulate_device_rebuild(t_, flag_, max_octs, new_tree_, map_);
+    return !map_.unchanged();
+  }
+  void link() override {}
+  void adopt() override {
+    next_scan_.drop();
+    std::vector<double> unew;
+    amr::move_state(map_, u_, hp_.gamma, *loops_, unew);
+    u_.swap(unew);
+    ++n_.moves;
+    upload_tree(new_tree_);
+  }
+  const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
+  std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
+  void download_tree(amr::Tree& t) override { t = t_; }
+  void download_flags(std::vector<char>& flag) override { flag = flag_; }
+  void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
+  void download_map(amr::RegridMap& m) override { m = map_; }
+
+ private:
+  HydroParams hp_;
+  bool reflux_;
+  EmulatedCounts& n_;
+  std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
+  amr::Tree t_, new_tree_;
+  amr::RegridMap map_;
+  std::vector<char> flag_;
+  amr::StepPlan plan_;
+  amr::PlanCounts counts_;
+  amr::StepLists lists_;
+  amr::CriterionParams params_;
+  std::vector<double> u_;
+  amr::NextScan next_scan_;
+};
+
+// The AmrConfig::device hook that runs the emulated step, counting into n.
+inline auto emulated_device(EmulatedCounts& n) {
+  return [&n](const HydroParams& hp, bool reflux) {
+    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n));
+  };
+}
+
+}  // namespace ro::amr_test

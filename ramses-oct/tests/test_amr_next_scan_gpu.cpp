@@ -1,0 +1,105 @@
+// The GPU step's next dt scan, run at the end of advance() and handed out by scan() while valid
+// (NextScan, README "The device step, round 4"): every scan the driver gets equals the host scan
+// (scan_leaves) of the device state at that moment to 1e-13 relative per level (the device may
+// contract the speed's products into FMAs; a stale scan, one step old, differs by far more), and
+// the run equals the serial oracle to round-off, with a regrid every 1, 2 and 3 steps. gpu label:
+// CUDA or HIP builds.
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "amr_driver.hpp"
+#include "amr_gpu.hpp"
+#include "copa/testing.hpp"
+#include "reference.hpp"
+#include "test_amr_helpers.hpp"
+#include "test_amr_plan_cases.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+namespace {
+
+struct ScanChecks {
+  long scans = 0, unequal = 0;
+};
+
+// The GPU step with each scan() checked against the host scan of the downloaded state.
+class ScanCheckedStep final : public amr::DeviceStep {
+ public:
+  ScanCheckedStep(std::unique_ptr<amr::DeviceStep> gpu, double gamma, ScanChecks& n)
+      : gpu_(std::move(gpu)), gamma_(gamma), n_(n) {}
+  void upload(const amr::Tree& t, const std::vector<double>& u) override {
+    t_ = t;
+    gpu_->upload(t, u);
+  }
+  const amr::PlanCounts& counts() const override { return gpu_->counts(); }
+  void download_plan(amr::StepPlan& p) override { gpu_->download_plan(p); }
+  void download_lists(amr::StepLists& l) override { gpu_->download_lists(l); }
+  void download(std::vector<double>& u) override { gpu_->download(u); }
+  amr::LeafScan scan() override {
+    const amr::LeafScan s = gpu_->scan();
+    std::vector<double> u;
+    gpu_->download(u);
+    const amr::LeafScan host = amr::scan_leaves(t_, u, gamma_, *loops_);
+    ++n_.scans;
+    bool same = s.max_speed.size() == host.max_speed.size() && s.bad_cell == host.bad_cell;
+    for (std::size_t l = 0; same && l < s.max_speed.size(); ++l)
+      same = std::fabs(s.max_speed[l] - host.max_speed[l]) <= 1e-13 * std::fabs(host.max_speed[l]);
+    if (!same) ++n_.unequal;
+    return s;
+  }
+  void advance(double dt) override { gpu_->advance(dt); }
+  void criterion(const amr::RefineCriterion& rc, double gamma) override { gpu_->criterion(rc, gamma); }
+  void refinement_flags() override { gpu_->refinement_flags(); }
+  bool rebuild(std::int64_t max_octs) override { return gpu_->rebuild(max_octs); }
+  void link() override { gpu_->link(); }
+  // The host scan below reads the tree the state lives on: the new one, copied back.
+  void adopt() override {
+    gpu_->adopt();
+    gpu_->download_tree(t_);
+  }
+  const std::vector<std::int64_t>& level_begin() const override { return gpu_->level_begin(); }
+  std::vector<std::int64_t> leaf_cells_per_level() override { return gpu_->leaf_cells_per_level(); }
+  void download_tree(amr::Tree& t) override { gpu_->download_tree(t); }
+  void download_flags(std::vector<char>& flag) override { gpu_->download_flags(flag); }
+  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
+  void download_map(amr::RegridMap& m) override { gpu_->download_map(m); }
+
+ private:
+  std::unique_ptr<amr::DeviceStep> gpu_;
+  double gamma_;
+  ScanChecks& n_;
+  std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
+  amr::Tree t_;
+};
+
+}  // namespace
+
+TEST(Amr, amr_gpu_next_scan_equals_host_scan) {
+  const PlanCase cases[] = {{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
+                            {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16}};
+  for (const PlanCase& c : cases) {
+    for (int every : {1, 2, 3}) {
+      const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+      const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+      amr::AmrConfig ac = amr_levels(c.levels, c.kind, every);
+      const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+      ScanChecks n;
+      ac.device = [&n](const HydroParams& hp, bool reflux) {
+        return std::unique_ptr<amr::DeviceStep>(new ScanCheckedStep(amr::make_gpu_amr_step(hp, reflux), hp.gamma, n));
+      };
+      const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+      const std::string what = std::string(c.problem) + " regrid every " + std::to_string(every);
+      ASSERT_EQ(dev.tree.key, oracle.tree.key) << what;
+      const double l2 = relative_l2(dev.u, oracle.u);
+      std::cerr << what << ": " << n.scans << " GPU scans, " << n.unequal << " unequal to the host scan; state vs oracle relative L2 "
+                << l2 << "\n";
+      EXPECT_EQ(n.scans, dev.steps) << what;
+      EXPECT_EQ(n.unequal, 0) << what;
+      EXPECT_LT(l2, 1e-12) << what;
+    }
+  }
+}
