@@ -1,5 +1,6 @@
 // The time loop of an AMR run (--levels > 0): initial grid, then per step the leaf CFL dt, the
-// leaf update of all levels, the reflux, the restriction; a regrid every --regrid-every steps.
+// leaf update of all levels, the reflux, the restriction (or with --subcycle the subcycled coarse
+// step of amr_subcycle.hpp); a regrid every --regrid-every (coarse) steps.
 #pragma once
 #include <cstdint>
 #include <functional>
