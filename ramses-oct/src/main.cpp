@@ -64,6 +64,7 @@ struct Options {
   std::string refine = "gradient";
   std::vector<double> refine_band = {0.25, 0.5};
   bool no_reflux = false;
+  bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
   long long max_octs = 0;
 };
 
@@ -213,6 +214,12 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.levels = o.levels;
   ac.regrid_every = o.regrid_every;
   ac.reflux = !o.no_reflux;
+  ac.subcycle = o.subcycle;
+  if (o.subcycle)
+    for (copa::Backend b : run_backends)
+      if (copa::is_gpu(b))
+        throw copa::InputError("--subcycle: not done on the GPU backends yet (" + copa::to_string(b) +
+                               "); use --backend serial or openmp");
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
@@ -231,7 +238,9 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   if (fine_n / 8 > double(INT32_MAX) || fine_cells[0] > (1 << 14) || fine_cells[1] > (1 << 14) || fine_cells[2] > (1 << 14))
     throw copa::InputError("--levels: the finest level (" + std::to_string(fine_cells[0]) + "x" + std::to_string(fine_cells[1]) +
                            "x" + std::to_string(fine_cells[2]) + ") exceeds the oct index or 16384 cells per axis");
-  const double bytes = double(ac.max_octs) * ro::amr::amr_bytes_per_oct * run_backends.size() +
+  // --subcycle adds the fine-face flux sums over the substeps (one more flux buffer per oct).
+  const double per_oct = ro::amr::amr_bytes_per_oct + (o.subcycle ? ro::amr::fine_flux_per_oct * 8.0 : 0.0);
+  const double bytes = double(ac.max_octs) * per_oct * run_backends.size() +
                        fine_n * (2 * 40.0 + ro::mesh_bytes_per_oct / 8);
   copa::require_host_memory(static_cast<std::size_t>(bytes), "ramses-oct AMR tree (--max-octs) and finest-level verdict mesh");
   const ro::OctMesh fine = ro::build_mesh(fine_cells, base.bc);
@@ -269,7 +278,8 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"max_octs_used", r.max_octs_used}, {"max_octs", ac.max_octs}, {"regrid_every", ac.regrid_every},
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
-                 {"reflux", ac.reflux}, {"time_stepping", "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
+                 {"reflux", ac.reflux}, {"subcycle", ac.subcycle},
+                 {"time_stepping", ac.subcycle ? "level subcycling (dt_l = dt_0 / 2^l)" : "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
                  {"step_on", copa::is_gpu(b) ? "device" : "host"}};
     // The share of leaf-oct updates done in sibling groups (4^3 blocks; README "The device step, round 2").
     if (r.leaf_oct_updates > 0) pj["amr"]["sibling_group_share"] = r.grouped_oct_updates / r.leaf_oct_updates;
@@ -367,6 +377,7 @@ int run(int argc, char** argv) {
   app.add_option("--regrid-every", o.regrid_every, "AMR: steps between regrids (0: keep the initial grid)")->capture_default_str();
   app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
       ->check(CLI::Range(8LL, 2147483647LL));
+  app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt; host backends only");
   app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
@@ -400,6 +411,8 @@ int run(int argc, char** argv) {
     if (!o.common.variant.empty() && o.common.backend != "all") copa::check_variant(o.common.variant, variants[b], b);
   if (o.block_size != 0 && (o.block_size < 32 || o.block_size > 1024 || o.block_size % 32 != 0))
     throw copa::InputError("--block-size: " + std::to_string(o.block_size) + " is not a multiple of 32 in [32, 1024]");
+  if (o.subcycle && o.levels == 0)
+    throw copa::InputError("--subcycle: needs --levels >= 1 (level subcycling has no meaning on the uniform grid)");
   for (int bs : o.sweep)
     if (bs < 32 || bs > 1024 || bs % 32 != 0)
       throw copa::InputError("--sweep: " + std::to_string(bs) + " is not a multiple of 32 in [32, 1024]");

@@ -1,7 +1,10 @@
-// Run configurations shared by the AMR tests (test_amr.cpp, and the slow test_amr_slow.cpp).
+// Run configurations and test states shared by the AMR tests (test_amr.cpp, test_amr_subcycle.cpp,
+// and the slow test_amr_slow.cpp).
 #pragma once
 #include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "amr_driver.hpp"
 
@@ -23,6 +26,71 @@ inline amr::AmrConfig amr_levels(int levels, const std::string& kind, int regrid
   ac.regrid_every = regrid_every;
   ac.max_octs = 1 << 26;
   return ac;
+}
+
+// A smooth random state: density, velocity and pressure as sums of three sines of random phase
+// and amplitude per field, periodic on the box.
+inline void random_smooth_state(const amr::Tree& t, std::vector<double>& u, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> phase(0, 2 * M_PI), amp(0.02, 0.08);
+  double ph[5][3][3], am[5][3];
+  for (int f = 0; f < 5; ++f)
+    for (int m = 0; m < 3; ++m) {
+      am[f][m] = amp(gen);
+      for (int a = 0; a < 3; ++a) ph[f][m][a] = phase(gen);
+    }
+  const std::int64_t stride = t.noct() * 8;
+  for (std::int64_t o = 0; o < t.noct(); ++o)
+    for (int c = 0; c < 8; ++c) {
+      const auto ic = t.cell_coords(o, c);
+      const double dx = t.dx(t.level[o]);
+      const double x[3] = {(ic[0] + 0.5) * dx, (ic[1] + 0.5) * dx, (ic[2] + 0.5) * dx};
+      double q[5];
+      for (int f = 0; f < 5; ++f) {
+        double s = 0;
+        for (int m = 0; m < 3; ++m)
+          s += am[f][m] * std::sin(2 * M_PI * (m + 1) * x[m % 3] / (t.base->cells[m % 3] * t.base->dx) + ph[f][m][0]) *
+               std::cos(2 * M_PI * x[(m + 1) % 3] / (t.base->cells[(m + 1) % 3] * t.base->dx) + ph[f][m][1]);
+        q[f] = (f == 0 || f == 4) ? 1.0 + s : s;
+      }
+      const double e = q[4] / 0.4 + 0.5 * q[0] * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      const double cons[5] = {q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3], e};
+      for (int f = 0; f < 5; ++f) u[f * stride + o * 8 + c] = cons[f];
+    }
+}
+
+// The static-band wave (test_amr.cpp, test_amr_subcycle.cpp): rho = 1 + 0.2 sin(2 pi x), u = 1,
+// p = 1 as exact cell averages of the density, so the error measures the scheme.
+inline void band_wave_state(const amr::Tree& t, std::vector<double>& u) {
+  const std::int64_t stride = t.noct() * 8;
+  for (std::int64_t o = 0; o < t.noct(); ++o)
+    for (int c = 0; c < 8; ++c) {
+      const double dx = t.dx(t.level[o]);
+      const double x0 = t.cell_coords(o, c)[0] * dx;
+      const double rho = 1 + 0.2 * (std::cos(2 * M_PI * x0) - std::cos(2 * M_PI * (x0 + dx))) / (2 * M_PI * dx);
+      const double cons[5] = {rho, rho, 0, 0, 1 / 0.4 + 0.5 * rho};
+      for (int f = 0; f < 5; ++f) u[f * stride + o * 8 + c] = cons[f];
+    }
+}
+
+// Volume-weighted L1 density error of the band wave at t = 0.5 away from the band (leaf cells
+// outside 0.15 < x < 0.6), against the initial cell averages shifted by u t; with other != null,
+// the L1 difference of the density from the state other over the same cells instead.
+inline double band_wave_error(const amr::Tree& t, const std::vector<double>& u, const std::vector<double>* other) {
+  double sum = 0, vol = 0;
+  for (std::int64_t o = 0; o < t.noct(); ++o)
+    for (int c = 0; c < 8; ++c) {
+      const std::int64_t g = o * 8 + c;
+      if (t.son[g] >= 0) continue;
+      const double dx = t.dx(t.level[o]);
+      const double x0 = t.cell_coords(o, c)[0] * dx;
+      if (x0 + dx > 0.15 && x0 < 0.6) continue;
+      const double xs = x0 - 0.5;
+      const double exact = 1 + 0.2 * (std::cos(2 * M_PI * xs) - std::cos(2 * M_PI * (xs + dx))) / (2 * M_PI * dx);
+      sum += std::fabs(u[g] - (other ? (*other)[g] : exact)) * dx * dx * dx;
+      vol += dx * dx * dx;
+    }
+  return sum / vol;
 }
 
 inline double rel_change(double a, double b) { return std::fabs(a - b) / std::fabs(b); }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "amr_gpu.hpp"
+#include "amr_subcycle.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {
@@ -34,6 +35,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // GPU backends: the step runs on the device (amr_gpu.cu), and so does the regrid whole:
   // criterion, refinement flags, tree rebuild and links, state move, step lists and step plan;
   // the initial grid is built on the host with the host loops.
+  if (ac.subcycle && (ac.device || copa::is_gpu(b)))
+    throw copa::InputError("--subcycle: not done on the GPU backends yet (" + copa::to_string(b) +
+                           "); use --backend serial or openmp");
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
@@ -79,6 +83,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     host_tree_stale = false;
   };
   std::int64_t leaves = t.leaf_cells(), octs = t.noct();
+  double level_updates = ac.subcycle ? subcycled_leaf_updates(t) : 0.0;  // per coarse step
   double time = 0;
   long step = 0;
   while (time < cfg.tend && step < cfg.max_steps) {
@@ -133,6 +138,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         }
         leaves = t.leaf_cells();
         octs = t.noct();
+        if (ac.subcycle) level_updates = subcycled_leaf_updates(t);
       }
       ++r.regrids;
     }
@@ -153,12 +159,15 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           dev->download(u);
         }
         check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
-        dt = cfl_dt(t, scan, cfg.courant);
+        dt = ac.subcycle ? subcycle_dt(t, scan, cfg.courant) : cfl_dt(t, scan, cfg.courant);
       }
       if (time + dt > cfg.tend) dt = cfg.tend - time;
       if (dev) {
         copa::Region reg(timer, "hydro_update+reflux+restriction");
         dev->advance(dt);
+      } else if (ac.subcycle) {
+        copa::Region reg(timer, "hydro_update+reflux+restriction");
+        subcycled_step(t, lists, stepper, *loops, u, unew, dt);
       } else {
         {
           copa::Region reg(timer, "hydro_update");
@@ -176,7 +185,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       }
       time += dt;
     }
-    r.leaf_cell_updates += double(leaves);
+    r.leaf_cell_updates += ac.subcycle ? level_updates : double(leaves);
     if (dev) {
       r.leaf_oct_updates += double(dev->counts().leaf_octs);
       r.grouped_oct_updates += 8.0 * double(dev->counts().groups);

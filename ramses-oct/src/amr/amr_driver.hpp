@@ -1,5 +1,6 @@
 // The time loop of an AMR run (--levels > 0): initial grid, then per step the leaf CFL dt, the
-// leaf update of all levels, the reflux, the restriction; a regrid every --regrid-every steps.
+// leaf update of all levels, the reflux, the restriction (or with --subcycle the subcycled coarse
+// step of amr_subcycle.hpp); a regrid every --regrid-every (coarse) steps.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,7 @@ struct AmrConfig {
   RefineCriterion criterion;
   int regrid_every = 2;       // steps between regrids (0: only the initial grid)
   bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
+  bool subcycle = false;      // --subcycle: RAMSES's level subcycling (amr_subcycle.hpp); host backends only
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
   std::function<void(const Tree&, std::vector<double>&)> set_state;
@@ -34,7 +36,7 @@ struct AmrResult {
   double t = 0;
   long steps = 0;
   long regrids = 0;
-  double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated
+  double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated (--subcycle: 2^l per level-l leaf)
   // GPU path: sums over steps of the leaf octs updated and of those updated in sibling groups.
   double leaf_oct_updates = 0, grouped_oct_updates = 0;
   std::int64_t max_leaf_cells = 0, max_octs_used = 0;

@@ -278,16 +278,66 @@ void Stepper::reflux(const Tree& t, const StepLists& lists, std::vector<double>&
   });
 }
 
-void restrict_all(const Tree& t, std::vector<double>& u, const Loops& loops) {
+void Stepper::update_level(const Tree& t, const StepLists& lists, int l, const std::vector<double>& u,
+                           std::vector<double>& unew, double dt) {
+  const std::size_t flux_size = static_cast<std::size_t>(t.noct() * fine_flux_per_oct);
+  if (fine_flux_.size() != flux_size) fine_flux_.assign(flux_size, 0.0);
+  if (fine_flux_sum_.size() != flux_size) fine_flux_sum_.assign(flux_size, 0.0);
+  for (auto& w : work_)
+    if (!w) w = std::make_shared<Work>();
+  const std::int64_t first = lists.leaf_octs_begin[l], n = lists.leaf_octs_begin[l + 1] - first;
+  const double* uin = u.data();
+  double* uout = unew.data();
+  loops_.run(n, [&](std::int64_t i, int worker) { update_oct(t, lists.leaf_octs[first + i], uin, uout, dt, *work_[worker]); });
+  if (l == 0 || !reflux_) return;
+  loops_.run(n, [&](std::int64_t i, int) {
+    const std::int32_t o = lists.leaf_octs[first + i];
+    for (int face = 0; face < 6; ++face) {
+      if (t.nbor[face][o] >= 0) continue;
+      const std::int64_t at = (std::int64_t(o) * 6 + face) * 4 * nvar;
+      for (int k = 0; k < 4 * nvar; ++k) fine_flux_sum_[at + k] += dt * fine_flux_[at + k];
+    }
+  });
+}
+
+void Stepper::reflux_level(const Tree& t, const StepLists& lists, int l, std::vector<double>& unew) {
+  if (!reflux_ || l >= t.max_level) return;
   const std::int64_t stride = t.noct() * 8;
-  for (int l = t.max_level - 1; l >= 0; --l) {
-    const std::int64_t first = t.level_begin[l];
-    loops.run(t.octs_at(l), [&](std::int64_t i, int) {
-      const std::int64_t o = first + i;
-      for (int c = 0; c < 8; ++c)
-        if (t.son[o * 8 + c] >= 0) restrict_cell(u.data(), stride, o * 8 + c, t.son[o * 8 + c]);
-    });
-  }
+  const double inv_dx = 1.0 / t.dx(l);
+  const auto begin = std::lower_bound(lists.reflux_octs.begin(), lists.reflux_octs.end(), t.level_begin[l]);
+  const auto end = std::lower_bound(begin, lists.reflux_octs.end(), t.level_begin[l + 1]);
+  const std::int64_t first = begin - lists.reflux_octs.begin();
+  loops_.run(end - begin, [&](std::int64_t i, int) {
+    for (std::int64_t e = lists.reflux_begin[first + i]; e < lists.reflux_begin[first + i + 1]; ++e) {
+      const RefluxFace& rf = lists.faces[e];
+      // Four sub-faces of area dx_c^2 / 4 each over a cell of volume dx_c^3: 1 / (4 dx_c) times
+      // the sum of their time-integrated fluxes (Teyssier 2002, sec. 2.4).
+      const double* in = fine_flux_sum_.data() + (std::int64_t(rf.fine_oct) * 6 + (rf.face ^ 1)) * 4 * nvar;
+      for (int f = 0; f < nvar; ++f) {
+        const double flux = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
+        double& v = unew[f * stride + rf.cell];
+        v = rf.face % 2 ? v - inv_dx * flux : v + inv_dx * flux;
+      }
+    }
+  });
+  const std::int64_t fine_first = lists.leaf_octs_begin[l + 1];
+  loops_.run(lists.leaf_octs_begin[l + 2] - fine_first, [&](std::int64_t i, int) {
+    const std::int64_t at = std::int64_t(lists.leaf_octs[fine_first + i]) * fine_flux_per_oct;
+    std::fill(fine_flux_sum_.begin() + at, fine_flux_sum_.begin() + at + fine_flux_per_oct, 0.0);
+  });
+}
+
+void restrict_level(const Tree& t, std::vector<double>& u, int l, const Loops& loops) {
+  const std::int64_t stride = t.noct() * 8, first = t.level_begin[l];
+  loops.run(t.octs_at(l), [&](std::int64_t i, int) {
+    const std::int64_t o = first + i;
+    for (int c = 0; c < 8; ++c)
+      if (t.son[o * 8 + c] >= 0) restrict_cell(u.data(), stride, o * 8 + c, t.son[o * 8 + c]);
+  });
+}
+
+void restrict_all(const Tree& t, std::vector<double>& u, const Loops& loops) {
+  for (int l = t.max_level - 1; l >= 0; --l) restrict_level(t, u, l, loops);
 }
 
 void initial_state(const Tree& t, const ProblemParams& pp, std::vector<double>& u) {

@@ -79,6 +79,15 @@ class Stepper {
               double dt);
   void reflux(const Tree& t, const StepLists& lists, std::vector<double>& unew, double dt) const;
 
+  // Level subcycling (--subcycle, amr_subcycle.hpp): the leaf cells of level l only, u -> unew
+  // with dt_l; the fine-face fluxes of the level's octs next to a coarser region are added,
+  // times dt_l, to their sums over the substeps (the time-integrated fluxes of RAMSES's reflux).
+  void update_level(const Tree& t, const StepLists& lists, int l, const std::vector<double>& u,
+                    std::vector<double>& unew, double dt);
+  // The reflux of level l's coarse cells from the time-integrated fluxes of their level-(l+1)
+  // son octs (sum over the two substeps of F dt_{l+1}); then those sums are reset to zero.
+  void reflux_level(const Tree& t, const StepLists& lists, int l, std::vector<double>& unew);
+
  private:
   struct Work;
   void update_oct(const Tree& t, std::int32_t o, const double* u, double* unew, double dt, Work& w);
@@ -87,6 +96,7 @@ class Stepper {
   bool reflux_;
   std::vector<std::shared_ptr<Work>> work_;
   std::vector<double> fine_flux_;
+  std::vector<double> fine_flux_sum_;  // --subcycle: per fine face, the sum of F dt over the substeps
 };
 
 // The eight sons of the cell of level l at cell coordinates ic (inside the domain), prolonged from
@@ -97,6 +107,8 @@ void prolong_from(const Tree& t, const double* u, std::int64_t stride, int l, st
 
 // Restriction of every covered cell from its son, finest level first.
 void restrict_all(const Tree& t, std::vector<double>& u, const Loops& loops);
+// Restriction of the covered cells of level l only (from level l + 1).
+void restrict_level(const Tree& t, std::vector<double>& u, int l, const Loops& loops);
 
 // Sets every cell of every level from the problem's initial condition at that level.
 void initial_state(const Tree& t, const ProblemParams& pp, std::vector<double>& u);

@@ -1,0 +1,56 @@
+#include "amr_subcycle.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ro::amr {
+
+namespace {
+
+// The new leaf values of level l, unew -> u (covered cells keep the restriction in u).
+void commit_level(const Tree& t, const StepLists& lists, int l, const std::vector<double>& unew, std::vector<double>& u,
+                  const Loops& loops) {
+  const std::int64_t stride = t.noct() * 8, first = lists.leaf_octs_begin[l];
+  loops.run(lists.leaf_octs_begin[l + 1] - first, [&](std::int64_t i, int) {
+    const std::int64_t o = lists.leaf_octs[first + i];
+    for (int c = 0; c < 8; ++c)
+      if (t.son[o * 8 + c] < 0)
+        for (int f = 0; f < nvar; ++f) u[f * stride + o * 8 + c] = unew[f * stride + o * 8 + c];
+  });
+}
+
+void amr_step(const Tree& t, const StepLists& lists, Stepper& stepper, const Loops& loops, std::vector<double>& u,
+              std::vector<double>& unew, int l, double dt) {
+  const bool finer = l < t.max_level && t.octs_at(l + 1) > 0;
+  if (finer) {
+    amr_step(t, lists, stepper, loops, u, unew, l + 1, 0.5 * dt);
+    amr_step(t, lists, stepper, loops, u, unew, l + 1, 0.5 * dt);
+  }
+  stepper.update_level(t, lists, l, u, unew, dt);
+  if (finer) stepper.reflux_level(t, lists, l, unew);
+  commit_level(t, lists, l, unew, u, loops);
+  if (finer) restrict_level(t, u, l, loops);
+}
+
+}  // namespace
+
+double subcycle_dt(const Tree& t, const LeafScan& s, double courant) {
+  double dt = INFINITY;
+  for (int l = 0; l <= t.max_level; ++l)
+    if (s.max_speed[l] > 0) dt = std::min(dt, double(1 << l) * courant * t.dx(l) / s.max_speed[l]);
+  return dt;
+}
+
+double subcycled_leaf_updates(const Tree& t) {
+  const std::vector<std::int64_t> leaves = t.leaf_cells_per_level();
+  double n = 0;
+  for (int l = 0; l <= t.max_level; ++l) n += double(1 << l) * double(leaves[l]);
+  return n;
+}
+
+void subcycled_step(const Tree& t, const StepLists& lists, Stepper& stepper, const Loops& loops,
+                    std::vector<double>& u, std::vector<double>& unew, double dt0) {
+  amr_step(t, lists, stepper, loops, u, unew, 0, dt0);
+}
+
+}  // namespace ro::amr
