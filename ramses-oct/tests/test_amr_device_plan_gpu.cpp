@@ -12,6 +12,7 @@
 #include "amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
+#include "test_amr_forwarding_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
@@ -22,51 +23,35 @@ using namespace ro::amr_test;
 namespace {
 
 // The GPU step, its device lists and plan checked against the host's after every upload.
-class CheckedDeviceStep final : public amr::DeviceStep {
+class CheckedDeviceStep final : public ForwardingStep {
  public:
   CheckedDeviceStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, long& checked)
-      : gpu_(std::move(gpu)), reflux_(reflux), checked_(checked) {}
+      : ForwardingStep(std::move(gpu)), reflux_(reflux), checked_(checked) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
     base_ = t.base;
-    gpu_->upload(t, u);
+    inner().upload(t, u);
     check(t);
   }
-  const amr::PlanCounts& counts() const override { return gpu_->counts(); }
-  void download_plan(amr::StepPlan& p) override { gpu_->download_plan(p); }
-  void download_lists(amr::StepLists& l) override { gpu_->download_lists(l); }
-  void download(std::vector<double>& u) override { gpu_->download(u); }
-  amr::LeafScan scan() override { return gpu_->scan(); }
-  void advance(double dt) override { gpu_->advance(dt); }
-  void criterion(const amr::RefineCriterion& rc, double gamma) override { gpu_->criterion(rc, gamma); }
-  void refinement_flags() override { gpu_->refinement_flags(); }
-  bool rebuild(std::int64_t max_octs) override { return gpu_->rebuild(max_octs); }
-  void link() override { gpu_->link(); }
   // After the device rebuild the host tree is stale: the device's, downloaded, is checked.
   void adopt() override {
-    gpu_->adopt();
+    inner().adopt();
     amr::Tree t;
-    gpu_->download_tree(t);
+    inner().download_tree(t);
     t.base = base_;
     check(t);
   }
-  const std::vector<std::int64_t>& level_begin() const override { return gpu_->level_begin(); }
-  std::vector<std::int64_t> leaf_cells_per_level() override { return gpu_->leaf_cells_per_level(); }
-  void download_tree(amr::Tree& t) override { gpu_->download_tree(t); }
-  void download_flags(std::vector<char>& flag) override { gpu_->download_flags(flag); }
-  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
-  void download_map(amr::RegridMap& m) override { gpu_->download_map(m); }
 
  private:
   void check(const amr::Tree& t) {
     const amr::StepLists l = amr::build_step_lists(t);
     amr::StepLists dl;
-    gpu_->download_lists(dl);
+    inner().download_lists(dl);
     expect_same_device_lists(dl, l);
     const amr::StepPlan host = amr::build_step_plan(t, l, reflux_);
     amr::StepPlan dev;
-    gpu_->download_plan(dev);
+    inner().download_plan(dev);
     expect_same_plan(dev, host);
-    const amr::PlanCounts& c = gpu_->counts();
+    const amr::PlanCounts& c = inner().counts();
     EXPECT_EQ(c.leaf_octs, static_cast<long long>(host.leaf_octs.size()));
     EXPECT_EQ(c.singles, static_cast<long long>(host.singles.size()));
     EXPECT_EQ(c.groups, static_cast<long long>(host.groups.size()));
@@ -75,7 +60,6 @@ class CheckedDeviceStep final : public amr::DeviceStep {
     EXPECT_EQ(c.restrict_begin, host.restrict_begin);
     ++checked_;
   }
-  std::unique_ptr<amr::DeviceStep> gpu_;
   const OctMesh* base_ = nullptr;
   bool reflux_;
   long& checked_;

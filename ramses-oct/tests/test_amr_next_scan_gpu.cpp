@@ -14,6 +14,7 @@
 #include "amr_gpu.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
+#include "test_amr_forwarding_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
 
@@ -27,22 +28,18 @@ struct ScanChecks {
 };
 
 // The GPU step with each scan() checked against the host scan of the downloaded state.
-class ScanCheckedStep final : public amr::DeviceStep {
+class ScanCheckedStep final : public ForwardingStep {
  public:
   ScanCheckedStep(std::unique_ptr<amr::DeviceStep> gpu, double gamma, ScanChecks& n)
-      : gpu_(std::move(gpu)), gamma_(gamma), n_(n) {}
+      : ForwardingStep(std::move(gpu)), gamma_(gamma), n_(n) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
     t_ = t;
-    gpu_->upload(t, u);
+    inner().upload(t, u);
   }
-  const amr::PlanCounts& counts() const override { return gpu_->counts(); }
-  void download_plan(amr::StepPlan& p) override { gpu_->download_plan(p); }
-  void download_lists(amr::StepLists& l) override { gpu_->download_lists(l); }
-  void download(std::vector<double>& u) override { gpu_->download(u); }
   amr::LeafScan scan() override {
-    const amr::LeafScan s = gpu_->scan();
+    const amr::LeafScan s = inner().scan();
     std::vector<double> u;
-    gpu_->download(u);
+    inner().download(u);
     const amr::LeafScan host = amr::scan_leaves(t_, u, gamma_, *loops_);
     ++n_.scans;
     bool same = s.max_speed.size() == host.max_speed.size() && s.bad_cell == host.bad_cell;
@@ -51,25 +48,13 @@ class ScanCheckedStep final : public amr::DeviceStep {
     if (!same) ++n_.unequal;
     return s;
   }
-  void advance(double dt) override { gpu_->advance(dt); }
-  void criterion(const amr::RefineCriterion& rc, double gamma) override { gpu_->criterion(rc, gamma); }
-  void refinement_flags() override { gpu_->refinement_flags(); }
-  bool rebuild(std::int64_t max_octs) override { return gpu_->rebuild(max_octs); }
-  void link() override { gpu_->link(); }
-  // The host scan below reads the tree the state lives on: the new one, copied back.
+  // The host scan above reads the tree the state lives on: the new one, copied back.
   void adopt() override {
-    gpu_->adopt();
-    gpu_->download_tree(t_);
+    inner().adopt();
+    inner().download_tree(t_);
   }
-  const std::vector<std::int64_t>& level_begin() const override { return gpu_->level_begin(); }
-  std::vector<std::int64_t> leaf_cells_per_level() override { return gpu_->leaf_cells_per_level(); }
-  void download_tree(amr::Tree& t) override { gpu_->download_tree(t); }
-  void download_flags(std::vector<char>& flag) override { gpu_->download_flags(flag); }
-  void upload_flags(const std::vector<char>& flag) override { gpu_->upload_flags(flag); }
-  void download_map(amr::RegridMap& m) override { gpu_->download_map(m); }
 
  private:
-  std::unique_ptr<amr::DeviceStep> gpu_;
   double gamma_;
   ScanChecks& n_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
