@@ -34,20 +34,12 @@
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
+#include "copa/gpu_cub.hpp"
 #include "copa/halo.hpp"
 #include "dist/migrate.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
 
-#if defined(COPA_HAVE_CUDA)
-#include <cub/cub.cuh>
-#define MPS_HAVE_CUB 1
-namespace vendor = cub;
-#elif defined(COPA_HAVE_HIP) && __has_include(<hipcub/hipcub.hpp>)
-#include <hipcub/hipcub.hpp>
-#define MPS_HAVE_CUB 1
-namespace vendor = hipcub;
-#endif
 
 namespace mps {
 namespace {
@@ -222,7 +214,7 @@ __global__ void iota_kernel(int n, int* out) {
   if (i < n) out[i] = i;
 }
 
-#if defined(MPS_HAVE_CUB)
+#if defined(COPA_HAVE_GPU_CUB)
 // After the library's sort: order[k] = i for the k-th particle in bucket order, so its rank in
 // its bucket is k - start[c] (what the scatter expects).
 __global__ void rank_from_order_kernel(const int* order, const int* cell, const int* start, int n, int* rank) {
@@ -836,7 +828,7 @@ __global__ void records_to_state_kernel(const double* rec, int n, StatePointers 
 class GpuKernels final : public MpsKernels {
  public:
   explicit GpuKernels(const KernelOptions& o) : opt_(o) {
-#if !defined(MPS_HAVE_CUB)
+#if !defined(COPA_HAVE_GPU_CUB)
     if (o.cub_rebucket)
       throw copa::InputError("--rebucket cub: this HIP build has no hipCUB (hipcub/hipcub.hpp was not found); use atomic or stable");
 #endif
@@ -1386,7 +1378,7 @@ class GpuKernels final : public MpsKernels {
     }
   }
 
-#if defined(MPS_HAVE_CUB)
+#if defined(COPA_HAVE_GPU_CUB)
   // Key width of the radix sort: the bits of the largest bucket index (fewer passes).
   int key_bits() const {
     int bits = 1;
@@ -1400,9 +1392,9 @@ class GpuKernels final : public MpsKernels {
     iota_kernel<<<blocks_for(n_, kThreads), kThreads>>>(n_, iota_.data());
     COPA_GPU_CHECK_LAUNCH("iota_kernel");
     std::size_t scan_bytes = 0, sort_bytes = 0;
-    COPA_GPU_CHECK(vendor::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count_.data(), start_.data(),
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count_.data(), start_.data(),
                                                     static_cast<int>(grid_.cells() + 1)));
-    COPA_GPU_CHECK(vendor::DeviceRadixSort::SortPairs(nullptr, sort_bytes, cell_.data(), cell_sorted_.data(), iota_.data(),
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, cell_.data(), cell_sorted_.data(), iota_.data(),
                                                       order_.data(), n_, 0, key_bits()));
     library_temp_ = DeviceArray<unsigned char>(std::max<std::size_t>(1, std::max(scan_bytes, sort_bytes)));
   }
@@ -1415,10 +1407,10 @@ class GpuKernels final : public MpsKernels {
                                                          rank_.data(), count_.data());
     COPA_GPU_CHECK_LAUNCH("count_kernel");
     std::size_t bytes = library_temp_.size();
-    COPA_GPU_CHECK(vendor::DeviceScan::ExclusiveSum(library_temp_.data(), bytes, count_.data(), start_.data(), cells1));
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(library_temp_.data(), bytes, count_.data(), start_.data(), cells1));
     copa::gpu::fill_zero(count_.data(), count_.bytes());
     bytes = library_temp_.size();
-    COPA_GPU_CHECK(vendor::DeviceRadixSort::SortPairs(library_temp_.data(), bytes, cell_.data(), cell_sorted_.data(),
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceRadixSort::SortPairs(library_temp_.data(), bytes, cell_.data(), cell_sorted_.data(),
                                                       iota_.data(), order_.data(), n_, 0, key_bits()));
     rank_from_order_kernel<<<blocks_for(n_, kThreads), kThreads>>>(order_.data(), cell_.data(), start_.data(), n_, rank_.data());
     COPA_GPU_CHECK_LAUNCH("rank_from_order_kernel");

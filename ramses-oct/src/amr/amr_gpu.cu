@@ -22,18 +22,8 @@
 #include "amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
+#include "copa/gpu_cub.hpp"
 #include "tile_geometry.hpp"
-
-// The plan's exclusive scans: CUB on CUDA, hipCUB on HIP where installed (as mps-density).
-#if defined(COPA_HAVE_CUDA)
-#include <cub/cub.cuh>
-#define RO_AMR_HAVE_CUB 1
-namespace ro_amr_vendor = cub;
-#elif defined(COPA_HAVE_HIP) && __has_include(<hipcub/hipcub.hpp>)
-#include <hipcub/hipcub.hpp>
-#define RO_AMR_HAVE_CUB 1
-namespace ro_amr_vendor = hipcub;
-#endif
 
 namespace ro::amr {
 namespace {
@@ -490,7 +480,7 @@ __global__ void leaf_cells_kernel(const std::int32_t* __restrict__ son, const st
   if (threadIdx.x < nlevel && part[threadIdx.x]) atomicAdd(out + threadIdx.x, part[threadIdx.x]);
 }
 
-#if !defined(RO_AMR_HAVE_CUB)
+#if !defined(COPA_HAVE_GPU_CUB)
 // HIP without hipCUB: an exclusive scan in one block of 1024 threads, 1024 entries at a time
 // (Hillis-Steele in shared memory, a carry between chunks). Correct, not fast.
 inline constexpr int plan_scan_threads = 1024;
@@ -1125,12 +1115,12 @@ class GpuAmrStep final : public DeviceStep {
     if (n > INT_MAX)
       throw copa::RuntimeError("ramses-oct AMR device plan: a scan of " + std::to_string(n) +
                                " entries, more than the library scan's int count");
-#if defined(RO_AMR_HAVE_CUB)
+#if defined(COPA_HAVE_GPU_CUB)
     std::size_t bytes = 0;
-    COPA_GPU_CHECK(ro_amr_vendor::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, static_cast<int>(n)));
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, static_cast<int>(n)));
     copa::gpu::require_device_memory(scan_temp_.growth(bytes), "ramses-oct AMR device plan scan workspace");
     scan_temp_.resize(std::max<std::size_t>(bytes, 1));
-    COPA_GPU_CHECK(ro_amr_vendor::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, in, out, static_cast<int>(n)));
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, in, out, static_cast<int>(n)));
 #else
     plan_block_scan_kernel<<<1, plan_scan_threads>>>(in, out, n);
     COPA_GPU_CHECK_LAUNCH("amr plan_block_scan_kernel");
