@@ -199,17 +199,27 @@ RO_HD void flags_near_positions(unsigned flagged, int q, F&& body) {
       }
 }
 
-// Slot q's part of flags_buffer_oct.
+// Slot q's part of flags_buffer_oct. No FlagsAround: its tables (12 mapped coordinates, 54 oct
+// slots set to unknown) cost each of the 27 threads of a flagged oct more than its one probe;
+// here only the coordinates of the slot's own positions are mapped, and the slot's oct (all its
+// positions lie in one level-l oct) is found once, at its first position near a flagged cell.
 template <class Set>
 RO_HD void flags_buffer_slot(const PlanView& v, const char* flag, long long o, int q, Set&& set) {
   const unsigned flagged = flags_of_oct(flag, o);
   if (!flagged) return;
-  FlagsAround ar(v, o);
+  const int l = v.t.level[o];
+  std::int32_t so = -2;  // the slot's oct, -2 before the first probe
   flags_near_positions(flagged, q, [&](const int p[3]) {
     int m[3];
-    ar.mapped(p, m);
-    const long long nb = ar.cell(m, q);
-    if (nb >= 0 && !flag[nb]) set(nb);
+    for (int a = 0; a < 3; ++a) {
+      m[a] = 2 * v.t.coord[a][o] - 1 + p[a];
+      bool flip;
+      view_map_cell_axis(v, l, a, m[a], flip);
+    }
+    if (so == -2) so = view_find_oct(v, l, m[0] >> 1, m[1] >> 1, m[2] >> 1);
+    if (so < 0) return;
+    const long long nb = (long long)so * 8 + (m[0] & 1) + 2 * (m[1] & 1) + 4 * (m[2] & 1);
+    if (!flag[nb]) set(nb);
   });
 }
 

@@ -226,11 +226,16 @@ __global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const ch
 
 // The buffer, every oct below the finest level, one thread per (oct, slot) (flags_buffer_slot: at
 // most one hash probe each; one thread per oct probing up to 27 slots in series took 45.8 us on
-// the H200 for Sedov 64^3 + 2): reads the flags before it (in) and stores 1 into their copy (out;
+// the H200 for Sedov 64^3 + 2, the first per-slot form 58.1 us): reads the flags before it (in) and stores 1 into their copy (out;
 // the same byte from several threads: any order gives the same flags).
 __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, char* __restrict__ out, long long ncoarse) {
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < ncoarse * 27) flags_buffer_slot(v, in, k / 27, int(k % 27), [out](long long g) { out[g] = 1; });
+  if (k >= ncoarse * 27) return;
+  // Most octs have no flagged cell: one 8-byte load (the allocation is aligned, an oct's flags
+  // are 8 consecutive bytes) lets their threads leave before any per-slot work.
+  const long long o = k / 27;
+  if (reinterpret_cast<const unsigned long long*>(in)[o] == 0) return;
+  flags_buffer_slot(v, in, o, int(k % 27), [out](long long g) { out[g] = 1; });
 }
 
 // The 2:1 balance of one level l >= 1, octs [first, last), one thread per (oct, slot): reads level
@@ -306,21 +311,47 @@ __global__ void __launch_bounds__(unit_slot_threads)
   if (lane == 0 && u == nunit) ghosts[u] = 0;
 }
 
-// Pass 3: per unit its ghosts, numbered from the scan of the counts, with their coarse sources.
-__global__ void plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
-                                        const std::int32_t* __restrict__ singles,
-                                        const std::int32_t* __restrict__ groups, long long nsingle, long long nunit,
-                                        const long long* __restrict__ ghost_begin, std::int32_t* __restrict__ slots,
-                                        std::int32_t* __restrict__ group_slots, std::int64_t* __restrict__ ghost_src,
-                                        std::uint8_t* __restrict__ ghost_flip) {
-  const long long u = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (u < nunit && ghost_begin[u + 1] > ghost_begin[u])
-    plan_unit_ghosts(v, leaf_octs, singles, groups, nsingle, u, ghost_begin[u], slots, group_slots, ghost_src,
-                     ghost_flip);
+// The number of lanes below this one with pred, and of all lanes with it (the ghost numbering
+// of pass 3: one ballot instead of one thread walking the unit's slots).
+__device__ inline void lanes_with(bool pred, int lane, int& below, int& total) {
+#if defined(COPA_HAVE_HIP)
+  const unsigned long long mask = __ballot(pred);
+  below = __popcll(mask & ((1ull << lane) - 1ull));
+  total = __popcll(mask);
+#else
+  const unsigned mask = __ballot_sync(0xffffffffu, pred);
+  below = __popc(mask & ((1u << lane) - 1u));
+  total = __popc(mask);
+#endif
 }
 
-// The restriction pairs: per oct of levels 0..L-1 its covered cells (entry ncoarse is 0), then,
-// after the scan, its pairs written finest level first.
+// Pass 3: one warp per unit, its lanes over the unit's slots (27 or 64; 115.9 us on the H200 for
+// Sedov 64^3 + 2 with one thread per unit walking its ghosts' coarse lookups in series): a ghost
+// slot's number is the unit's first plus the ghost slots below it (plan_unit_ghost_entry).
+__global__ void __launch_bounds__(unit_slot_threads)
+plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, const std::int32_t* __restrict__ singles,
+                        const std::int32_t* __restrict__ groups, long long nsingle, long long nunit,
+                        const long long* __restrict__ ghost_begin, std::int32_t* __restrict__ slots,
+                        std::int32_t* __restrict__ group_slots, std::int64_t* __restrict__ ghost_src,
+                        std::uint8_t* __restrict__ ghost_flip) {
+  const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
+  const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
+  // u is the same on all lanes of a warp: a warp leaves whole, the ballots below see all lanes.
+  if (u >= nunit || ghost_begin[u + 1] == ghost_begin[u]) return;
+  std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
+  const int n = plan_unit_slot_count(u, nsingle);
+  long long ghost = ghost_begin[u];
+  for (int base = 0; base < n; base += COPA_WARP_SIZE) {
+    const int s = base + lane;
+    const bool is_ghost = s < n && plan_slot_is_ghost(row[s]);
+    int below, total;
+    lanes_with(is_ghost, lane, below, total);
+    if (is_ghost)
+      plan_unit_ghost_entry(v, leaf_octs, singles, groups, nsingle, u, s, ghost + below, row, ghost_src, ghost_flip);
+    ghost += total;
+  }
+}
+
 __global__ void plan_restrict_count_kernel(const std::int32_t* __restrict__ son, long long ncoarse,
                                            long long* __restrict__ count) {
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -463,21 +494,29 @@ __global__ void rebuild_nbor_kernel(PlanView v, long long first, long long last,
   if (o < last) rebuild_nbor(v, o, out.f);
 }
 
-// Leaf cells per level of the current tree (the host's counts while its tree is stale): per
-// block in shared memory, then one integer atomicAdd per block and level (exact in any order).
+// Leaf cells per level of the current tree (the host's counts while its tree is stale). The octs
+// are stored level by level, so a warp nearly always holds one level: a warp sum per level, then
+// one shared atomic per warp and level and one global atomic per block and level (integers: exact
+// in any order). Before, every thread made a 64-bit shared atomic on the same word (15.9 us on the
+// H200 for Sedov 64^3 + 2, serialised within each block).
 __global__ void leaf_cells_kernel(const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
                                   long long n, int nlevel, unsigned long long* __restrict__ out) {
-  __shared__ unsigned long long part[max_levels + 1];
+  __shared__ unsigned part[max_levels + 1];
   if (threadIdx.x < nlevel) part[threadIdx.x] = 0;
   __syncthreads();
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  unsigned leaves = 0;
+  int l = -1;
   if (o < n) {
-    unsigned long long leaves = 0;
     for (int c = 0; c < 8; ++c) leaves += son[o * 8 + c] < 0;
-    if (leaves) atomicAdd(&part[level[o]], leaves);
+    l = level[o];
+  }
+  for (int m = 0; m < nlevel; ++m) {
+    const unsigned sum = copa::gpu::warp_sum(l == m ? leaves : 0u);
+    if (threadIdx.x % COPA_WARP_SIZE == 0 && sum) atomicAdd(&part[m], sum);
   }
   __syncthreads();
-  if (threadIdx.x < nlevel && part[threadIdx.x]) atomicAdd(out + threadIdx.x, part[threadIdx.x]);
+  if (threadIdx.x < nlevel && part[threadIdx.x]) atomicAdd(out + threadIdx.x, (unsigned long long)part[threadIdx.x]);
 }
 
 #if !defined(COPA_HAVE_GPU_CUB)
@@ -1099,7 +1138,7 @@ class GpuAmrStep final : public DeviceStep {
     ghost_flip_.resize(7 * nghost);
     ghost_.resize(nghost * 8 * nvar);
     if (nunit > 0 && nghost > 0) {
-      plan_unit_ghosts_kernel<<<copa::gpu::blocks_for(nunit, 128), 128>>>(
+      plan_unit_ghosts_kernel<<<copa::gpu::blocks_for(nunit, unit_slot_units_per_block), unit_slot_threads>>>(
           v, leaf_octs_.data(), singles_.data(), groups_.data(), nsingle, nunit, ghost_begin_.data(), slots_.data(),
           group_slots_.data(), ghost_src_.data(), ghost_flip_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_unit_ghosts_kernel");

@@ -193,9 +193,17 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   const long long nghost = ghosts[nunit];
   p.ghost_src.resize(7 * nghost);
   p.ghost_flip.resize(7 * nghost);
-  for (long long u = 0; u < nunit; ++u)
-    plan_unit_ghosts(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, ghosts[u], p.slots.data(),
-                     p.group_slots.data(), p.ghost_src.data(), p.ghost_flip.data());
+  // The device numbers pass 3's ghosts slot by slot, a warp per unit (each slot's number: its
+  // unit's first plus the ghost slots below it): here slot-major over all units as well.
+  std::vector<long long> next_ghost(ghosts.begin(), ghosts.end() - 1);
+  for (int s = 0; s < 64; ++s)
+    for (long long u = 0; u < nunit; ++u) {
+      if (s >= plan_unit_slot_count(u, nsingle)) continue;
+      std::int32_t* row = plan_unit_row(p.slots.data(), p.group_slots.data(), p.singles.data(), nsingle, u);
+      if (plan_slot_is_ghost(row[s]))
+        plan_unit_ghost_entry(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, s,
+                              next_ghost[u]++, row, p.ghost_src.data(), p.ghost_flip.data());
+    }
   const long long ncoarse = t.level_begin[t.max_level];
   std::vector<long long> restrict_scan(ncoarse + 1, 0);
   for (long long o = 0; o < ncoarse; ++o) restrict_scan[o] = plan_restrict_count(t.son.data(), o);

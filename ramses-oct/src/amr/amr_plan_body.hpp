@@ -260,22 +260,34 @@ RO_HD long long plan_unit_slots(const PlanView& v, const std::int32_t* leaf_octs
 }
 
 // Pass 3, per unit: its ghosts numbered from its first (the exclusive scan of the counts) in slot
-// order, each with its seven coarse sources.
+// order, each with its seven coarse sources. A ghost slot's number is its unit's first plus the
+// ghost slots before it in the row, so the device numbers a unit's slots side by side (a warp per
+// unit, the slots below a lane counted by a ballot, amr_gpu.cu) where one thread walked them.
+
+// Row entry e is a ghost slot (-1 before numbering, -1 - ghost after: both count as ghosts, so
+// the count below a slot does not depend on which slots were numbered first).
+RO_HD bool plan_slot_is_ghost(std::int32_t e) { return e < 0 && e != no_slot; }
+
+// Ghost slot s of unit u gets number ghost: its row entry and its seven coarse sources.
+RO_HD void plan_unit_ghost_entry(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
+                                 const std::int32_t* groups, long long nsingle, long long u, int s, long long ghost,
+                                 std::int32_t* row, std::int64_t* ghost_src, std::uint8_t* ghost_flip) {
+  std::int32_t oct;
+  int s27;
+  plan_unit_slot(leaf_octs, singles, groups, nsingle, u, s, oct, s27);
+  row[s] = static_cast<std::int32_t>(-1 - ghost);
+  view_ghost_sources(v, oct, s27, ghost_src + 7 * ghost, ghost_flip + 7 * ghost);
+}
+
 RO_HD void plan_unit_ghosts(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
                             const std::int32_t* groups, long long nsingle, long long u, long long first_ghost,
                             std::int32_t* slots, std::int32_t* group_slots, std::int64_t* ghost_src,
                             std::uint8_t* ghost_flip) {
   std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
   long long ghost = first_ghost;
-  for (int s = 0; s < plan_unit_slot_count(u, nsingle); ++s) {
-    if (row[s] >= 0 || row[s] == no_slot) continue;
-    std::int32_t oct;
-    int s27;
-    plan_unit_slot(leaf_octs, singles, groups, nsingle, u, s, oct, s27);
-    row[s] = static_cast<std::int32_t>(-1 - ghost);
-    view_ghost_sources(v, oct, s27, ghost_src + 7 * ghost, ghost_flip + 7 * ghost);
-    ++ghost;
-  }
+  for (int s = 0; s < plan_unit_slot_count(u, nsingle); ++s)
+    if (plan_slot_is_ghost(row[s]))
+      plan_unit_ghost_entry(v, leaf_octs, singles, groups, nsingle, u, s, ghost++, row, ghost_src, ghost_flip);
 }
 
 // Restriction pairs (covered cell, son oct), finest level first, each level's cells in order: per
