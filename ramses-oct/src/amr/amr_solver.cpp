@@ -260,20 +260,30 @@ void Stepper::update(const Tree& t, const StepLists& lists, const std::vector<do
   });
 }
 
+namespace {
+
+// One reflux face: the son oct's face opposite the coarse cell's face, its four fluxes
+// area-averaged (1/4 each: sub-faces of area dx_c^2 / 4 over a coarse face of dx_c^2), times
+// factor into the coarse cell (dt / dx_c for fluxes, 1 / dx_c for time-integrated fluxes).
+void reflux_face(const RefluxFace& rf, const double* fluxes, double factor, std::int64_t stride,
+                 std::vector<double>& unew) {
+  const double* in = fluxes + (std::int64_t(rf.fine_oct) * 6 + (rf.face ^ 1)) * 4 * nvar;
+  for (int f = 0; f < nvar; ++f) {
+    const double flux = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
+    double& v = unew[f * stride + rf.cell];
+    v = rf.face % 2 ? v - factor * flux : v + factor * flux;
+  }
+}
+
+}  // namespace
+
 void Stepper::reflux(const Tree& t, const StepLists& lists, std::vector<double>& unew, double dt) const {
   if (!reflux_) return;
   const std::int64_t stride = t.noct() * 8;
   loops_.run(static_cast<std::int64_t>(lists.reflux_octs.size()), [&](std::int64_t i, int) {
     const double dtdx = dt / t.dx(t.level[lists.reflux_octs[i]]);
     for (std::int64_t e = lists.reflux_begin[i]; e < lists.reflux_begin[i + 1]; ++e) {
-      const RefluxFace& rf = lists.faces[e];
-      // The son oct's face opposite the coarse cell's face: its four fluxes, area-averaged (1/4 each).
-      const double* in = fine_flux_.data() + (std::int64_t(rf.fine_oct) * 6 + (rf.face ^ 1)) * 4 * nvar;
-      for (int f = 0; f < nvar; ++f) {
-        const double flux = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
-        double& v = unew[f * stride + rf.cell];
-        v = rf.face % 2 ? v - dtdx * flux : v + dtdx * flux;
-      }
+      reflux_face(lists.faces[e], fine_flux_.data(), dtdx, stride, unew);
     }
   });
 }
@@ -309,15 +319,8 @@ void Stepper::reflux_level(const Tree& t, const StepLists& lists, int l, std::ve
   const std::int64_t first = begin - lists.reflux_octs.begin();
   loops_.run(end - begin, [&](std::int64_t i, int) {
     for (std::int64_t e = lists.reflux_begin[first + i]; e < lists.reflux_begin[first + i + 1]; ++e) {
-      const RefluxFace& rf = lists.faces[e];
-      // Four sub-faces of area dx_c^2 / 4 each over a cell of volume dx_c^3: 1 / (4 dx_c) times
-      // the sum of their time-integrated fluxes (Teyssier 2002, sec. 2.4).
-      const double* in = fine_flux_sum_.data() + (std::int64_t(rf.fine_oct) * 6 + (rf.face ^ 1)) * 4 * nvar;
-      for (int f = 0; f < nvar; ++f) {
-        const double flux = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
-        double& v = unew[f * stride + rf.cell];
-        v = rf.face % 2 ? v - inv_dx * flux : v + inv_dx * flux;
-      }
+      // Time-integrated fluxes (Teyssier 2002, sec. 2.4): the factor is 1 / dx_c, not dt / dx_c.
+      reflux_face(lists.faces[e], fine_flux_sum_.data(), inv_dx, stride, unew);
     }
   });
   const std::int64_t fine_first = lists.leaf_octs_begin[l + 1];
