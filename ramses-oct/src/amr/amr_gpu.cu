@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 // First: the GPU runtime header defines __host__/__device__ for RO_HD (HIP does not pre-include it).
 #include "copa/gpu.hpp"
@@ -141,16 +143,30 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
   block::update<4, N>(a, L, u, unew, i0, lane, s);
 }
 
-// One thread per (reflux face, variable), variable-major so neighbouring threads read
-// neighbouring faces; only the thread at the start of a coarse cell's faces works (reflux_cell).
-// Before: one thread per coarse oct looping over all its faces and variables (24 us for 4.8%
-// active warps on the H200).
-__global__ void reflux_kernel(long long nfaces, const RefluxFace* __restrict__ faces,
-                              const std::int8_t* __restrict__ level, const double* __restrict__ fine_flux,
-                              long long stride, double dt, double dx0, double* __restrict__ unew) {
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < nfaces * nvar)
-    block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
+// The reflux and the finest restriction in one launch (README "The device step, round 5"): blocks
+// [0, reflux_blocks) take one thread per (reflux face, variable), variable-major so neighbouring
+// threads read neighbouring faces, and only the thread at the start of a coarse cell's faces
+// works (reflux_cell); the blocks after them restrict pairs [first, last) of the finest level
+// that has sons. They touch disjoint cells, so their order does not matter: the reflux reads the
+// fine fluxes and writes coarse LEAF cells beside finer octs; the finest restriction writes
+// COVERED cells of level L-1 and reads level-L cells, all leaves that no reflux writes (nothing
+// is finer than L). A coarser restriction reads level-l+1 cells that this launch writes (leaves
+// refluxed, covered cells restricted): it runs after it, one launch per level.
+inline constexpr int reflux_threads = 128;
+__global__ void __launch_bounds__(reflux_threads)
+    reflux_restrict_kernel(unsigned reflux_blocks, long long nfaces, const RefluxFace* __restrict__ faces,
+                           const std::int8_t* __restrict__ level, const double* __restrict__ fine_flux,
+                           long long stride, double dt, double dx0, long long first, long long last,
+                           const std::int64_t* __restrict__ cell, const std::int64_t* __restrict__ son,
+                           double* __restrict__ unew) {
+  if (blockIdx.x < reflux_blocks) {
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k < nfaces * nvar)
+      block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
+    return;
+  }
+  const long long i = first + (blockIdx.x - reflux_blocks) * (long long)blockDim.x + threadIdx.x;
+  if (i < last) restrict_cell(unew, stride, cell[i], son[i]);
 }
 
 __global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
@@ -947,6 +963,8 @@ class GpuAmrStep final : public DeviceStep {
     return leaf_scan_from_words(h, max_level_ + 1);
   }
 
+  // The step's launches (README "The device step, round 5"): ghosts, leaf update, the reflux with
+  // the finest restriction, one launch per coarser level, then the next step's scan.
   void advance(double dt) override {
     next_scan_.drop();  // held again only once the step and its scan have finished
     const long long stride = noct_ * 8;
@@ -967,17 +985,23 @@ class GpuAmrStep final : public DeviceStep {
                                                                 u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
     }
-    if (reflux_ && c.faces > 0) {
-      reflux_kernel<<<copa::gpu::blocks_for(c.faces * nvar, 128), 128>>>(c.faces, faces_.data(), level_.data(),
-                                                                         fine_flux_.data(), stride, dt, dx0_,
-                                                                         unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr reflux_kernel");
+    // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
+    std::vector<std::pair<long long, long long>> ranges;
+    for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k)
+      if (c.restrict_begin[k + 1] > c.restrict_begin[k]) ranges.emplace_back(c.restrict_begin[k], c.restrict_begin[k + 1]);
+    const long long nfaces = reflux_ ? c.faces : 0;
+    const std::pair<long long, long long> finest = ranges.empty() ? std::make_pair(0LL, 0LL) : ranges.front();
+    const unsigned reflux_blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
+    const unsigned finest_blocks = copa::gpu::blocks_for(finest.second - finest.first, reflux_threads);
+    if (reflux_blocks + finest_blocks > 0) {
+      reflux_restrict_kernel<<<reflux_blocks + finest_blocks, reflux_threads>>>(
+          reflux_blocks, nfaces, faces_.data(), level_.data(), fine_flux_.data(), stride, dt, dx0_, finest.first,
+          finest.second, restrict_cell_.data(), restrict_son_.data(), unew_.data());
+      COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel");
     }
-    for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
-      const long long first = c.restrict_begin[k], last = c.restrict_begin[k + 1];
-      if (last == first) continue;
-      restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
-                                                                         restrict_son_.data(), stride, unew_.data());
+    for (std::size_t k = 1; k < ranges.size(); ++k) {
+      restrict_kernel<<<copa::gpu::blocks_for(ranges[k].second - ranges[k].first, 256), 256>>>(
+          ranges[k].first, ranges[k].second, restrict_cell_.data(), restrict_son_.data(), stride, unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
     }
     u_.swap(unew_);
