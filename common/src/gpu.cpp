@@ -135,6 +135,24 @@ void free_pinned(void* ptr) {
 #endif
 }
 
+void* malloc_mapped(std::size_t bytes) {
+  void* p = nullptr;
+#if defined(COPA_HAVE_CUDA)
+  COPA_GPU_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocMapped));
+#else
+  COPA_GPU_CHECK(hipHostMalloc(&p, bytes, hipHostMallocMapped));
+#endif
+  return p;
+}
+
+void free_mapped(void* ptr) { free_pinned(ptr); }
+
+void* device_pointer(void* mapped) {
+  void* d = nullptr;
+  COPA_GPU_CHECK(COPA_GPU_SYMBOL(HostGetDevicePointer)(&d, mapped, 0));
+  return d;
+}
+
 void copy_to_device(void* dst, const void* src, std::size_t bytes, stream_t stream) {
   COPA_GPU_CHECK(COPA_GPU_SYMBOL(MemcpyAsync)(dst, src, bytes, COPA_GPU_SYMBOL(MemcpyHostToDevice), stream));
 }

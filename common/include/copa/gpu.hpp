@@ -100,6 +100,12 @@ void* malloc_device(std::size_t bytes);
 void free_device(void* ptr);
 void* malloc_pinned(std::size_t bytes);
 void free_pinned(void* ptr);
+// Pinned host memory mapped into the device's address space: a kernel stores into it through
+// device_pointer(ptr) and the host reads ptr after a synchronisation, with no copy to queue (a
+// few words of results: one launch instead of a kernel and a copy). free_mapped releases it.
+void* malloc_mapped(std::size_t bytes);
+void free_mapped(void* ptr);
+void* device_pointer(void* mapped);
 void copy_to_device(void* dst, const void* src, std::size_t bytes, stream_t stream = nullptr);
 void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_t stream = nullptr);
 void copy_on_device(void* dst, const void* src, std::size_t bytes, stream_t stream = nullptr);

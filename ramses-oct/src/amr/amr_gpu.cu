@@ -187,14 +187,21 @@ inline constexpr int scan_threads = 256;
 inline constexpr int scan_levels = max_levels + 1;
 inline constexpr int scan_warps = scan_threads / COPA_WARP_SIZE;
 
-__global__ void __launch_bounds__(scan_threads)
-    leaf_scan_kernel(const double* __restrict__ u, long long ncell, const std::int32_t* __restrict__ son,
-                     const std::int8_t* __restrict__ level, double gamma, int nlevel,
-                     unsigned long long* __restrict__ words) {
+// Scan block b of nb. words: nlevel + 1 result words then the done counter, all zero when the
+// launch starts. The last block to finish (the threadfence reduction of the CUDA programming
+// guide: each block makes its atomics visible, then counts itself done) moves the words into out,
+// host-mapped memory, and zeroes them and the counter for the next launch: no memset before the
+// scan and no copy after it. The words are read with atomicExch, so the last block sees every
+// other block's atomicMax (done at L2), and a system fence orders its stores before the host's
+// read, which comes after the launch's synchronisation.
+__device__ void leaf_scan_block(unsigned b, unsigned nb, const double* u, long long ncell,
+                                const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
+                                double gamma, int nlevel, unsigned long long* __restrict__ words,
+                                unsigned long long* __restrict__ out) {
   unsigned long long best[scan_levels + 1];  // per level, then the bad cell's ~index
 #pragma unroll
   for (int k = 0; k <= scan_levels; ++k) best[k] = 0;
-  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ncell; g += (long long)gridDim.x * blockDim.x) {
+  for (long long g = b * (long long)blockDim.x + threadIdx.x; g < ncell; g += (long long)nb * blockDim.x) {
     int l;
     unsigned long long bits;
     bool ok;
@@ -206,6 +213,7 @@ __global__ void __launch_bounds__(scan_threads)
     if (!ok && bad > best[scan_levels]) best[scan_levels] = bad;
   }
   __shared__ unsigned long long part[scan_warps][scan_levels + 1];
+  __shared__ bool last;
   const int warp = threadIdx.x / COPA_WARP_SIZE, lane = threadIdx.x % COPA_WARP_SIZE;
 #pragma unroll
   for (int k = 0; k <= scan_levels; ++k) {
@@ -214,10 +222,40 @@ __global__ void __launch_bounds__(scan_threads)
   }
   __syncthreads();
   const int k = threadIdx.x;
-  if (k > scan_levels) return;
-  unsigned long long m = 0;
-  for (int w = 0; w < scan_warps; ++w) m = part[w][k] > m ? part[w][k] : m;
-  if (m != 0) atomicMax(words + (k == scan_levels ? nlevel : k), m);
+  if (k <= scan_levels) {
+    unsigned long long m = 0;
+    for (int w = 0; w < scan_warps; ++w) m = part[w][k] > m ? part[w][k] : m;
+    if (m != 0) atomicMax(words + (k == scan_levels ? nlevel : k), m);
+  }
+  __threadfence();
+  __syncthreads();
+  unsigned long long* done = words + nlevel + 1;
+  if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == nb - 1ull;
+  __syncthreads();
+  if (!last) return;
+  if (k <= nlevel) out[k] = atomicExch(words + k, 0ull);
+  if (k == 0) *done = 0;
+  __threadfence_system();
+}
+
+// The last restriction and the dt scan of the new state in one launch: blocks [0, restrict_blocks)
+// restrict pairs [first, last) (none for a scan alone), the blocks after them scan. The
+// restriction writes only COVERED cells and reads the finer level, which earlier launches
+// finished; the scan reads only LEAF cells, which the reflux launch before finished: disjoint, so
+// the scan sees the state the separate launches left.
+__global__ void __launch_bounds__(scan_threads)
+    restrict_scan_kernel(unsigned restrict_blocks, long long first, long long last,
+                         const std::int64_t* __restrict__ cell, const std::int64_t* __restrict__ cell_son,
+                         double* u, long long ncell, const std::int32_t* __restrict__ son,
+                         const std::int8_t* __restrict__ level, double gamma, int nlevel,
+                         unsigned long long* __restrict__ words, unsigned long long* __restrict__ out) {
+  if (blockIdx.x < restrict_blocks) {
+    const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < last) restrict_cell(u, ncell, cell[i], cell_son[i]);
+    return;
+  }
+  leaf_scan_block(blockIdx.x - restrict_blocks, gridDim.x - restrict_blocks, u, ncell, son, level, gamma, nlevel,
+                  words, out);
 }
 
 // The regrid's criterion byte of every cell of the current tree (amr_flags_body.hpp; the
@@ -618,6 +656,25 @@ class PinnedStaging {
   std::size_t cap_ = 0;
 };
 
+// The dt scan's result words in host-mapped pinned memory: the scan's last block stores them
+// there (leaf_scan_block), the host reads them after the launch's synchronisation. Sized for the
+// most levels a tree can have, allocated once.
+class MappedScanWords {
+ public:
+  MappedScanWords()
+      : host_(static_cast<unsigned long long*>(copa::gpu::malloc_mapped((scan_levels + 1) * sizeof(unsigned long long)))),
+        device_(static_cast<unsigned long long*>(copa::gpu::device_pointer(host_))) {}
+  ~MappedScanWords() { copa::gpu::free_mapped(host_); }
+  MappedScanWords(const MappedScanWords&) = delete;
+  MappedScanWords& operator=(const MappedScanWords&) = delete;
+  const unsigned long long* host() const { return host_; }
+  unsigned long long* device() { return device_; }
+
+ private:
+  unsigned long long* host_;
+  unsigned long long* device_;
+};
+
 class GpuAmrStep final : public DeviceStep {
  public:
   GpuAmrStep(const HydroParams& hp, bool reflux) : hp_(hp), reflux_(reflux) {
@@ -964,7 +1021,11 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The step's launches (README "The device step, round 5"): ghosts, leaf update, the reflux with
-  // the finest restriction, one launch per coarser level, then the next step's scan.
+  // the finest restriction, one launch per middle level, and the coarsest restriction with the
+  // next step's scan (the scan alone where the coarsest restriction is the finest, whose launch
+  // the reflux shares, or where there is none): 4 launches for one or two refined levels, L + 2
+  // for L >= 2, against L + 6 operations before (the reflux, one launch per level, a memset, the
+  // scan, a copy).
   void advance(double dt) override {
     next_scan_.drop();  // held again only once the step and its scan have finished
     const long long stride = noct_ * 8;
@@ -999,33 +1060,34 @@ class GpuAmrStep final : public DeviceStep {
           finest.second, restrict_cell_.data(), restrict_son_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel");
     }
-    for (std::size_t k = 1; k < ranges.size(); ++k) {
+    for (std::size_t k = 1; k + 1 < ranges.size(); ++k) {
       restrict_kernel<<<copa::gpu::blocks_for(ranges[k].second - ranges[k].first, 256), 256>>>(
           ranges[k].first, ranges[k].second, restrict_cell_.data(), restrict_son_.data(), stride, unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
     }
     u_.swap(unew_);
     // The next step's scan queued behind the restriction: the step and the scan cost one wait.
-    const unsigned long long* h = launch_scan();
+    const unsigned long long* h =
+        ranges.size() >= 2 ? launch_scan(ranges.back().first, ranges.back().second) : launch_scan();
     copa::gpu::synchronize();
     next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
   }
 
  private:
-  // The dt scan of u_, queued: the words zeroed, the scan kernel, the words copied asynchronously
-  // into pinned memory, which the returned pointer reads once the caller has synchronised.
-  const unsigned long long* launch_scan() {
+  // The dt scan of u_, queued, in one launch with the restriction pairs [first, last) of u_ if
+  // any (restrict_scan_kernel): the returned pointer reads the words once the caller has
+  // synchronised.
+  const unsigned long long* launch_scan(long long first = 0, long long last = 0) {
     const int nlevel = max_level_ + 1;
-    const std::size_t bytes = (nlevel + 1) * sizeof(unsigned long long);
-    auto* h = reinterpret_cast<unsigned long long*>(scan_host_.reserve(bytes));
-    copa::gpu::fill_zero(scan_.data(), bytes);
     const long long ncell = noct_ * 8;
-    const unsigned blocks = std::min<unsigned>(copa::gpu::blocks_for(ncell, scan_threads), scan_blocks_);
-    leaf_scan_kernel<<<std::max(blocks, 1u), scan_threads>>>(u_.data(), ncell, son_.data(), level_.data(), hp_.gamma,
-                                                              nlevel, scan_.data());
-    COPA_GPU_CHECK_LAUNCH("amr leaf_scan_kernel");
-    COPA_GPU_CHECK(COPA_GPU_SYMBOL(MemcpyAsync)(h, scan_.data(), bytes, COPA_GPU_SYMBOL(MemcpyDeviceToHost), nullptr));
-    return h;
+    const unsigned restrict_blocks = copa::gpu::blocks_for(last - first, scan_threads);
+    const unsigned blocks = std::max(std::min<unsigned>(copa::gpu::blocks_for(ncell, scan_threads), scan_blocks_), 1u);
+    restrict_scan_kernel<<<restrict_blocks + blocks, scan_threads>>>(restrict_blocks, first, last, restrict_cell_.data(),
+                                                                    restrict_son_.data(), u_.data(), ncell, son_.data(),
+                                                                    level_.data(), hp_.gamma, nlevel, scan_.data(),
+                                                                    scan_words_.device());
+    COPA_GPU_CHECK_LAUNCH("amr restrict_scan_kernel");
+    return scan_words_.host();
   }
 
   // Bytes a table of `bytes` takes in the staging buffer: pieces start 256-byte aligned.
@@ -1247,7 +1309,9 @@ class GpuAmrStep final : public DeviceStep {
     if (max_level_ + 1 > scan_levels)
       throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
                              std::to_string(scan_levels));
-    scan_.resize(max_level_ + 2);
+    // The words and the done counter of leaf_scan_block: zero here, zeroed again by each scan.
+    scan_.resize(max_level_ + 3);
+    copa::gpu::fill_zero(scan_.data(), scan_.bytes());
   }
 
   static LevelBegins begins(const std::vector<std::int64_t>& b) {
@@ -1300,6 +1364,7 @@ class GpuAmrStep final : public DeviceStep {
   NextScan next_scan_;
   unsigned scan_blocks_ = 1;
   PinnedStaging staging_, scan_host_;
+  MappedScanWords scan_words_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
   GrowArray<std::int8_t> level_, edges_;
   GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, singles_, groups_, group_slots_, source_;
