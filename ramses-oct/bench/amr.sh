@@ -7,6 +7,8 @@
 # cell-update rate, the step's medians (step, dt_reduction, and on the GPU hydro_update+reflux+restriction),
 # and the regrid cost (its own row, with its parts regrid.*). GPU also: base 64^3 + 2 levels (256^3
 # finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run.
+# The two GPU AMR cases again with --phase-timing (cases *-phases; events between the device
+# step's phases: rows amr.*, in a second table of amr.md; their step rows carry the events' cost).
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 # BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
 set -euo pipefail
@@ -33,12 +35,16 @@ if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda --variant zmarch
   run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
   run uniform-sedov-256-cuda-200steps --problem sedov --n 256 --steps 200 --backend cuda --variant zmarch
+  run amr-sedov-32-l2-cuda-phases --problem sedov --n 32 --levels 2 --backend cuda --phase-timing
+  run amr-sedov-64-l2-regrid4-cuda-200steps-phases --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
+    --backend cuda --phase-timing
 fi
 
 python3 - "$OUT_DIR" <<'PY'
 import json, os, sys
 out = sys.argv[1]
-rows = []
+rows, phase_rows = [], []
+phases = ["amr.ghosts", "amr.update", "amr.reflux+finest_restriction", "amr.coarser_restrictions+scan"]
 for name in sorted(os.listdir(out)):
     if not name.endswith(".json"):
         continue
@@ -57,10 +63,18 @@ for name in sorted(os.listdir(out)):
                  ms("hydro_update+reflux+restriction"), at.get("regrid_s", 0.0),
                  "%.2f" % med("regrid") if "regrid" in kern else "-", parts or "-", total,
                  j.get("verification", {}).get("passed")))
+    if all(p in kern for p in phases):
+        phase_rows.append((name[:-5], ms("step")) + tuple("%.1f" % (med(p) * 1e3) for p in phases))
 with open(os.path.join(out, "amr.md"), "w") as f:
     f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s) | step median (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | verified |\n")
     f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write("| " + " | ".join(str(x) for x in r) + " |\n")
+    if phase_rows:
+        f.write("\nDevice step phases (--phase-timing), medians over the steps after the warm-up (us):\n\n")
+        f.write("| case | step median (ms) | " + " | ".join(phases) + " |\n")
+        f.write("|---|---|---|---|---|---|\n")
+        for r in phase_rows:
+            f.write("| " + " | ".join(str(x) for x in r) + " |\n")
 print(open(os.path.join(out, "amr.md")).read())
 PY

@@ -65,6 +65,7 @@ struct Options {
   std::vector<double> refine_band = {0.25, 0.5};
   bool no_reflux = false;
   bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
+  bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
   long long max_octs = 0;
 };
 
@@ -215,6 +216,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.regrid_every = o.regrid_every;
   ac.reflux = !o.no_reflux;
   ac.subcycle = o.subcycle;
+  ac.phase_timing = o.phase_timing;
   if (o.subcycle)
     for (copa::Backend b : run_backends)
       if (copa::is_gpu(b))
@@ -378,6 +380,9 @@ int run(int argc, char** argv) {
   app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
       ->check(CLI::Range(8LL, 2147483647LL));
   app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt; host backends only");
+  app.add_flag("--phase-timing", o.phase_timing,
+               "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "
+               "amr.reflux+finest_restriction, amr.coarser_restrictions+scan); the host backends time them already");
   app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
@@ -411,6 +416,9 @@ int run(int argc, char** argv) {
     if (!o.common.variant.empty() && o.common.backend != "all") copa::check_variant(o.common.variant, variants[b], b);
   if (o.block_size != 0 && (o.block_size < 32 || o.block_size > 1024 || o.block_size % 32 != 0))
     throw copa::InputError("--block-size: " + std::to_string(o.block_size) + " is not a multiple of 32 in [32, 1024]");
+  if (o.phase_timing && o.levels == 0)
+    throw copa::InputError("--phase-timing: needs --levels >= 1 (it times the AMR device step's phases; the uniform run "
+                           "times its kernels already)");
   if (o.subcycle && o.levels == 0)
     throw copa::InputError("--subcycle: needs --levels >= 1 (level subcycling has no meaning on the uniform grid)");
   for (int bs : o.sweep)

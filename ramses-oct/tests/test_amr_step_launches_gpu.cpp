@@ -7,7 +7,8 @@
 // restriction alone in the first launch). Each run must equal the serial oracle: the same tree,
 // the same end time (every dt comes from a device scan: a word left from the step before, or a
 // scan whose last block did not hand its words out, changes it far beyond 1e-12) and the state to
-// 1e-12. gpu label: CUDA or HIP builds.
+// 1e-12. --phase-timing (AmrConfig::phase_timing): the four phase rows, one sample per step, and
+// none without it. gpu label: CUDA or HIP builds.
 #include <array>
 #include <cmath>
 #include <iostream>
@@ -77,5 +78,25 @@ TEST(Amr, amr_gpu_step_launch_paths_equal_oracle) {
     EXPECT_EQ(dev.steps, oracle.steps) << c.name;
     EXPECT_LE(std::fabs(dev.t - oracle.t), 1e-12 * oracle.t) << c.name;
     EXPECT_LT(l2, 1e-12) << c.name;
+  }
+}
+
+TEST(Amr, amr_gpu_phase_timing_rows) {
+  const LaunchCase c{"two levels", "sedov", {8, 8, 8}, Boundary::periodic, 2, 0.1, true, 6, 2};
+  const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+  const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+  const char* rows[] = {"amr.ghosts", "amr.update", "amr.reflux+finest_restriction", "amr.coarser_restrictions+scan"};
+  for (bool timed : {false, true}) {
+    amr::AmrConfig ac = gpu_levels(c);
+    use_gpu_step(ac);
+    ac.phase_timing = timed;
+    const auto r = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+    for (const char* row : rows) {
+      ASSERT_EQ(r.profile.has(row), timed) << row << (timed ? " missing with" : " present without") << " phase timing";
+      if (!timed) continue;
+      const std::vector<double>& s = r.profile.samples(row);
+      EXPECT_EQ(static_cast<long>(s.size()), r.steps) << row;
+      for (double x : s) EXPECT_GE(x, 0.0) << row;
+    }
   }
 }

@@ -50,6 +50,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
 #endif
   AmrResult r;
   copa::HostTimer timer(r.profile);
+  if (dev && ac.phase_timing) dev->time_phases(r.profile);
   r.tree = base_tree(base, ac.levels);
   Tree& t = r.tree;
   std::vector<double>& u = r.u;

@@ -25,6 +25,7 @@
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_cub.hpp"
+#include "copa/gpu_timing.hpp"
 #include "tile_geometry.hpp"
 
 namespace ro::amr {
@@ -1020,6 +1021,8 @@ class GpuAmrStep final : public DeviceStep {
     return leaf_scan_from_words(h, max_level_ + 1);
   }
 
+  void time_phases(copa::Profile& p) override { phases_ = std::make_unique<copa::gpu::EventTimer>(p); }
+
   // The step's launches (README "The device step, round 5"): ghosts, leaf update, the reflux with
   // the finest restriction, one launch per middle level, and the coarsest restriction with the
   // next step's scan (the scan alone where the coarsest restriction is the finest, whose launch
@@ -1030,11 +1033,13 @@ class GpuAmrStep final : public DeviceStep {
     next_scan_.drop();  // held again only once the step and its scan have finished
     const long long stride = noct_ * 8;
     const PlanCounts& c = counts_;
+    begin_phase("amr.ghosts");
     if (c.ghosts > 0) {
       ghost_kernel<<<copa::gpu::blocks_for(c.ghosts * 8, ghost_threads), ghost_threads>>>(
           u_.data(), stride, c.ghosts, ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
       COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
     }
+    next_phase("amr.update");
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                         son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
@@ -1050,6 +1055,7 @@ class GpuAmrStep final : public DeviceStep {
     std::vector<std::pair<long long, long long>> ranges;
     for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k)
       if (c.restrict_begin[k + 1] > c.restrict_begin[k]) ranges.emplace_back(c.restrict_begin[k], c.restrict_begin[k + 1]);
+    next_phase("amr.reflux+finest_restriction");
     const long long nfaces = reflux_ ? c.faces : 0;
     const std::pair<long long, long long> finest = ranges.empty() ? std::make_pair(0LL, 0LL) : ranges.front();
     const unsigned reflux_blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
@@ -1060,6 +1066,7 @@ class GpuAmrStep final : public DeviceStep {
           finest.second, restrict_cell_.data(), restrict_son_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel");
     }
+    next_phase("amr.coarser_restrictions+scan");
     for (std::size_t k = 1; k + 1 < ranges.size(); ++k) {
       restrict_kernel<<<copa::gpu::blocks_for(ranges[k].second - ranges[k].first, 256), 256>>>(
           ranges[k].first, ranges[k].second, restrict_cell_.data(), restrict_son_.data(), stride, unew_.data());
@@ -1069,7 +1076,9 @@ class GpuAmrStep final : public DeviceStep {
     // The next step's scan queued behind the restriction: the step and the scan cost one wait.
     const unsigned long long* h =
         ranges.size() >= 2 ? launch_scan(ranges.back().first, ranges.back().second) : launch_scan();
+    end_phase();
     copa::gpu::synchronize();
+    if (phases_) phases_->flush();
     next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
   }
 
@@ -1088,6 +1097,19 @@ class GpuAmrStep final : public DeviceStep {
                                                                     scan_words_.device());
     COPA_GPU_CHECK_LAUNCH("amr restrict_scan_kernel");
     return scan_words_.host();
+  }
+
+  // --phase-timing (time_phases): one event-timed region per phase of advance(), phases back to
+  // back; without it nothing is recorded.
+  void begin_phase(const char* name) {
+    if (phases_) phases_->begin(name);
+  }
+  void end_phase() {
+    if (phases_) phases_->end();
+  }
+  void next_phase(const char* name) {
+    end_phase();
+    begin_phase(name);
   }
 
   // Bytes a table of `bytes` takes in the staging buffer: pieces start 256-byte aligned.
@@ -1365,6 +1387,7 @@ class GpuAmrStep final : public DeviceStep {
   unsigned scan_blocks_ = 1;
   PinnedStaging staging_, scan_host_;
   MappedScanWords scan_words_;
+  std::unique_ptr<copa::gpu::EventTimer> phases_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
   GrowArray<std::int8_t> level_, edges_;
   GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, singles_, groups_, group_slots_, source_;

@@ -16,6 +16,7 @@
 #include "amr_regrid.hpp"
 #include "amr_solver.hpp"
 #include "amr_tree.hpp"
+#include "copa/timing.hpp"
 
 namespace ro::amr {
 
@@ -64,6 +65,11 @@ class DeviceStep {
   virtual LeafScan scan() = 0;
   // Returns after the device finished the step and the next step's scan (NextScan).
   virtual void advance(double dt) = 0;
+  // --phase-timing: from now on advance() records device events between its phases and adds
+  // their times to p as rows amr.ghosts, amr.update, amr.reflux+finest_restriction and
+  // amr.coarser_restrictions+scan (README "The device step, round 5"). A step that has no device
+  // phases to time (the tests' host emulation) records nothing.
+  virtual void time_phases(copa::Profile& p) { (void)p; }
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_, where only the
