@@ -290,7 +290,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
     for (const auto& name : r.profile.names()) {
       const bool per_step = name.rfind("regrid", 0) != 0 && name != "initial_grid";  // regrid and its parts
       copa::KernelCost cost;
-      if (name == "hydro_update" || name == "hydro_update+reflux+restriction") cost = {ro::flops_per_cell_update * mean_leaves, mean_leaves * ro::nvar * 8.0, mean_leaves * ro::nvar * 8.0};
+      if (name == "hydro_update" || name == "hydro_update+reflux+restriction" || name == "amr.update") cost = {ro::flops_per_cell_update * mean_leaves, mean_leaves * ro::nvar * 8.0, mean_leaves * ro::nvar * 8.0};
       rep.add_kernel(name, ro::region_stats(r.profile, name, per_step ? cfg.warmup : 0), cost);
     }
     const double step_total = r.profile.total("step");
