@@ -20,6 +20,7 @@ class ForwardingStep : public amr::DeviceStep {
   void download(std::vector<double>& u) override { inner_->download(u); }
   amr::LeafScan scan() override { return inner_->scan(); }
   void advance(double dt) override { inner_->advance(dt); }
+  void advance_subcycled(double dt0) override { inner_->advance_subcycled(dt0); }
   void criterion(const amr::RefineCriterion& rc, double gamma) override { inner_->criterion(rc, gamma); }
   void refinement_flags() override { inner_->refinement_flags(); }
   bool rebuild(std::int64_t max_octs) override { return inner_->rebuild(max_octs); }
