@@ -78,7 +78,8 @@ class HostEmulatedStep final : public amr::DeviceStep {
     unew_.resize(u_.size());
     amr::emulate_plan_subcycled_step(t_, plan_, lists_, counts_.levels, hp_, reflux_, u_, unew_, fine_flux_, flux_sum_,
                                      dt0);
-    n_.group_updates += static_cast<long>(plan_.groups.size());
+    for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l)
+      n_.group_updates += (1L << l) * (counts_.levels.group_begin[l + 1] - counts_.levels.group_begin[l]);
     ++n_.subcycled_steps;
     next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
   }

@@ -119,8 +119,12 @@ TEST(AmrSubcycle, amr_subcycle_emulated_device_step_equals_serial) {
       EXPECT_EQ(n.subcycled_steps, dev.steps);
       EXPECT_GT(n.moves, 0);
       EXPECT_GT(dev.tree.octs_at(2), 0);
-      // The driver counts the substeps' leaf updates from the device's leaf cells per level.
+      // The driver counts the substeps' leaf updates from the device's leaf cells per level, and
+      // the sibling groups' share from the per-level ranges (level l's groups 2^l times).
       EXPECT_EQ(dev.leaf_cell_updates, oracle.leaf_cell_updates);
+      EXPECT_EQ(dev.grouped_oct_updates, 8.0 * double(n.group_updates));
+      EXPECT_GT(n.group_updates, 0);
+      EXPECT_LE(dev.grouped_oct_updates, dev.leaf_oct_updates);
       COPA_EXPECT_NEAR_REL(dev.t, oracle.t, 1e-13);
     }
 }

@@ -191,8 +191,17 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
     r.leaf_cell_updates += ac.subcycle ? level_updates : double(leaves);
     if (dev) {
-      r.leaf_oct_updates += double(dev->counts().leaf_octs);
-      r.grouped_oct_updates += 8.0 * double(dev->counts().groups);
+      const PlanCounts& c = dev->counts();
+      if (ac.subcycle) {
+        // Level l's leaf octs and groups are updated 2^l times per coarse step.
+        for (std::size_t l = 0; l + 1 < c.levels.leaf_begin.size(); ++l) {
+          r.leaf_oct_updates += double(1 << l) * double(c.levels.leaf_begin[l + 1] - c.levels.leaf_begin[l]);
+          r.grouped_oct_updates += 8.0 * double(1 << l) * double(c.levels.group_begin[l + 1] - c.levels.group_begin[l]);
+        }
+      } else {
+        r.leaf_oct_updates += double(c.leaf_octs);
+        r.grouped_oct_updates += 8.0 * double(c.groups);
+      }
     }
     ++step;
   }

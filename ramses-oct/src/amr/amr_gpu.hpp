@@ -5,7 +5,8 @@
 // keeps the state and the tree on the device: the criterion, the refinement flags, the new tree's
 // rebuild and links, the state's move and the step lists and step plan all run there; only counts
 // and error words come back (README "AMR", "The device plan", "The device lists", "The device
-// flags", "The device rebuild").
+// flags", "The device rebuild"). With --subcycle, advance_subcycled runs the same kernels level by
+// level over the plan's per-level ranges (README "Level subcycling on the GPU").
 #pragma once
 #include <cstdint>
 #include <memory>
