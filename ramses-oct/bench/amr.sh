@@ -6,7 +6,10 @@
 # the CUDA default since issue 18): time to solution, the leaf-cell update rate against the uniform
 # cell-update rate, the step's medians (step, dt_reduction, and on the GPU hydro_update+reflux+restriction),
 # and the regrid cost (its own row, with its parts regrid.*). GPU also: base 64^3 + 2 levels (256^3
-# finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run.
+# finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run; and both
+# AMR runs again with --subcycle (level subcycling on the device: the 32^3 + 2 run to t = 0.05,
+# the 64^3 + 2 run for 50 coarse steps, each of which advances the finest level by 4 substeps),
+# against the global dt: time to solution, and "step" is then one coarse step.
 # The two GPU AMR cases again with --phase-timing (cases *-phases; events between the device
 # step's phases: rows amr.*, in a second table of amr.md; their step rows carry the events' cost).
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
@@ -34,6 +37,9 @@ if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda
   run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda --variant zmarch
   run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
+  run amr-sedov-32-l2-cuda-subcycle --problem sedov --n 32 --levels 2 --subcycle --backend cuda
+  run amr-sedov-64-l2-regrid4-cuda-subcycle-50steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 50 \
+    --subcycle --backend cuda
   run uniform-sedov-256-cuda-200steps --problem sedov --n 256 --steps 200 --backend cuda --variant zmarch
   run amr-sedov-32-l2-cuda-phases --problem sedov --n 32 --levels 2 --backend cuda --phase-timing
   run amr-sedov-64-l2-regrid4-cuda-200steps-phases --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \

@@ -217,11 +217,6 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.reflux = !o.no_reflux;
   ac.subcycle = o.subcycle;
   ac.phase_timing = o.phase_timing;
-  if (o.subcycle)
-    for (copa::Backend b : run_backends)
-      if (copa::is_gpu(b))
-        throw copa::InputError("--subcycle: not done on the GPU backends yet (" + copa::to_string(b) +
-                               "); use --backend serial or openmp");
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
@@ -379,7 +374,7 @@ int run(int argc, char** argv) {
   app.add_option("--regrid-every", o.regrid_every, "AMR: steps between regrids (0: keep the initial grid)")->capture_default_str();
   app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
       ->check(CLI::Range(8LL, 2147483647LL));
-  app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt; host backends only");
+  app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt (every backend: serial, openmp, and the device step per level on cuda/hip)");
   app.add_flag("--phase-timing", o.phase_timing,
                "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "
                "amr.reflux+finest_restriction, amr.coarser_restrictions+scan); the host backends time them already");

@@ -21,6 +21,7 @@ namespace ro::amr_test {
 struct EmulatedCounts {
   long moves = 0, group_updates = 0;
   long scans_run = 0, scans_held = 0, scans_stale = 0;
+  long subcycled_steps = 0;
 };
 
 class HostEmulatedStep final : public amr::DeviceStep {
@@ -43,6 +44,9 @@ class HostEmulatedStep final : public amr::DeviceStep {
     counts_.ghosts = static_cast<long long>(plan_.ghost_flip.size() / 7);
     counts_.faces = static_cast<long long>(lists_.faces.size());
     counts_.restrict_begin = plan_.restrict_begin;
+    counts_.levels = amr::emulate_plan_levels(t_, plan_);
+    fine_flux_.assign(t_.noct() * amr::fine_flux_per_oct, 0.0);
+    flux_sum_.assign(t_.noct() * amr::fine_flux_per_oct, 0.0);
   }
   const amr::PlanCounts& counts() const override { return counts_; }
   void download_plan(amr::StepPlan& p) override { p = plan_; }
@@ -65,6 +69,18 @@ class HostEmulatedStep final : public amr::DeviceStep {
     amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
     u_.swap(unew);
     n_.group_updates += static_cast<long>(plan_.groups.size());
+    next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
+  }
+  // The device's subcycled coarse step: the per-level ranges its plan build brings up, the sums
+  // kept across coarse steps as the device keeps them.
+  void advance_subcycled(double dt0) override {
+    next_scan_.drop();
+    unew_.resize(u_.size());
+    amr::emulate_plan_subcycled_step(t_, plan_, lists_, counts_.levels, hp_, reflux_, u_, unew_, fine_flux_, flux_sum_,
+                                     dt0);
+    for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l)
+      n_.group_updates += (1L << l) * (counts_.levels.group_begin[l + 1] - counts_.levels.group_begin[l]);
+    ++n_.subcycled_steps;
     next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
   }
   void criterion(const amr::RefineCriterion& rc, double gamma) override {
@@ -109,7 +125,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   amr::PlanCounts counts_;
   amr::StepLists lists_;
   amr::CriterionParams params_;
-  std::vector<double> u_;
+  std::vector<double> u_, unew_, fine_flux_, flux_sum_;
   amr::NextScan next_scan_;
 };
 

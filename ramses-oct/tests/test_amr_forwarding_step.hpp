@@ -21,6 +21,7 @@ class ForwardingStep : public amr::DeviceStep {
   amr::LeafScan scan() override { return inner_->scan(); }
   void advance(double dt) override { inner_->advance(dt); }
   void time_phases(copa::Profile& p) override { inner_->time_phases(p); }
+  void advance_subcycled(double dt0) override { inner_->advance_subcycled(dt0); }
   void criterion(const amr::RefineCriterion& rc, double gamma) override { inner_->criterion(rc, gamma); }
   void refinement_flags() override { inner_->refinement_flags(); }
   bool rebuild(std::int64_t max_octs) override { return inner_->rebuild(max_octs); }

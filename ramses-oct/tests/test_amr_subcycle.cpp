@@ -1,11 +1,10 @@
 // AMR level subcycling (--subcycle, amr_subcycle.hpp): conservation with and without refluxing,
-// Sedov's radius, the band wave's order, closeness to the global-dt run, OpenMP = serial, and the
-// refusal on a device step.
+// Sedov's radius, the band wave's order, closeness to the global-dt run, OpenMP = serial (the
+// device step's subcycling: test_amr_subcycle_device.cpp, test_amr_subcycle_gpu.cpp).
 #include <cmath>
 
 #include "amr_driver.hpp"
 #include "amr_subcycle.hpp"
-#include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
 #include "test_amr_helpers.hpp"
@@ -138,12 +137,4 @@ TEST(AmrSubcycle, amr_subcycle_wave_across_static_band) {
   EXPECT_TRUE(diff > 0);
   EXPECT_TRUE(diff < 0.5 * std::min(err[0], err_global));
   EXPECT_TRUE(err[0] < 2 * err_global && err_global < 2 * err[0]);
-}
-
-TEST(AmrSubcycle, amr_subcycle_refused_on_a_device_step) {
-  // The GPU step has no per-level update yet: a device step (here the test hook) refuses --subcycle.
-  const OctMesh base = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
-  amr::AmrConfig ac = subcycled(1, "gradient", 2);
-  ac.device = [](const HydroParams&, bool) -> std::unique_ptr<amr::DeviceStep> { return nullptr; };
-  EXPECT_THROW(amr::run_amr(copa::Backend::serial, base, amr_config("sedov", 0.01, 2), ac), copa::InputError);
 }

@@ -34,14 +34,12 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac) {
   // GPU backends: the step runs on the device (amr_gpu.cu), and so does the regrid whole:
   // criterion, refinement flags, tree rebuild and links, state move, step lists and step plan;
-  // the initial grid is built on the host with the host loops.
-  if (ac.subcycle && (ac.device || copa::is_gpu(b)))
-    throw copa::InputError("--subcycle: not done on the GPU backends yet (" + copa::to_string(b) +
-                           "); use --backend serial or openmp");
+  // the initial grid is built on the host with the host loops. With --subcycle the device runs
+  // the subcycled coarse step (advance_subcycled).
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux);
+  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux, ac.subcycle);
 #endif
 #if defined(COPA_HAVE_OPENMP)
   const auto loops = dev ? make_openmp_loops() : make_loops(b);
@@ -122,10 +120,13 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           copa::Region sub(timer, "regrid.move+device_lists+plan");
           dev->adopt();
           host_tree_stale = true;
+          const std::vector<std::int64_t> per_level = dev->leaf_cells_per_level();
           std::int64_t n = 0;
-          for (const std::int64_t c : dev->leaf_cells_per_level()) n += c;
+          for (const std::int64_t c : per_level) n += c;
           leaves = n;
           octs = dev->level_begin().back();
+          // The host tree is stale here: the device's counts give the substeps' updates.
+          if (ac.subcycle) level_updates = subcycled_leaf_updates(per_level);
         }
       } else {
         {
@@ -165,7 +166,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       if (time + dt > cfg.tend) dt = cfg.tend - time;
       if (dev) {
         copa::Region reg(timer, "hydro_update+reflux+restriction");
-        dev->advance(dt);
+        if (ac.subcycle)
+          dev->advance_subcycled(dt);
+        else
+          dev->advance(dt);
       } else if (ac.subcycle) {
         copa::Region reg(timer, "hydro_update+reflux+restriction");
         subcycled_step(t, lists, stepper, *loops, u, unew, dt);
@@ -188,8 +192,17 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
     r.leaf_cell_updates += ac.subcycle ? level_updates : double(leaves);
     if (dev) {
-      r.leaf_oct_updates += double(dev->counts().leaf_octs);
-      r.grouped_oct_updates += 8.0 * double(dev->counts().groups);
+      const PlanCounts& c = dev->counts();
+      if (ac.subcycle) {
+        // Level l's leaf octs and groups are updated 2^l times per coarse step.
+        for (std::size_t l = 0; l + 1 < c.levels.leaf_begin.size(); ++l) {
+          r.leaf_oct_updates += double(1 << l) * double(c.levels.leaf_begin[l + 1] - c.levels.leaf_begin[l]);
+          r.grouped_oct_updates += 8.0 * double(1 << l) * double(c.levels.group_begin[l + 1] - c.levels.group_begin[l]);
+        }
+      } else {
+        r.leaf_oct_updates += double(c.leaf_octs);
+        r.grouped_oct_updates += 8.0 * double(c.groups);
+      }
     }
     ++step;
   }

@@ -20,7 +20,7 @@ struct AmrConfig {
   RefineCriterion criterion;
   int regrid_every = 2;       // steps between regrids (0: only the initial grid)
   bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
-  bool subcycle = false;      // --subcycle: RAMSES's level subcycling (amr_subcycle.hpp); host backends only
+  bool subcycle = false;      // --subcycle: RAMSES's level subcycling (amr_subcycle.hpp)
   bool phase_timing = false;  // --phase-timing: GPU path, device events between the step's phases (time_phases)
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.

@@ -177,6 +177,25 @@ __global__ void restrict_kernel(long long first, long long last, const std::int6
   restrict_cell(u, stride, cell[i], son[i]);
 }
 
+// --subcycle, one level's leaf octs: one thread per (leaf oct, flux item), item-major within the
+// oct so neighbouring threads touch neighbouring sums (block::add_fine_flux_sum).
+__global__ void flux_sum_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
+                                const std::uint8_t* __restrict__ keep, const double* __restrict__ fine_flux, double dt,
+                                double* __restrict__ sum) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < nleaf * fine_flux_per_oct)
+    block::add_fine_flux_sum(leaf_octs[k / fine_flux_per_oct], keep[k / fine_flux_per_oct],
+                             int(k % fine_flux_per_oct), fine_flux, dt, sum);
+}
+
+// --subcycle, one level's leaf octs: one thread per cell, unew -> u where it is a leaf.
+__global__ void commit_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
+                              const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
+                              double* __restrict__ u) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < nleaf * 8) block::commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
+}
+
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered
 // like the value) and the lowest bad leaf cell as ~index. Each thread keeps its maxima in
 // registers (levels below a compile-time bound, so the per-level array is indexed only by
@@ -496,6 +515,16 @@ __global__ void rebuild_counts_kernel(const long long* __restrict__ son_scan, co
   out[nlevel] = created_scan[n];
 }
 
+// --subcycle: the ghost total and the per-level ranges (plan_level_ranges) in one small array, so
+// that they come up in the plan's last copy (the ghost total's, which they replace).
+__global__ void plan_levels_kernel(LevelBegins level_begin, int max_level, const long long* __restrict__ leaf_scan,
+                                   const long long* __restrict__ face_scan, const long long* __restrict__ single_scan,
+                                   const long long* __restrict__ group_scan, const long long* __restrict__ ghost_begin,
+                                   long long* __restrict__ out) {
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    plan_level_ranges(level_begin.v, max_level, leaf_scan, face_scan, single_scan, group_scan, ghost_begin, out);
+}
+
 __global__ void fill_int32_kernel(std::int32_t* __restrict__ a, long long n, std::int32_t value) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n) a[i] = value;
@@ -678,7 +707,7 @@ class MappedScanWords {
 
 class GpuAmrStep final : public DeviceStep {
  public:
-  GpuAmrStep(const HydroParams& hp, bool reflux) : hp_(hp), reflux_(reflux) {
+  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle) : hp_(hp), reflux_(reflux), subcycle_(subcycle) {
     // One wave of scan blocks (sm_90: 60 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
@@ -1082,7 +1111,96 @@ class GpuAmrStep final : public DeviceStep {
     next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
   }
 
+  // The recursion of amr_subcycle.cpp's amr_step with the device plan's per-level ranges: no copy
+  // and no wait inside the coarse step, then the next scan as advance() ends (README "Level
+  // subcycling on the GPU").
+  void advance_subcycled(double dt0) override {
+    if (!subcycle_)
+      throw std::logic_error("ramses-oct AMR: advance_subcycled on a device step built without subcycle "
+                             "(make_gpu_amr_step(hp, reflux, true) keeps the per-level ranges)");
+    next_scan_.drop();
+    subcycle_level(0, dt0);
+    const unsigned long long* h = launch_scan();
+    copa::gpu::synchronize();
+    next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
+  }
+
  private:
+  // amr_step(l, dt) on the device: the finer level's two substeps first; then level l's ghost
+  // slots from the current u (level l - 1 at its old time), its units with dt (the global step's
+  // kernel over the level's slices of singles and groups), the substep's fine-flux sums (l >= 1),
+  // the reflux of its coarse cells from level l + 1's sums (factor 1 / dx_l: reflux_cell with
+  // dt = 1) and those sums reset, its leaf cells committed (unew -> u), level l + 1 restricted
+  // into its covered cells.
+  void subcycle_level(int l, double dt) {
+    const bool finer = l < max_level_ && level_begin_[l + 2] > level_begin_[l + 1];
+    if (finer) {
+      subcycle_level(l + 1, 0.5 * dt);
+      subcycle_level(l + 1, 0.5 * dt);
+    }
+    const PlanLevels& lv = counts_.levels;
+    const long long stride = noct_ * 8;
+    launch_ghosts(lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1]);
+    launch_ghosts(lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1]);
+    const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
+                        son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
+    const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
+    const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
+    const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
+    const unsigned unit_blocks = single_blocks + static_cast<unsigned>(ngroup);
+    if (unit_blocks > 0) {
+      leaf_update_kernel<<<unit_blocks, block::group_threads>>>(a, hp_, oct_layout_.data(), group_layout_.data(),
+                                                                nsingle, single_blocks, singles_.data() + s0,
+                                                                slots_.data(), groups_.data() + g0,
+                                                                group_slots_.data() + 64 * g0, u_.data(), unew_.data());
+      COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel (one level)");
+    }
+    const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
+    if (reflux_ && l > 0 && nleaf > 0) {
+      flux_sum_kernel<<<copa::gpu::blocks_for(nleaf * fine_flux_per_oct, 128), 128>>>(
+          nleaf, leaf_octs_.data() + i0, keep_.data() + i0, fine_flux_.data(), dt, flux_sum_.data());
+      COPA_GPU_CHECK_LAUNCH("amr flux_sum_kernel");
+    }
+    if (finer && reflux_) {
+      const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
+      if (nfaces > 0) {
+        // The global step's reflux launch with no restriction pairs (the restriction of level l
+        // waits for the commit below: it reads u, the reflux writes unew).
+        const unsigned blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
+        reflux_restrict_kernel<<<blocks, reflux_threads>>>(blocks, nfaces, faces_.data() + f0, level_.data(),
+                                                           flux_sum_.data(), stride, 1.0, dx0_, 0, 0,
+                                                           restrict_cell_.data(), restrict_son_.data(), unew_.data());
+        COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel (one level's reflux)");
+      }
+      // Level l + 1's octs are contiguous: their sums are one range.
+      const long long first = level_begin_[l + 1] * fine_flux_per_oct, last = level_begin_[l + 2] * fine_flux_per_oct;
+      copa::gpu::fill_zero(flux_sum_.data() + first, static_cast<std::size_t>(last - first) * sizeof(double));
+    }
+    if (nleaf > 0) {
+      commit_kernel<<<copa::gpu::blocks_for(nleaf * 8, 256), 256>>>(nleaf, leaf_octs_.data() + i0, son_.data(), stride,
+                                                                   unew_.data(), u_.data());
+      COPA_GPU_CHECK_LAUNCH("amr commit_kernel");
+    }
+    if (finer) {
+      const std::size_t k = static_cast<std::size_t>(max_level_ - 1 - l);
+      const long long first = counts_.restrict_begin[k], last = counts_.restrict_begin[k + 1];
+      if (last > first) {
+        restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
+                                                                           restrict_son_.data(), stride, u_.data());
+        COPA_GPU_CHECK_LAUNCH("amr restrict_kernel (one level)");
+      }
+    }
+  }
+
+  // Ghost slots [first, last) prolonged from u_ (ghost_kernel over the slice).
+  void launch_ghosts(long long first, long long last) {
+    if (last <= first) return;
+    ghost_kernel<<<copa::gpu::blocks_for((last - first) * 8, ghost_threads), ghost_threads>>>(
+        u_.data(), noct_ * 8, last - first, ghost_src_.data() + 7 * first, ghost_flip_.data() + 7 * first, hp_.gamma,
+        ghost_.data() + first * 8 * nvar);
+    COPA_GPU_CHECK_LAUNCH("amr ghost_kernel (one level)");
+  }
+
   // The dt scan of u_, queued, in one launch with the restriction pairs [first, last) of u_ if
   // any (restrict_scan_kernel): the returned pointer reads the words once the caller has
   // synchronised.
@@ -1237,8 +1355,13 @@ class GpuAmrStep final : public DeviceStep {
         ghost_count_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");
     exclusive_sum(ghost_count_.data(), ghost_begin_.data(), nunit + 1);
-    copa::gpu::copy_to_host(h, ghost_begin_.data() + nunit, sizeof(long long));
-    const long long nghost = h[0];
+    long long nghost;
+    if (subcycle_) {
+      nghost = fetch_levels();
+    } else {
+      copa::gpu::copy_to_host(h, ghost_begin_.data() + nunit, sizeof(long long));
+      nghost = h[0];
+    }
     copa::gpu::require_device_memory(ghost_src_.growth(7 * nghost) + ghost_flip_.growth(7 * nghost) +
                                          ghost_.growth(nghost * 8 * nvar),
                                      "ramses-oct AMR step plan (ghost slots)");
@@ -1255,6 +1378,20 @@ class GpuAmrStep final : public DeviceStep {
     counts_.singles = nsingle;
     counts_.groups = ngroup;
     counts_.ghosts = nghost;
+  }
+
+  // --subcycle: the ghost total and the per-level ranges into counts_.levels, in one copy up
+  // (build_plan's last, in place of the ghost total's).
+  long long fetch_levels() {
+    const int nword = plan_level_words(max_level_);
+    level_words_.resize(nword);
+    plan_levels_kernel<<<1, 1>>>(begins(level_begin_), max_level_, leaf_scan_.data(), face_scan_.data(),
+                                 single_scan_.data(), group_scan_.data(), ghost_begin_.data(), level_words_.data());
+    COPA_GPU_CHECK_LAUNCH("amr plan_levels_kernel");
+    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(nword * sizeof(long long)));
+    copa::gpu::copy_to_host(h, level_words_.data(), nword * sizeof(long long));
+    counts_.levels = plan_levels_from_words(h, max_level_);
+    return counts_.levels.ghosts;
   }
 
   // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
@@ -1321,13 +1458,19 @@ class GpuAmrStep final : public DeviceStep {
                     face_flag_.growth(ncoarse + 1) + face_scan_.growth(ncoarse + 1) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
                     skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
                     head_flag_.growth(nleaf + 1) + single_scan_.growth(nleaf + 1) + group_scan_.growth(nleaf + 1) +
-                    restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) + 4096;
+                    restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) +
+           (subcycle_ ? flux_sum_.growth(n * fine_flux_per_oct) : 0) + 4096;
   }
 
   // The flux buffer zeroed and the dt scan's words for the current tree (noct_, max_level_).
   void prepare_step_buffers() {
     fine_flux_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
     copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
+    if (subcycle_) {
+      // The sums start at zero and every coarse step leaves them at zero (advance_subcycled).
+      flux_sum_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
+      copa::gpu::fill_zero(flux_sum_.data(), flux_sum_.bytes());
+    }
     if (max_level_ + 1 > scan_levels)
       throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
                              std::to_string(scan_levels));
@@ -1372,7 +1515,7 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   HydroParams hp_;
-  bool reflux_;
+  bool reflux_, subcycle_;
   long long noct_ = 0, rows_ = 0, map_old_noct_ = 0;
   bool rebuilt_ = false;
   std::vector<std::int64_t> level_begin_, new_begin_, new_hash_begin_;
@@ -1389,6 +1532,10 @@ class GpuAmrStep final : public DeviceStep {
   MappedScanWords scan_words_;
   std::unique_ptr<copa::gpu::EventTimer> phases_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
+  // --subcycle: per oct its fine-face fluxes summed times dt over the substeps, and the per-level
+  // ranges' words (plan_levels_kernel).
+  GrowArray<double> flux_sum_;
+  GrowArray<long long> level_words_;
   GrowArray<std::int8_t> level_, edges_;
   GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, singles_, groups_, group_slots_, source_;
   GrowArray<std::int32_t> coord_[3], nbor_[6];
@@ -1425,8 +1572,8 @@ class GpuAmrStep final : public DeviceStep {
 
 }  // namespace
 
-std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux) {
-  return std::make_unique<GpuAmrStep>(hp, reflux);
+std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle) {
+  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle);
 }
 
 }  // namespace ro::amr

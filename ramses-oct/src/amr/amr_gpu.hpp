@@ -5,7 +5,8 @@
 // keeps the state and the tree on the device: the criterion, the refinement flags, the new tree's
 // rebuild and links, the state's move and the step lists and step plan all run there; only counts
 // and error words come back (README "AMR", "The device plan", "The device lists", "The device
-// flags", "The device rebuild").
+// flags", "The device rebuild"). With --subcycle, advance_subcycled runs the same kernels level by
+// level over the plan's per-level ranges (README "Level subcycling on the GPU").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,7 @@ namespace ro::amr {
 struct PlanCounts {
   long long leaf_octs = 0, singles = 0, groups = 0, ghosts = 0, faces = 0;
   std::vector<std::int64_t> restrict_begin;  // as StepPlan::restrict_begin
+  PlanLevels levels;                         // --subcycle only (a step built for it): per-level ranges
 };
 
 // The next step's dt scan, run at the end of advance() on the state it just made (README "The
@@ -70,6 +72,10 @@ class DeviceStep {
   // amr.coarser_restrictions+scan (README "The device step, round 5"). A step that has no device
   // phases to time (the tests' host emulation) records nothing.
   virtual void time_phases(copa::Profile& p) { (void)p; }
+  // --subcycle: one coarse step of dt0 in which level l advances in 2^l substeps of dt0 / 2^l, the
+  // host's subcycled_step (amr_subcycle.hpp) in the same order and arithmetic, one launch per
+  // level and phase and no wait inside; returns as advance() does, the next scan held (NextScan).
+  virtual void advance_subcycled(double dt0) = 0;
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_, where only the
@@ -99,7 +105,8 @@ class DeviceStep {
   virtual void download_map(RegridMap& m) = 0;
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux);
+// subcycle: the step also keeps the per-level ranges and the fine-flux sums advance_subcycled needs.
+std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle = false);
 #endif
 
 }  // namespace ro::amr

@@ -378,4 +378,22 @@ RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* f
   }
 }
 
+// --subcycle (Stepper::update_level's sums, amr_subcycle.hpp): item k of leaf oct o's fine-face
+// fluxes [face][4 sub-faces][nvar], where the oct keeps that face's fluxes, added times the
+// substep's dt to its sum over the substeps (the time-integrated flux the coarse side's reflux
+// takes: Teyssier 2002, sec. 2.4).
+RO_HD void add_fine_flux_sum(std::int32_t o, std::uint8_t keep, int k, const double* fine_flux, double dt,
+                             double* sum) {
+  if (!((keep >> (k / (4 * nvar))) & 1)) return;
+  const long long at = (long long)o * fine_flux_per_oct + k;
+  sum[at] += dt * fine_flux[at];
+}
+
+// --subcycle: cell g's new value made current (unew -> u) where it is a leaf; a covered cell keeps
+// the restriction in u (amr_subcycle.cpp's commit_level).
+RO_HD void commit_cell(long long g, const std::int32_t* son, long long stride, const double* unew, double* u) {
+  if (son[g] >= 0) return;
+  for (int f = 0; f < nvar; ++f) u[f * stride + g] = unew[f * stride + g];
+}
+
 }  // namespace ro::amr::block

@@ -43,6 +43,20 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
   }
 }
 
+// Ghost slots [first, last) prolonged from u, each son as one device thread does it, the eight
+// deciding the fallback together (ghost_kernel).
+void emulate_ghosts(const StepPlan& p, const HydroParams& hp, const std::vector<double>& u, long long stride,
+                    long long first, long long last, std::vector<double>& ghost) {
+  for (long long g = first; g < last; ++g) {
+    double uc[8][nvar], son[8][nvar];
+    bool all = true;
+    for (int c = 0; c < 8; ++c)
+      all = block::ghost_son(u.data(), stride, g, c, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, uc[c], son[c]) &&
+            all;
+    for (int c = 0; c < 8; ++c) block::put_ghost_son(g, c, all, uc[c], son[c], ghost.data());
+  }
+}
+
 }  // namespace
 
 PlanView plan_view(const Tree& t) {
@@ -249,14 +263,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
-  for (long long g = 0; g < nghost; ++g) {
-    double uc[8][nvar], son[8][nvar];
-    bool all = true;
-    for (int c = 0; c < 8; ++c)
-      all = block::ghost_son(u.data(), stride, g, c, p.ghost_src.data(), p.ghost_flip.data(), hp.gamma, uc[c], son[c]) &&
-            all;
-    for (int c = 0; c < 8; ++c) block::put_ghost_son(g, c, all, uc[c], son[c], ghost.data());
-  }
+  emulate_ghosts(p, hp, u, stride, 0, nghost, ghost);
   unew = u;
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                       t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
@@ -275,6 +282,92 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
     for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
       restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
+}
+
+PlanLevels plan_levels_from_words(const long long* words, int max_level) {
+  PlanLevels lv;
+  lv.ghosts = words[0];
+  std::vector<long long>* per_level[5] = {&lv.leaf_begin, &lv.single_begin, &lv.group_begin, &lv.single_ghost_begin,
+                                          &lv.group_ghost_begin};
+  for (int k = 0; k < 5; ++k) {
+    per_level[k]->resize(max_level + 2);
+    for (int l = 0; l <= max_level + 1; ++l) (*per_level[k])[l] = words[1 + 5 * l + k];
+  }
+  lv.face_begin.assign(words + 1 + 5 * (max_level + 2), words + plan_level_words(max_level));
+  return lv;
+}
+
+PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
+  const TreeView v = tree_view(t);
+  const long long n = t.noct(), ncoarse = t.level_begin[t.max_level];
+  const long long nleaf = static_cast<long long>(p.leaf_octs.size());
+  std::vector<long long> leaf_scan(n + 1, 0), face_scan(ncoarse + 1, 0), single_scan(nleaf + 1, 0),
+      group_scan(nleaf + 1, 0);
+  for (long long o = 0; o < n; ++o) {
+    leaf_scan[o] = lists_leaf_flag(t.son.data(), o);
+    if (o < ncoarse) face_scan[o] = lists_popcount(lists_face_mask(v, t.son.data(), o));
+  }
+  for (long long i = 0; i < nleaf; ++i) {
+    single_scan[i] = plan_is_single(p.head.data(), i);
+    group_scan[i] = p.head[i];
+  }
+  for (auto* scan : {&leaf_scan, &face_scan, &single_scan, &group_scan}) exclusive_scan(*scan);
+  // The device's element types (the host tables hold std::int64_t).
+  const std::vector<long long> level_begin(t.level_begin.begin(), t.level_begin.end());
+  const std::vector<long long> ghost_begin(p.ghost_begin.begin(), p.ghost_begin.end());
+  std::vector<long long> words(plan_level_words(t.max_level));
+  plan_level_ranges(level_begin.data(), t.max_level, leaf_scan.data(), face_scan.data(), single_scan.data(),
+                    group_scan.data(), ghost_begin.data(), words.data());
+  return plan_levels_from_words(words.data(), t.max_level);
+}
+
+void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
+                                 const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0) {
+  const long long stride = t.noct() * 8;
+  std::vector<double> ghost(lv.ghosts * 8 * nvar);
+  const auto amr_step = [&](const auto& self, int l, double dt) -> void {
+    const bool finer = l < t.max_level && t.octs_at(l + 1) > 0;
+    if (finer) {
+      self(self, l + 1, 0.5 * dt);
+      self(self, l + 1, 0.5 * dt);
+    }
+    emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
+    emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
+    const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
+                        t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+    const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
+    emulate_units<2, block::lanes>(
+        a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
+        [&](long long j) { return static_cast<long long>(p.singles[s0 + j]); },
+        [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
+    emulate_units<4, block::group_threads>(
+        a, hp, u, unew, 1, lv.group_begin[l + 1] - g0,
+        [&](long long j) { return static_cast<long long>(p.groups[g0 + j]); },
+        [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
+    const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
+    if (reflux && l > 0)
+      for (long long i = i0; i < i1; ++i)
+        for (int k = 0; k < fine_flux_per_oct; ++k)
+          block::add_fine_flux_sum(p.leaf_octs[i], p.keep[i], k, fine_flux.data(), dt, flux_sum.data());
+    if (finer && reflux) {
+      const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
+      for (long long k = 0; k < nf * nvar; ++k)
+        block::reflux_cell(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(), stride,
+                           1.0, t.base->dx, unew.data());
+      std::fill(flux_sum.begin() + t.level_begin[l + 1] * fine_flux_per_oct,
+                flux_sum.begin() + t.level_begin[l + 2] * fine_flux_per_oct, 0.0);
+    }
+    for (long long i = i0; i < i1; ++i)
+      for (int c = 0; c < 8; ++c) block::commit_cell(std::int64_t(p.leaf_octs[i]) * 8 + c, t.son.data(), stride,
+                                                     unew.data(), u.data());
+    if (finer) {
+      const std::size_t k = static_cast<std::size_t>(t.max_level - 1 - l);
+      for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
+        restrict_cell(u.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
+    }
+  };
+  amr_step(amr_step, 0, dt0);
 }
 
 LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel) {

@@ -35,6 +35,24 @@ struct StepPlan {
   std::vector<std::int64_t> restrict_begin;               // per level from L-1 down to 0 (+ end)
 };
 
+// --subcycle: the plan's ranges per level, so that the device's amr_step launches its kernels
+// over one level (plan_level_ranges, amr_plan_body.hpp). Per level l = 0..L and the end (L + 2
+// entries): its leaf octs [leaf_begin[l], leaf_begin[l + 1]) in leaf_octs, singles and groups in
+// singles and groups, its singles' ghosts and its groups' ghosts (the ghosts of the singles of all
+// levels come first, then those of the groups, so a level's ghosts are two ranges); per level
+// l = 0..L its reflux faces [face_begin[l], face_begin[l + 1]) in the step lists' faces (L + 1
+// entries: the finest level has none). Its restriction pairs are StepPlan::restrict_begin's.
+struct PlanLevels {
+  std::vector<long long> leaf_begin, single_begin, group_begin, single_ghost_begin, group_ghost_begin;
+  std::vector<long long> face_begin;
+  long long ghosts = 0;
+};
+PlanLevels plan_levels_from_words(const long long* words, int max_level);
+// The device's pass on the host: the scans the device lists and plan hold (leaf flags per oct,
+// reflux faces per coarse oct, single and head flags per leaf, ghost_begin) rebuilt from the tree
+// and the plan, then plan_level_ranges.
+PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p);
+
 // Rebuilds p in place (vectors keep their capacity across regrids), the loops over the leaf octs
 // in parallel; the result does not depend on the loops (the serial plan). groups = false puts
 // every leaf oct in singles (the per-oct path alone, for tests).
@@ -71,6 +89,16 @@ void emulate_device_lists(const Tree& t, StepLists& s);
 // u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt);
+
+// One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
+// (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
+// ranges, its units through the GPU body, the substep's fine-flux sums (flux_sum: fine_flux_per_oct
+// per oct, zero before the first step, zero again after every coarse step), the reflux from the
+// level below's sums, their reset, the commit of its leaf cells and the restriction; in place on
+// u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
+void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
+                                 const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0);
 
 // The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
 // leaf cell as ~index, 0 = none) as a LeafScan.

@@ -311,4 +311,33 @@ RO_HD void plan_restrict_fill(const std::int32_t* son, const std::int8_t* level,
     }
 }
 
+// --subcycle (the device's amr_step, amr_gpu.cu): the plan's per-level ranges, read from the scans
+// the lists and plan builds already ran, at each level's first oct and first leaf index (leaf
+// octs, singles and groups are in leaf order, levels concatenated; a group never spans two
+// levels; faces are in coarse oct order), so that they come up with the plan's last count copy
+// and the per-level launches need no copy of their own. Words: [0] the ghost total; then per
+// level l = 0..L+1 (L+1: the ends) five words: its first leaf index, first single, first group,
+// the first ghost of its singles (ghost_begin at its first single) and of its groups (at
+// nsingle + its first group); then per level l = 0..L its first reflux face (level L has none:
+// the total).
+RO_HD int plan_level_words(int max_level) { return 1 + 5 * (max_level + 2) + (max_level + 1); }
+
+RO_HD void plan_level_ranges(const long long* level_begin, int max_level, const long long* leaf_scan,
+                             const long long* face_scan, const long long* single_scan, const long long* group_scan,
+                             const long long* ghost_begin, long long* out) {
+  const long long nleaf = leaf_scan[level_begin[max_level + 1]];
+  const long long nsingle = single_scan[nleaf], ngroup = group_scan[nleaf];
+  out[0] = ghost_begin[nsingle + ngroup];
+  for (int l = 0; l <= max_level + 1; ++l) {
+    const long long leaf = leaf_scan[level_begin[l]], single = single_scan[leaf], group = group_scan[leaf];
+    long long* w = out + 1 + 5 * l;
+    w[0] = leaf;
+    w[1] = single;
+    w[2] = group;
+    w[3] = ghost_begin[single];
+    w[4] = ghost_begin[nsingle + group];
+  }
+  for (int l = 0; l <= max_level; ++l) out[1 + 5 * (max_level + 2) + l] = face_scan[level_begin[l]];
+}
+
 }  // namespace ro::amr

@@ -41,10 +41,11 @@ double subcycle_dt(const Tree& t, const LeafScan& s, double courant) {
   return dt;
 }
 
-double subcycled_leaf_updates(const Tree& t) {
-  const std::vector<std::int64_t> leaves = t.leaf_cells_per_level();
+double subcycled_leaf_updates(const Tree& t) { return subcycled_leaf_updates(t.leaf_cells_per_level()); }
+
+double subcycled_leaf_updates(const std::vector<std::int64_t>& leaves_per_level) {
   double n = 0;
-  for (int l = 0; l <= t.max_level; ++l) n += double(1 << l) * double(leaves[l]);
+  for (std::size_t l = 0; l < leaves_per_level.size(); ++l) n += double(1 << l) * double(leaves_per_level[l]);
   return n;
 }
 

@@ -1,6 +1,7 @@
 // RAMSES's level subcycling (--subcycle; Teyssier 2002, sec. 2.4, the recursive amr_step): one
 // coarse step of dt_0 advances level l in 2^l substeps of dt_0 / 2^l, the fine levels first.
-// Host oracle only (serial and OpenMP loops); the GPU backends refuse it (README "Level subcycling").
+// The host oracle (serial and OpenMP loops); the GPU backends run the same recursion with per-level
+// launches (DeviceStep::advance_subcycled, README "Level subcycling on the GPU").
 #pragma once
 #include <vector>
 
@@ -15,6 +16,8 @@ double subcycle_dt(const Tree& t, const LeafScan& s, double courant);
 
 // Leaf-cell updates of one coarse step: a leaf of level l is updated 2^l times.
 double subcycled_leaf_updates(const Tree& t);
+// The same from the leaf cells per level (the device's counts where the host tree is stale).
+double subcycled_leaf_updates(const std::vector<std::int64_t>& leaves_per_level);
 
 // One coarse step of dt0 over all levels, in place on u (unew: a scratch state of the same size).
 // amr_step(l, dt): if level l + 1 has octs, amr_step(l + 1, dt / 2) twice; then the leaves of
