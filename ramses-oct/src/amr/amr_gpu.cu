@@ -177,17 +177,6 @@ __global__ void restrict_kernel(long long first, long long last, const std::int6
   restrict_cell(u, stride, cell[i], son[i]);
 }
 
-// --subcycle, one level's leaf octs: one thread per (leaf oct, flux item), item-major within the
-// oct so neighbouring threads touch neighbouring sums (block::add_fine_flux_sum).
-__global__ void flux_sum_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
-                                const std::uint8_t* __restrict__ keep, const double* __restrict__ fine_flux, double dt,
-                                double* __restrict__ sum) {
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < nleaf * fine_flux_per_oct)
-    block::add_fine_flux_sum(leaf_octs[k / fine_flux_per_oct], keep[k / fine_flux_per_oct],
-                             int(k % fine_flux_per_oct), fine_flux, dt, sum);
-}
-
 // --subcycle, one level's leaf octs: one thread per cell, unew -> u where it is a leaf.
 __global__ void commit_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
                               const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
@@ -1070,7 +1059,7 @@ class GpuAmrStep final : public DeviceStep {
     }
     next_phase("amr.update");
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
-                        son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
+                        son_.data(), ghost_.data(), fine_flux_.data(), nullptr, stride, dt, dx0_};
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
     if (unit_blocks > 0) {
@@ -1128,7 +1117,8 @@ class GpuAmrStep final : public DeviceStep {
  private:
   // amr_step(l, dt) on the device: the finer level's two substeps first; then level l's ghost
   // slots from the current u (level l - 1 at its old time), its units with dt (the global step's
-  // kernel over the level's slices of singles and groups), the substep's fine-flux sums (l >= 1),
+  // kernel over the level's slices of singles and groups, which for l >= 1 also adds the
+  // substep's kept fine fluxes times dt into the sums: no launch of its own),
   // the reflux of its coarse cells from level l + 1's sums (factor 1 / dx_l: reflux_cell with
   // dt = 1) and those sums reset, its leaf cells committed (unew -> u), level l + 1 restricted
   // into its covered cells.
@@ -1142,8 +1132,10 @@ class GpuAmrStep final : public DeviceStep {
     const long long stride = noct_ * 8;
     launch_ghosts(lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1]);
     launch_ghosts(lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1]);
+    // Level l >= 1 adds its kept fine fluxes times dt into the sums as it stores them.
+    double* sums = reflux_ && l > 0 ? flux_sum_.data() : nullptr;
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
-                        son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
+                        son_.data(), ghost_.data(), fine_flux_.data(), sums, stride, dt, dx0_};
     const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
     const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
     const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
@@ -1156,11 +1148,6 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel (one level)");
     }
     const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
-    if (reflux_ && l > 0 && nleaf > 0) {
-      flux_sum_kernel<<<copa::gpu::blocks_for(nleaf * fine_flux_per_oct, 128), 128>>>(
-          nleaf, leaf_octs_.data() + i0, keep_.data() + i0, fine_flux_.data(), dt, flux_sum_.data());
-      COPA_GPU_CHECK_LAUNCH("amr flux_sum_kernel");
-    }
     if (finer && reflux_) {
       const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
       if (nfaces > 0) {

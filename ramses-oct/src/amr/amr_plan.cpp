@@ -266,7 +266,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   emulate_ghosts(p, hp, u, stride, 0, nghost, ghost);
   unew = u;
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
-                      t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+                      t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
   emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, static_cast<long long>(p.singles.size()),
                                  [&](long long j) { return static_cast<long long>(p.singles[j]); },
                                  [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
@@ -334,8 +334,9 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     }
     emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
     emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
+    double* sums = reflux && l > 0 ? flux_sum.data() : nullptr;
     const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
-                        t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+                        t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     emulate_units<2, block::lanes>(
         a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
@@ -346,10 +347,6 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
         [&](long long j) { return static_cast<long long>(p.groups[g0 + j]); },
         [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
-    if (reflux && l > 0)
-      for (long long i = i0; i < i1; ++i)
-        for (int k = 0; k < fine_flux_per_oct; ++k)
-          block::add_fine_flux_sum(p.leaf_octs[i], p.keep[i], k, fine_flux.data(), dt, flux_sum.data());
     if (finer && reflux) {
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
       for (long long k = 0; k < nf * nvar; ++k)
