@@ -44,18 +44,29 @@ __device__ inline bool all_of_eight(bool ok) {
 }
 
 // One thread per (ghost slot, son): each loads the stencil and computes one son; the eight vote on
-// the fallback (block::ghost_son).
+// the fallback (block::ghost_son). Two ranges of ghost slots in one launch: blocks [0, blocks_a)
+// take range a, the blocks after them range b (under --subcycle a level's ghosts are two ranges,
+// its singles' and its groups', since all singles' ghosts come first; the global step passes
+// all ghosts as range a). A block lies in one range, so each aligned group of eight threads is
+// still one ghost's eight sons, and a slot's arithmetic is that of a launch per range.
+struct GhostRange {
+  long long first, count;
+};
 inline constexpr int ghost_threads = 128;
 __global__ void __launch_bounds__(ghost_threads)
-    ghost_kernel(const double* __restrict__ u, long long stride, long long nghost, const std::int64_t* __restrict__ src,
-                 const std::uint8_t* __restrict__ flip, double gamma, double* __restrict__ ghost) {
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  const long long g = t >> 3;
+    ghost_kernel(const double* __restrict__ u, long long stride, GhostRange a, unsigned blocks_a, GhostRange b,
+                 const std::int64_t* __restrict__ src, const std::uint8_t* __restrict__ flip, double gamma,
+                 double* __restrict__ ghost) {
+  const bool in_a = blockIdx.x < blocks_a;
+  const GhostRange r = in_a ? a : b;
+  const long long t = (long long)(in_a ? blockIdx.x : blockIdx.x - blocks_a) * blockDim.x + threadIdx.x;
+  const bool live = (t >> 3) < r.count;
+  const long long g = r.first + (t >> 3);
   const int c = static_cast<int>(t & 7);
   double uc[nvar], son[nvar];
-  const bool ok = g < nghost ? block::ghost_son(u, stride, g, c, src, flip, gamma, uc, son) : true;
+  const bool ok = live ? block::ghost_son(u, stride, g, c, src, flip, gamma, uc, son) : true;
   const bool all = all_of_eight(ok);
-  if (g < nghost) block::put_ghost_son(g, c, all, uc, son, ghost);
+  if (live) block::put_ghost_son(g, c, all, uc, son, ghost);
 }
 
 // The barrier between a single oct's phases: its 64 threads on NVIDIA (a named barrier per oct,
@@ -1053,8 +1064,9 @@ class GpuAmrStep final : public DeviceStep {
     const PlanCounts& c = counts_;
     begin_phase("amr.ghosts");
     if (c.ghosts > 0) {
-      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts * 8, ghost_threads), ghost_threads>>>(
-          u_.data(), stride, c.ghosts, ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
+      const unsigned blocks = copa::gpu::blocks_for(c.ghosts * 8, ghost_threads);
+      ghost_kernel<<<blocks, ghost_threads>>>(u_.data(), stride, GhostRange{0, c.ghosts}, blocks, GhostRange{0, 0},
+                                              ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
       COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
     }
     next_phase("amr.update");
@@ -1130,8 +1142,8 @@ class GpuAmrStep final : public DeviceStep {
     }
     const PlanLevels& lv = counts_.levels;
     const long long stride = noct_ * 8;
-    launch_ghosts(lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1]);
-    launch_ghosts(lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1]);
+    launch_ghosts(GhostRange{lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1] - lv.single_ghost_begin[l]},
+                  GhostRange{lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1] - lv.group_ghost_begin[l]});
     // Level l >= 1 adds its kept fine fluxes times dt into the sums as it stores them.
     double* sums = reflux_ && l > 0 ? flux_sum_.data() : nullptr;
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
@@ -1179,12 +1191,14 @@ class GpuAmrStep final : public DeviceStep {
     }
   }
 
-  // Ghost slots [first, last) prolonged from u_ (ghost_kernel over the slice).
-  void launch_ghosts(long long first, long long last) {
-    if (last <= first) return;
-    ghost_kernel<<<copa::gpu::blocks_for((last - first) * 8, ghost_threads), ghost_threads>>>(
-        u_.data(), noct_ * 8, last - first, ghost_src_.data() + 7 * first, ghost_flip_.data() + 7 * first, hp_.gamma,
-        ghost_.data() + first * 8 * nvar);
+  // A level's ghost slots, its singles' range a and its groups' range b, prolonged from u_ in one
+  // launch (ghost_kernel).
+  void launch_ghosts(GhostRange a, GhostRange b) {
+    const unsigned blocks_a = copa::gpu::blocks_for(a.count * 8, ghost_threads);
+    const unsigned blocks_b = copa::gpu::blocks_for(b.count * 8, ghost_threads);
+    if (blocks_a + blocks_b == 0) return;
+    ghost_kernel<<<blocks_a + blocks_b, ghost_threads>>>(u_.data(), noct_ * 8, a, blocks_a, b, ghost_src_.data(),
+                                                         ghost_flip_.data(), hp_.gamma, ghost_.data());
     COPA_GPU_CHECK_LAUNCH("amr ghost_kernel (one level)");
   }
 

@@ -332,6 +332,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
       self(self, l + 1, 0.5 * dt);
       self(self, l + 1, 0.5 * dt);
     }
+    // One ghost_kernel launch over both ranges on the device; the ranges' slots are disjoint and read only u.
     emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
     emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
     double* sums = reflux && l > 0 ? flux_sum.data() : nullptr;
