@@ -188,12 +188,26 @@ __global__ void restrict_kernel(long long first, long long last, const std::int6
   restrict_cell(u, stride, cell[i], son[i]);
 }
 
-// --subcycle, one level's leaf octs: one thread per cell, unew -> u where it is a leaf.
-__global__ void commit_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
-                              const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
-                              double* __restrict__ u) {
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < nleaf * 8) block::commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
+// --subcycle, the end of a visit of level l in one launch: blocks [0, commit_blocks) take one
+// thread per cell of level l's leaf octs, unew -> u where it is a leaf (commit_cell); the blocks
+// after them restrict pairs [first, last), level l + 1 into level l's covered cells of u. They
+// touch disjoint cells, so their order does not matter: the commit writes level l's LEAF cells of
+// u (and reads the same cells of unew); the restriction writes level l's COVERED cells of u and
+// reads level-(l+1) cells of u, which nothing in this launch writes (level l + 1 was committed
+// and restricted in its own visits, before). test_amr_subcycle_fused.cpp checks that premise.
+inline constexpr int commit_threads = 256;
+__global__ void __launch_bounds__(commit_threads)
+    commit_restrict_kernel(unsigned commit_blocks, long long nleaf, const std::int32_t* __restrict__ leaf_octs,
+                           const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
+                           long long first, long long last, const std::int64_t* __restrict__ cell,
+                           const std::int64_t* __restrict__ cell_son, double* __restrict__ u) {
+  if (blockIdx.x < commit_blocks) {
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k < nleaf * 8) block::commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
+    return;
+  }
+  const long long i = first + (blockIdx.x - commit_blocks) * (long long)blockDim.x + threadIdx.x;
+  if (i < last) restrict_cell(u, stride, cell[i], cell_son[i]);
 }
 
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered
@@ -1132,8 +1146,8 @@ class GpuAmrStep final : public DeviceStep {
   // kernel over the level's slices of singles and groups, which for l >= 1 also adds the
   // substep's kept fine fluxes times dt into the sums: no launch of its own),
   // the reflux of its coarse cells from level l + 1's sums (factor 1 / dx_l: reflux_cell with
-  // dt = 1) and those sums reset, its leaf cells committed (unew -> u), level l + 1 restricted
-  // into its covered cells.
+  // dt = 1) and those sums reset, its leaf cells committed (unew -> u) and level l + 1 restricted
+  // into its covered cells in one launch.
   void subcycle_level(int l, double dt) {
     const bool finer = l < max_level_ && level_begin_[l + 2] > level_begin_[l + 1];
     if (finer) {
@@ -1163,8 +1177,8 @@ class GpuAmrStep final : public DeviceStep {
     if (finer && reflux_) {
       const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
       if (nfaces > 0) {
-        // The global step's reflux launch with no restriction pairs (the restriction of level l
-        // waits for the commit below: it reads u, the reflux writes unew).
+        // The global step's reflux launch with no restriction pairs (level l's restriction shares
+        // the commit's launch below).
         const unsigned blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
         reflux_restrict_kernel<<<blocks, reflux_threads>>>(blocks, nfaces, faces_.data() + f0, level_.data(),
                                                            flux_sum_.data(), stride, 1.0, dx0_, 0, 0,
@@ -1175,19 +1189,20 @@ class GpuAmrStep final : public DeviceStep {
       const long long first = level_begin_[l + 1] * fine_flux_per_oct, last = level_begin_[l + 2] * fine_flux_per_oct;
       copa::gpu::fill_zero(flux_sum_.data() + first, static_cast<std::size_t>(last - first) * sizeof(double));
     }
-    if (nleaf > 0) {
-      commit_kernel<<<copa::gpu::blocks_for(nleaf * 8, 256), 256>>>(nleaf, leaf_octs_.data() + i0, son_.data(), stride,
-                                                                   unew_.data(), u_.data());
-      COPA_GPU_CHECK_LAUNCH("amr commit_kernel");
-    }
+    // The commit of level l and, where a finer level has octs, its restriction: one launch.
+    long long first = 0, last = 0;
     if (finer) {
       const std::size_t k = static_cast<std::size_t>(max_level_ - 1 - l);
-      const long long first = counts_.restrict_begin[k], last = counts_.restrict_begin[k + 1];
-      if (last > first) {
-        restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
-                                                                           restrict_son_.data(), stride, u_.data());
-        COPA_GPU_CHECK_LAUNCH("amr restrict_kernel (one level)");
-      }
+      first = counts_.restrict_begin[k];
+      last = counts_.restrict_begin[k + 1];
+    }
+    const unsigned commit_blocks = copa::gpu::blocks_for(nleaf * 8, commit_threads);
+    const unsigned restrict_blocks = copa::gpu::blocks_for(last - first, commit_threads);
+    if (commit_blocks + restrict_blocks > 0) {
+      commit_restrict_kernel<<<commit_blocks + restrict_blocks, commit_threads>>>(
+          commit_blocks, nleaf, leaf_octs_.data() + i0, son_.data(), stride, unew_.data(), first, last,
+          restrict_cell_.data(), restrict_son_.data(), u_.data());
+      COPA_GPU_CHECK_LAUNCH("amr commit_restrict_kernel");
     }
   }
 

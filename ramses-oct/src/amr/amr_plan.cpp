@@ -356,6 +356,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
       std::fill(flux_sum.begin() + t.level_begin[l + 1] * fine_flux_per_oct,
                 flux_sum.begin() + t.level_begin[l + 2] * fine_flux_per_oct, 0.0);
     }
+    // commit_restrict_kernel: the commit's blocks, then the restriction's (disjoint cells).
     for (long long i = i0; i < i1; ++i)
       for (int c = 0; c < 8; ++c) block::commit_cell(std::int64_t(p.leaf_octs[i]) * 8 + c, t.son.data(), stride,
                                                      unew.data(), u.data());
