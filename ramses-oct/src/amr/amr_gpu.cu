@@ -181,6 +181,17 @@ __global__ void __launch_bounds__(reflux_threads)
   if (i < last) restrict_cell(unew, stride, cell[i], son[i]);
 }
 
+// --subcycle, the reflux of one level's coarse cells from the finer level's sums over its
+// substeps (time-integrated: dt = 1, factor 1 / dx_l), each sum zeroed once read
+// (block::reflux_cell<true>: in place of a memset of the finer level's sums).
+__global__ void __launch_bounds__(reflux_threads)
+    reflux_sums_kernel(long long nfaces, const RefluxFace* __restrict__ faces, const std::int8_t* __restrict__ level,
+                       double* __restrict__ sum, long long stride, double dx0, double* __restrict__ unew) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < nfaces * nvar)
+    block::reflux_cell<true>(k % nfaces, int(k / nfaces), nfaces, faces, level, sum, stride, 1.0, dx0, unew);
+}
+
 __global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
                                 const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
   const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -1146,7 +1157,7 @@ class GpuAmrStep final : public DeviceStep {
   // kernel over the level's slices of singles and groups, which for l >= 1 also adds the
   // substep's kept fine fluxes times dt into the sums: no launch of its own),
   // the reflux of its coarse cells from level l + 1's sums (factor 1 / dx_l: reflux_cell with
-  // dt = 1) and those sums reset, its leaf cells committed (unew -> u) and level l + 1 restricted
+  // dt = 1) and those sums zeroed as they are read, its leaf cells committed (unew -> u) and level l + 1 restricted
   // into its covered cells in one launch.
   void subcycle_level(int l, double dt) {
     const bool finer = l < max_level_ && level_begin_[l + 2] > level_begin_[l + 1];
@@ -1177,17 +1188,10 @@ class GpuAmrStep final : public DeviceStep {
     if (finer && reflux_) {
       const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
       if (nfaces > 0) {
-        // The global step's reflux launch with no restriction pairs (level l's restriction shares
-        // the commit's launch below).
-        const unsigned blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
-        reflux_restrict_kernel<<<blocks, reflux_threads>>>(blocks, nfaces, faces_.data() + f0, level_.data(),
-                                                           flux_sum_.data(), stride, 1.0, dx0_, 0, 0,
-                                                           restrict_cell_.data(), restrict_son_.data(), unew_.data());
-        COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel (one level's reflux)");
+        reflux_sums_kernel<<<copa::gpu::blocks_for(nfaces * nvar, reflux_threads), reflux_threads>>>(
+            nfaces, faces_.data() + f0, level_.data(), flux_sum_.data(), stride, dx0_, unew_.data());
+        COPA_GPU_CHECK_LAUNCH("amr reflux_sums_kernel");
       }
-      // Level l + 1's octs are contiguous: their sums are one range.
-      const long long first = level_begin_[l + 1] * fine_flux_per_oct, last = level_begin_[l + 2] * fine_flux_per_oct;
-      copa::gpu::fill_zero(flux_sum_.data() + first, static_cast<std::size_t>(last - first) * sizeof(double));
     }
     // The commit of level l and, where a finer level has octs, its restriction: one launch.
     long long first = 0, last = 0;

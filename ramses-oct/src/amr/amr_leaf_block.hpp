@@ -18,6 +18,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "amr_interp.hpp"
 #include "amr_solver.hpp"
@@ -379,16 +380,24 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
 // so a cell's faces are consecutive), and adds, face by face in list order, dt/dx_c times the
 // average of the son oct's four face fluxes (area ratio 1/4). Every (cell, variable) sums its
 // faces in one fixed order, the order of the oracle's per-oct loop: the same bits, no atomics.
+// Reset (--subcycle, fine_flux = the sums over the substeps): each value read is zeroed after
+// it is read, for the next coarse step's sums. A (fine oct, face) belongs to one reflux face,
+// so each element is read by one (cell, variable) thread only; and every sum element the leaf
+// update accumulates is a kept face that some reflux face reads (test_amr_subcycle_fused.cpp),
+// so this resets all of them, as a memset of the finer level's sums did.
+template <bool Reset = false>
 RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
-                       const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
+                       std::conditional_t<Reset, double*, const double*> fine_flux, long long stride, double dt,
+                       double dx0, double* unew) {
   const long long cell = faces[e].cell;
   if (e > 0 && faces[e - 1].cell == cell) return;
   const double dtdx = dt / (dx0 / double(1 << level[cell >> 3]));
   double& v = unew[f * stride + cell];
   for (; e < nfaces && faces[e].cell == cell; ++e) {
     const RefluxFace rf = faces[e];
-    const double* in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
+    const auto in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
     const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
+    if constexpr (Reset) in[f] = in[nvar + f] = in[2 * nvar + f] = in[3 * nvar + f] = 0.0;
     v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
   }
 }

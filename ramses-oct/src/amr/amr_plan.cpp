@@ -350,11 +350,10 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
+      // Each sum read is zeroed as it is read (reflux_cell<true>): no memset of level l + 1's sums.
       for (long long k = 0; k < nf * nvar; ++k)
-        block::reflux_cell(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(), stride,
-                           1.0, t.base->dx, unew.data());
-      std::fill(flux_sum.begin() + t.level_begin[l + 1] * fine_flux_per_oct,
-                flux_sum.begin() + t.level_begin[l + 2] * fine_flux_per_oct, 0.0);
+        block::reflux_cell<true>(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(),
+                                 stride, 1.0, t.base->dx, unew.data());
     }
     // commit_restrict_kernel: the commit's blocks, then the restriction's (disjoint cells).
     for (long long i = i0; i < i1; ++i)
