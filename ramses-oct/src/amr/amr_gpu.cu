@@ -44,18 +44,29 @@ __device__ inline bool all_of_eight(bool ok) {
 }
 
 // One thread per (ghost slot, son): each loads the stencil and computes one son; the eight vote on
-// the fallback (block::ghost_son).
+// the fallback (block::ghost_son). Two ranges of ghost slots in one launch: blocks [0, blocks_a)
+// take range a, the blocks after them range b (under --subcycle a level's ghosts are two ranges,
+// its singles' and its groups', since all singles' ghosts come first; the global step passes
+// all ghosts as range a). A block lies in one range, so each aligned group of eight threads is
+// still one ghost's eight sons, and a slot's arithmetic is that of a launch per range.
+struct GhostRange {
+  long long first, count;
+};
 inline constexpr int ghost_threads = 128;
 __global__ void __launch_bounds__(ghost_threads)
-    ghost_kernel(const double* __restrict__ u, long long stride, long long nghost, const std::int64_t* __restrict__ src,
-                 const std::uint8_t* __restrict__ flip, double gamma, double* __restrict__ ghost) {
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  const long long g = t >> 3;
+    ghost_kernel(const double* __restrict__ u, long long stride, GhostRange a, unsigned blocks_a, GhostRange b,
+                 const std::int64_t* __restrict__ src, const std::uint8_t* __restrict__ flip, double gamma,
+                 double* __restrict__ ghost) {
+  const bool in_a = blockIdx.x < blocks_a;
+  const GhostRange r = in_a ? a : b;
+  const long long t = (long long)(in_a ? blockIdx.x : blockIdx.x - blocks_a) * blockDim.x + threadIdx.x;
+  const bool live = (t >> 3) < r.count;
+  const long long g = r.first + (t >> 3);
   const int c = static_cast<int>(t & 7);
   double uc[nvar], son[nvar];
-  const bool ok = g < nghost ? block::ghost_son(u, stride, g, c, src, flip, gamma, uc, son) : true;
+  const bool ok = live ? block::ghost_son(u, stride, g, c, src, flip, gamma, uc, son) : true;
   const bool all = all_of_eight(ok);
-  if (g < nghost) block::put_ghost_son(g, c, all, uc, son, ghost);
+  if (live) block::put_ghost_son(g, c, all, uc, son, ghost);
 }
 
 // The barrier between a single oct's phases: its 64 threads on NVIDIA (a named barrier per oct,
@@ -170,6 +181,17 @@ __global__ void __launch_bounds__(reflux_threads)
   if (i < last) restrict_cell(unew, stride, cell[i], son[i]);
 }
 
+// --subcycle, the reflux of one level's coarse cells from the finer level's sums over its
+// substeps (time-integrated: dt = 1, factor 1 / dx_l), each sum zeroed once read
+// (block::reflux_cell<true>: in place of a memset of the finer level's sums).
+__global__ void __launch_bounds__(reflux_threads)
+    reflux_sums_kernel(long long nfaces, const RefluxFace* __restrict__ faces, const std::int8_t* __restrict__ level,
+                       double* __restrict__ sum, long long stride, double dx0, double* __restrict__ unew) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k < nfaces * nvar)
+    block::reflux_cell<true>(k % nfaces, int(k / nfaces), nfaces, faces, level, sum, stride, 1.0, dx0, unew);
+}
+
 __global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
                                 const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
   const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -177,23 +199,26 @@ __global__ void restrict_kernel(long long first, long long last, const std::int6
   restrict_cell(u, stride, cell[i], son[i]);
 }
 
-// --subcycle, one level's leaf octs: one thread per (leaf oct, flux item), item-major within the
-// oct so neighbouring threads touch neighbouring sums (block::add_fine_flux_sum).
-__global__ void flux_sum_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
-                                const std::uint8_t* __restrict__ keep, const double* __restrict__ fine_flux, double dt,
-                                double* __restrict__ sum) {
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < nleaf * fine_flux_per_oct)
-    block::add_fine_flux_sum(leaf_octs[k / fine_flux_per_oct], keep[k / fine_flux_per_oct],
-                             int(k % fine_flux_per_oct), fine_flux, dt, sum);
-}
-
-// --subcycle, one level's leaf octs: one thread per cell, unew -> u where it is a leaf.
-__global__ void commit_kernel(long long nleaf, const std::int32_t* __restrict__ leaf_octs,
-                              const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
-                              double* __restrict__ u) {
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < nleaf * 8) block::commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
+// --subcycle, the end of a visit of level l in one launch: blocks [0, commit_blocks) take one
+// thread per cell of level l's leaf octs, unew -> u where it is a leaf (commit_cell); the blocks
+// after them restrict pairs [first, last), level l + 1 into level l's covered cells of u. They
+// touch disjoint cells, so their order does not matter: the commit writes level l's LEAF cells of
+// u (and reads the same cells of unew); the restriction writes level l's COVERED cells of u and
+// reads level-(l+1) cells of u, which nothing in this launch writes (level l + 1 was committed
+// and restricted in its own visits, before). test_amr_subcycle_fused.cpp checks that premise.
+inline constexpr int commit_threads = 256;
+__global__ void __launch_bounds__(commit_threads)
+    commit_restrict_kernel(unsigned commit_blocks, long long nleaf, const std::int32_t* __restrict__ leaf_octs,
+                           const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
+                           long long first, long long last, const std::int64_t* __restrict__ cell,
+                           const std::int64_t* __restrict__ cell_son, double* __restrict__ u) {
+  if (blockIdx.x < commit_blocks) {
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k < nleaf * 8) block::commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
+    return;
+  }
+  const long long i = first + (blockIdx.x - commit_blocks) * (long long)blockDim.x + threadIdx.x;
+  if (i < last) restrict_cell(u, stride, cell[i], cell_son[i]);
 }
 
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered
@@ -1064,13 +1089,14 @@ class GpuAmrStep final : public DeviceStep {
     const PlanCounts& c = counts_;
     begin_phase("amr.ghosts");
     if (c.ghosts > 0) {
-      ghost_kernel<<<copa::gpu::blocks_for(c.ghosts * 8, ghost_threads), ghost_threads>>>(
-          u_.data(), stride, c.ghosts, ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
+      const unsigned blocks = copa::gpu::blocks_for(c.ghosts * 8, ghost_threads);
+      ghost_kernel<<<blocks, ghost_threads>>>(u_.data(), stride, GhostRange{0, c.ghosts}, blocks, GhostRange{0, 0},
+                                              ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
       COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
     }
     next_phase("amr.update");
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
-                        son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
+                        son_.data(), ghost_.data(), fine_flux_.data(), nullptr, stride, dt, dx0_};
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
     if (unit_blocks > 0) {
@@ -1128,10 +1154,11 @@ class GpuAmrStep final : public DeviceStep {
  private:
   // amr_step(l, dt) on the device: the finer level's two substeps first; then level l's ghost
   // slots from the current u (level l - 1 at its old time), its units with dt (the global step's
-  // kernel over the level's slices of singles and groups), the substep's fine-flux sums (l >= 1),
+  // kernel over the level's slices of singles and groups, which for l >= 1 also adds the
+  // substep's kept fine fluxes times dt into the sums: no launch of its own),
   // the reflux of its coarse cells from level l + 1's sums (factor 1 / dx_l: reflux_cell with
-  // dt = 1) and those sums reset, its leaf cells committed (unew -> u), level l + 1 restricted
-  // into its covered cells.
+  // dt = 1) and those sums zeroed as they are read, its leaf cells committed (unew -> u) and level l + 1 restricted
+  // into its covered cells in one launch.
   void subcycle_level(int l, double dt) {
     const bool finer = l < max_level_ && level_begin_[l + 2] > level_begin_[l + 1];
     if (finer) {
@@ -1140,10 +1167,12 @@ class GpuAmrStep final : public DeviceStep {
     }
     const PlanLevels& lv = counts_.levels;
     const long long stride = noct_ * 8;
-    launch_ghosts(lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1]);
-    launch_ghosts(lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1]);
+    launch_ghosts(GhostRange{lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1] - lv.single_ghost_begin[l]},
+                  GhostRange{lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1] - lv.group_ghost_begin[l]});
+    // Level l >= 1 adds its kept fine fluxes times dt into the sums as it stores them.
+    double* sums = reflux_ && l > 0 ? flux_sum_.data() : nullptr;
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
-                        son_.data(), ghost_.data(), fine_flux_.data(), stride, dt, dx0_};
+                        son_.data(), ghost_.data(), fine_flux_.data(), sums, stride, dt, dx0_};
     const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
     const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
     const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
@@ -1156,48 +1185,39 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel (one level)");
     }
     const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
-    if (reflux_ && l > 0 && nleaf > 0) {
-      flux_sum_kernel<<<copa::gpu::blocks_for(nleaf * fine_flux_per_oct, 128), 128>>>(
-          nleaf, leaf_octs_.data() + i0, keep_.data() + i0, fine_flux_.data(), dt, flux_sum_.data());
-      COPA_GPU_CHECK_LAUNCH("amr flux_sum_kernel");
-    }
     if (finer && reflux_) {
       const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
       if (nfaces > 0) {
-        // The global step's reflux launch with no restriction pairs (the restriction of level l
-        // waits for the commit below: it reads u, the reflux writes unew).
-        const unsigned blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
-        reflux_restrict_kernel<<<blocks, reflux_threads>>>(blocks, nfaces, faces_.data() + f0, level_.data(),
-                                                           flux_sum_.data(), stride, 1.0, dx0_, 0, 0,
-                                                           restrict_cell_.data(), restrict_son_.data(), unew_.data());
-        COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel (one level's reflux)");
+        reflux_sums_kernel<<<copa::gpu::blocks_for(nfaces * nvar, reflux_threads), reflux_threads>>>(
+            nfaces, faces_.data() + f0, level_.data(), flux_sum_.data(), stride, dx0_, unew_.data());
+        COPA_GPU_CHECK_LAUNCH("amr reflux_sums_kernel");
       }
-      // Level l + 1's octs are contiguous: their sums are one range.
-      const long long first = level_begin_[l + 1] * fine_flux_per_oct, last = level_begin_[l + 2] * fine_flux_per_oct;
-      copa::gpu::fill_zero(flux_sum_.data() + first, static_cast<std::size_t>(last - first) * sizeof(double));
     }
-    if (nleaf > 0) {
-      commit_kernel<<<copa::gpu::blocks_for(nleaf * 8, 256), 256>>>(nleaf, leaf_octs_.data() + i0, son_.data(), stride,
-                                                                   unew_.data(), u_.data());
-      COPA_GPU_CHECK_LAUNCH("amr commit_kernel");
-    }
+    // The commit of level l and, where a finer level has octs, its restriction: one launch.
+    long long first = 0, last = 0;
     if (finer) {
       const std::size_t k = static_cast<std::size_t>(max_level_ - 1 - l);
-      const long long first = counts_.restrict_begin[k], last = counts_.restrict_begin[k + 1];
-      if (last > first) {
-        restrict_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(first, last, restrict_cell_.data(),
-                                                                           restrict_son_.data(), stride, u_.data());
-        COPA_GPU_CHECK_LAUNCH("amr restrict_kernel (one level)");
-      }
+      first = counts_.restrict_begin[k];
+      last = counts_.restrict_begin[k + 1];
+    }
+    const unsigned commit_blocks = copa::gpu::blocks_for(nleaf * 8, commit_threads);
+    const unsigned restrict_blocks = copa::gpu::blocks_for(last - first, commit_threads);
+    if (commit_blocks + restrict_blocks > 0) {
+      commit_restrict_kernel<<<commit_blocks + restrict_blocks, commit_threads>>>(
+          commit_blocks, nleaf, leaf_octs_.data() + i0, son_.data(), stride, unew_.data(), first, last,
+          restrict_cell_.data(), restrict_son_.data(), u_.data());
+      COPA_GPU_CHECK_LAUNCH("amr commit_restrict_kernel");
     }
   }
 
-  // Ghost slots [first, last) prolonged from u_ (ghost_kernel over the slice).
-  void launch_ghosts(long long first, long long last) {
-    if (last <= first) return;
-    ghost_kernel<<<copa::gpu::blocks_for((last - first) * 8, ghost_threads), ghost_threads>>>(
-        u_.data(), noct_ * 8, last - first, ghost_src_.data() + 7 * first, ghost_flip_.data() + 7 * first, hp_.gamma,
-        ghost_.data() + first * 8 * nvar);
+  // A level's ghost slots, its singles' range a and its groups' range b, prolonged from u_ in one
+  // launch (ghost_kernel).
+  void launch_ghosts(GhostRange a, GhostRange b) {
+    const unsigned blocks_a = copa::gpu::blocks_for(a.count * 8, ghost_threads);
+    const unsigned blocks_b = copa::gpu::blocks_for(b.count * 8, ghost_threads);
+    if (blocks_a + blocks_b == 0) return;
+    ghost_kernel<<<blocks_a + blocks_b, ghost_threads>>>(u_.data(), noct_ * 8, a, blocks_a, b, ghost_src_.data(),
+                                                         ghost_flip_.data(), hp_.gamma, ghost_.data());
     COPA_GPU_CHECK_LAUNCH("amr ghost_kernel (one level)");
   }
 

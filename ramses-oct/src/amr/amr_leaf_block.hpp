@@ -18,6 +18,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "amr_interp.hpp"
 #include "amr_solver.hpp"
@@ -114,6 +115,10 @@ struct Args {
   const std::int32_t* son;
   const double* ghost;
   double* fine_flux;
+  // --subcycle, levels >= 1: the substep's fine-flux sums (fine_flux_per_oct per oct), which the
+  // update adds dt times each kept fine flux into as it stores it; null for the global step and
+  // level 0 (nothing added).
+  double* flux_sum;
   long long stride;
   double dt, dx0;
 };
@@ -295,6 +300,13 @@ RO_HD void fluxes(const HydroParams& hp, const LeafLayout<T>& L, int lane, Share
 // Phase 4: items [0, T^3) the unit's cells, then the sub-faces (face, sub) on the unit's faces
 // whose oct keeps that face's fine fluxes. Unit cell (ci, cj, ck) is cell (ci, cj, ck) mod 2 of
 // the unit's oct (ci, cj, ck) / 2, leaf oct i0 + that oct's index (x fastest: key order).
+// With a.flux_sum (--subcycle) a kept flux is also added, times dt, into its sum over the
+// substeps, sum += dt F as Stepper::update_level (the time-integrated flux the coarse side's
+// reflux takes, Teyssier 2002 sec. 2.4; the same operation as the separate pass that did it before,
+// so the same bits). No two threads add into one sum element: item (face, sub) of a unit maps to
+// one (oct, face, sub-face) of the unit's octs on that face, a kept face of an oct is on the
+// unit's boundary (a sibling inside a group is a same-level neighbour: never kept), and every
+// leaf oct is in exactly one unit of its level's launch; so no atomics.
 template <int T, int N>
 RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double* unew, long long i0, int lane,
                   const Shared<T>& sh) {
@@ -335,8 +347,12 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
       const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
       const int r = L.face_slot[x * F + p[0] + nx * (p[1] + ny * p[2])];
       const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);
-      double* out = a.fine_flux + ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
-      for (int f = 0; f < nvar; ++f) out[f] = flux[(x * nvar + f) * F + r];
+      const long long at = ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
+      for (int f = 0; f < nvar; ++f) {
+        const double v = flux[(x * nvar + f) * F + r];
+        a.fine_flux[at + f] = v;
+        if (a.flux_sum) a.flux_sum[at + f] += a.dt * v;
+      }
     }
   }
 }
@@ -364,29 +380,26 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
 // so a cell's faces are consecutive), and adds, face by face in list order, dt/dx_c times the
 // average of the son oct's four face fluxes (area ratio 1/4). Every (cell, variable) sums its
 // faces in one fixed order, the order of the oracle's per-oct loop: the same bits, no atomics.
+// Reset (--subcycle, fine_flux = the sums over the substeps): each value read is zeroed after
+// it is read, for the next coarse step's sums. A (fine oct, face) belongs to one reflux face,
+// so each element is read by one (cell, variable) thread only; and every sum element the leaf
+// update accumulates is a kept face that some reflux face reads (test_amr_subcycle_fused.cpp),
+// so this resets all of them, as a memset of the finer level's sums did.
+template <bool Reset = false>
 RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
-                       const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
+                       std::conditional_t<Reset, double*, const double*> fine_flux, long long stride, double dt,
+                       double dx0, double* unew) {
   const long long cell = faces[e].cell;
   if (e > 0 && faces[e - 1].cell == cell) return;
   const double dtdx = dt / (dx0 / double(1 << level[cell >> 3]));
   double& v = unew[f * stride + cell];
   for (; e < nfaces && faces[e].cell == cell; ++e) {
     const RefluxFace rf = faces[e];
-    const double* in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
+    const auto in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
     const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
+    if constexpr (Reset) in[f] = in[nvar + f] = in[2 * nvar + f] = in[3 * nvar + f] = 0.0;
     v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
   }
-}
-
-// --subcycle (Stepper::update_level's sums, amr_subcycle.hpp): item k of leaf oct o's fine-face
-// fluxes [face][4 sub-faces][nvar], where the oct keeps that face's fluxes, added times the
-// substep's dt to its sum over the substeps (the time-integrated flux the coarse side's reflux
-// takes: Teyssier 2002, sec. 2.4).
-RO_HD void add_fine_flux_sum(std::int32_t o, std::uint8_t keep, int k, const double* fine_flux, double dt,
-                             double* sum) {
-  if (!((keep >> (k / (4 * nvar))) & 1)) return;
-  const long long at = (long long)o * fine_flux_per_oct + k;
-  sum[at] += dt * fine_flux[at];
 }
 
 // --subcycle: cell g's new value made current (unew -> u) where it is a leaf; a covered cell keeps

@@ -266,7 +266,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   emulate_ghosts(p, hp, u, stride, 0, nghost, ghost);
   unew = u;
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
-                      t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+                      t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
   emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, static_cast<long long>(p.singles.size()),
                                  [&](long long j) { return static_cast<long long>(p.singles[j]); },
                                  [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
@@ -332,10 +332,12 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
       self(self, l + 1, 0.5 * dt);
       self(self, l + 1, 0.5 * dt);
     }
+    // One ghost_kernel launch over both ranges on the device; the ranges' slots are disjoint and read only u.
     emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
     emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
+    double* sums = reflux && l > 0 ? flux_sum.data() : nullptr;
     const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
-                        t.son.data(), ghost.data(), fine_flux.data(), stride, dt, t.base->dx};
+                        t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     emulate_units<2, block::lanes>(
         a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
@@ -346,18 +348,14 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
         [&](long long j) { return static_cast<long long>(p.groups[g0 + j]); },
         [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
-    if (reflux && l > 0)
-      for (long long i = i0; i < i1; ++i)
-        for (int k = 0; k < fine_flux_per_oct; ++k)
-          block::add_fine_flux_sum(p.leaf_octs[i], p.keep[i], k, fine_flux.data(), dt, flux_sum.data());
     if (finer && reflux) {
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
+      // Each sum read is zeroed as it is read (reflux_cell<true>): no memset of level l + 1's sums.
       for (long long k = 0; k < nf * nvar; ++k)
-        block::reflux_cell(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(), stride,
-                           1.0, t.base->dx, unew.data());
-      std::fill(flux_sum.begin() + t.level_begin[l + 1] * fine_flux_per_oct,
-                flux_sum.begin() + t.level_begin[l + 2] * fine_flux_per_oct, 0.0);
+        block::reflux_cell<true>(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(),
+                                 stride, 1.0, t.base->dx, unew.data());
     }
+    // commit_restrict_kernel: the commit's blocks, then the restriction's (disjoint cells).
     for (long long i = i0; i < i1; ++i)
       for (int c = 0; c < 8; ++c) block::commit_cell(std::int64_t(p.leaf_octs[i]) * 8 + c, t.son.data(), stride,
                                                      unew.data(), u.data());

@@ -92,8 +92,9 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
-// ranges, its units through the GPU body, the substep's fine-flux sums (flux_sum: fine_flux_per_oct
-// per oct, zero before the first step, zero again after every coarse step), the reflux from the
+// ranges, its units through the GPU body (for l >= 1 adding the substep's fine-flux sums as they
+// store the kept fluxes; flux_sum: fine_flux_per_oct per oct, zero before the first step, zero
+// again after every coarse step), the reflux from the
 // level below's sums, their reset, the commit of its leaf cells and the restriction; in place on
 // u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
