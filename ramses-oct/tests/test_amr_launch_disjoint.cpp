@@ -24,12 +24,11 @@ using namespace ro::amr_test;
 
 TEST(Amr, amr_device_step_shared_launches_touch_disjoint_cells) {
   for (const PlanCase& c : plan_cases) {
-    OctMesh base;
-    const amr::Tree t = case_tree(c, base);
-    const amr::StepLists lists = amr::build_step_lists(t);
-    const amr::StepPlan p = amr::build_step_plan(t, lists, true);
-    const std::string what = std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " +
-                             std::to_string(c.levels);
+    const BuiltCase b(c);
+    const amr::Tree& t = b.tree;
+    const amr::StepLists& lists = b.lists;
+    const amr::StepPlan& p = b.plan;
+    const std::string& what = b.name;
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
     for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
       if (p.restrict_begin[k + 1] > p.restrict_begin[k]) ranges.emplace_back(p.restrict_begin[k], p.restrict_begin[k + 1]);

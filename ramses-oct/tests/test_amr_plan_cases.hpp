@@ -3,8 +3,10 @@
 // test_amr_device_lists.cpp).
 #pragma once
 #include <array>
+#include <string>
 
 #include "amr_driver.hpp"
+#include "amr_plan.hpp"
 #include "test_amr_helpers.hpp"
 
 namespace ro::amr_test {
@@ -32,5 +34,23 @@ inline amr::Tree case_tree(const PlanCase& c, OctMesh& base) {
   return amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps), amr_levels(c.levels, c.kind, 2))
       .tree;
 }
+
+// A plan case's final tree with its step lists and its grouped step plan, as the device step
+// builds them, and its name for the test's messages. The tree points to the base mesh held
+// here: not copyable.
+struct BuiltCase {
+  explicit BuiltCase(const PlanCase& c)
+      : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
+        tree(case_tree(c, base)),
+        lists(amr::build_step_lists(tree)),
+        plan(amr::build_step_plan(tree, lists, true)) {}
+  BuiltCase(const BuiltCase&) = delete;
+  BuiltCase& operator=(const BuiltCase&) = delete;
+  std::string name;
+  OctMesh base;
+  amr::Tree tree;
+  amr::StepLists lists;
+  amr::StepPlan plan;
+};
 
 }  // namespace ro::amr_test

@@ -33,12 +33,12 @@ long long below(const std::vector<std::int32_t>& v, long long x) {
 
 TEST(AmrSubcycle, amr_subcycle_device_level_ranges_equal_host_lists_and_plan) {
   for (const PlanCase& c : plan_cases) {
-    OctMesh base;
-    const amr::Tree t = case_tree(c, base);
-    const amr::StepLists lists = amr::build_step_lists(t);
-    const amr::StepPlan p = amr::build_step_plan(t, lists, true);
+    const BuiltCase b(c);
+    const amr::Tree& t = b.tree;
+    const amr::StepLists& lists = b.lists;
+    const amr::StepPlan& p = b.plan;
     const amr::PlanLevels lv = amr::emulate_plan_levels(t, p);
-    SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels));
+    SCOPED_TRACE(b.name);
     const int L = t.max_level;
     ASSERT_EQ(lv.leaf_begin.size(), std::size_t(L + 2));
     ASSERT_EQ(lv.face_begin.size(), std::size_t(L + 1));

@@ -20,22 +20,13 @@
 using namespace ro;
 using namespace ro::amr_test;
 
-namespace {
-
-std::string case_name(const PlanCase& c) {
-  return std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels);
-}
-
-}  // namespace
-
 TEST(AmrSubcycle, amr_subcycle_commit_and_restriction_touch_disjoint_cells) {
   for (const PlanCase& c : plan_cases) {
-    OctMesh base;
-    const amr::Tree t = case_tree(c, base);
-    const amr::StepLists lists = amr::build_step_lists(t);
-    const amr::StepPlan p = amr::build_step_plan(t, lists, true);
+    const BuiltCase b(c);
+    const amr::Tree& t = b.tree;
+    const amr::StepPlan& p = b.plan;
     const amr::PlanLevels lv = amr::emulate_plan_levels(t, p);
-    SCOPED_TRACE(case_name(c));
+    SCOPED_TRACE(b.name);
     long long committed_total = 0, restricted_total = 0;
     for (int l = 0; l < t.max_level; ++l) {
       if (t.octs_at(l + 1) == 0) continue;
@@ -60,7 +51,7 @@ TEST(AmrSubcycle, amr_subcycle_commit_and_restriction_touch_disjoint_cells) {
       }
       EXPECT_EQ(shared, 0) << "level " << l;
     }
-    std::cerr << case_name(c) << ": " << committed_total << " committed leaf cells and " << restricted_total
+    std::cerr << b.name << ": " << committed_total << " committed leaf cells and " << restricted_total
               << " restricted cells on the refined levels' visits, none shared\n";
     EXPECT_GT(committed_total, 0);
     EXPECT_GT(restricted_total, 0);
@@ -69,11 +60,11 @@ TEST(AmrSubcycle, amr_subcycle_commit_and_restriction_touch_disjoint_cells) {
 
 TEST(AmrSubcycle, amr_subcycle_every_kept_fine_face_is_read_by_one_reflux_face) {
   for (const PlanCase& c : plan_cases) {
-    OctMesh base;
-    const amr::Tree t = case_tree(c, base);
-    const amr::StepLists lists = amr::build_step_lists(t);
-    const amr::StepPlan p = amr::build_step_plan(t, lists, true);
-    SCOPED_TRACE(case_name(c));
+    const BuiltCase b(c);
+    const amr::Tree& t = b.tree;
+    const amr::StepLists& lists = b.lists;
+    const amr::StepPlan& p = b.plan;
+    SCOPED_TRACE(b.name);
     // Per (oct, face): the reflux faces that read its sums, and whether a leaf oct keeps it.
     std::vector<int> reads(static_cast<std::size_t>(t.noct()) * 6, 0);
     std::vector<char> kept(static_cast<std::size_t>(t.noct()) * 6, 0);
@@ -92,7 +83,7 @@ TEST(AmrSubcycle, amr_subcycle_every_kept_fine_face_is_read_by_one_reflux_face) 
           read_twice += reads[at] > 1;
         }
     for (std::size_t at = 0; at < reads.size(); ++at) read_not_kept += reads[at] > 0 && !kept[at];
-    std::cerr << case_name(c) << ": " << kept_faces << " kept fine faces, " << lists.faces.size()
+    std::cerr << b.name << ": " << kept_faces << " kept fine faces, " << lists.faces.size()
               << " reflux faces; unread " << unread << ", read twice " << read_twice << ", read but not kept "
               << read_not_kept << "\n";
     EXPECT_GT(kept_faces, 0);
