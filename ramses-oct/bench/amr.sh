@@ -5,7 +5,7 @@
 # (OpenMP; GPU zmarch, named: the AMR goal is set against the uniform zmarch rate, and zmarch-col is
 # the CUDA default since issue 18): time to solution, the leaf-cell update rate against the uniform
 # cell-update rate, the step's medians (step, dt_reduction, and on the GPU hydro_update+reflux+restriction),
-# and the regrid cost (its own row, with its parts regrid.*). GPU also: base 64^3 + 2 levels (256^3
+# and the regrid cost (its own row; its parts regrid.* on the GPU in the --phase-timing runs). GPU also: base 64^3 + 2 levels (256^3
 # finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run; and both
 # AMR runs again with --subcycle (level subcycling on the device: the 32^3 + 2 run to t = 0.05,
 # the 64^3 + 2 run for 50 coarse steps, each of which advances the finest level by 4 substeps),

@@ -1,6 +1,7 @@
 #include "amr_driver.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "amr_gpu.hpp"
@@ -93,31 +94,42 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         // The state and the tree stay on the device: the criterion, the flags, the new tree beside
         // the old one, its links and the state's move are all computed there; only counts and
         // error words cross (README "The device flags", "The device rebuild").
+        // The parts' rows only under --phase-timing: the device then waits at the end of each
+        // part (GpuAmrStep::end_regrid_part); otherwise a part's row would time its launches alone.
+        const auto part = [&](std::optional<copa::Region>& r, const char* name) {
+          if (ac.phase_timing) r.emplace(timer, name);
+        };
         {
-          copa::Region sub(timer, "regrid.criterion");
+          std::optional<copa::Region> sub;
+          part(sub, "regrid.criterion");
           dev->criterion(ac.criterion, cfg.hydro.gamma);
         }
         {
-          copa::Region sub(timer, "regrid.flags");
+          std::optional<copa::Region> sub;
+          part(sub, "regrid.flags");
           dev->refinement_flags();
         }
         // regrid.tree is the tree rebuild whole; its two parts get their own rows (README
         // "Regrid cost").
         {
-          copa::Region sub(timer, "regrid.tree");
+          std::optional<copa::Region> sub;
+          part(sub, "regrid.tree");
           {
-            copa::Region part(timer, "regrid.rebuild");
+            std::optional<copa::Region> rebuild;
+            part(rebuild, "regrid.rebuild");
             tree_changed = dev->rebuild(ac.max_octs);
           }
           if (tree_changed) {
-            copa::Region part(timer, "regrid.link");
+            std::optional<copa::Region> link;
+            part(link, "regrid.link");
             dev->link();
           }
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.
         if (tree_changed) {
-          copa::Region sub(timer, "regrid.move+device_lists+plan");
+          std::optional<copa::Region> sub;
+          part(sub, "regrid.move+device_lists+plan");
           dev->adopt();
           host_tree_stale = true;
           const std::vector<std::int64_t> per_level = dev->leaf_cells_per_level();
