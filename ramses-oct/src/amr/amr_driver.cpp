@@ -12,6 +12,14 @@ namespace ro::amr {
 
 namespace {
 
+// A region timed only when `on` (the device regrid's parts under --phase-timing).
+struct PartRegion {
+  PartRegion(copa::RegionTimer& timer, const char* name, bool on) {
+    if (on) r.emplace(timer, name);
+  }
+  std::optional<copa::Region> r;
+};
+
 // Exit 3 naming the step, the time, the leaf cell (level, oct, cell, coordinates) and its values.
 void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, long step, double time,
                     std::int64_t cell) {
@@ -96,40 +104,31 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         // error words cross (README "The device flags", "The device rebuild").
         // The parts' rows only under --phase-timing: the device then waits at the end of each
         // part (GpuAmrStep::end_regrid_part); otherwise a part's row would time its launches alone.
-        const auto part = [&](std::optional<copa::Region>& r, const char* name) {
-          if (ac.phase_timing) r.emplace(timer, name);
-        };
         {
-          std::optional<copa::Region> sub;
-          part(sub, "regrid.criterion");
+          const PartRegion sub(timer, "regrid.criterion", ac.phase_timing);
           dev->criterion(ac.criterion, cfg.hydro.gamma);
         }
         {
-          std::optional<copa::Region> sub;
-          part(sub, "regrid.flags");
+          const PartRegion sub(timer, "regrid.flags", ac.phase_timing);
           dev->refinement_flags();
         }
         // regrid.tree is the tree rebuild whole; its two parts get their own rows (README
         // "Regrid cost").
         {
-          std::optional<copa::Region> sub;
-          part(sub, "regrid.tree");
+          const PartRegion sub(timer, "regrid.tree", ac.phase_timing);
           {
-            std::optional<copa::Region> rebuild;
-            part(rebuild, "regrid.rebuild");
+            const PartRegion rebuild(timer, "regrid.rebuild", ac.phase_timing);
             tree_changed = dev->rebuild(ac.max_octs);
           }
           if (tree_changed) {
-            std::optional<copa::Region> link;
-            part(link, "regrid.link");
+            const PartRegion link(timer, "regrid.link", ac.phase_timing);
             dev->link();
           }
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.
         if (tree_changed) {
-          std::optional<copa::Region> sub;
-          part(sub, "regrid.move+device_lists+plan");
+          const PartRegion sub(timer, "regrid.move+device_lists+plan", ac.phase_timing);
           dev->adopt();
           host_tree_stale = true;
           const std::vector<std::int64_t> per_level = dev->leaf_cells_per_level();

@@ -155,6 +155,14 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
   block::update<4, N>(a, L, u, unew, i0, lane, s);
 }
 
+// Restriction pairs [first, last) over the blocks from skip on (the blocks before them do another
+// job of the same launch): one thread per pair (restrict_cell).
+__device__ inline void restrict_pairs(unsigned skip, long long first, long long last, const std::int64_t* cell,
+                                      const std::int64_t* son, long long stride, double* u) {
+  const long long i = first + (blockIdx.x - skip) * (long long)blockDim.x + threadIdx.x;
+  if (i < last) restrict_cell(u, stride, cell[i], son[i]);
+}
+
 // The reflux and the finest restriction in one launch (README "The device step, round 5"): blocks
 // [0, reflux_blocks) take one thread per (reflux face, variable), variable-major so neighbouring
 // threads read neighbouring faces, and only the thread at the start of a coarse cell's faces
@@ -177,8 +185,7 @@ __global__ void __launch_bounds__(reflux_threads)
       block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
     return;
   }
-  const long long i = first + (blockIdx.x - reflux_blocks) * (long long)blockDim.x + threadIdx.x;
-  if (i < last) restrict_cell(unew, stride, cell[i], son[i]);
+  restrict_pairs(reflux_blocks, first, last, cell, son, stride, unew);
 }
 
 // --subcycle, the reflux of one level's coarse cells from the finer level's sums over its
@@ -194,9 +201,7 @@ __global__ void __launch_bounds__(reflux_threads)
 
 __global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
                                 const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
-  const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i >= last) return;
-  restrict_cell(u, stride, cell[i], son[i]);
+  restrict_pairs(0, first, last, cell, son, stride, u);
 }
 
 // --subcycle, the end of a visit of level l in one launch: blocks [0, commit_blocks) take one
@@ -214,11 +219,10 @@ __global__ void __launch_bounds__(commit_threads)
                            const std::int64_t* __restrict__ cell_son, double* __restrict__ u) {
   if (blockIdx.x < commit_blocks) {
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (k < nleaf * 8) block::commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
+    if (k < nleaf * 8) commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
     return;
   }
-  const long long i = first + (blockIdx.x - commit_blocks) * (long long)blockDim.x + threadIdx.x;
-  if (i < last) restrict_cell(u, stride, cell[i], cell_son[i]);
+  restrict_pairs(commit_blocks, first, last, cell, cell_son, stride, u);
 }
 
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered
@@ -295,8 +299,7 @@ __global__ void __launch_bounds__(scan_threads)
                          const std::int8_t* __restrict__ level, double gamma, int nlevel,
                          unsigned long long* __restrict__ words, unsigned long long* __restrict__ out) {
   if (blockIdx.x < restrict_blocks) {
-    const long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < last) restrict_cell(u, ncell, cell[i], cell_son[i]);
+    restrict_pairs(0, first, last, cell, cell_son, ncell, u);
     return;
   }
   leaf_scan_block(blockIdx.x - restrict_blocks, gridDim.x - restrict_blocks, u, ncell, son, level, gamma, nlevel,

@@ -70,4 +70,11 @@ RO_HD void restrict_cell(double* u, long long stride, long long fc, long long so
   }
 }
 
+// --subcycle: cell g's new value made current (unew -> u) where it is a leaf; a covered cell keeps
+// the restriction in u (the host's commit_level, the device's commit_restrict_kernel).
+RO_HD void commit_cell(long long g, const std::int32_t* son, long long stride, const double* unew, double* u) {
+  if (son[g] >= 0) return;
+  for (int f = 0; f < nvar; ++f) u[f * stride + g] = unew[f * stride + g];
+}
+
 }  // namespace ro::amr

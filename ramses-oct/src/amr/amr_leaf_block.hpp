@@ -402,11 +402,4 @@ RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* f
   }
 }
 
-// --subcycle: cell g's new value made current (unew -> u) where it is a leaf; a covered cell keeps
-// the restriction in u (amr_subcycle.cpp's commit_level).
-RO_HD void commit_cell(long long g, const std::int32_t* son, long long stride, const double* unew, double* u) {
-  if (son[g] >= 0) return;
-  for (int f = 0; f < nvar; ++f) u[f * stride + g] = unew[f * stride + g];
-}
-
 }  // namespace ro::amr::block

@@ -357,8 +357,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     }
     // commit_restrict_kernel: the commit's blocks, then the restriction's (disjoint cells).
     for (long long i = i0; i < i1; ++i)
-      for (int c = 0; c < 8; ++c) block::commit_cell(std::int64_t(p.leaf_octs[i]) * 8 + c, t.son.data(), stride,
-                                                     unew.data(), u.data());
+      for (int c = 0; c < 8; ++c) commit_cell(std::int64_t(p.leaf_octs[i]) * 8 + c, t.son.data(), stride, unew.data(), u.data());
     if (finer) {
       const std::size_t k = static_cast<std::size_t>(t.max_level - 1 - l);
       for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)

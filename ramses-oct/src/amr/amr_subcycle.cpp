@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "amr_interp.hpp"
+
 namespace ro::amr {
 
 namespace {
@@ -13,9 +15,7 @@ void commit_level(const Tree& t, const StepLists& lists, int l, const std::vecto
   const std::int64_t stride = t.noct() * 8, first = lists.leaf_octs_begin[l];
   loops.run(lists.leaf_octs_begin[l + 1] - first, [&](std::int64_t i, int) {
     const std::int64_t o = lists.leaf_octs[first + i];
-    for (int c = 0; c < 8; ++c)
-      if (t.son[o * 8 + c] < 0)
-        for (int f = 0; f < nvar; ++f) u[f * stride + o * 8 + c] = unew[f * stride + o * 8 + c];
+    for (int c = 0; c < 8; ++c) commit_cell(o * 8 + c, t.son.data(), stride, unew.data(), u.data());
   });
 }
 
