@@ -95,13 +95,16 @@ __device__ inline void oct_barrier(int oct) {
 #endif
 }
 
-// Blocks per SM the leaf update is compiled for on NVIDIA: three blocks of 256 threads take 3 x
-// 37.9 KB of shared memory and 65536 / 768 = 85 registers per thread (24 warps per SM). HIP's
-// second __launch_bounds__ argument means warps per execution unit: not given there.
+// Blocks per SM the leaf update is compiled for on NVIDIA: four blocks of 256 threads take 4 x
+// 37.9 KB of shared memory and 65536 / 1024 = 64 registers per thread (32 warps per SM). ptxas
+// (sm_90) then spills 192 B (80 registers and 16 B at three blocks), yet the update is 8% shorter
+// on the H200: the gather is latency-bound and the fourth block hides more of it (results/h200/
+// 20261125-22: 102 -> 94 us on Sedov 32^3 + 2). HIP's second __launch_bounds__ argument means
+// warps per execution unit: not given there.
 #if defined(COPA_HAVE_HIP)
 #define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads)
 #else
-#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, 3)
+#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, 4)
 #endif
 
 // Every leaf oct of every level in one launch: blocks [0, single_blocks) take octs_per_block single
