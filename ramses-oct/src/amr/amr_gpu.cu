@@ -28,6 +28,11 @@
 #include "copa/gpu_timing.hpp"
 #include "tile_geometry.hpp"
 
+#if defined(COPA_HAVE_CUDA)
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
+#endif
+
 namespace ro::amr {
 namespace {
 
@@ -487,17 +492,33 @@ __global__ void plan_counts_kernel(const long long* __restrict__ single_scan, co
   for (int l = 0; l < nstart; ++l) out[2 + l] = restrict_scan[starts.v[l]];
 }
 
-// The step lists (amr_lists_body.hpp; the same passes as emulate_device_lists). Pass 1, oct o in
-// 0..n: its leaf flag and, below the finest level, its reflux faces as bits and their count; the
-// entries n and ncoarse are 0, so the exclusive scans end with the totals.
-__global__ void lists_count_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
-                                   long long* __restrict__ leaf_flag, std::uint64_t* __restrict__ face_mask,
-                                   long long* __restrict__ face_count) {
-  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o > n) return;
-  leaf_flag[o] = o < n ? lists_leaf_flag(son, o) : 0;
-  if (o > ncoarse) return;
-  const std::uint64_t mask = o < ncoarse ? lists_face_mask(v, son, o) : 0;
+// The step lists (amr_lists_body.hpp; the same passes as emulate_device_lists). A lane per cell:
+// the eight lanes of oct o (o = g / 8) are an aligned group of eight in one warp, so three
+// xor-shuffles within the group OR their leaf flags and face masks (a thread per oct ran the 48
+// face lookups in series: 18.4 us, H200, Sedov 32^3 + 2).
+inline constexpr int lists_threads = 128;
+static_assert(lists_threads % COPA_WARP_SIZE == 0 && COPA_WARP_SIZE % 8 == 0,
+              "an oct's eight lanes must lie in one warp, and every lane of a warp must reach the shuffles");
+
+__device__ inline std::uint64_t or_of_eight(std::uint64_t x) {
+  for (int m = 1; m < 8; m *= 2) x |= copa::gpu::shfl_xor(x, m);
+  return x;
+}
+
+// Pass 1, oct o in 0..n: its leaf flag and, below the finest level, its reflux faces as bits and
+// their count. The entries n of both counts are 0 (the face count is 0 for every fine oct too), so
+// the two scans have one length, n + 1, and end with the totals.
+__global__ void __launch_bounds__(lists_threads)
+    lists_count_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
+                       long long* __restrict__ leaf_flag, std::uint64_t* __restrict__ face_mask,
+                       long long* __restrict__ face_count) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long o = g / 8;
+  const int c = int(g % 8);
+  const bool leaf = or_of_eight(o < n && lists_cell_is_leaf(son, o, c)) != 0;
+  const std::uint64_t mask = or_of_eight(o < ncoarse ? lists_cell_face_mask(v, son, o, c) : 0);
+  if (c != 0 || o > n) return;
+  leaf_flag[o] = leaf;
   if (o < ncoarse) face_mask[o] = mask;
   face_count[o] = lists_popcount(mask);
 }
@@ -510,13 +531,14 @@ __global__ void lists_counts_kernel(const long long* __restrict__ leaf_scan, lon
   out[1] = face_scan[ncoarse];
 }
 
-// Pass 2, every oct: its leaf_octs entry and its reflux faces.
+// Pass 2, a thread per (oct, cell): o's leaf_octs entry (cell 0) and the cell's reflux faces.
 __global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
                                   const long long* __restrict__ leaf_scan, const long long* __restrict__ face_scan,
                                   const std::uint64_t* __restrict__ face_mask, std::int32_t* __restrict__ leaf_octs,
                                   RefluxFace* __restrict__ faces) {
-  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < n) lists_fill(v, son, o, ncoarse, leaf_scan, face_scan, face_mask, leaf_octs, faces);
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < 8 * n)
+    lists_fill_cell(v, son, g / 8, int(g % 8), ncoarse, leaf_scan, face_scan, face_mask, leaf_octs, faces);
 }
 
 // The device rebuild (amr_rebuild_body.hpp; the same passes as emulate_device_rebuild). Pass 1,
@@ -569,11 +591,12 @@ __global__ void rebuild_fill_kernel(RebuildOld v, long long n, const long long* 
   if (o < n) rebuild_fill(v, o, son_scan, created_scan, old_begin.v, new_begin.v, w);
 }
 
-// Pass 3, per row: its seven old source cells, located on the old tree.
+// Pass 3, a thread per (row, source): one of the row's seven old source cells, located on the old
+// tree.
 __global__ void rebuild_rows_kernel(PlanView old, long long rows, const std::int64_t* __restrict__ row_cell,
                                     std::int64_t* __restrict__ src, std::uint8_t* __restrict__ flip) {
-  const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (r < rows) rebuild_row_sources(old, r, row_cell, src, flip);
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < 7 * rows) rebuild_row_source(old, g / 7, int(g % 7), row_cell, src, flip);
 }
 
 __global__ void hash_clear_kernel(Tree::HashEntry* __restrict__ slots, long long n) {
@@ -603,10 +626,14 @@ struct NborOut {
   std::int32_t* f[6];
 };
 
-// Pass 5, per oct of one level (a launch per level, in order: level l reads level l - 1's).
-__global__ void rebuild_nbor_kernel(PlanView v, long long first, long long last, NborOut out) {
-  const long long o = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < last) rebuild_nbor(v, o, out.f);
+// Pass 5, a thread per (new oct, face) of every level in one launch (hash lookups only; the six
+// faces of an oct are adjacent threads, so an oct's coordinates are read once per warp).
+__global__ void rebuild_nbor_kernel(PlanView v, long long n, NborOut out) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g >= 6 * n) return;
+  const long long o = g / 6;
+  const int f = int(g % 6);
+  out.f[f][o] = rebuild_nbor_face(v, o, f);
 }
 
 // Leaf cells per level of the current tree (the host's counts while its tree is stale). The octs
@@ -633,6 +660,17 @@ __global__ void leaf_cells_kernel(const std::int32_t* __restrict__ son, const st
   __syncthreads();
   if (threadIdx.x < nlevel && part[threadIdx.x]) atomicAdd(out + threadIdx.x, (unsigned long long)part[threadIdx.x]);
 }
+
+#if defined(COPA_HAVE_CUDA)
+// The pairwise sum of exclusive_sum2's scan over zipped pairs.
+struct PairSum {
+  __host__ __device__ thrust::tuple<long long, long long> operator()(const thrust::tuple<long long, long long>& x,
+                                                                     const thrust::tuple<long long, long long>& y) const {
+    return thrust::tuple<long long, long long>(thrust::get<0>(x) + thrust::get<0>(y),
+                                               thrust::get<1>(x) + thrust::get<1>(y));
+  }
+};
+#endif
 
 #if !defined(COPA_HAVE_GPU_CUB)
 // HIP without hipCUB: an exclusive scan in one block of 1024 threads, 1024 entries at a time
@@ -804,9 +842,10 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::synchronize();
   }
 
-  // Passes 1-3 of the device rebuild (amr_rebuild_body.hpp): counts, two scans, one copy up of
-  // the level sizes and rows, the refusal over max_octs and the memory check (the new tables
-  // beside the current ones, the map, the new state), then the fill and the rows' sources.
+  // Passes 1-3 of the device rebuild (amr_rebuild_body.hpp): counts, one pair scan of both
+  // counts (exclusive_sum2), one copy up of the level sizes and rows, the refusal over max_octs
+  // and the memory check (the new tables beside the current ones, the map, the new state), then
+  // the fill and the rows' sources.
   bool rebuild(std::int64_t max_octs) override {
     const long long n = noct_;
     const int L = max_level_;
@@ -821,8 +860,7 @@ class GpuAmrStep final : public DeviceStep {
     const RebuildOld v = rebuild_old();
     rebuild_count_kernel<<<copa::gpu::blocks_for(n + 1, 128), 128>>>(v, n, rb_sons_.data(), rb_created_.data());
     COPA_GPU_CHECK_LAUNCH("amr rebuild_count_kernel");
-    exclusive_sum(rb_sons_.data(), rb_son_scan_.data(), n + 1);
-    exclusive_sum(rb_created_.data(), rb_created_scan_.data(), n + 1);
+    exclusive_sum2(rb_sons_.data(), rb_son_scan_.data(), rb_created_.data(), rb_created_scan_.data(), n + 1);
     const LevelBegins old_begin = begins(level_begin_);
     rebuild_counts_kernel<<<1, 1>>>(rb_son_scan_.data(), rb_created_scan_.data(), old_begin, L + 1, n,
                                     rb_counts_.data());
@@ -862,8 +900,8 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_CHECK_LAUNCH("amr rebuild_fill_kernel");
     }
     if (rows_ > 0) {
-      rebuild_rows_kernel<<<copa::gpu::blocks_for(rows_, 128), 128>>>(plan_view(), rows_, row_cell_.data(),
-                                                                     move_src_.data(), move_flip_.data());
+      rebuild_rows_kernel<<<copa::gpu::blocks_for(7 * rows_, 128), 128>>>(plan_view(), rows_, row_cell_.data(),
+                                                                         move_src_.data(), move_flip_.data());
       COPA_GPU_CHECK_LAUNCH("amr rebuild_rows_kernel");
     }
     map_old_noct_ = n;
@@ -871,7 +909,8 @@ class GpuAmrStep final : public DeviceStep {
     return true;
   }
 
-  // Passes 4-5: the new tree's hash (slots claimed by atomicCAS) and neighbours, level by level.
+  // Passes 4-5: the new tree's hash (slots claimed by atomicCAS), then the neighbours of every
+  // level in one launch.
   void link() override {
     const long long nn = new_begin_.back(), nslots = new_hash_begin_.back();
     nhash_.resize(nslots);
@@ -901,10 +940,8 @@ class GpuAmrStep final : public DeviceStep {
     for (int l = 0; l <= max_level_; ++l) v.hash_shift[l] = new_hash_shift_[l];
     NborOut out;
     for (int f = 0; f < 6; ++f) out.f[f] = nnbor_[f].data();
-    for (int l = 0; l <= max_level_; ++l) {
-      const long long first = new_begin_[l], last = new_begin_[l + 1];
-      if (last == first) continue;
-      rebuild_nbor_kernel<<<copa::gpu::blocks_for(last - first, 128), 128>>>(v, first, last, out);
+    if (nn > 0) {
+      rebuild_nbor_kernel<<<copa::gpu::blocks_for(6 * nn, 128), 128>>>(v, nn, out);
       COPA_GPU_CHECK_LAUNCH("amr rebuild_nbor_kernel");
     }
     end_regrid_part();
@@ -1281,21 +1318,20 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The step lists built on the device from the uploaded tables (amr_lists_body.hpp; the same
-  // passes as emulate_device_lists): per oct its leaf flag and reflux faces, two scans, one copy
-  // up of the two totals, the fill. They replace the host's build_step_lists and its upload.
+  // passes as emulate_device_lists): per oct its leaf flag and reflux faces (a lane per cell),
+  // one pair scan of both counts, one copy up of the two totals, the fill (a thread per cell). They replace the host's build_step_lists and its upload.
   void build_lists() {
     const long long n = noct_, ncoarse = level_begin_[max_level_];
     const TreeView v = view();
     leaf_flag_.resize(n + 1);
     leaf_scan_.resize(n + 1);
     face_mask_.resize(ncoarse);
-    face_flag_.resize(ncoarse + 1);
-    face_scan_.resize(ncoarse + 1);
-    lists_count_kernel<<<copa::gpu::blocks_for(n + 1, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_flag_.data(),
-                                                                  face_mask_.data(), face_flag_.data());
+    face_flag_.resize(n + 1);
+    face_scan_.resize(n + 1);
+    lists_count_kernel<<<copa::gpu::blocks_for(8 * (n + 1), lists_threads), lists_threads>>>(
+        v, son_.data(), n, ncoarse, leaf_flag_.data(), face_mask_.data(), face_flag_.data());
     COPA_GPU_CHECK_LAUNCH("amr lists_count_kernel");
-    exclusive_sum(leaf_flag_.data(), leaf_scan_.data(), n + 1);
-    exclusive_sum(face_flag_.data(), face_scan_.data(), ncoarse + 1);
+    exclusive_sum2(leaf_flag_.data(), leaf_scan_.data(), face_flag_.data(), face_scan_.data(), n + 1);
     lists_totals_.resize(2);
     lists_counts_kernel<<<1, 1>>>(leaf_scan_.data(), n, face_scan_.data(), ncoarse, lists_totals_.data());
     COPA_GPU_CHECK_LAUNCH("amr lists_counts_kernel");
@@ -1306,9 +1342,9 @@ class GpuAmrStep final : public DeviceStep {
     leaf_octs_.resize(nleaf);
     faces_.resize(nfaces);
     if (n > 0) {
-      lists_fill_kernel<<<copa::gpu::blocks_for(n, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_scan_.data(),
-                                                               face_scan_.data(), face_mask_.data(), leaf_octs_.data(),
-                                                               faces_.data());
+      lists_fill_kernel<<<copa::gpu::blocks_for(8 * n, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_scan_.data(),
+                                                                   face_scan_.data(), face_mask_.data(),
+                                                                   leaf_octs_.data(), faces_.data());
       COPA_GPU_CHECK_LAUNCH("amr lists_fill_kernel");
     }
     counts_.faces = nfaces;
@@ -1445,6 +1481,31 @@ class GpuAmrStep final : public DeviceStep {
 #endif
   }
 
+  // out_a = exclusive sum of in_a and out_b = that of in_b, both of n entries, in one library scan
+  // over pairs (a zip of the two arrays in and out, the pairwise sum): one init and one scan
+  // kernel instead of two of each (a CUB scan of ~20k entries costs 1.9 + 5.5 us, nearly all
+  // latency, H200). Integer sums, so each half equals exclusive_sum's. HIP runs two scans (the
+  // pair scan needs thrust's zip iterator, which hipCUB builds need not ship).
+  void exclusive_sum2(const long long* in_a, long long* out_a, const long long* in_b, long long* out_b, long long n) {
+#if defined(COPA_HAVE_CUDA)
+    if (n > INT_MAX)
+      throw copa::RuntimeError("ramses-oct AMR device plan: a scan of " + std::to_string(n) +
+                               " entries, more than the library scan's int count");
+    const auto in = thrust::make_zip_iterator(in_a, in_b);
+    const auto out = thrust::make_zip_iterator(out_a, out_b);
+    const thrust::tuple<long long, long long> zero(0, 0);
+    std::size_t bytes = 0;
+    COPA_GPU_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, in, out, PairSum{}, zero, static_cast<int>(n)));
+    copa::gpu::require_device_memory(scan_temp_.growth(bytes), "ramses-oct AMR device plan scan workspace");
+    scan_temp_.resize(std::max<std::size_t>(bytes, 1));
+    COPA_GPU_CHECK(
+        cub::DeviceScan::ExclusiveScan(scan_temp_.data(), bytes, in, out, PairSum{}, zero, static_cast<int>(n)));
+#else
+    exclusive_sum(in_a, out_a, n);
+    exclusive_sum(in_b, out_b, n);
+#endif
+  }
+
   template <class T, class H>
   static void fetch(GrowArray<T>& d, std::vector<H>& v) {
     static_assert(sizeof(T) == sizeof(H), "device and host element types differ in size");
@@ -1489,7 +1550,7 @@ class GpuAmrStep final : public DeviceStep {
   std::size_t step_growth(std::size_t n, std::size_t ncoarse) const {
     const std::size_t nleaf = n;
     return fine_flux_.growth(n * fine_flux_per_oct) + leaf_octs_.growth(nleaf) + leaf_flag_.growth(n + 1) + leaf_scan_.growth(n + 1) + face_mask_.growth(ncoarse) +
-                    face_flag_.growth(ncoarse + 1) + face_scan_.growth(ncoarse + 1) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
+                    face_flag_.growth(n + 1) + face_scan_.growth(n + 1) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
                     skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
                     head_flag_.growth(nleaf + 1) + single_scan_.growth(nleaf + 1) + group_scan_.growth(nleaf + 1) +
                     restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) +
