@@ -3,20 +3,17 @@
 // body of the one-launch link (amr_rebuild_body.hpp). Each is called here in an order no per-oct
 // or per-level loop would take (cells outer, octs inner, from the last oct and face), as the
 // lanes of a launch may run, and must give the host's tables: build_step_lists's lists, the
-// linked tree's neighbours. The criterion's per-face parts, combined as the lanes of
-// criterion_kernel combine them, give criterion_byte. (The per-(row, source) body runs in
-// emulate_device_rebuild, which test_amr_device_rebuild.cpp compares with rebuild_tree's map.)
-#include <algorithm>
+// linked tree's neighbours. (The per-(row, source) body runs in emulate_device_rebuild, which
+// test_amr_device_rebuild.cpp compares with rebuild_tree's map.)
 #include <iostream>
 #include <string>
 
 #include "amr_driver.hpp"
-#include "amr_flags_body.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_plan.hpp"
 #include "amr_rebuild_body.hpp"
 #include "copa/testing.hpp"
-#include "test_amr_flags_cases.hpp"
+#include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
 #include "test_amr_rebuild_compare.hpp"
 
@@ -99,61 +96,4 @@ TEST(Amr, amr_link_per_face_body_equals_linked_tree) {
                 << " faces to self, " << missing << " absent: per-face link = linked tree\n";
     }
   }
-}
-
-namespace {
-
-// The byte from the six face parts of cell g combined as the lanes of criterion_kernel are,
-// from the last face.
-char byte_from_parts(const amr::TreeView& v, const std::vector<double>& u, long long g,
-                     const amr::CriterionParams& p) {
-  const long long ncell = static_cast<long long>(u.size() / nvar);
-  int key = amr::criterion_no_key;
-  for (int k = 5; k >= 0; --k)
-    key = std::min(key, amr::criterion_part_key(k, amr::criterion_face_part(v, u.data(), ncell, g, k, p)));
-  return amr::criterion_byte_of_key(key);
-}
-
-}  // namespace
-
-TEST(Amr, amr_criterion_face_parts_give_the_byte) {
-  const double gamma = HydroParams{}.gamma;
-  long long later_face = 0;  // gradient cells decided by a face after face 0
-  for (const PlanCase& c : plan_cases) {
-    OctMesh base;
-    const amr::AmrResult r = case_run(c, base);
-    const amr::TreeView v = amr::tree_view(r.tree);
-    const long long ncell = r.tree.noct() * 8;
-    for (const char* kind : criterion_kinds) {
-      SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " " + kind);
-      const amr::CriterionParams p = amr::criterion_params(criterion_of(kind), gamma, base.dx);
-      long long flagged = 0;
-      for (long long g = 0; g < ncell; ++g) {
-        const char b = amr::criterion_byte(v, r.u.data(), ncell, g, p);
-        ASSERT_EQ(byte_from_parts(v, r.u, g, p), b) << "cell " << g;
-        flagged += b == 1;
-        if (std::string(kind) == "gradient" && b == 1)
-          later_face += amr::criterion_face_part(v, r.u.data(), ncell, g, 0, p) == 0;
-      }
-      EXPECT_GT(flagged, 0);
-    }
-  }
-  EXPECT_GT(later_face, 0);
-  // The unbalanced tree of test_amr_device_flags.cpp: some cells miss a face neighbour (byte 2).
-  const OctMesh base = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
-  const ProblemParams pp = amr_config("sedov", 1.0, 1).problem;
-  const amr::Tree t = unbalanced_tree(base, 2);
-  std::vector<double> u;
-  amr::initial_state(t, pp, u);
-  const amr::TreeView v = amr::tree_view(t);
-  const amr::CriterionParams p = amr::criterion_params(criterion_of("gradient"), pp.gamma, base.dx);
-  long long missing = 0;
-  for (long long g = 0; g < t.noct() * 8; ++g) {
-    const char b = amr::criterion_byte(v, u.data(), t.noct() * 8, g, p);
-    ASSERT_EQ(byte_from_parts(v, u, g, p), b) << "cell " << g;
-    missing += b == 2;
-  }
-  EXPECT_GT(missing, 0);
-  std::cerr << later_face << " gradient cells decided after face 0, " << missing
-            << " cells of the unbalanced tree without a neighbour: face parts = criterion byte\n";
 }

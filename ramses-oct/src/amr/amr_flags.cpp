@@ -1,6 +1,5 @@
 // The regrid's parts (1) and (2) on the host (amr_regrid.hpp) and their device emulation: every
 // per-cell and per-oct step is a body of amr_flags_body.hpp, which the device kernels call too.
-#include <algorithm>
 #include <vector>
 
 #include "amr_flags_body.hpp"
@@ -87,14 +86,10 @@ unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const
   const long long ncell = t.noct() * 8;
   const int L = t.max_level;
   unsigned error = 0;
-  // criterion_kernel: a lane per (cell, face), the parts' keys combined by a minimum (here from
-  // the last face), the error bit or-ed in.
+  // criterion_kernel: one thread per cell, the error bit or-ed in.
   crit.resize(ncell);
   for (long long g = 0; g < ncell; ++g) {
-    int key = criterion_no_key;
-    for (int k = 5; k >= 0; --k)
-      key = std::min(key, criterion_part_key(k, criterion_face_part(tv, u.data(), ncell, g, k, p)));
-    crit[g] = criterion_byte_of_key(key);
+    crit[g] = criterion_byte(tv, u.data(), ncell, g, p);
     if (crit[g] == 2) error |= flags_error_missing_neighbour;
   }
   // flags_sons_kernel, one launch per level, finest first, over a zeroed array.

@@ -48,21 +48,6 @@ RO_HD char criterion_byte(const TreeView& v, const double* u, long long stride, 
   return gradient_criterion(v, u, stride, g, p.gamma, p.density, p.pressure);
 }
 
-// criterion_byte's part from face k (0..5) of cell g, for a lane per (cell, face): the gradient
-// against that face; everywhere and band decide on face 0 (the others 0). criterion_byte is the
-// first of the six parts that is not 0, else 0 (amr_criterion_face_parts_give_the_byte).
-RO_HD char criterion_face_part(const TreeView& v, const double* u, long long stride, long long g, int k,
-                               const CriterionParams& p) {
-  if (p.kind != criterion_gradient) return k == 0 ? criterion_byte(v, u, stride, g, p) : 0;
-  return gradient_face(v, u, stride, g, k, p.gamma, p.density, p.pressure);
-}
-
-// The parts combined in any order: the minimum of the keys 4 * face + part (parts of 0 give
-// criterion_no_key) is the lowest deciding face, and its part is the byte.
-inline constexpr int criterion_no_key = 4 * 8;
-RO_HD int criterion_part_key(int k, char part) { return part != 0 ? 4 * k + part : criterion_no_key; }
-RO_HD char criterion_byte_of_key(int key) { return key < criterion_no_key ? static_cast<char>(key % 4) : 0; }
-
 // Pass "sons", cell g of a level below the finest: sons_finest when its sons are on the finest
 // level (whose cells carry no flags, only criterion bytes). Reads level l + 1, writes cell g.
 RO_HD void flags_from_sons(const std::int32_t* son, const char* crit, char* flag, long long g, bool sons_finest) {

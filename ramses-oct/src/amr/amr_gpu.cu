@@ -316,24 +316,12 @@ __global__ void __launch_bounds__(scan_threads)
 
 // The regrid's criterion byte of every cell of the current tree (amr_flags_body.hpp; the
 // passes below and emulate_device_flags follow the same order), a missing neighbour or-ed into
-// the error word. Eight lanes per cell, lanes 0-5 one face each (criterion_face_part), in one
-// aligned group of eight of a warp: the byte is the part of the lowest face whose part is not 0,
-// a minimum of (face, part) keys over the group by xor-shuffles. One thread per cell walked the
-// six neighbours' loads in series (19.1 us, H200, Sedov 32^3 + 2, 166k cells).
-inline constexpr int criterion_threads = 128;
-static_assert(criterion_threads % COPA_WARP_SIZE == 0 && COPA_WARP_SIZE % 8 == 0,
-              "a cell's eight lanes must lie in one warp, and every lane of a warp must reach the shuffles");
-
-__global__ void __launch_bounds__(criterion_threads)
-    criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, CriterionParams p,
-                     char* __restrict__ crit, unsigned* __restrict__ error) {
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  const long long g = t / 8;
-  const int k = int(t % 8);
-  int key = criterion_part_key(k, g < ncell && k < 6 ? criterion_face_part(v, u, ncell, g, k, p) : 0);
-  for (int m = 1; m < 8; m *= 2) key = min(key, copa::gpu::shfl_xor(key, m));
-  if (k != 0 || g >= ncell) return;
-  const char b = criterion_byte_of_key(key);
+// the error word.
+__global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, CriterionParams p,
+                                 char* __restrict__ crit, unsigned* __restrict__ error) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g >= ncell) return;
+  const char b = criterion_byte(v, u, ncell, g, p);
   crit[g] = b;
   if (b == 2) atomicOr(error, flags_error_missing_neighbour);
 }
@@ -686,9 +674,10 @@ __global__ void leaf_cells_kernel(const std::int32_t* __restrict__ son, const st
 #if defined(COPA_HAVE_CUDA)
 // The pairwise sum of exclusive_sum2's scan over zipped pairs.
 struct PairSum {
-  using Pair = thrust::tuple<long long, long long>;
-  __host__ __device__ Pair operator()(const Pair& x, const Pair& y) const {
-    return Pair(thrust::get<0>(x) + thrust::get<0>(y), thrust::get<1>(x) + thrust::get<1>(y));
+  __host__ __device__ thrust::tuple<long long, long long> operator()(const thrust::tuple<long long, long long>& x,
+                                                                     const thrust::tuple<long long, long long>& y) const {
+    return thrust::tuple<long long, long long>(thrust::get<0>(x) + thrust::get<0>(y),
+                                               thrust::get<1>(x) + thrust::get<1>(y));
   }
 };
 #endif
@@ -1083,8 +1072,8 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::fill_zero(flags_error_.data(), flags_error_.bytes());
     const CriterionParams p = criterion_params(rc, gamma, dx0_);
     if (ncell > 0) {
-      criterion_kernel<<<copa::gpu::blocks_for(8 * ncell, criterion_threads), criterion_threads>>>(
-          view(), u_.data(), ncell, p, crit_.data(), flags_error_.data());
+      criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, p, crit_.data(),
+                                                                  flags_error_.data());
       COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
     }
     end_regrid_part();

@@ -59,29 +59,20 @@ RO_HD long long view_face_neighbour(const TreeView& v, long long o, int c, int a
   return view_same_level_neighbour(v, v.father[o] / 8, v.father[o] % 8, a, side);
 }
 
-// The gradient criterion of cell g against its face k (2 * axis + side): 1 where the jump to the
-// face neighbour exceeds a threshold, 0 where it does not, 2 where the neighbour is missing
-// (unbalanced tree: an error).
-RO_HD char gradient_face(const TreeView& v, const double* u, long long stride, long long g, int k, double gamma,
-                         double density, double pressure) {
-  const long long cell = view_face_neighbour(v, g / 8, int(g % 8), k / 2, k % 2);
-  if (cell < 0) return 2;
-  double uc[nvar], un[nvar];
-  for (int f = 0; f < nvar; ++f) {
-    uc[f] = u[f * stride + g];
-    un[f] = u[f * stride + cell];
-  }
-  return gradient_jump(uc, un, gamma, density, pressure);
-}
-
-// The criterion byte of cell g: its faces in order, the first that is not 0 (a jump: 1; a missing
-// neighbour: 2), else 0.
+// The criterion byte of cell g: 1 where the gradient criterion holds against one of its six face
+// neighbours, 0 where it does not, 2 where a neighbour is missing (unbalanced tree: an error).
 RO_HD char gradient_criterion(const TreeView& v, const double* u, long long stride, long long g, double gamma,
                               double density, double pressure) {
-  for (int k = 0; k < 6; ++k) {
-    const char b = gradient_face(v, u, stride, g, k, gamma, density, pressure);
-    if (b != 0) return b;
-  }
+  double uc[nvar];
+  for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + g];
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      const long long cell = view_face_neighbour(v, g / 8, int(g % 8), a, side);
+      if (cell < 0) return 2;
+      double un[nvar];
+      for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + cell];
+      if (gradient_jump(uc, un, gamma, density, pressure)) return 1;
+    }
   return 0;
 }
 
