@@ -61,7 +61,8 @@ void emulate_device_rebuild(const Tree& old, const std::vector<char>& flag, std:
     rebuild_fill(v, o, son_scan.data(), created_scan.data(), old_begin.data(), new_begin.data(), w);
   // Pass 3: the rows' sources on the old tree.
   const PlanView old_view = plan_view(old);
-  for (long long r = 0; r < rows; ++r) rebuild_row_sources(old_view, r, row_cell.data(), m.src.data(), m.flip.data());
+  for (long long r = 0; r < rows; ++r)
+    for (int k = 0; k < 7; ++k) rebuild_row_source(old_view, r, k, row_cell.data(), m.src.data(), m.flip.data());
   // Pass 4: the hash, in index order (the device's slots may differ; its lookups do not).
   hash_layout(out.level_begin, L, out.hash_begin, out.hash_shift);
   out.hash_slots.assign(out.hash_begin.back(), {Tree::empty_slot, -1});
@@ -74,13 +75,11 @@ void emulate_device_rebuild(const Tree& old, const std::vector<char>& flag, std:
                           *slot = p;
                           return true;
                         });
-  // Pass 5: the neighbours, level by level.
+  // Pass 5: the neighbours of every (oct, face), by hash lookup.
   for (int f = 0; f < 6; ++f) out.nbor[f].assign(n, -1);
   const PlanView nv = plan_view(out);
-  std::int32_t* const nbor[6] = {out.nbor[0].data(), out.nbor[1].data(), out.nbor[2].data(),
-                                 out.nbor[3].data(), out.nbor[4].data(), out.nbor[5].data()};
-  for (int l = 0; l <= L; ++l)
-    for (long long o = out.level_begin[l]; o < out.level_begin[l + 1]; ++o) rebuild_nbor(nv, o, nbor);
+  for (long long o = 0; o < n; ++o)
+    for (int f = 0; f < 6; ++f) out.nbor[f][o] = rebuild_nbor_face(nv, o, f);
 }
 
 }  // namespace ro::amr
