@@ -4,9 +4,10 @@
 // unit, one thread looping over the lanes, so a cpu test checks the plan and every index map of
 // the GPU step against the oracle. A unit is a T^3 block of leaf-level cells updated together:
 // T = 2, one leaf oct (64 threads, four octs per block, each with its own slice of shared
-// memory); T = 4, a sibling group: 8 leaf octs of one level forming an aligned 2 x 2 x 2 block
-// (the 8 sons of one father oct; above level 0, or 8 aligned base octs), consecutive in the leaf
-// list (key order), one block per group. Phases (the subgrid6 phases of kernels_gpu.cu): gather
+// memory); T = 4, a sibling group: the aligned 2 x 2 x 2 block of one level (the 8 sons of one
+// father oct; above level 0, or 8 aligned base octs) whose leaf octs (all 8, or at least
+// --group-min of them: a partial group) are consecutive in the leaf list (key order), one block
+// per group; its other octs are only read. Phases (the subgrid6 phases of kernels_gpu.cu): gather
 // the cells of the (T + 4)^3 subgrid that the predictor reads, from the state or the prolonged
 // ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
 // to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser region,
@@ -99,7 +100,8 @@ template <int T>
 LayoutWavefronts shared_wavefronts(const LeafLayout<T>& L);
 
 // Threads per sibling group (one block): 304 gathers (2 rounds), 160 predictor cells (1), 240
-// faces (1), 64 cells and 96 kept sub-faces (1); 37.9 KB of shared memory.
+// faces (1), 64 cells, 96 kept sub-faces on the unit's faces and 48 inside it (1); 37.9 KB of
+// shared memory.
 inline constexpr int group_threads = 256;
 // The single leaf octs run in the groups' launch, in blocks of the same 256 threads placed before
 // the groups' (before: a launch of their own after the groups', a few dozen blocks alone on the
