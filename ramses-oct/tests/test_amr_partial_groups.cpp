@@ -78,7 +78,7 @@ double flux_difference(const std::vector<double>& a, const std::vector<double>& 
 constexpr double shape_tolerance = 1e-13;
 
 struct GroupStats {
-  long long groups = 0, partial = 0, grouped_octs = 0, absent = 0, internal_kept = 0, unreached_ghosts = 0;
+  long long groups = 0, partial = 0, grouped_octs = 0, absent = 0, internal_kept = 0, unreached_slots = 0;
 };
 
 // Checks p's units against the tree (every leaf oct in exactly one unit; a group's leaf members
@@ -126,25 +126,28 @@ GroupStats check_units(const amr::Tree& t, const amr::StepPlan& p, int group_min
     }
   }
   for (std::size_t i = 0; i < nleaf; ++i) EXPECT_EQ(units[i], 1) << "leaf " << i;
-  // A ghost slot next to a leaf oct of the unit lies in a leaf of level l - 1 (2:1 balance); one
-  // next to none of them (only a partial group's absent octs read it) in a coarser leaf at most.
+  // A group's slot next to one of its leaf octs holds that oct's own slot lookup (a ghost slot:
+  // a leaf of level l - 1, 2:1 balance); one next to none of them (a partial group's, read only
+  // for its absent octs' cells) holds no_slot, as the corners do.
   const long long nsingle = static_cast<long long>(p.singles.size());
   for (std::size_t k = 0; k < p.groups.size(); ++k) {
     const int l = t.level[p.leaf_octs[p.groups[k]]];
     for (int s = 0; s < 64; ++s) {
       const std::int32_t e = p.group_slots[64 * k + s];
-      if (!amr::plan_slot_is_ghost(e)) continue;
       std::int32_t member = -1;
       int s27 = 0;
-      const bool slot = amr::group_slot_leaf_member(&p.leaf_octs[p.groups[k]], p.group_members[k], s, member, s27);
-      EXPECT_TRUE(slot) << "a ghost in corner slot " << s;
-      const int coarse = t.level[p.ghost_src[7 * (-1 - e)] / 8];
-      if (member >= 0) {
-        EXPECT_EQ(coarse, l - 1) << "group " << k << " slot " << s;
-      } else {
-        EXPECT_LE(coarse, l - 1) << "group " << k << " slot " << s;
-        ++st.unreached_ghosts;
+      if (!amr::group_slot_leaf_member(&p.leaf_octs[p.groups[k]], p.group_members[k], s, member, s27)) {
+        EXPECT_EQ(e, amr::no_slot) << "group " << k << " corner slot " << s;
+        continue;
       }
+      if (member < 0) {
+        EXPECT_EQ(e, amr::no_slot) << "group " << k << " slot " << s;
+        ++st.unreached_slots;
+        continue;
+      }
+      EXPECT_NE(e, amr::no_slot) << "group " << k << " slot " << s;
+      if (!amr::plan_slot_is_ghost(e)) continue;
+      EXPECT_EQ(t.level[p.ghost_src[7 * (-1 - e)] / 8], l - 1) << "group " << k << " slot " << s;
       EXPECT_GE(-1 - e, p.ghost_begin[nsingle + k]);
       EXPECT_LT(-1 - e, p.ghost_begin[nsingle + k + 1]);
     }
@@ -183,10 +186,11 @@ TEST(AmrPartialGroups, amr_partial_groups_in_the_plan) {
         tot.grouped_octs += st.grouped_octs;
         tot.absent += st.absent;
         tot.internal_kept += st.internal_kept;
+        tot.unreached_slots += st.unreached_slots;
         std::cerr << pc.problem << " bc " << int(pc.bc) << " group_min " << group_min << ": " << host.leaf_octs.size()
                   << " leaf octs, " << st.groups << " groups (" << st.partial << " partial, " << st.absent
-                  << " absent members, " << st.internal_kept << " kept faces inside a block, " << st.unreached_ghosts
-                  << " ghost slots next to no leaf member), " << st.grouped_octs
+                  << " absent members, " << st.internal_kept << " kept faces inside a block, " << st.unreached_slots
+                  << " slots next to no leaf member), " << st.grouped_octs
                   << " grouped, " << host.singles.size() << " singles\n";
       }
     }
@@ -197,10 +201,12 @@ TEST(AmrPartialGroups, amr_partial_groups_in_the_plan) {
     EXPECT_GT(total[group_min].partial, 0) << group_min;
     EXPECT_GT(total[group_min].absent, 0) << group_min;
     EXPECT_GT(total[group_min].internal_kept, 0) << group_min;
+    EXPECT_GT(total[group_min].unreached_slots, 0) << group_min;
     EXPECT_GT(total[group_min].grouped_octs, total[8].grouped_octs) << group_min;
   }
   EXPECT_GE(total[1].grouped_octs, total[4].grouped_octs);
   EXPECT_EQ(total[8].partial, 0);
+  EXPECT_EQ(total[8].unreached_slots, 0);
   EXPECT_GT(total[8].groups, 0);
 }
 

@@ -64,16 +64,14 @@ TEST(AmrSubcycle, amr_subcycle_device_level_ranges_equal_host_lists_and_plan) {
         EXPECT_EQ(t.level[p.leaf_octs[p.singles[j]]], l);
       for (long long j = lv.group_begin[l]; j < lv.group_begin[l + 1]; ++j)
         for (int m = 0; m < amr::member_rank(p.group_members[j], 8); ++m) EXPECT_EQ(t.level[p.leaf_octs[p.groups[j] + m]], l);
-      // Ghosts: exactly those of level l's units, each prolonged from a cell of level l - 1 or coarser.
+      // Ghosts: exactly those of level l's units, each prolonged from a cell of level l - 1.
       EXPECT_EQ(lv.single_ghost_begin[l], p.ghost_begin[lv.single_begin[l]]);
       EXPECT_EQ(lv.group_ghost_begin[l], p.ghost_begin[nsingle + lv.group_begin[l]]);
       for (const auto& [first, last] : {std::pair{lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1]},
                                         std::pair{lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1]}}) {
         EXPECT_LE(first, last);
         ghosts_seen += last - first;
-        // (A partial group's slot next to none of its leaf members, only read for its absent
-        // octs' cells, may lie in a coarser region still: test_amr_partial_groups.cpp.)
-        for (long long g = first; g < last; ++g) EXPECT_LE(t.level[p.ghost_src[7 * g] / 8], l - 1);
+        for (long long g = first; g < last; ++g) EXPECT_EQ(t.level[p.ghost_src[7 * g] / 8], l - 1);
       }
       // Reflux faces of level l's coarse cells.
       if (l < L) {

@@ -169,7 +169,8 @@ RO_HD void put_ghost_son(long long g, int c, bool all_physical, const double uc[
   for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = all_physical ? son[f] : uc[f];
 }
 
-// The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (never read).
+// The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (a corner: never
+// read; a partial group's slot next to none of its leaf octs: read as its nearest block oct).
 template <int T, int N>
 RO_HD void load_slots(const std::int32_t* row, int lane, Shared<T>& sh) {
   for (int s = lane; s < Unit<T>::slots; s += N) sh.slot[s] = row[s];
@@ -246,7 +247,15 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, 
     bool flip[3];
     for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], U::B, lo[d], hi[d], sl[d], loc[d], flip[d]);
     const int local = loc[0] + 2 * loc[1] + 4 * loc[2];
-    const int src = sh.slot[sl[0] + U::S * (sl[1] + U::S * sl[2])];
+    int src = sh.slot[sl[0] + U::S * (sl[1] + U::S * sl[2])];
+    // A partial group's slot next to none of its leaf octs: only cells that update nothing read
+    // it, so any physical state serves; the block's own oct (or ghost) nearest to it, clamped
+    // into the block per axis, never empty.
+    if (src == no_slot) {
+      int in[3];
+      for (int d = 0; d < 3; ++d) in[d] = sl[d] < 1 ? 1 : (sl[d] > U::B ? U::B : sl[d]);
+      src = sh.slot[in[0] + U::S * (in[1] + U::S * in[2])];
+    }
     if (src >= 0) {
       for (int f = 0; f < nvar; ++f) uc[r][f] = u[f * a.stride + (long long)src * 8 + local];
     } else {
@@ -358,42 +367,31 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
       }
       continue;
     }
-    int x, face, p[3], oc[3];
-    if (j < T * T * T + U::kept) {
-      face = (j - T * T * T) / (T * T);
-      const int sub = (j - T * T * T) % (T * T);
-      x = face / 2;
-      const int b = x == 0 ? 1 : 0, c = 3 - x - b;  // normal, then the tangential axes in order
-      p[x] = face % 2 ? T : 0;
-      p[b] = sub % T;
-      p[c] = sub / T;
-      oc[x] = face % 2 ? U::B - 1 : 0;
-      oc[b] = p[b] >> 1;
-      oc[c] = p[c] >> 1;
-    } else {
-      // The plane between the octs at position 0 and 1 along x (unit face T / 2): the low side's
-      // high face if that member keeps it, else the high side's low face.
-      const int k = j - T * T * T - U::kept, sub = k % (T * T);
-      x = k / (T * T);
-      const int b = x == 0 ? 1 : 0, c = 3 - x - b;
-      p[x] = T / 2;
-      p[b] = sub % T;
-      p[c] = sub / T;
-      oc[b] = p[b] >> 1;
-      oc[c] = p[c] >> 1;
-      oc[x] = 0;
-      face = 2 * x + 1;
-      const int m = oc[0] + U::B * (oc[1] + U::B * oc[2]);
-      if (!((mask >> m) & 1u) || !((a.keep[i0 + member_rank(mask, m)] >> face) & 1)) {
-        oc[x] = 1;
-        face = 2 * x;
+    // A sub-face item: on the unit's face 2 x + side, or (inner) on the plane between the octs at
+    // positions 0 and 1 along x (unit face T / 2), first as the low side's high face.
+    const int k = j - T * T * T, inner = k >= U::kept;
+    const int row = (inner ? k - U::kept : k) / (T * T), sub = k % (T * T);
+    const int x = inner ? row : row / 2, b = x == 0 ? 1 : 0, c = 3 - x - b;
+    int side = inner ? 1 : row % 2;
+    int p[3], oc[3];
+    p[x] = inner ? T / 2 : side * T;
+    p[b] = sub % T;
+    p[c] = sub / T;
+    oc[x] = inner ? 0 : side * (U::B - 1);
+    oc[b] = p[b] >> 1;
+    oc[c] = p[c] >> 1;
+    if (inner) {
+      const int lo = oc[0] + U::B * (oc[1] + U::B * oc[2]);
+      if (!((mask >> lo) & 1u) || !((a.keep[i0 + member_rank(mask, lo)] >> (2 * x + 1)) & 1)) {
+        oc[x] = 1;  // the high side's low face
+        side = 0;
       }
     }
+    const int face = 2 * x + side;
     const int m = oc[0] + U::B * (oc[1] + U::B * oc[2]);
     if (!((mask >> m) & 1u)) continue;
     const long long i = i0 + member_rank(mask, m);
     if (!((a.keep[i] >> face) & 1)) continue;
-    const int b = x == 0 ? 1 : 0, c = 3 - x - b;
     const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
     const int r = L.face_slot[x * F + p[0] + nx * (p[1] + ny * p[2])];
     const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);

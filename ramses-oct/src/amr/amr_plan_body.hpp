@@ -18,7 +18,6 @@ namespace ro::amr {
 // no ghost and hold no_slot (38% fewer ghost slots to prolong in the Sedov 8^3 + 2 levels tree
 // of amr_gpu_body_emulation_equals_serial, 44% in its Sod tree).
 constexpr bool is_corner_slot(int s) { return s % 3 != 1 && (s / 3) % 3 != 1 && s / 9 != 1; }
-inline constexpr std::int32_t no_slot = INT32_MIN;
 
 // The tree as the plan reads it: the link tables, the son table and the levels' coordinate
 // hash tables (Tree::hash_slots, level l's from hash_begin[l]).
@@ -199,7 +198,7 @@ RO_HD bool group_slot_member(const std::int32_t* members, int s, std::int32_t& m
 // (member m at members[member_rank(mask, m)]): false for a corner slot; otherwise true, with
 // member >= 0 a present leaf member that has the slot in its own 27-neighbourhood and slot27 that
 // slot (group_slot_member's member first, so a complete group reads its slots as before), or
-// member = -1 where no present leaf member is next to the slot (group_slot_coords then).
+// member = -1 where no present leaf member is next to the slot.
 RO_HD bool group_slot_leaf_member(const std::int32_t* members, unsigned mask, int s, std::int32_t& member,
                                   int& slot27) {
   const int gs[3] = {s % 4, (s / 4) % 4, s / 16};
@@ -297,8 +296,8 @@ RO_HD void plan_split_scatter(const PlanView& v, const std::int32_t* leaf_octs, 
 
 // The lookup of slot s of unit u (singles first, then groups): false where the unit has no slot
 // there (corners); else oct >= 0, whose own slot s27 it is (a single's oct, or a present leaf
-// member of the group next to the slot), or oct = -1: a group slot next to no leaf member, found
-// from the block's coordinates (group_slot_coords).
+// member of the group next to the slot), or oct = -1: a partial group's slot next to none of its
+// leaf octs (plan_unit_slot_entry).
 RO_HD bool plan_unit_slot(const std::int32_t* leaf_octs, const std::int32_t* singles, const std::int32_t* groups,
                           const std::uint8_t* group_members, long long nsingle, long long u, int s, std::int32_t& oct,
                           int& s27) {
@@ -344,17 +343,13 @@ RO_HD bool plan_unit_slot_entry(const PlanView& v, const std::int32_t* leaf_octs
     row[s] = no_slot;
     return false;
   }
-  std::int32_t so;
-  if (oct >= 0) {
-    so = view_slot_oct(v, oct, s27);
-  } else {
-    const std::int32_t o0 = leaf_octs[groups[u - nsingle]];
-    int c[3];
-    group_slot_coords(v, o0, s, c);
-    so = view_find_oct(v, v.t.level[o0], c[0], c[1], c[2]);
-  }
+  // A partial group's slot next to none of its leaf octs (two octs or more from each along some
+  // axis) feeds only predictor cells and faces of its absent or covered octs, which update
+  // nothing: no_slot, no ghost prolonged for it (it may lie in a leaf coarser than level l - 1);
+  // the gather reads the block's own oct nearest to it instead (block::gather).
+  const std::int32_t so = oct >= 0 ? view_slot_oct(v, oct, s27) : no_slot;
   row[s] = so;
-  return so < 0;
+  return plan_slot_is_ghost(so);
 }
 
 RO_HD long long plan_unit_slots(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
@@ -371,10 +366,6 @@ RO_HD long long plan_unit_slots(const PlanView& v, const std::int32_t* leaf_octs
 // order, each with its seven coarse sources. A ghost slot's number is its unit's first plus the
 // ghost slots before it in the row, so the device numbers a unit's slots side by side (a warp per
 // unit, the slots below a lane counted by a ballot, amr_gpu.cu) where one thread walked them.
-
-// Row entry e is a ghost slot (-1 before numbering, -1 - ghost after: both count as ghosts, so
-// the count below a slot does not depend on which slots were numbered first).
-RO_HD bool plan_slot_is_ghost(std::int32_t e) { return e < 0 && e != no_slot; }
 
 // Ghost slot s of unit u gets number ghost: its row entry and its seven coarse sources. A group's
 // coarse cell comes from the block's coordinates (the same cell its members' slot coordinates
