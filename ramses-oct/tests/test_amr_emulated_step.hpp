@@ -27,7 +27,8 @@ struct EmulatedCounts {
 
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
-  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n) : hp_(hp), reflux_(reflux), n_(n) {}
+  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n, int group_min = amr::default_group_min)
+      : hp_(hp), reflux_(reflux), group_min_(group_min), n_(n) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
     u_ = u;
     upload_tree(t);
@@ -38,7 +39,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     next_scan_.drop();
     t_ = t;
     amr::emulate_device_lists(t_, lists_);
-    amr::emulate_device_plan(t_, lists_, reflux_, plan_);
+    amr::emulate_device_plan(t_, lists_, reflux_, plan_, group_min_);
     counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
     counts_.singles = static_cast<long long>(plan_.singles.size());
     counts_.groups = static_cast<long long>(plan_.groups.size());
@@ -125,6 +126,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
  private:
   HydroParams hp_;
   bool reflux_;
+  int group_min_;
   EmulatedCounts& n_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
   amr::Tree t_, new_tree_;
@@ -139,9 +141,10 @@ class HostEmulatedStep final : public amr::DeviceStep {
 };
 
 // The AmrConfig::device hook that runs the emulated step, counting into n.
-inline auto emulated_device(EmulatedCounts& n) {
-  return [&n](const HydroParams& hp, bool reflux) {
-    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n));
+// group_min: as make_gpu_amr_step's (--group-min).
+inline auto emulated_device(EmulatedCounts& n, int group_min = amr::default_group_min) {
+  return [&n, group_min](const HydroParams& hp, bool reflux) {
+    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n, group_min));
   };
 }
 

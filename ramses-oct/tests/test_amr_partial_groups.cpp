@@ -22,6 +22,7 @@
 #include "amr_plan.hpp"
 #include "amr_subcycle.hpp"
 #include "test_amr_plan_cases.hpp"
+#include "test_amr_emulated_step.hpp"
 #include "test_amr_plan_compare.hpp"
 
 using namespace ro;
@@ -288,5 +289,40 @@ TEST(AmrPartialGroups, amr_partial_groups_subcycled_step_equals_complete_groups)
     if (pc.levels >= 2) {
       EXPECT_GT(partial, 0);
     }
+  }
+}
+
+TEST(AmrPartialGroups, amr_partial_groups_emulated_device_path_equals_serial) {
+  // The GPU path's driver (device regrid, plan rebuilt after every tree change) with the device
+  // emulated at group_min 1 and 8, global dt and --subcycle: the serial oracle's tree, steps and
+  // state to round-off, and the JSON's grouped share counted from the plans' masks.
+  const PlanCase c{"sedov", {12, 8, 10}, Boundary::reflecting, 2, "gradient", 8};
+  const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+  const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+  for (const bool subcycle : {false, true}) {
+    amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
+    ac.subcycle = subcycle;
+    const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+    double share[2] = {0, 0};
+    for (const int group_min : {1, 8}) {
+      SCOPED_TRACE("subcycle " + std::to_string(subcycle) + " group_min " + std::to_string(group_min));
+      EmulatedCounts n;
+      ac.device = emulated_device(n, group_min);
+      const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+      ASSERT_EQ(dev.tree.key, oracle.tree.key);
+      const double l2 = relative_l2(dev.u, oracle.u);
+      std::cerr << "subcycle " << subcycle << " group_min " << group_min << ": " << n.moves << " tree changes, "
+                << "grouped share " << dev.grouped_oct_updates / dev.leaf_oct_updates << ", vs serial relative L2 "
+                << l2 << "\n";
+      EXPECT_GT(n.moves, 0);
+      EXPECT_EQ(dev.steps, oracle.steps);
+      EXPECT_LT(l2, 1e-12);
+      EXPECT_EQ(dev.grouped_oct_updates, double(n.grouped_oct_updates));
+      // group_min 1: every block with a leaf oct is a group but the level-0 blocks that leave the
+      // domain (5 base octs along z: the last layer).
+      share[group_min == 1 ? 0 : 1] = dev.grouped_oct_updates / dev.leaf_oct_updates;
+    }
+    EXPECT_GT(share[0], share[1]);
+    EXPECT_LT(share[0], 1.0);
   }
 }
