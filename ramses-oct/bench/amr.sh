@@ -12,6 +12,11 @@
 # against the global dt: time to solution, and "step" is then one coarse step.
 # The two GPU AMR cases again with --phase-timing (cases *-phases; events between the device
 # step's phases: rows amr.*, in a second table of amr.md; their step rows carry the events' cost).
+# The two global-dt GPU AMR cases again with --group-min 8 (cases *-groupmin8: complete sibling
+# groups only, the leaf update before partial groups; the other GPU cases run the default
+# --group-min, README "Partial sibling groups"), so one lease compares the two, and with --group-min
+# 1, 2, 3, 5, 6 (cases *-groupminK: a second or so each) to choose the default; the table gives
+# each case's group_min and sibling_group_share (the leaf octs updated in groups).
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 # BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
 set -euo pipefail
@@ -37,6 +42,14 @@ if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda
   run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda --variant zmarch
   run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
+  run amr-sedov-32-l2-cuda-groupmin8 --problem sedov --n 32 --levels 2 --backend cuda --group-min 8
+  run amr-sedov-64-l2-regrid4-cuda-200steps-groupmin8 --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
+    --backend cuda --group-min 8
+  for k in 1 2 3 5 6; do
+    run amr-sedov-32-l2-cuda-groupmin$k --problem sedov --n 32 --levels 2 --backend cuda --group-min $k
+    run amr-sedov-64-l2-regrid4-cuda-200steps-groupmin$k --problem sedov --n 64 --levels 2 --regrid-every 4 \
+      --steps 200 --backend cuda --group-min $k
+  done
   run amr-sedov-32-l2-cuda-subcycle --problem sedov --n 32 --levels 2 --subcycle --backend cuda
   run amr-sedov-64-l2-regrid4-cuda-subcycle-50steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 50 \
     --subcycle --backend cuda
@@ -69,12 +82,14 @@ for name in sorted(os.listdir(out)):
                  "%.3g" % at["leaf_cell_rate_with_regrid_per_s"] if "leaf_cell_rate_with_regrid_per_s" in at else "-", ms("step"), ms("dt_reduction"),
                  ms("hydro_update+reflux+restriction"), at.get("regrid_s", 0.0),
                  "%.2f" % med("regrid") if "regrid" in kern else "-", parts or "-", total,
+                 amr.get("group_min", "-") if amr else "-",
+                 "%.3f" % amr["sibling_group_share"] if amr and "sibling_group_share" in amr else "-",
                  j.get("verification", {}).get("passed")))
     if all(p in kern for p in phases):
         phase_rows.append((name[:-5], ms("step")) + tuple("%.1f" % (med(p) * 1e3) for p in phases))
 with open(os.path.join(out, "amr.md"), "w") as f:
-    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s, regrid excluded) | leaf rate with the regrid (cell updates/s) | step median (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | verified |\n")
-    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s, regrid excluded) | leaf rate with the regrid (cell updates/s) | step median (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | group_min | sibling_group_share | verified |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write("| " + " | ".join(str(x) for x in r) + " |\n")
     if phase_rows:

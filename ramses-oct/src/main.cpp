@@ -66,6 +66,7 @@ struct Options {
   bool no_reflux = false;
   bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
   bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
+  int group_min = ro::amr::default_group_min;  // AMR GPU: fewest leaf octs of a sibling group (README "Partial sibling groups")
   long long max_octs = 0;
 };
 
@@ -217,6 +218,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.reflux = !o.no_reflux;
   ac.subcycle = o.subcycle;
   ac.phase_timing = o.phase_timing;
+  ac.group_min = o.group_min;
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
@@ -275,10 +277,11 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"max_octs_used", r.max_octs_used}, {"max_octs", ac.max_octs}, {"regrid_every", ac.regrid_every},
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
-                 {"reflux", ac.reflux}, {"subcycle", ac.subcycle},
+                 {"reflux", ac.reflux}, {"subcycle", ac.subcycle}, {"group_min", ac.group_min},
                  {"time_stepping", ac.subcycle ? "level subcycling (dt_l = dt_0 / 2^l)" : "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
                  {"step_on", copa::is_gpu(b) ? "device" : "host"}};
-    // The share of leaf-oct updates done in sibling groups (4^3 blocks; README "The device step, round 2").
+    // The share of leaf-oct updates done in sibling groups (4^3 blocks, complete or partial: their
+    // leaf members; README "The device step, round 2", "Partial sibling groups").
     if (r.leaf_oct_updates > 0) pj["amr"]["sibling_group_share"] = r.grouped_oct_updates / r.leaf_oct_updates;
     // Rows: per-step regions without the warm-up, regrid and initial grid as their own rows.
     const double mean_leaves = r.steps > 0 ? r.leaf_cell_updates / double(r.steps) : 0;
@@ -386,6 +389,10 @@ int run(int argc, char** argv) {
   app.add_flag("--phase-timing", o.phase_timing,
                "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "
                "amr.reflux+finest_restriction, amr.coarser_restrictions+scan); the host backends time them already");
+  app.add_option("--group-min", o.group_min,
+                 "AMR, GPU backends: fewest leaf octs of a 2x2x2 sibling block updated as one 4^3 unit (1..8; 8 = "
+                 "complete blocks only, the behaviour before); the host backends accept and ignore it")
+      ->capture_default_str();
   app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
@@ -422,6 +429,10 @@ int run(int argc, char** argv) {
   if (o.phase_timing && o.levels == 0)
     throw copa::InputError("--phase-timing: needs --levels >= 1 (it times the AMR device step's phases; the uniform run "
                            "times its kernels already)");
+  if (app.get_option("--group-min")->count() > 0 && o.levels == 0)
+    throw copa::InputError("--group-min: needs --levels >= 1 (it shapes the AMR device step's sibling groups)");
+  if (o.group_min < 1 || o.group_min > 8)
+    throw copa::InputError("--group-min: " + std::to_string(o.group_min) + " is not in 1..8");
   if (o.subcycle && o.levels == 0)
     throw copa::InputError("--subcycle: needs --levels >= 1 (level subcycling has no meaning on the uniform grid)");
   for (int bs : o.sweep)

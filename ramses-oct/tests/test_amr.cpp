@@ -238,7 +238,7 @@ TEST(Amr, amr_gpu_body_emulation_equals_serial) {
     amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, cfg, amr_levels(c.levels, "gradient", 2));
     const amr::StepLists lists = amr::build_step_lists(r.tree);
     const amr::StepPlan plan = amr::build_step_plan(r.tree, lists, true);
-    const amr::StepPlan per_oct = amr::build_step_plan(r.tree, lists, true, false);
+    const amr::StepPlan per_oct = amr::build_step_plan(r.tree, lists, true, 0);
     EXPECT_TRUE(!plan.ghost_flip.empty() && !lists.faces.empty());
     EXPECT_FALSE(plan.groups.empty());
     const auto loops = amr::make_serial_loops();

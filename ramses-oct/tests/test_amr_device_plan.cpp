@@ -25,7 +25,7 @@ TEST(Amr, amr_device_plan_emulated_equals_host_plan) {
     const amr::Tree t = case_tree(c, base);
     const amr::StepLists lists = amr::build_step_lists(t);
     ASSERT_GT(t.octs_at(c.levels), 0) << c.problem;
-    for (const bool groups : {true, false})
+    for (const int groups : {amr::default_group_min, 8, 1, 0})
       for (const bool reflux : {true, false}) {
         const amr::StepPlan host = amr::build_step_plan(t, lists, reflux, groups);
         amr::StepPlan dev;
@@ -35,8 +35,8 @@ TEST(Amr, amr_device_plan_emulated_equals_host_plan) {
         expect_same_plan(dev, host);
         EXPECT_FALSE(host.ghost_flip.empty());
         EXPECT_EQ(host.restrict_begin.size(), static_cast<std::size_t>(c.levels + 1));
-        EXPECT_EQ(groups, !host.groups.empty());
-        if (groups && reflux)
+        EXPECT_EQ(groups > 0, !host.groups.empty());
+        if (groups == amr::default_group_min && reflux)
           std::cerr << c.problem << " bc " << int(c.bc) << ": " << host.leaf_octs.size() << " leaf octs, "
                     << host.singles.size() << " singles, " << host.groups.size() << " groups, "
                     << host.ghost_flip.size() / 7 << " ghosts, " << host.restrict_cell.size()
@@ -46,12 +46,12 @@ TEST(Amr, amr_device_plan_emulated_equals_host_plan) {
 }
 
 TEST(Amr, amr_device_plan_split_equals_serial_walk) {
-  // The parallel split (plan_is_single) reproduces the serial walk because no head lies inside
-  // another group: heads are at least 8 leaf octs apart.
+  // Complete groups: the parallel split (plan_is_single) reproduces the serial walk "a head and
+  // its 7 followers", heads at least 8 leaf octs apart.
   for (const PlanCase& c : plan_cases) {
     OctMesh base;
     const amr::Tree t = case_tree(c, base);
-    const amr::StepPlan p = amr::build_step_plan(t, amr::build_step_lists(t), true);
+    const amr::StepPlan p = amr::build_step_plan(t, amr::build_step_lists(t), true, 8);  // complete groups
     long long last = -8;
     for (long long i = 0; i < static_cast<long long>(p.head.size()); ++i)
       if (p.head[i]) {
@@ -62,7 +62,17 @@ TEST(Amr, amr_device_plan_split_equals_serial_walk) {
     ASSERT_FALSE(p.groups.empty());
     std::vector<bool> in_singles(p.head.size(), false);
     for (const std::int32_t i : p.singles) in_singles[i] = true;
-    for (std::size_t i = 0; i < p.head.size(); ++i) EXPECT_EQ(amr::plan_is_single(p.head.data(), i), in_singles[i]) << i;
+    const amr::PlanView v = amr::plan_view(t);
+    std::vector<bool> walked(p.head.size(), true);
+    for (std::size_t i = 0; i < p.head.size(); ++i)
+      if (p.head[i]) {
+        EXPECT_EQ(p.head[i], amr::complete_group) << i;
+        for (std::size_t m = i; m < i + 8 && m < walked.size(); ++m) walked[m] = false;
+      }
+    for (std::size_t i = 0; i < p.head.size(); ++i) {
+      EXPECT_EQ(amr::plan_is_single(v, p.leaf_octs.data(), p.head.data(), i), in_singles[i]) << i;
+      EXPECT_EQ(walked[i], in_singles[i]) << i;
+    }
   }
 }
 

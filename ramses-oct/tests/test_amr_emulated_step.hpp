@@ -20,13 +20,15 @@ namespace ro::amr_test {
 
 struct EmulatedCounts {
   long moves = 0, group_updates = 0;
+  long grouped_oct_updates = 0;  // the groups' leaf members (their masks' bits), summed as group_updates
   long scans_run = 0, scans_held = 0, scans_stale = 0;
   long subcycled_steps = 0;
 };
 
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
-  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n) : hp_(hp), reflux_(reflux), n_(n) {}
+  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n, int group_min = amr::default_group_min)
+      : hp_(hp), reflux_(reflux), group_min_(group_min), n_(n) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
     u_ = u;
     upload_tree(t);
@@ -37,7 +39,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     next_scan_.drop();
     t_ = t;
     amr::emulate_device_lists(t_, lists_);
-    amr::emulate_device_plan(t_, lists_, reflux_, plan_);
+    amr::emulate_device_plan(t_, lists_, reflux_, plan_, group_min_);
     counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
     counts_.singles = static_cast<long long>(plan_.singles.size());
     counts_.groups = static_cast<long long>(plan_.groups.size());
@@ -69,6 +71,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
     u_.swap(unew);
     n_.group_updates += static_cast<long>(plan_.groups.size());
+    n_.grouped_oct_updates += grouped_octs(0, static_cast<long long>(plan_.groups.size()));
     next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
   }
   // The device's subcycled coarse step: the per-level ranges its plan build brings up, the sums
@@ -78,10 +81,17 @@ class HostEmulatedStep final : public amr::DeviceStep {
     unew_.resize(u_.size());
     amr::emulate_plan_subcycled_step(t_, plan_, lists_, counts_.levels, hp_, reflux_, u_, unew_, fine_flux_, flux_sum_,
                                      dt0);
-    for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l)
+    for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l) {
       n_.group_updates += (1L << l) * (counts_.levels.group_begin[l + 1] - counts_.levels.group_begin[l]);
+      n_.grouped_oct_updates += (1L << l) * grouped_octs(counts_.levels.group_begin[l], counts_.levels.group_begin[l + 1]);
+    }
     ++n_.subcycled_steps;
     next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
+  }
+  long grouped_octs(long long g0, long long g1) const {
+    long n = 0;
+    for (long long g = g0; g < g1; ++g) n += amr::member_rank(plan_.group_members[g], 8);
+    return n;
   }
   void criterion(const amr::RefineCriterion& rc, double gamma) override {
     params_ = amr::criterion_params(rc, gamma, t_.base->dx);
@@ -116,6 +126,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
  private:
   HydroParams hp_;
   bool reflux_;
+  int group_min_;
   EmulatedCounts& n_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
   amr::Tree t_, new_tree_;
@@ -130,9 +141,10 @@ class HostEmulatedStep final : public amr::DeviceStep {
 };
 
 // The AmrConfig::device hook that runs the emulated step, counting into n.
-inline auto emulated_device(EmulatedCounts& n) {
-  return [&n](const HydroParams& hp, bool reflux) {
-    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n));
+// group_min: as make_gpu_amr_step's (--group-min).
+inline auto emulated_device(EmulatedCounts& n, int group_min = amr::default_group_min) {
+  return [&n, group_min](const HydroParams& hp, bool reflux) {
+    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n, group_min));
   };
 }
 

@@ -117,8 +117,8 @@ TEST(Amr, amr_gpu_groups_in_the_plan) {
     const auto r = amr::run_amr(copa::Backend::serial, base, amr_config("sedov", 1.0, 6), amr_levels(3, "gradient", 2));
     const amr::Tree& t = r.tree;
     const amr::StepLists lists = amr::build_step_lists(t);
-    const amr::StepPlan p = amr::build_step_plan(t, lists, true);
-    const amr::StepPlan q = amr::build_step_plan(t, lists, true, false);
+    const amr::StepPlan p = amr::build_step_plan(t, lists, true, 8);  // complete groups only
+    const amr::StepPlan q = amr::build_step_plan(t, lists, true, 0);
     ASSERT_GT(p.groups.size(), 0u);
     ASSERT_EQ(q.groups.size(), 0u);
     EXPECT_EQ(q.singles.size(), lists.leaf_octs.size());

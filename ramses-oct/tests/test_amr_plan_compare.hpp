@@ -21,6 +21,8 @@ inline void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
   EXPECT_EQ(a.ghost_begin, b.ghost_begin);
   EXPECT_EQ(a.singles, b.singles);
   EXPECT_EQ(a.groups, b.groups);
+  EXPECT_EQ(a.group_members, b.group_members);
+  EXPECT_EQ(a.group_edges, b.group_edges);
   EXPECT_EQ(a.group_slots, b.group_slots);
   EXPECT_EQ(a.restrict_cell, b.restrict_cell);
   EXPECT_EQ(a.restrict_son, b.restrict_son);

@@ -48,7 +48,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux, ac.subcycle);
+  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux, ac.subcycle, ac.group_min);
 #endif
 #if defined(COPA_HAVE_OPENMP)
   const auto loops = dev ? make_openmp_loops() : make_loops(b);
@@ -205,14 +205,16 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     if (dev) {
       const PlanCounts& c = dev->counts();
       if (ac.subcycle) {
-        // Level l's leaf octs and groups are updated 2^l times per coarse step.
+        // Level l's leaf octs are updated 2^l times per coarse step; those not single are in groups.
         for (std::size_t l = 0; l + 1 < c.levels.leaf_begin.size(); ++l) {
-          r.leaf_oct_updates += double(1 << l) * double(c.levels.leaf_begin[l + 1] - c.levels.leaf_begin[l]);
-          r.grouped_oct_updates += 8.0 * double(1 << l) * double(c.levels.group_begin[l + 1] - c.levels.group_begin[l]);
+          const double leaves = double(c.levels.leaf_begin[l + 1] - c.levels.leaf_begin[l]);
+          const double singles = double(c.levels.single_begin[l + 1] - c.levels.single_begin[l]);
+          r.leaf_oct_updates += double(1 << l) * leaves;
+          r.grouped_oct_updates += double(1 << l) * (leaves - singles);
         }
       } else {
         r.leaf_oct_updates += double(c.leaf_octs);
-        r.grouped_oct_updates += 8.0 * double(c.groups);
+        r.grouped_oct_updates += double(c.leaf_octs - c.singles);
       }
     }
     ++step;

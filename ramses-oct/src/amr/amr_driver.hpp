@@ -22,6 +22,7 @@ struct AmrConfig {
   bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
   bool subcycle = false;      // --subcycle: RAMSES's level subcycling (amr_subcycle.hpp)
   bool phase_timing = false;  // --phase-timing: GPU path, device events between the step's phases (time_phases)
+  int group_min = default_group_min;  // --group-min: GPU path, fewest leaf octs of a sibling group (amr_plan.hpp)
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
   std::function<void(const Tree&, std::vector<double>&)> set_state;
@@ -38,7 +39,8 @@ struct AmrResult {
   long steps = 0;
   long regrids = 0;
   double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated (--subcycle: 2^l per level-l leaf)
-  // GPU path: sums over steps of the leaf octs updated and of those updated in sibling groups.
+  // GPU path: sums over steps of the leaf octs updated and of those updated in sibling groups
+  // (a group's leaf members: 8 for a complete group, fewer for a partial one).
   double leaf_oct_updates = 0, grouped_oct_updates = 0;
   std::int64_t max_leaf_cells = 0, max_octs_used = 0;
   copa::Profile profile;

@@ -114,15 +114,17 @@ __device__ inline void oct_barrier(int oct) {
 
 // Every leaf oct of every level in one launch: blocks [0, single_blocks) take octs_per_block single
 // leaf octs each (each oct its own shared slice and barrier), the blocks after them one sibling
-// group each (8 leaf octs, a 4^3 block of cells). The singles' blocks come first so that they run
-// among the groups' rather than after them.
+// group each (a 4^3 block of cells: the leaf octs of group_members, the block's boundary kinds in
+// group_edges). The singles' blocks come first so that they run among the groups' rather than
+// after them.
 __global__ void RO_LEAF_LAUNCH_BOUNDS
     leaf_update_kernel(block::Args a, HydroParams hp, const block::LeafLayout<2>* __restrict__ oct_layout,
                        const block::LeafLayout<4>* __restrict__ group_layout, long long nsingle,
                        unsigned single_blocks, const std::int32_t* __restrict__ singles,
                        const std::int32_t* __restrict__ slots, const std::int32_t* __restrict__ groups,
-                       const std::int32_t* __restrict__ group_slots, const double* __restrict__ u,
-                       double* __restrict__ unew) {
+                       const std::int32_t* __restrict__ group_slots,
+                       const std::uint8_t* __restrict__ group_members, const std::int8_t* __restrict__ group_edges,
+                       const double* __restrict__ u, double* __restrict__ unew) {
   __shared__ union {
     block::GroupShared group;
     block::OctShared oct[block::octs_per_block];
@@ -137,30 +139,30 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
     const block::LeafLayout<2>& L = *oct_layout;
     if (active) block::load_slots<2, N>(slots + 27LL * i, lane, s);
     oct_barrier(k);
-    if (active) block::gather<2, N>(a, hp, L, u, i, lane, s);
+    if (active) block::gather<2, N>(a, hp, L, u, a.edges + 6LL * i, lane, s);
     oct_barrier(k);
     if (active) block::predict<2, N>(hp, L, block::dtdx_of(a, a.leaf_octs[i]), lane, s);
     oct_barrier(k);
     if (active) block::fluxes<2, N>(hp, L, lane, s);
     oct_barrier(k);
-    if (active) block::update<2, N>(a, L, u, unew, i, lane, s);
+    if (active) block::update<2, N>(a, L, u, unew, block::UnitRef{i, 1u, a.edges + 6LL * i}, lane, s);
     return;
   }
   constexpr int N = block::group_threads;
   const unsigned g = blockIdx.x - single_blocks;
-  const long long i0 = groups[g];
+  const block::UnitRef unit{groups[g], group_members[g], group_edges + 6LL * g};
   const int lane = threadIdx.x;
   block::GroupShared& s = sh.group;
   const block::LeafLayout<4>& L = *group_layout;
   block::load_slots<4, N>(group_slots + 64LL * g, lane, s);
   __syncthreads();
-  block::gather<4, N>(a, hp, L, u, i0, lane, s);
+  block::gather<4, N>(a, hp, L, u, unit.edges, lane, s);
   __syncthreads();
-  block::predict<4, N>(hp, L, block::dtdx_of(a, a.leaf_octs[i0]), lane, s);
+  block::predict<4, N>(hp, L, block::dtdx_of(a, a.leaf_octs[unit.first]), lane, s);
   __syncthreads();
   block::fluxes<4, N>(hp, L, lane, s);
   __syncthreads();
-  block::update<4, N>(a, L, u, unew, i0, lane, s);
+  block::update<4, N>(a, L, u, unew, unit, lane, s);
 }
 
 // Restriction pairs [first, last) over the blocks from skip on (the blocks before them do another
@@ -371,28 +373,32 @@ __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source
 
 // The device plan build (amr_plan_body.hpp; the host's build_step_plan runs the same bodies and
 // emulate_device_plan these passes in this order). Pass 1: per leaf oct its fixed-size entries
-// and group-head flag.
+// and group-head mask.
 __global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, long long nleaf, bool reflux,
-                                 std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
+                                 int group_min, std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
                                  std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < nleaf) plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, true, edges, skip, keep, head);
+  if (i < nleaf) plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, group_min, edges, skip, keep, head);
 }
 
 // The split's flags, scanned next (entry nleaf is 0, so the scans end with the totals).
-__global__ void plan_split_flags_kernel(const std::uint8_t* __restrict__ head, long long nleaf,
+__global__ void plan_split_flags_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
+                                        const std::uint8_t* __restrict__ head, long long nleaf,
                                         long long* __restrict__ single_flag, long long* __restrict__ head_flag) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i > nleaf) return;
-  single_flag[i] = i < nleaf ? plan_is_single(head, i) : 0;
-  head_flag[i] = i < nleaf ? head[i] : 0;
+  single_flag[i] = i < nleaf ? plan_is_single(v, leaf_octs, head, i) : 0;
+  head_flag[i] = i < nleaf ? head[i] != 0 : 0;
 }
 
-__global__ void plan_split_kernel(const std::uint8_t* __restrict__ head, long long nleaf,
+__global__ void plan_split_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
+                                  const std::uint8_t* __restrict__ head, long long nleaf,
                                   const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
-                                  std::int32_t* __restrict__ singles, std::int32_t* __restrict__ groups) {
+                                  std::int32_t* __restrict__ singles, std::int32_t* __restrict__ groups,
+                                  std::uint8_t* __restrict__ group_members, std::int8_t* __restrict__ group_edges) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < nleaf) plan_split_scatter(head, i, single_scan, group_scan, singles, groups);
+  if (i < nleaf)
+    plan_split_scatter(v, leaf_octs, head, i, single_scan, group_scan, singles, groups, group_members, group_edges);
 }
 
 // Pass 2: per unit (singles, then groups) its slot row and ghost count (entry nunit is 0). One warp
@@ -405,16 +411,17 @@ inline constexpr int unit_slot_units_per_block = unit_slot_threads / COPA_WARP_S
 __global__ void __launch_bounds__(unit_slot_threads)
     plan_unit_slots_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
                            const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
-                           long long nsingle, long long nunit, std::int32_t* __restrict__ slots,
+                           const std::uint8_t* __restrict__ group_members, long long nsingle, long long nunit,
+                           std::int32_t* __restrict__ slots,
                            std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
   const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
   int count = 0;
   if (u < nunit) {
     for (int k = lane; k < plan_unit_clear_count(u, nsingle); k += COPA_WARP_SIZE)
-      plan_unit_clear(groups, nsingle, u, k, slots);
+      plan_unit_clear(groups, group_members, nsingle, u, k, slots);
     for (int s = lane; s < plan_unit_slot_count(u, nsingle); s += COPA_WARP_SIZE)
-      count += plan_unit_slot_entry(v, leaf_octs, singles, groups, nsingle, u, s, slots, group_slots);
+      count += plan_unit_slot_entry(v, leaf_octs, singles, groups, group_members, nsingle, u, s, slots, group_slots);
   }
   count = copa::gpu::warp_sum(count);
   if (lane == 0 && u < nunit) ghosts[u] = count;
@@ -786,7 +793,8 @@ class MappedScanWords {
 
 class GpuAmrStep final : public DeviceStep {
  public:
-  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle) : hp_(hp), reflux_(reflux), subcycle_(subcycle) {
+  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min)
+      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min) {
     // One wave of scan blocks (sm_90: 60 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
@@ -1038,6 +1046,8 @@ class GpuAmrStep final : public DeviceStep {
     fetch(keep_, p.keep);
     fetch(singles_, p.singles);
     fetch(groups_, p.groups);
+    fetch(group_members_, p.group_members);
+    fetch(group_edges_, p.group_edges);
     fetch(group_slots_, p.group_slots);
     fetch(ghost_src_, p.ghost_src);
     fetch(ghost_flip_, p.ghost_flip);
@@ -1147,10 +1157,9 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
     if (unit_blocks > 0) {
-      leaf_update_kernel<<<unit_blocks, block::group_threads>>>(a, hp_, oct_layout_.data(), group_layout_.data(),
-                                                                c.singles, single_blocks, singles_.data(),
-                                                                slots_.data(), groups_.data(), group_slots_.data(),
-                                                                u_.data(), unew_.data());
+      leaf_update_kernel<<<unit_blocks, block::group_threads>>>(
+          a, hp_, oct_layout_.data(), group_layout_.data(), c.singles, single_blocks, singles_.data(), slots_.data(),
+          groups_.data(), group_slots_.data(), group_members_.data(), group_edges_.data(), u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
     }
     // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
@@ -1228,7 +1237,8 @@ class GpuAmrStep final : public DeviceStep {
       leaf_update_kernel<<<unit_blocks, block::group_threads>>>(a, hp_, oct_layout_.data(), group_layout_.data(),
                                                                 nsingle, single_blocks, singles_.data() + s0,
                                                                 slots_.data(), groups_.data() + g0,
-                                                                group_slots_.data() + 64 * g0, u_.data(), unew_.data());
+                                                                group_slots_.data() + 64 * g0, group_members_.data() + g0,
+                                                                group_edges_.data() + 6 * g0, u_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel (one level)");
     }
     const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
@@ -1375,12 +1385,13 @@ class GpuAmrStep final : public DeviceStep {
     restrict_count_.resize(ncoarse + 1);
     restrict_scan_.resize(ncoarse + 1);
     if (nleaf > 0) {
-      plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf, reflux_, edges_.data(),
-                                                                  skip_.data(), keep_.data(), head_.data());
+      plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf, reflux_, group_min_,
+                                                                  edges_.data(), skip_.data(), keep_.data(),
+                                                                  head_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_leaf_kernel");
     }
-    plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(head_.data(), nleaf, single_flag_.data(),
-                                                                            head_flag_.data());
+    plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf,
+                                                                            single_flag_.data(), head_flag_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_split_flags_kernel");
     exclusive_sum(single_flag_.data(), single_scan_.data(), nleaf + 1);
     exclusive_sum(head_flag_.data(), group_scan_.data(), nleaf + 1);
@@ -1403,20 +1414,25 @@ class GpuAmrStep final : public DeviceStep {
     restrict_layout(scan_at, counts_.restrict_begin, offset.v);
     const long long npairs = counts_.restrict_begin.back();
     copa::gpu::require_device_memory(singles_.growth(nsingle) + groups_.growth(ngroup) +
+                                         group_members_.growth(ngroup) + group_edges_.growth(6 * ngroup) +
                                          group_slots_.growth(64 * ngroup) + ghost_count_.growth(nunit + 1) +
                                          ghost_begin_.growth(nunit + 1) + restrict_cell_.growth(npairs) +
                                          restrict_son_.growth(npairs),
                                      "ramses-oct AMR step plan (units and restriction pairs)");
     singles_.resize(nsingle);
     groups_.resize(ngroup);
+    group_members_.resize(ngroup);
+    group_edges_.resize(6 * ngroup);
     group_slots_.resize(64 * ngroup);
     ghost_count_.resize(nunit + 1);
     ghost_begin_.resize(nunit + 1);
     restrict_cell_.resize(npairs);
     restrict_son_.resize(npairs);
     if (nleaf > 0) {
-      plan_split_kernel<<<copa::gpu::blocks_for(nleaf, 256), 256>>>(head_.data(), nleaf, single_scan_.data(),
-                                                                   group_scan_.data(), singles_.data(), groups_.data());
+      plan_split_kernel<<<copa::gpu::blocks_for(nleaf, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf,
+                                                                   single_scan_.data(), group_scan_.data(),
+                                                                   singles_.data(), groups_.data(),
+                                                                   group_members_.data(), group_edges_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_split_kernel");
     }
     if (ncoarse > 0) {
@@ -1425,8 +1441,8 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_CHECK_LAUNCH("amr plan_restrict_fill_kernel");
     }
     plan_unit_slots_kernel<<<copa::gpu::blocks_for(nunit + 1, unit_slot_units_per_block), unit_slot_threads>>>(
-        v, leaf_octs_.data(), singles_.data(), groups_.data(), nsingle, nunit, slots_.data(), group_slots_.data(),
-        ghost_count_.data());
+        v, leaf_octs_.data(), singles_.data(), groups_.data(), group_members_.data(), nsingle, nunit, slots_.data(),
+        group_slots_.data(), ghost_count_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");
     exclusive_sum(ghost_count_.data(), ghost_begin_.data(), nunit + 1);
     long long nghost;
@@ -1615,6 +1631,7 @@ class GpuAmrStep final : public DeviceStep {
 
   HydroParams hp_;
   bool reflux_, subcycle_;
+  int group_min_;  // --group-min (plan_leaf_entries)
   long long noct_ = 0, rows_ = 0, map_old_noct_ = 0;
   bool rebuilt_ = false;
   std::vector<std::int64_t> level_begin_, new_begin_, new_hash_begin_;
@@ -1635,14 +1652,14 @@ class GpuAmrStep final : public DeviceStep {
   // ranges' words (plan_levels_kernel).
   GrowArray<double> flux_sum_;
   GrowArray<long long> level_words_;
-  GrowArray<std::int8_t> level_, edges_;
+  GrowArray<std::int8_t> level_, edges_, group_edges_;
   GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, singles_, groups_, group_slots_, source_;
   GrowArray<std::int32_t> coord_[3], nbor_[6];
   GrowArray<std::uint64_t> skip_;
   GrowArray<unsigned long long> scan_;
   GrowArray<std::uint8_t> keep_, ghost_flip_, move_flip_;
   GrowArray<std::int64_t> ghost_src_, move_src_, restrict_cell_, restrict_son_;
-  GrowArray<std::uint8_t> head_;
+  GrowArray<std::uint8_t> head_, group_members_;
   GrowArray<long long> single_flag_, head_flag_, single_scan_, group_scan_, ghost_count_, ghost_begin_;
   GrowArray<long long> restrict_count_, restrict_scan_, plan_counts_;
   GrowArray<long long> leaf_flag_, leaf_scan_, face_flag_, face_scan_, lists_totals_;
@@ -1671,8 +1688,8 @@ class GpuAmrStep final : public DeviceStep {
 
 }  // namespace
 
-std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle) {
-  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle);
+std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle, int group_min) {
+  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min);
 }
 
 }  // namespace ro::amr

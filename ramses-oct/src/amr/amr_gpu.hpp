@@ -106,7 +106,9 @@ class DeviceStep {
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 // subcycle: the step also keeps the per-level ranges and the fine-flux sums advance_subcycled needs.
-std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle = false);
+// group_min: --group-min, the fewest leaf octs of a 2 x 2 x 2 block updated as one sibling group.
+std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle = false,
+                                              int group_min = default_group_min);
 #endif
 
 }  // namespace ro::amr

@@ -4,9 +4,10 @@
 // unit, one thread looping over the lanes, so a cpu test checks the plan and every index map of
 // the GPU step against the oracle. A unit is a T^3 block of leaf-level cells updated together:
 // T = 2, one leaf oct (64 threads, four octs per block, each with its own slice of shared
-// memory); T = 4, a sibling group: 8 leaf octs of one level forming an aligned 2 x 2 x 2 block
-// (the 8 sons of one father oct; above level 0, or 8 aligned base octs), consecutive in the leaf
-// list (key order), one block per group. Phases (the subgrid6 phases of kernels_gpu.cu): gather
+// memory); T = 4, a sibling group: the aligned 2 x 2 x 2 block of one level (the 8 sons of one
+// father oct; above level 0, or 8 aligned base octs) whose leaf octs (all 8, or at least
+// --group-min of them: a partial group) are consecutive in the leaf list (key order), one block
+// per group; its other octs are only read. Phases (the subgrid6 phases of kernels_gpu.cu): gather
 // the cells of the (T + 4)^3 subgrid that the predictor reads, from the state or the prolonged
 // ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
 // to a refined neighbour take no flux) and the fine fluxes of the faces next to a coarser region,
@@ -21,6 +22,7 @@
 #include <type_traits>
 
 #include "amr_interp.hpp"
+#include "amr_members.hpp"
 #include "amr_solver.hpp"
 #include "hydro_math.hpp"
 #include "tile_geometry.hpp"
@@ -43,6 +45,9 @@ struct Unit {
   static constexpr int Q = T * T * T + 12 * T * T + 12 * T;
   static constexpr int P = T * T * T + 6 * T * T;
   static constexpr int kept = 6 * T * T;       // fine sub-faces on the unit's faces
+  // Fine sub-faces inside the unit between two of its octs (3 axes x T^2 for a group, none for an
+  // oct): kept where a partial group's member is beside an absent one (a coarser region).
+  static constexpr int internal = 3 * T * T * (B - 1);
   static constexpr int first_face = T * T * T, first_edge = T * T * T + 12 * T * T;
 };
 
@@ -95,7 +100,8 @@ template <int T>
 LayoutWavefronts shared_wavefronts(const LeafLayout<T>& L);
 
 // Threads per sibling group (one block): 304 gathers (2 rounds), 160 predictor cells (1), 240
-// faces (1), 64 cells and 96 kept sub-faces (1); 37.9 KB of shared memory.
+// faces (1), 64 cells, 96 kept sub-faces on the unit's faces and 48 inside it (1); 37.9 KB of
+// shared memory.
 inline constexpr int group_threads = 256;
 // The single leaf octs run in the groups' launch, in blocks of the same 256 threads placed before
 // the groups' (before: a launch of their own after the groups', a few dozen blocks alone on the
@@ -105,6 +111,16 @@ inline constexpr int group_threads = 256;
 inline constexpr int lanes = 64;
 inline constexpr int octs_per_block = group_threads / lanes;
 inline constexpr int T = 2, F = Unit<2>::F, Q = Unit<2>::Q, P = Unit<2>::P;
+
+// One unit as the update reads it: its first leaf index, its members (bit m: oct m of the unit,
+// x fastest, is a leaf oct of the unit, at leaf index first + member_rank(members, m); a single:
+// 1), and its six boundary kinds (lo x, y, z, hi x, y, z: a single's edges, a group's
+// group_edges).
+struct UnitRef {
+  long long first;
+  unsigned members;
+  const std::int8_t* edges;
+};
 
 struct Args {
   const std::int32_t* leaf_octs;
@@ -153,7 +169,8 @@ RO_HD void put_ghost_son(long long g, int c, bool all_physical, const double uc[
   for (int f = 0; f < nvar; ++f) out[g * 8 * nvar + c * nvar + f] = all_physical ? son[f] : uc[f];
 }
 
-// The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (never read).
+// The unit's oct slots (x fastest): an oct >= 0, -1 - ghost index, or no_slot (a corner: never
+// read; a partial group's slot next to none of its leaf octs: read as its nearest block oct).
 template <int T, int N>
 RO_HD void load_slots(const std::int32_t* row, int lane, Shared<T>& sh) {
   for (int s = lane; s < Unit<T>::slots; s += N) sh.slot[s] = row[s];
@@ -210,16 +227,16 @@ RO_HD int gather_index(const int tc[3]) {
 }
 
 // Phase 1: the Q cells the predictor reads, each from its slot's state or ghost slot, mirrored at
-// reflecting faces; lane m takes the cell at q slot m (L.gather). The unit's first leaf oct i0
-// gives the low boundary kinds, its last the high ones. A lane's cells are all loaded before the
+// reflecting faces; lane m takes the cell at q slot m (L.gather), with the unit's boundary kinds
+// (edges: lo x, y, z, hi x, y, z). A lane's cells are all loaded before the
 // first is converted, so their loads are in flight together (the gather is latency-bound).
 template <int T, int N>
-RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, const double* u, long long i0, int lane,
-                  Shared<T>& sh) {
+RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, const double* u,
+                  const std::int8_t* edges, int lane, Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int rounds = (U::Q + N - 1) / N;
-  const std::int8_t* lo = a.edges + 6 * i0;
-  const std::int8_t* hi = a.edges + 6 * (i0 + U::octs - 1) + 3;
+  const std::int8_t* lo = edges;
+  const std::int8_t* hi = edges + 3;
   double uc[rounds][nvar];
   for (int r = 0; r < rounds; ++r) {
     const int m = lane + r * N;
@@ -230,7 +247,15 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, 
     bool flip[3];
     for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], U::B, lo[d], hi[d], sl[d], loc[d], flip[d]);
     const int local = loc[0] + 2 * loc[1] + 4 * loc[2];
-    const int src = sh.slot[sl[0] + U::S * (sl[1] + U::S * sl[2])];
+    int src = sh.slot[sl[0] + U::S * (sl[1] + U::S * sl[2])];
+    // A partial group's slot next to none of its leaf octs: only cells that update nothing read
+    // it, so any physical state serves; the block's own oct (or ghost) nearest to it, clamped
+    // into the block per axis, never empty.
+    if (src == no_slot) {
+      int in[3];
+      for (int d = 0; d < 3; ++d) in[d] = sl[d] < 1 ? 1 : (sl[d] > U::B ? U::B : sl[d]);
+      src = sh.slot[in[0] + U::S * (in[1] + U::S * in[2])];
+    }
     if (src >= 0) {
       for (int f = 0; f < nvar; ++f) uc[r][f] = u[f * a.stride + (long long)src * 8 + local];
     } else {
@@ -297,27 +322,35 @@ RO_HD void fluxes(const HydroParams& hp, const LeafLayout<T>& L, int lane, Share
   }
 }
 
-// Phase 4: items [0, T^3) the unit's cells, then the sub-faces (face, sub) on the unit's faces
-// whose oct keeps that face's fine fluxes. Unit cell (ci, cj, ck) is cell (ci, cj, ck) mod 2 of
-// the unit's oct (ci, cj, ck) / 2, leaf oct i0 + that oct's index (x fastest: key order).
+// Phase 4: items [0, T^3) the unit's cells, then the sub-faces (face, sub) on the unit's faces,
+// then (groups) the sub-faces on its three internal planes, each storing the fine fluxes of a
+// face some member keeps. Unit cell (ci, cj, ck) is cell (ci, cj, ck) mod 2 of the unit's oct
+// m = (ci, cj, ck) / 2 (x fastest), skipped where m is not a member; member m is leaf oct
+// first + member_rank(members, m) (key order). A kept face has no neighbour oct of its level
+// beyond: on the unit's boundary, or (partial group) inside it between a member and an absent
+// oct, whose side is a coarser leaf prolonged into a ghost slot as it would be for the member alone.
 // With a.flux_sum (--subcycle) a kept flux is also added, times dt, into its sum over the
 // substeps, sum += dt F as Stepper::update_level (the time-integrated flux the coarse side's
 // reflux takes, Teyssier 2002 sec. 2.4; the same operation as the separate pass that did it before,
 // so the same bits). No two threads add into one sum element: item (face, sub) of a unit maps to
-// one (oct, face, sub-face) of the unit's octs on that face, a kept face of an oct is on the
-// unit's boundary (a sibling inside a group is a same-level neighbour: never kept), and every
-// leaf oct is in exactly one unit of its level's launch; so no atomics.
+// one (member, face, sub-face) (an internal one to the one side that keeps it: the two sides of an
+// internal face cannot both lack a neighbour, as each is the other's), and every leaf oct is in
+// exactly one unit of its level's launch; so no atomics.
 template <int T, int N>
-RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double* unew, long long i0, int lane,
+RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double* unew, const UnitRef& unit, int lane,
                   const Shared<T>& sh) {
   using U = Unit<T>;
   constexpr int F = U::F;
+  const long long i0 = unit.first;
+  const unsigned mask = unit.members;
   const double dtdx = dtdx_of(a, a.leaf_octs[i0]);
   const double* flux = sh.q;
-  for (int j = lane; j < T * T * T + U::kept; j += N) {
+  for (int j = lane; j < T * T * T + U::kept + U::internal; j += N) {
     if (j < T * T * T) {
       const int ci = j % T, cj = (j / T) % T, ck = j / (T * T);
-      const long long i = i0 + (ci >> 1) + U::B * ((cj >> 1) + U::B * (ck >> 1));
+      const int m = (ci >> 1) + U::B * ((cj >> 1) + U::B * (ck >> 1));
+      if (!((mask >> m) & 1u)) continue;
+      const long long i = i0 + member_rank(mask, m);
       const int cell = (ci & 1) + 2 * (cj & 1) + 4 * (ck & 1);
       const long long g = (long long)a.leaf_octs[i] * 8 + cell;
       if (a.son[g] >= 0) continue;
@@ -332,27 +365,41 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
         const double fzl = (sk & 16) ? 0.0 : fzv[fs.at(4)], fzh = (sk & 32) ? 0.0 : fzv[fs.at(5)];
         unew[f * a.stride + g] = conservative_update(u[f * a.stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
       }
-    } else {
-      const int face = (j - T * T * T) / (T * T), sub = (j - T * T * T) % (T * T);
-      const int x = face / 2, b = x == 0 ? 1 : 0, c = 3 - x - b;  // normal, then the tangential axes in order
-      int p[3], oc[3];
-      p[x] = face % 2 ? T : 0;
-      p[b] = sub % T;
-      p[c] = sub / T;
-      oc[x] = face % 2 ? U::B - 1 : 0;
-      oc[b] = p[b] >> 1;
-      oc[c] = p[c] >> 1;
-      const long long i = i0 + oc[0] + U::B * (oc[1] + U::B * oc[2]);
-      if (!((a.keep[i] >> face) & 1)) continue;
-      const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
-      const int r = L.face_slot[x * F + p[0] + nx * (p[1] + ny * p[2])];
-      const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);
-      const long long at = ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
-      for (int f = 0; f < nvar; ++f) {
-        const double v = flux[(x * nvar + f) * F + r];
-        a.fine_flux[at + f] = v;
-        if (a.flux_sum) a.flux_sum[at + f] += a.dt * v;
+      continue;
+    }
+    // A sub-face item: on the unit's face 2 x + side, or (inner) on the plane between the octs at
+    // positions 0 and 1 along x (unit face T / 2), first as the low side's high face.
+    const int k = j - T * T * T, inner = k >= U::kept;
+    const int row = (inner ? k - U::kept : k) / (T * T), sub = k % (T * T);
+    const int x = inner ? row : row / 2, b = x == 0 ? 1 : 0, c = 3 - x - b;
+    int side = inner ? 1 : row % 2;
+    int p[3], oc[3];
+    p[x] = inner ? T / 2 : side * T;
+    p[b] = sub % T;
+    p[c] = sub / T;
+    oc[x] = inner ? 0 : side * (U::B - 1);
+    oc[b] = p[b] >> 1;
+    oc[c] = p[c] >> 1;
+    if (inner) {
+      const int lo = oc[0] + U::B * (oc[1] + U::B * oc[2]);
+      if (!((mask >> lo) & 1u) || !((a.keep[i0 + member_rank(mask, lo)] >> (2 * x + 1)) & 1)) {
+        oc[x] = 1;  // the high side's low face
+        side = 0;
       }
+    }
+    const int face = 2 * x + side;
+    const int m = oc[0] + U::B * (oc[1] + U::B * oc[2]);
+    if (!((mask >> m) & 1u)) continue;
+    const long long i = i0 + member_rank(mask, m);
+    if (!((a.keep[i] >> face) & 1)) continue;
+    const int nx = x == 0 ? T + 1 : T, ny = x == 1 ? T + 1 : T;
+    const int r = L.face_slot[x * F + p[0] + nx * (p[1] + ny * p[2])];
+    const int oct_sub = (p[b] & 1) + 2 * (p[c] & 1);
+    const long long at = ((long long)a.leaf_octs[i] * 6 + face) * 4 * nvar + oct_sub * nvar;
+    for (int f = 0; f < nvar; ++f) {
+      const double v = flux[(x * nvar + f) * F + r];
+      a.fine_flux[at + f] = v;
+      if (a.flux_sum) a.flux_sum[at + f] += a.dt * v;
     }
   }
 }

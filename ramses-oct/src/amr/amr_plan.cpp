@@ -16,10 +16,10 @@ namespace {
 // A leaf-update kernel of units of T^3 cells (N threads each, units_per_block per block) run on
 // the host: its blocks in turn, in a block each phase over every unit and lane before the next
 // (the barriers). Unit j of block b is j = b * units_per_block + k; a unit past the last idles.
-// first(j): the unit's first leaf index; row(j): its slot row.
-template <int T, int N, class First, class Row>
+// unit(j): the unit (block::UnitRef); row(j): its slot row.
+template <int T, int N, class Unit, class Row>
 void emulate_units(const block::Args& a, const HydroParams& hp, const std::vector<double>& u, std::vector<double>& unew,
-                   int units_per_block, long long nunit, First&& first, Row&& row) {
+                   int units_per_block, long long nunit, Unit&& unit, Row&& row) {
   std::vector<block::Shared<T>> sh(units_per_block);
   const block::LeafLayout<T>& L = block::leaf_layout<T>();
   const long long blocks = (nunit + units_per_block - 1) / units_per_block;
@@ -32,15 +32,20 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
       }
     };
     each([&](long long j, int lane, block::Shared<T>& s) { block::load_slots<T, N>(row(j), lane, s); });
-    each([&](long long j, int lane, block::Shared<T>& s) { block::gather<T, N>(a, hp, L, u.data(), first(j), lane, s); });
+    each([&](long long j, int lane, block::Shared<T>& s) { block::gather<T, N>(a, hp, L, u.data(), unit(j).edges, lane, s); });
     each([&](long long j, int lane, block::Shared<T>& s) {
-      block::predict<T, N>(hp, L, block::dtdx_of(a, a.leaf_octs[first(j)]), lane, s);
+      block::predict<T, N>(hp, L, block::dtdx_of(a, a.leaf_octs[unit(j).first]), lane, s);
     });
     each([&](long long, int lane, block::Shared<T>& s) { block::fluxes<T, N>(hp, L, lane, s); });
     each([&](long long j, int lane, block::Shared<T>& s) {
-      block::update<T, N>(a, L, u.data(), unew.data(), first(j), lane, s);
+      block::update<T, N>(a, L, u.data(), unew.data(), unit(j), lane, s);
     });
   }
+}
+
+block::UnitRef single_unit(const StepPlan& p, long long i) { return {i, 1u, &p.edges[6 * i]}; }
+block::UnitRef group_unit(const StepPlan& p, long long g) {
+  return {p.groups[g], p.group_members[g], &p.group_edges[6 * g]};
 }
 
 // Ghost slots [first, last) prolonged from u, each son as one device thread does it, the eight
@@ -73,14 +78,14 @@ PlanView plan_view(const Tree& t) {
 }
 
 // Passes over the leaf octs (each in parallel, the result independent of the schedule: the
-// serial plan): (1) the fixed-size entries of every leaf oct (edges, masks) and whether a group
-// starts there (8 leaf octs of one level at the aligned 2 x 2 x 2 block's coordinates, in key
-// order, consecutive in the list); a serial walk then puts each oct in singles or a group; (2) per
+// serial plan): (1) the fixed-size entries of every leaf oct (edges, masks) and the member mask of
+// the group starting there (plan_leaf_entries); a serial walk then puts each oct in singles or a
+// group (plan_is_single, plan_split_scatter); (2) per
 // unit (singles, then groups) its oct slots and its count of ghost slots; an exclusive prefix sum
 // of the counts gives every unit its ghost range; (3) the ghosts filled, numbered in (unit, slot)
 // order. Vectors only grow (resize keeps the capacity of the previous regrid's plan).
 void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p,
-                     bool groups) {
+                     int group_min) {
   const PlanView v = plan_view(t);
   p.leaf_octs.assign(lists.leaf_octs.begin(), lists.leaf_octs.end());
   const std::int64_t nleaf = static_cast<std::int64_t>(lists.leaf_octs.size());
@@ -90,16 +95,21 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
   loops.run(nleaf, [&](std::int64_t i, int) {
-    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, groups, p.edges.data(), p.skip.data(), p.keep.data(),
-                      p.head.data());
+    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, p.edges.data(), p.skip.data(),
+                      p.keep.data(), p.head.data());
   });
   p.singles.clear();
   p.groups.clear();
+  p.group_members.clear();
+  p.group_edges.clear();
   for (std::int64_t i = 0; i < nleaf; ++i) {
     if (p.head[i]) {
       p.groups.push_back(static_cast<std::int32_t>(i));
-      i += 7;
-    } else {
+      p.group_members.push_back(p.head[i]);
+      std::int8_t e[6];
+      plan_group_edges(v, p.leaf_octs[i], e);
+      p.group_edges.insert(p.group_edges.end(), e, e + 6);
+    } else if (plan_is_single(v, p.leaf_octs.data(), p.head.data(), i)) {
       p.singles.push_back(static_cast<std::int32_t>(i));
     }
   }
@@ -108,8 +118,8 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.group_slots.resize(64 * p.groups.size());
   p.ghost_begin.resize(nunit + 1);
   loops.run(nunit, [&](std::int64_t u, int) {
-    p.ghost_begin[u + 1] = plan_unit_slots(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u,
-                                           p.slots.data(), p.group_slots.data());
+    p.ghost_begin[u + 1] = plan_unit_slots(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(),
+                                           p.group_members.data(), nsingle, u, p.slots.data(), p.group_slots.data());
   });
   p.ghost_begin[0] = 0;
   for (std::int64_t u = 0; u < nunit; ++u) p.ghost_begin[u + 1] += p.ghost_begin[u];
@@ -137,9 +147,9 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.restrict_begin.push_back(static_cast<std::int64_t>(p.restrict_cell.size()));
 }
 
-StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, bool groups) {
+StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, int group_min) {
   StepPlan p;
-  build_step_plan(t, lists, reflux, *make_serial_loops(), p, groups);
+  build_step_plan(t, lists, reflux, *make_serial_loops(), p, group_min);
   return p;
 }
 
@@ -165,7 +175,7 @@ void exclusive_scan(std::vector<long long>& v) {
   }
 }
 
-void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, bool groups) {
+void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, int group_min) {
   const PlanView v = plan_view(t);
   const long long nleaf = static_cast<long long>(lists.leaf_octs.size());
   p.leaf_octs.assign(lists.leaf_octs.begin(), lists.leaf_octs.end());
@@ -175,20 +185,23 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
   for (long long i = 0; i < nleaf; ++i)
-    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, groups, p.edges.data(), p.skip.data(), p.keep.data(),
-                      p.head.data());
+    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, p.edges.data(), p.skip.data(),
+                      p.keep.data(), p.head.data());
   std::vector<long long> single_scan(nleaf + 1, 0), group_scan(nleaf + 1, 0);
   for (long long i = 0; i < nleaf; ++i) {
-    single_scan[i] = plan_is_single(p.head.data(), i);
-    group_scan[i] = p.head[i];
+    single_scan[i] = plan_is_single(v, p.leaf_octs.data(), p.head.data(), i);
+    group_scan[i] = p.head[i] != 0;
   }
   exclusive_scan(single_scan);
   exclusive_scan(group_scan);
   const long long nsingle = single_scan[nleaf], ngroup = group_scan[nleaf], nunit = nsingle + ngroup;
   p.singles.resize(nsingle);
   p.groups.resize(ngroup);
+  p.group_members.resize(ngroup);
+  p.group_edges.resize(6 * ngroup);
   for (long long i = 0; i < nleaf; ++i)
-    plan_split_scatter(p.head.data(), i, single_scan.data(), group_scan.data(), p.singles.data(), p.groups.data());
+    plan_split_scatter(v, p.leaf_octs.data(), p.head.data(), i, single_scan.data(), group_scan.data(),
+                       p.singles.data(), p.groups.data(), p.group_members.data(), p.group_edges.data());
   p.group_slots.resize(64 * ngroup);
   // The device runs pass 2 as independent (unit, slot) entries spread over a warp per unit, the
   // ghost count a warp sum: here in another order than any one thread's (slot-major over all
@@ -196,12 +209,13 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   std::vector<long long> ghosts(nunit + 1, 0);
   for (int k = 0; k < 8 * 27; ++k)
     for (long long u = 0; u < nunit; ++u)
-      if (k < plan_unit_clear_count(u, nsingle)) plan_unit_clear(p.groups.data(), nsingle, u, k, p.slots.data());
+      if (k < plan_unit_clear_count(u, nsingle))
+        plan_unit_clear(p.groups.data(), p.group_members.data(), nsingle, u, k, p.slots.data());
   for (int s = 0; s < 64; ++s)
     for (long long u = 0; u < nunit; ++u)
       if (s < plan_unit_slot_count(u, nsingle))
-        ghosts[u] += plan_unit_slot_entry(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(), nsingle, u, s,
-                                          p.slots.data(), p.group_slots.data());
+        ghosts[u] += plan_unit_slot_entry(v, p.leaf_octs.data(), p.singles.data(), p.groups.data(),
+                                          p.group_members.data(), nsingle, u, s, p.slots.data(), p.group_slots.data());
   exclusive_scan(ghosts);
   p.ghost_begin.assign(ghosts.begin(), ghosts.end());
   const long long nghost = ghosts[nunit];
@@ -259,7 +273,8 @@ void emulate_device_lists(const Tree& t, StepLists& s) {
 }
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
-                       const std::vector<double>& u, std::vector<double>& unew, double dt) {
+                       const std::vector<double>& u, std::vector<double>& unew, double dt,
+                       std::vector<double>* fine_flux_out) {
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
@@ -268,11 +283,10 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                       t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
   emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, static_cast<long long>(p.singles.size()),
-                                 [&](long long j) { return static_cast<long long>(p.singles[j]); },
+                                 [&](long long j) { return single_unit(p, p.singles[j]); },
                                  [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
   emulate_units<4, block::group_threads>(
-      a, hp, u, unew, 1, static_cast<long long>(p.groups.size()),
-      [&](long long j) { return static_cast<long long>(p.groups[j]); },
+      a, hp, u, unew, 1, static_cast<long long>(p.groups.size()), [&](long long j) { return group_unit(p, j); },
       [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(j)]; });
   const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
@@ -282,6 +296,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   for (std::size_t k = 0; k + 1 < p.restrict_begin.size(); ++k)
     for (std::int64_t e = p.restrict_begin[k]; e < p.restrict_begin[k + 1]; ++e)
       restrict_cell(unew.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
+  if (fine_flux_out) *fine_flux_out = fine_flux;
 }
 
 PlanLevels plan_levels_from_words(const long long* words, int max_level) {
@@ -307,9 +322,10 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
     leaf_scan[o] = lists_leaf_flag(t.son.data(), o);
     if (o < ncoarse) face_scan[o] = lists_popcount(lists_face_mask(v, t.son.data(), o));
   }
+  const PlanView pv = plan_view(t);
   for (long long i = 0; i < nleaf; ++i) {
-    single_scan[i] = plan_is_single(p.head.data(), i);
-    group_scan[i] = p.head[i];
+    single_scan[i] = plan_is_single(pv, p.leaf_octs.data(), p.head.data(), i);
+    group_scan[i] = p.head[i] != 0;
   }
   for (auto* scan : {&leaf_scan, &face_scan, &single_scan, &group_scan}) exclusive_scan(*scan);
   // The device's element types (the host tables hold std::int64_t).
@@ -341,11 +357,11 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     emulate_units<2, block::lanes>(
         a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
-        [&](long long j) { return static_cast<long long>(p.singles[s0 + j]); },
+        [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
         [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
     emulate_units<4, block::group_threads>(
         a, hp, u, unew, 1, lv.group_begin[l + 1] - g0,
-        [&](long long j) { return static_cast<long long>(p.groups[g0 + j]); },
+        [&](long long j) { return group_unit(p, g0 + j); },
         [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {

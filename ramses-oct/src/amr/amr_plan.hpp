@@ -21,16 +21,20 @@ struct StepPlan {
   std::vector<std::int8_t> edges;         // 6 per leaf oct: boundary kind lo x,y,z then hi x,y,z
   std::vector<std::uint64_t> skip;        // per leaf oct: bit 6 * cell + face set: the face takes no flux
   std::vector<std::uint8_t> keep;         // per leaf oct: bit face set: keep the face's fine fluxes
-  // Sibling groups (block::Unit<4>): 8 leaf octs of one level forming an aligned 2 x 2 x 2 block,
-  // consecutive in leaf_octs from groups[k] on (x fastest), updated as one 4^3 block; every other
-  // leaf oct is in singles and updated alone.
+  // Sibling groups (block::Unit<4>): the aligned 2 x 2 x 2 block of octs of one level (above
+  // level 0 the sons of one father oct) with at least group_min of its octs leaf octs, consecutive
+  // in leaf_octs from groups[k] on (member order, x fastest), updated as one 4^3 block; its other
+  // octs (covered, absent or updated elsewhere) are only read. Every other leaf oct is in singles
+  // and updated alone.
   std::vector<std::int32_t> singles;      // leaf indices
   std::vector<std::int32_t> groups;       // per group its first leaf index
+  std::vector<std::uint8_t> group_members;  // per group its member mask (amr_members.hpp; complete: 0xff)
+  std::vector<std::int8_t> group_edges;     // 6 per group: the block's boundary kinds, as edges
   std::vector<std::int32_t> group_slots;  // 64 per group (4^3 oct slots, x fastest), as slots
   std::vector<std::int64_t> ghost_src;    // 7 per ghost: the coarse cell, then its -x, +x, -y, +y, -z, +z neighbours
   std::vector<std::uint8_t> ghost_flip;   // 7 per ghost: bits of the axes whose momentum flips
   std::vector<std::int64_t> ghost_begin;  // per unit (singles, then groups), its first ghost (+ end)
-  std::vector<std::uint8_t> head;         // workspace: per leaf oct, 1 if a group starts there
+  std::vector<std::uint8_t> head;         // workspace: per leaf oct, the member mask of the group starting there, or 0
   std::vector<std::int64_t> restrict_cell, restrict_son;  // pairs, finest level first
   std::vector<std::int64_t> restrict_begin;               // per level from L-1 down to 0 (+ end)
 };
@@ -53,12 +57,17 @@ PlanLevels plan_levels_from_words(const long long* words, int max_level);
 // and the plan, then plan_level_ranges.
 PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p);
 
+// --group-min: the fewest leaf octs of a block updated as one sibling group (1..8; 8: complete
+// blocks only). The default is a guess until measured on the GPU (README "Partial sibling groups").
+inline constexpr int default_group_min = 4;
+
 // Rebuilds p in place (vectors keep their capacity across regrids), the loops over the leaf octs
-// in parallel; the result does not depend on the loops (the serial plan). groups = false puts
-// every leaf oct in singles (the per-oct path alone, for tests).
+// in parallel; the result does not depend on the loops (the serial plan). group_min: as
+// --group-min; 0 puts every leaf oct in singles (the per-oct path alone, for tests).
 void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p,
-                     bool groups = true);
-StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, bool groups = true);  // serial, fresh
+                     int group_min = default_group_min);
+StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux,
+                         int group_min = default_group_min);  // serial, fresh
 
 // The plan's view of a host tree (amr_plan_body.hpp).
 PlanView plan_view(const Tree& t);
@@ -76,7 +85,8 @@ void exclusive_scan(std::vector<long long>& v);
 void restrict_layout(const std::vector<long long>& scan_at, std::vector<std::int64_t>& restrict_begin,
                      long long offset[max_levels + 1]);
 
-void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p, bool groups = true);
+void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, StepPlan& p,
+                         int group_min = default_group_min);
 
 // The device lists build (amr_gpu.cu) run on the host: per oct the leaf flag and the reflux
 // face mask (amr_lists_body.hpp), exclusive scans, the fill. It must give build_step_lists's
@@ -87,8 +97,10 @@ void emulate_device_lists(const Tree& t, StepLists& s);
 // One step of the GPU body (amr_leaf_block.hpp) run on the host, block by block, one thread
 // looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;
 // u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.
+// fine_flux_out: where given, the step's fine-flux buffer (the kept fluxes) copied there.
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
-                       const std::vector<double>& u, std::vector<double>& unew, double dt);
+                       const std::vector<double>& u, std::vector<double>& unew, double dt,
+                       std::vector<double>* fine_flux_out = nullptr);
 
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two

@@ -1,0 +1,328 @@
+// Partial sibling groups (--group-min, README "AMR", "Partial sibling groups"): the plan's groups
+// at group_min 1, 4 and 8 on the plan cases' trees (every leaf oct in exactly one unit, the
+// members where the masks say, the device plan's emulation equal to the host plan), and the GPU
+// step's emulation giving the same state and kept fine fluxes whatever the unit shapes (groups of
+// any size, or every oct alone), global and subcycled, and the serial oracle's step to round-off.
+//
+// "The same" is per value to 1e-13 of its variable's largest magnitude, and the same set of
+// fine-flux entries written, not the same bits: every shape reads the same inputs in the same
+// arithmetic, but the host compiler (GCC 12, -O3 -march=native) inlines and contracts the oct
+// (T = 2) and group (T = 4) instances of the bodies differently, so an oct alone and the same
+// oct in a group differ in the last bits (complete groups did before partial ones: the
+// amr_gpu_body_emulation_equals_serial test's "groups vs per oct"; at -O2 they agree bit for bit).
+// A wrong index map or a missing kept face moves a value by O(1), far above the bound.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+
+#include "amr_driver.hpp"
+#include "amr_plan.hpp"
+#include "amr_subcycle.hpp"
+#include "test_amr_plan_cases.hpp"
+#include "test_amr_emulated_step.hpp"
+#include "test_amr_plan_compare.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+namespace {
+
+// The plan cases with the final state of their run (the trees of case_tree).
+struct StateCase {
+  explicit StateCase(const PlanCase& c)
+      : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
+        base(build_mesh(c.base, {c.bc, c.bc, c.bc})),
+        run(amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps),
+                         amr_levels(c.levels, c.kind, 2))),
+        lists(amr::build_step_lists(run.tree)) {}
+  StateCase(const StateCase&) = delete;
+  StateCase& operator=(const StateCase&) = delete;
+  std::string name;
+  OctMesh base;
+  amr::AmrResult run;
+  amr::StepLists lists;
+};
+
+// The largest difference of a state (nvar blocks of stride values) from another, per variable
+// relative to that variable's largest magnitude in b.
+double state_difference(const std::vector<double>& a, const std::vector<double>& b, std::size_t stride) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (std::size_t f = 0; f * stride < b.size(); ++f) {
+    double scale = 0, diff = 0;
+    for (std::size_t k = f * stride; k < (f + 1) * stride; ++k) {
+      scale = std::max(scale, std::fabs(b[k]));
+      diff = std::max(diff, std::fabs(a[k] - b[k]));
+    }
+    if (scale > 0) worst = std::max(worst, diff / scale);
+  }
+  return worst;
+}
+
+// The fine-flux buffers: the same entries written (non-zero) and the values as state_difference.
+double flux_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double scale = 0, diff = 0;
+  long long written_differently = 0;
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    written_differently += (a[k] != 0) != (b[k] != 0);
+    scale = std::max(scale, std::fabs(b[k]));
+    diff = std::max(diff, std::fabs(a[k] - b[k]));
+  }
+  EXPECT_EQ(written_differently, 0);
+  return scale > 0 ? diff / scale : diff;
+}
+
+constexpr double shape_tolerance = 1e-13;
+
+struct GroupStats {
+  long long groups = 0, partial = 0, grouped_octs = 0, absent = 0, internal_kept = 0, unreached_slots = 0;
+};
+
+// Checks p's units against the tree (every leaf oct in exactly one unit; a group's leaf members
+// are the octs of one aligned block of one level at the member positions of its mask, at least
+// group_min of them; its block boundary kinds) and counts what the groups hold.
+GroupStats check_units(const amr::Tree& t, const amr::StepPlan& p, int group_min) {
+  GroupStats st;
+  const std::size_t nleaf = p.leaf_octs.size();
+  std::vector<int> units(nleaf, 0);
+  for (const std::int32_t i : p.singles) ++units[i];
+  EXPECT_EQ(p.group_members.size(), p.groups.size());
+  EXPECT_EQ(p.group_edges.size(), 6 * p.groups.size());
+  for (std::size_t k = 0; k < p.groups.size(); ++k) {
+    const unsigned mask = p.group_members[k];
+    const std::int32_t o0 = p.leaf_octs[p.groups[k]];
+    const int l = t.level[o0];
+    const int members = amr::member_rank(mask, 8);
+    EXPECT_GE(members, group_min) << "group " << k;
+    ++st.groups;
+    st.partial += mask != amr::complete_group;
+    st.grouped_octs += members;
+    int block[3];
+    for (int a = 0; a < 3; ++a) block[a] = (t.coord[a][o0] >> 1) << 1;
+    for (int m = 0; m < 8; ++m) {
+      const int c[3] = {block[0] + (m & 1), block[1] + ((m >> 1) & 1), block[2] + (m >> 2)};
+      if (!((mask >> m) & 1u)) {
+        st.absent += t.find_oct(l, c[0], c[1], c[2]) < 0;
+        continue;
+      }
+      const std::int64_t i = p.groups[k] + amr::member_rank(mask, m);
+      ++units[i];
+      const std::int32_t o = p.leaf_octs[i];
+      EXPECT_EQ(t.level[o], l);
+      for (int a = 0; a < 3; ++a) EXPECT_EQ(t.coord[a][o], c[a]) << "group " << k << " member " << m;
+      // A kept face inside the block: the member beside it along that axis is absent.
+      for (int a = 0; a < 3; ++a) {
+        const int side = ((m >> a) & 1) ? 0 : 1;  // the face towards the block's other half
+        if ((p.keep[i] >> (2 * a + side)) & 1) ++st.internal_kept;
+      }
+    }
+    for (int a = 0; a < 3; ++a) {
+      const int n = t.cells_at(l, a) / 2;
+      EXPECT_EQ(p.group_edges[6 * k + a], block[a] == 0 ? static_cast<std::int8_t>(t.base->bc[a]) : 0);
+      EXPECT_EQ(p.group_edges[6 * k + 3 + a], block[a] + 1 == n - 1 ? static_cast<std::int8_t>(t.base->bc[a]) : 0);
+    }
+  }
+  for (std::size_t i = 0; i < nleaf; ++i) EXPECT_EQ(units[i], 1) << "leaf " << i;
+  // A group's slot next to one of its leaf octs holds that oct's own slot lookup (a ghost slot:
+  // a leaf of level l - 1, 2:1 balance); one next to none of them (a partial group's, read only
+  // for its absent octs' cells) holds no_slot, as the corners do.
+  const long long nsingle = static_cast<long long>(p.singles.size());
+  for (std::size_t k = 0; k < p.groups.size(); ++k) {
+    const int l = t.level[p.leaf_octs[p.groups[k]]];
+    for (int s = 0; s < 64; ++s) {
+      const std::int32_t e = p.group_slots[64 * k + s];
+      std::int32_t member = -1;
+      int s27 = 0;
+      if (!amr::group_slot_leaf_member(&p.leaf_octs[p.groups[k]], p.group_members[k], s, member, s27)) {
+        EXPECT_EQ(e, amr::no_slot) << "group " << k << " corner slot " << s;
+        continue;
+      }
+      if (member < 0) {
+        EXPECT_EQ(e, amr::no_slot) << "group " << k << " slot " << s;
+        ++st.unreached_slots;
+        continue;
+      }
+      EXPECT_NE(e, amr::no_slot) << "group " << k << " slot " << s;
+      if (!amr::plan_slot_is_ghost(e)) continue;
+      EXPECT_EQ(t.level[p.ghost_src[7 * (-1 - e)] / 8], l - 1) << "group " << k << " slot " << s;
+      EXPECT_GE(-1 - e, p.ghost_begin[nsingle + k]);
+      EXPECT_LT(-1 - e, p.ghost_begin[nsingle + k + 1]);
+    }
+  }
+  return st;
+}
+
+// One global step of the emulated GPU step with the plan of group_min (0: no groups).
+void plan_step(const StateCase& c, int group_min, bool reflux, double dt, std::vector<double>& unew,
+               std::vector<double>& fine_flux) {
+  const amr::StepPlan p = amr::build_step_plan(c.run.tree, c.lists, reflux, group_min);
+  amr::emulate_plan_step(c.run.tree, p, c.lists, HydroParams{}, reflux, c.run.u, unew, dt, &fine_flux);
+}
+
+}  // namespace
+
+TEST(AmrPartialGroups, amr_partial_groups_in_the_plan) {
+  GroupStats total[9];
+  for (const PlanCase& pc : plan_cases) {
+    OctMesh base;
+    const amr::Tree t = case_tree(pc, base);
+    const amr::StepLists lists = amr::build_step_lists(t);
+    for (const int group_min : {1, 4, 8}) {
+      SCOPED_TRACE(std::string(pc.problem) + " bc " + std::to_string(int(pc.bc)) + " group_min " +
+                   std::to_string(group_min));
+      for (const bool reflux : {true, false}) {
+        const amr::StepPlan host = amr::build_step_plan(t, lists, reflux, group_min);
+        amr::StepPlan dev;
+        amr::emulate_device_plan(t, lists, reflux, dev, group_min);
+        expect_same_plan(dev, host);
+        if (!reflux) continue;
+        const GroupStats st = check_units(t, host, group_min);
+        GroupStats& tot = total[group_min];
+        tot.groups += st.groups;
+        tot.partial += st.partial;
+        tot.grouped_octs += st.grouped_octs;
+        tot.absent += st.absent;
+        tot.internal_kept += st.internal_kept;
+        tot.unreached_slots += st.unreached_slots;
+        std::cerr << pc.problem << " bc " << int(pc.bc) << " group_min " << group_min << ": " << host.leaf_octs.size()
+                  << " leaf octs, " << st.groups << " groups (" << st.partial << " partial, " << st.absent
+                  << " absent members, " << st.internal_kept << " kept faces inside a block, " << st.unreached_slots
+                  << " slots next to no leaf member), " << st.grouped_octs
+                  << " grouped, " << host.singles.size() << " singles\n";
+      }
+    }
+  }
+  // Partial groups where expected: with 1 and 4, blocks with absent members and kept faces inside
+  // them; with 8 only complete groups.
+  for (const int group_min : {1, 4}) {
+    EXPECT_GT(total[group_min].partial, 0) << group_min;
+    EXPECT_GT(total[group_min].absent, 0) << group_min;
+    EXPECT_GT(total[group_min].internal_kept, 0) << group_min;
+    EXPECT_GT(total[group_min].unreached_slots, 0) << group_min;
+    EXPECT_GT(total[group_min].grouped_octs, total[8].grouped_octs) << group_min;
+  }
+  EXPECT_GE(total[1].grouped_octs, total[4].grouped_octs);
+  EXPECT_EQ(total[8].partial, 0);
+  EXPECT_EQ(total[8].unreached_slots, 0);
+  EXPECT_GT(total[8].groups, 0);
+}
+
+TEST(AmrPartialGroups, amr_partial_groups_step_equals_every_unit_shape) {
+  // The predictor and every face flux read the same inputs whether an oct is updated alone, in a
+  // complete group or in a partial one: the same unew and kept fine fluxes (the internal kept
+  // faces of partial groups included), with and without reflux. And the serial
+  // oracle's step to round-off.
+  for (const PlanCase& pc : plan_cases) {
+    const StateCase c(pc);
+    SCOPED_TRACE(c.name);
+    const amr::Tree& t = c.run.tree;
+    const auto loops = amr::make_serial_loops();
+    const HydroParams hp{};
+    const double dt = amr::cfl_dt(t, amr::scan_leaves(t, c.run.u, hp.gamma, *loops), 0.5);
+    for (const bool reflux : {true, false}) {
+      std::vector<double> alone, alone_flux;
+      plan_step(c, 0, reflux, dt, alone, alone_flux);
+      double worst = 0;
+      long long kept = 0;
+      for (const double v : alone_flux) kept += v != 0;
+      std::vector<double> complete, complete_flux;
+      for (const int group_min : {1, 4, 8}) {
+        std::vector<double> unew, fine_flux;
+        plan_step(c, group_min, reflux, dt, unew, fine_flux);
+        SCOPED_TRACE("group_min " + std::to_string(group_min) + " reflux " + std::to_string(reflux));
+        const double du = state_difference(unew, alone, t.noct() * 8), df = flux_difference(fine_flux, alone_flux);
+        EXPECT_LT(du, shape_tolerance);
+        EXPECT_LT(df, shape_tolerance);
+        worst = std::max({worst, du, df});
+        if (group_min == 8) {
+          complete = unew;
+          complete_flux = fine_flux;
+        } else if (!complete.empty()) {
+          EXPECT_LT(state_difference(unew, complete, t.noct() * 8), shape_tolerance);
+        }
+      }
+      amr::Stepper stepper(*loops, hp, reflux);
+      std::vector<double> oracle = c.run.u;
+      stepper.update(t, c.lists, c.run.u, oracle, dt);
+      if (reflux) stepper.reflux(t, c.lists, oracle, dt);
+      amr::restrict_all(t, oracle, *loops);
+      const double l2 = relative_l2(alone, oracle);
+      std::cerr << c.name << " reflux " << reflux << ": " << kept << " kept fine-flux values; unit shapes differ by "
+                << worst << " at most; vs the oracle step relative L2 " << l2 << "\n";
+      EXPECT_GT(kept, 0);
+      EXPECT_LT(l2, 1e-12);
+      EXPECT_TRUE(alone != c.run.u);
+    }
+  }
+}
+
+TEST(AmrPartialGroups, amr_partial_groups_subcycled_step_equals_complete_groups) {
+  // One subcycled coarse step (the device's recursion, per-level ranges, fine-flux sums): the
+  // same u and sums with partial groups (group_min 1) and complete ones only (8).
+  for (const PlanCase& pc : plan_cases) {
+    const StateCase c(pc);
+    SCOPED_TRACE(c.name);
+    const amr::Tree& t = c.run.tree;
+    const auto loops = amr::make_serial_loops();
+    const HydroParams hp{};
+    const double dt0 = amr::subcycle_dt(t, amr::scan_leaves(t, c.run.u, hp.gamma, *loops), 0.5);
+    std::vector<double> u[2], kept[2];
+    long long partial = 0;
+    for (int k = 0; k < 2; ++k) {
+      const int group_min = k == 0 ? 1 : 8;
+      const amr::StepPlan p = amr::build_step_plan(t, c.lists, true, group_min);
+      for (const std::uint8_t m : p.group_members) partial += m != amr::complete_group;
+      const amr::PlanLevels lv = amr::emulate_plan_levels(t, p);
+      u[k] = c.run.u;
+      std::vector<double> unew(u[k].size()), sums(t.noct() * amr::fine_flux_per_oct, 0.0);
+      kept[k].assign(t.noct() * amr::fine_flux_per_oct, 0.0);
+      amr::emulate_plan_subcycled_step(t, p, c.lists, lv, hp, true, u[k], unew, kept[k], sums, dt0);
+    }
+    EXPECT_LT(state_difference(u[0], u[1], t.noct() * 8), shape_tolerance);
+    // The kept fluxes of the last substeps (the sums are zeroed as the reflux reads them).
+    EXPECT_LT(flux_difference(kept[0], kept[1]), shape_tolerance);
+    EXPECT_TRUE(u[0] != c.run.u);
+    if (pc.levels >= 2) {
+      EXPECT_GT(partial, 0);
+    }
+  }
+}
+
+TEST(AmrPartialGroups, amr_partial_groups_emulated_device_path_equals_serial) {
+  // The GPU path's driver (device regrid, plan rebuilt after every tree change) with the device
+  // emulated at group_min 1 and 8, global dt and --subcycle: the serial oracle's tree, steps and
+  // state to round-off, and the JSON's grouped share counted from the plans' masks.
+  const PlanCase c{"sedov", {12, 8, 10}, Boundary::reflecting, 2, "gradient", 8};
+  const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+  const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+  for (const bool subcycle : {false, true}) {
+    amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
+    ac.subcycle = subcycle;
+    const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+    double share[2] = {0, 0};
+    for (const int group_min : {1, 8}) {
+      SCOPED_TRACE("subcycle " + std::to_string(subcycle) + " group_min " + std::to_string(group_min));
+      EmulatedCounts n;
+      ac.device = emulated_device(n, group_min);
+      const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+      ASSERT_EQ(dev.tree.key, oracle.tree.key);
+      const double l2 = relative_l2(dev.u, oracle.u);
+      std::cerr << "subcycle " << subcycle << " group_min " << group_min << ": " << n.moves << " tree changes, "
+                << "grouped share " << dev.grouped_oct_updates / dev.leaf_oct_updates << ", vs serial relative L2 "
+                << l2 << "\n";
+      EXPECT_GT(n.moves, 0);
+      EXPECT_EQ(dev.steps, oracle.steps);
+      EXPECT_LT(l2, 1e-12);
+      EXPECT_EQ(dev.grouped_oct_updates, double(n.grouped_oct_updates));
+      // group_min 1: every block with a leaf oct is a group but the level-0 blocks that leave the
+      // domain (5 base octs along z: the last layer).
+      share[group_min == 1 ? 0 : 1] = dev.grouped_oct_updates / dev.leaf_oct_updates;
+    }
+    EXPECT_GT(share[0], share[1]);
+    EXPECT_LT(share[0], 1.0);
+  }
+}

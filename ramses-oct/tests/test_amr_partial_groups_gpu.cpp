@@ -1,0 +1,105 @@
+// Partial sibling groups on the GPU (--group-min, README "AMR", "Partial sibling groups"): the
+// GPU step built with group_min 1 (every block with a leaf oct a group, most of them partial) and
+// 8 (complete blocks only), global dt and --subcycle, on a cube and a brick domain: after every
+// upload and regrid the device plan equals the host plan of the same group_min field by field,
+// and the run equals the serial oracle (the same tree, steps and end time, the state to 1e-12).
+// gpu label: CUDA or HIP builds.
+#include <array>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "amr_driver.hpp"
+#include "amr_gpu.hpp"
+#include "amr_plan.hpp"
+#include "copa/testing.hpp"
+#include "reference.hpp"
+#include "test_amr_forwarding_step.hpp"
+#include "test_amr_helpers.hpp"
+#include "test_amr_plan_cases.hpp"
+#include "test_amr_plan_compare.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+namespace {
+
+struct PlanChecks {
+  long plans = 0, partial_groups = 0;
+};
+
+// The GPU step of group_min, its plan checked against the host's after every upload and adopt.
+class GroupMinCheckedStep final : public ForwardingStep {
+ public:
+  GroupMinCheckedStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, int group_min, PlanChecks& n)
+      : ForwardingStep(std::move(gpu)), reflux_(reflux), group_min_(group_min), n_(n) {}
+  void upload(const amr::Tree& t, const std::vector<double>& u) override {
+    base_ = t.base;
+    inner().upload(t, u);
+    check(t);
+  }
+  void adopt() override {
+    inner().adopt();
+    amr::Tree t;
+    inner().download_tree(t);
+    t.base = base_;
+    check(t);
+  }
+
+ private:
+  void check(const amr::Tree& t) {
+    const amr::StepLists l = amr::build_step_lists(t);
+    const amr::StepPlan host = amr::build_step_plan(t, l, reflux_, group_min_);
+    amr::StepPlan dev;
+    inner().download_plan(dev);
+    expect_same_plan(dev, host);
+    EXPECT_EQ(inner().counts().groups, static_cast<long long>(host.groups.size()));
+    for (const std::uint8_t m : host.group_members) n_.partial_groups += m != amr::complete_group;
+    ++n_.plans;
+  }
+  const OctMesh* base_ = nullptr;
+  bool reflux_;
+  int group_min_;
+  PlanChecks& n_;
+};
+
+}  // namespace
+
+TEST(Amr, amr_gpu_partial_groups_equal_oracle) {
+  const PlanCase cases[] = {{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
+                            {"sedov", {12, 8, 10}, Boundary::periodic, 2, "gradient", 10},
+                            {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16}};
+  for (const PlanCase& c : cases)
+    for (const bool subcycle : {false, true})
+      for (const int group_min : {1, 8}) {
+        const std::string what = std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " subcycle " +
+                                 std::to_string(subcycle) + " group_min " + std::to_string(group_min);
+        SCOPED_TRACE(what);
+        const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+        const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+        amr::AmrConfig ac = amr_levels(c.levels, c.kind, 2);
+        ac.subcycle = subcycle;
+        const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+        PlanChecks n;
+        ac.device = [&n, subcycle, group_min](const HydroParams& hp, bool reflux) {
+          return std::unique_ptr<amr::DeviceStep>(new GroupMinCheckedStep(
+              amr::make_gpu_amr_step(hp, reflux, subcycle, group_min), reflux, group_min, n));
+        };
+        const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+        ASSERT_EQ(dev.tree.key, oracle.tree.key);
+        const double l2 = relative_l2(dev.u, oracle.u);
+        std::cerr << what << ": " << n.plans << " device plans = host plans (" << n.partial_groups
+                  << " partial groups in them), grouped share " << dev.grouped_oct_updates / dev.leaf_oct_updates
+                  << "; state vs oracle relative L2 " << l2 << "\n";
+        EXPECT_GT(n.plans, 1);
+        if (group_min == 1) {
+          EXPECT_GT(n.partial_groups, 0);
+        } else {
+          EXPECT_EQ(n.partial_groups, 0);
+        }
+        EXPECT_EQ(dev.steps, oracle.steps);
+        EXPECT_LE(std::fabs(dev.t - oracle.t), 1e-12 * oracle.t);
+        EXPECT_LT(l2, 1e-12);
+      }
+}
