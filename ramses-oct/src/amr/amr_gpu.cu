@@ -375,10 +375,12 @@ __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source
 // emulate_device_plan these passes in this order). Pass 1: per leaf oct its fixed-size entries
 // and group-head mask.
 __global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, long long nleaf, bool reflux,
-                                 int group_min, std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
+                                 int group_min, const std::uint64_t* __restrict__ face_mask, long long ncoarse,
+                                 std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
                                  std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < nleaf) plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, group_min, edges, skip, keep, head);
+  if (i < nleaf)
+    plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, group_min, face_mask, ncoarse, edges, skip, keep, head);
 }
 
 // The split's flags, scanned next (entry nleaf is 0, so the scans end with the totals).
@@ -1386,15 +1388,14 @@ class GpuAmrStep final : public DeviceStep {
     restrict_scan_.resize(ncoarse + 1);
     if (nleaf > 0) {
       plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf, reflux_, group_min_,
-                                                                  edges_.data(), skip_.data(), keep_.data(),
-                                                                  head_.data());
+                                                                  face_mask_.data(), ncoarse, edges_.data(),
+                                                                  skip_.data(), keep_.data(), head_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_leaf_kernel");
     }
     plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf,
                                                                             single_flag_.data(), head_flag_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_split_flags_kernel");
-    exclusive_sum(single_flag_.data(), single_scan_.data(), nleaf + 1);
-    exclusive_sum(head_flag_.data(), group_scan_.data(), nleaf + 1);
+    exclusive_sum2(single_flag_.data(), single_scan_.data(), head_flag_.data(), group_scan_.data(), nleaf + 1);
     plan_restrict_count_kernel<<<copa::gpu::blocks_for(ncoarse + 1, 256), 256>>>(son_.data(), ncoarse,
                                                                                 restrict_count_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_restrict_count_kernel");

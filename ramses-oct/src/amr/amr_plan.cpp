@@ -95,7 +95,8 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
   loops.run(nleaf, [&](std::int64_t i, int) {
-    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, p.edges.data(), p.skip.data(),
+    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, nullptr, t.level_begin[t.max_level],
+                      p.edges.data(), p.skip.data(),
                       p.keep.data(), p.head.data());
   });
   p.singles.clear();
@@ -185,7 +186,8 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
   for (long long i = 0; i < nleaf; ++i)
-    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, p.edges.data(), p.skip.data(),
+    plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, nullptr, t.level_begin[t.max_level],
+                      p.edges.data(), p.skip.data(),
                       p.keep.data(), p.head.data());
   std::vector<long long> single_scan(nleaf + 1, 0), group_scan(nleaf + 1, 0);
   for (long long i = 0; i < nleaf; ++i) {

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "amr_lists_body.hpp"
 #include "amr_members.hpp"
 #include "amr_regrid_body.hpp"
 #include "amr_tree.hpp"
@@ -234,9 +235,13 @@ RO_HD bool group_slot_leaf_member(const std::int32_t* members, unsigned mask, in
 // a run (plan_run_continues) and the run from i, at most 8 leaf octs of one aligned 2 x 2 x 2
 // block, holds at least group_min of them (1..8; 0 or more than 8: no groups); on level 0 the
 // block must lie inside the domain (an odd number of base octs per axis leaves a partial block).
+// The skip mask is the step lists' reflux-face mask of the oct (lists_face_mask: the same faces,
+// the coarse side of each coarse-fine face; none on the finest level, below ncoarse): the device
+// passes the lists' face_mask (computed a lane per cell just before, so the 48 lookups are not
+// run again by a thread per leaf oct in series), the host null, and the mask is computed here.
 RO_HD void plan_leaf_entries(const PlanView& v, const std::int32_t* leaf_octs, long long nleaf, long long i, bool reflux,
-                             int group_min, std::int8_t* edges, std::uint64_t* skip_out, std::uint8_t* keep_out,
-                             std::uint8_t* head_out) {
+                             int group_min, const std::uint64_t* face_mask, long long ncoarse, std::int8_t* edges,
+                             std::uint64_t* skip_out, std::uint8_t* keep_out, std::uint8_t* head_out) {
   const std::int32_t o = leaf_octs[i];
   const int l = v.t.level[o];
   const int oc[3] = {v.t.coord[0][o], v.t.coord[1][o], v.t.coord[2][o]};
@@ -246,15 +251,7 @@ RO_HD void plan_leaf_entries(const PlanView& v, const std::int32_t* leaf_octs, l
       const bool at = side == 0 ? oc[a] == 0 : oc[a] == n - 1;
       edges[6 * i + 3 * side + a] = static_cast<std::int8_t>(at ? v.t.bc[a] : 0);
     }
-  std::uint64_t skip = 0;
-  for (int cell = 0; cell < 8 && reflux; ++cell) {
-    if (v.son[(long long)o * 8 + cell] >= 0) continue;
-    for (int f = 0; f < 6; ++f) {
-      const long long nb = view_same_level_neighbour(v.t, o, cell, f / 2, f % 2);
-      if (nb >= 0 && v.son[nb] >= 0) skip |= std::uint64_t(1) << (6 * cell + f);
-    }
-  }
-  skip_out[i] = skip;
+  skip_out[i] = !reflux || o >= ncoarse ? 0 : face_mask ? face_mask[o] : lists_face_mask(v.t, v.son, o);
   std::uint8_t keep = 0;
   for (int f = 0; f < 6 && l > 0; ++f)
     if (v.t.nbor[f][o] < 0) keep |= static_cast<std::uint8_t>(1 << f);
