@@ -490,15 +490,18 @@ __global__ void plan_restrict_fill_kernel(const std::int32_t* __restrict__ son, 
 }
 
 // The counts the host needs after the split and restriction scans, gathered into one small array
-// so they come up in one copy: the singles, the groups, then the restriction scan at each level's
-// first oct.
+// so they come up in one copy: the singles, the groups, the restriction scan at each level's first
+// oct, then the leaf cells of each level (leaf_cells_kernel's, which had a copy and a wait of
+// their own after every regrid).
 __global__ void plan_counts_kernel(const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
                                    long long nleaf, const long long* __restrict__ restrict_scan, LevelOffsets starts,
-                                   int nstart, long long* __restrict__ out) {
+                                   int nstart, const unsigned long long* __restrict__ leaf_count,
+                                   long long* __restrict__ out) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   out[0] = single_scan[nleaf];
   out[1] = group_scan[nleaf];
   for (int l = 0; l < nstart; ++l) out[2 + l] = restrict_scan[starts.v[l]];
+  for (int l = 0; l < nstart; ++l) out[2 + nstart + l] = static_cast<long long>(leaf_count[l]);
 }
 
 // The step lists (amr_lists_body.hpp; the same passes as emulate_device_lists). A lane per cell:
@@ -998,19 +1001,9 @@ class GpuAmrStep final : public DeviceStep {
 
   const std::vector<std::int64_t>& level_begin() const override { return level_begin_; }
 
-  std::vector<std::int64_t> leaf_cells_per_level() override {
-    const int nlevel = max_level_ + 1;
-    leaf_count_.resize(nlevel);
-    copa::gpu::fill_zero(leaf_count_.data(), leaf_count_.bytes());
-    if (noct_ > 0) {
-      leaf_cells_kernel<<<copa::gpu::blocks_for(noct_, 256), 256>>>(son_.data(), level_.data(), noct_, nlevel,
-                                                                   leaf_count_.data());
-      COPA_GPU_CHECK_LAUNCH("amr leaf_cells_kernel");
-    }
-    auto* h = reinterpret_cast<unsigned long long*>(scan_host_.reserve(nlevel * sizeof(unsigned long long)));
-    copa::gpu::copy_to_host(h, leaf_count_.data(), nlevel * sizeof(unsigned long long));
-    return std::vector<std::int64_t>(h, h + nlevel);
-  }
+  // Counted by build_plan, which runs after every upload and adopt (the only changes of the tree),
+  // and brought up with the plan's counts.
+  std::vector<std::int64_t> leaf_cells_per_level() override { return leaf_cells_; }
 
   // Every table through the pinned staging buffer (a pageable copy runs at a fraction of the
   // link's speed; the driver calls this for a bad cell's report and the end of the run only).
@@ -1402,15 +1395,24 @@ class GpuAmrStep final : public DeviceStep {
     exclusive_sum(restrict_count_.data(), restrict_scan_.data(), ncoarse + 1);
     LevelOffsets starts{};
     for (int l = 0; l <= max_level_; ++l) starts.v[l] = level_begin_[l];
-    const int nword = 2 + max_level_ + 1;
+    const int nlevel = max_level_ + 1;
+    leaf_count_.resize(nlevel);
+    copa::gpu::fill_zero(leaf_count_.data(), leaf_count_.bytes());
+    if (noct_ > 0) {
+      leaf_cells_kernel<<<copa::gpu::blocks_for(noct_, 256), 256>>>(son_.data(), level_.data(), noct_, nlevel,
+                                                                   leaf_count_.data());
+      COPA_GPU_CHECK_LAUNCH("amr leaf_cells_kernel");
+    }
+    const int nword = 2 + 2 * nlevel;
     plan_counts_.resize(nword);
     plan_counts_kernel<<<1, 1>>>(single_scan_.data(), group_scan_.data(), nleaf, restrict_scan_.data(), starts,
-                                 max_level_ + 1, plan_counts_.data());
+                                 nlevel, leaf_count_.data(), plan_counts_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_counts_kernel");
     auto* h = reinterpret_cast<long long*>(scan_host_.reserve(nword * sizeof(long long)));
     copa::gpu::copy_to_host(h, plan_counts_.data(), nword * sizeof(long long));
     const long long nsingle = h[0], ngroup = h[1], nunit = nsingle + ngroup;
-    const std::vector<long long> scan_at(h + 2, h + nword);
+    const std::vector<long long> scan_at(h + 2, h + 2 + nlevel);
+    leaf_cells_.assign(h + 2 + nlevel, h + nword);
     LevelOffsets offset{};
     restrict_layout(scan_at, counts_.restrict_begin, offset.v);
     const long long npairs = counts_.restrict_begin.back();
@@ -1685,6 +1687,7 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<long long> rb_sons_, rb_created_, rb_son_scan_, rb_created_scan_, rb_counts_;
   GrowArray<std::int64_t> row_cell_;
   GrowArray<unsigned long long> leaf_count_;
+  std::vector<std::int64_t> leaf_cells_;  // per level, the current tree's leaf cells (build_plan)
 };
 
 }  // namespace
