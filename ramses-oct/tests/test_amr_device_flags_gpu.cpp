@@ -4,8 +4,10 @@
 // message. gpu label: CUDA or HIP builds. (The gradient criterion reads the same state on both
 // sides; a jump within an ulp of the threshold could in principle differ by FMA contraction: the
 // test prints the number of differing bytes per case.)
+#include <cstdint>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,7 +70,11 @@ TEST(Amr, amr_device_flags_on_the_gpu_report_an_unbalanced_tree) {
     const auto gpu = amr::make_gpu_amr_step(hp, true);
     gpu->upload(t, u);
     gpu->criterion(rc, hp.gamma);
-    const std::string dev = thrown_message([&] { gpu->refinement_flags(); });
+    // The error word comes up with the rebuild's counts (GpuAmrStep::rebuild), which throws.
+    const std::string dev = thrown_message([&] {
+      gpu->refinement_flags();
+      gpu->rebuild(std::numeric_limits<std::int64_t>::max());
+    });
     EXPECT_FALSE(host.empty());
     EXPECT_EQ(dev, host);
     std::cerr << kind << " on the unbalanced tree of " << levels << " levels: the GPU threw \"" << dev << "\"\n";

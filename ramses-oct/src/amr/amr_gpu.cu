@@ -572,12 +572,15 @@ struct LevelShifts {
 };
 
 // The counts the host sees, gathered into one copy: the sons scan at each old level's first oct
-// (the new level sizes), then the created octs (the map's rows).
+// (the new level sizes), the created octs (the map's rows), then the flags' error word (null:
+// flags uploaded by the host, no word), which thus comes up without a copy and a wait of its own.
 __global__ void rebuild_counts_kernel(const long long* __restrict__ son_scan, const long long* __restrict__ created_scan,
-                                      LevelBegins old_begin, int nlevel, long long n, long long* __restrict__ out) {
+                                      LevelBegins old_begin, int nlevel, long long n,
+                                      const unsigned* __restrict__ flags_error, long long* __restrict__ out) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   for (int l = 0; l < nlevel; ++l) out[l] = son_scan[old_begin.v[l]];
   out[nlevel] = created_scan[n];
+  out[nlevel + 1] = flags_error ? *flags_error : 0u;
 }
 
 // --subcycle: the ghost total and the per-level ranges (plan_level_ranges) in one small array, so
@@ -858,6 +861,7 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   void upload_flags(const std::vector<char>& flag) override {
+    flags_error_to_check_ = nullptr;
     copa::gpu::require_device_memory(flag_.growth(flag.size()), "ramses-oct AMR regrid flags");
     char* h = staging_.reserve(flag.size());
     std::size_t at = 0;
@@ -873,23 +877,25 @@ class GpuAmrStep final : public DeviceStep {
     const long long n = noct_;
     const int L = max_level_;
     copa::gpu::require_device_memory(rb_sons_.growth(n + 1) + rb_created_.growth(n + 1) + rb_son_scan_.growth(n + 1) +
-                                         rb_created_scan_.growth(n + 1) + rb_counts_.growth(L + 2),
+                                         rb_created_scan_.growth(n + 1) + rb_counts_.growth(L + 3),
                                      "ramses-oct AMR device rebuild counts");
     rb_sons_.resize(n + 1);
     rb_created_.resize(n + 1);
     rb_son_scan_.resize(n + 1);
     rb_created_scan_.resize(n + 1);
-    rb_counts_.resize(L + 2);
+    rb_counts_.resize(L + 3);
     const RebuildOld v = rebuild_old();
     rebuild_count_kernel<<<copa::gpu::blocks_for(n + 1, 128), 128>>>(v, n, rb_sons_.data(), rb_created_.data());
     COPA_GPU_CHECK_LAUNCH("amr rebuild_count_kernel");
     exclusive_sum2(rb_sons_.data(), rb_son_scan_.data(), rb_created_.data(), rb_created_scan_.data(), n + 1);
     const LevelBegins old_begin = begins(level_begin_);
     rebuild_counts_kernel<<<1, 1>>>(rb_son_scan_.data(), rb_created_scan_.data(), old_begin, L + 1, n,
-                                    rb_counts_.data());
+                                    flags_error_to_check_, rb_counts_.data());
     COPA_GPU_CHECK_LAUNCH("amr rebuild_counts_kernel");
-    auto* h = reinterpret_cast<long long*>(scan_host_.reserve((L + 2) * sizeof(long long)));
-    copa::gpu::copy_to_host(h, rb_counts_.data(), (L + 2) * sizeof(long long));
+    flags_error_to_check_ = nullptr;
+    auto* h = reinterpret_cast<long long*>(scan_host_.reserve((L + 3) * sizeof(long long)));
+    copa::gpu::copy_to_host(h, rb_counts_.data(), (L + 3) * sizeof(long long));
+    check_flags_error(static_cast<unsigned>(h[L + 2]));
     const std::vector<long long> scan_at(h, h + L + 1);
     rows_ = h[L + 1];
     rebuild_layout(level_begin_[1] - level_begin_[0], scan_at, max_octs, new_begin_);
@@ -1086,8 +1092,9 @@ class GpuAmrStep final : public DeviceStep {
 
   // The passes of amr_flags_body.hpp in emulate_device_flags's order: the son pass one launch
   // per level (finest first), the buffer one launch reading flag_ and storing into its copy
-  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first); then only
-  // the error word comes up: the flags stay in flag_ for rebuild().
+  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first). The flags
+  // stay in flag_ for rebuild(), whose count copy brings the error word up (one wait fewer per
+  // regrid than a copy of its own here) and which throws before using any count.
   void refinement_flags() override {
     const long long ncoarse = level_begin_[max_level_];
     const PlanView v = plan_view();
@@ -1113,9 +1120,7 @@ class GpuAmrStep final : public DeviceStep {
                                                                                      flags_error_.data());
       COPA_GPU_CHECK_LAUNCH("amr flags_balance_kernel");
     }
-    auto* e = reinterpret_cast<unsigned*>(scan_host_.reserve(sizeof(unsigned)));
-    copa::gpu::copy_to_host(e, flags_error_.data(), sizeof(unsigned));
-    check_flags_error(*e);
+    flags_error_to_check_ = flags_error_.data();
   }
 
   void download_flags(std::vector<char>& flag) override { fetch(flag_, flag); }
@@ -1675,6 +1680,7 @@ class GpuAmrStep final : public DeviceStep {
   // buffer pass's copy).
   GrowArray<char> crit_, flag_, flag_next_;
   GrowArray<unsigned> flags_error_;
+  const unsigned* flags_error_to_check_ = nullptr;  // refinement_flags' error word, read by the next rebuild()
   // The leaf block's shared-memory layout tables (amr_leaf_layout.cpp), read through L1.
   copa::gpu::DeviceArray<block::LeafLayout<2>> oct_layout_{1};
   copa::gpu::DeviceArray<block::LeafLayout<4>> group_layout_{1};

@@ -78,8 +78,9 @@ class DeviceStep {
   virtual void advance_subcycled(double dt0) = 0;
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
-  // flags from it (son flags, buffer, 2:1 balance) into the device array flag_, where only the
-  // error word comes up (it throws the host's RuntimeError where the tree was not balanced).
+  // flags from it (son flags, buffer, 2:1 balance) into the device array flag_; nothing comes up:
+  // the error word comes with rebuild()'s counts, and rebuild() throws the host's RuntimeError
+  // where the tree was not balanced (the host and emulated steps throw in refinement_flags).
   // The device rebuild (amr_rebuild_body.hpp, README "The device rebuild"): rebuild() builds the
   // new tree's octs, their father and son links and the old->new map beside the current tree
   // from flag_ (only the counts come up: octs per level, created octs), exit 3 (RuntimeError)
