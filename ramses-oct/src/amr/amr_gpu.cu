@@ -971,8 +971,8 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The state through the device map (move_cell, one thread per new cell), then the new tables
-  // become the current ones (the old ones are kept as the next rebuild's new arrays) and the lists
-  // and plan are rebuilt.
+  // become the current ones (the old ones are kept as the next rebuild's new arrays), the lists
+  // and plan are rebuilt and the new state is scanned for the next dt.
   void adopt() override {
     next_scan_.drop();
     const long long nn = new_begin_.back();
@@ -1002,6 +1002,12 @@ class GpuAmrStep final : public DeviceStep {
     prepare_step_buffers();
     build_lists();
     build_plan();
+    // The next step's dt scan of the moved state, and the one wait of this part: the regrid's
+    // kernels then finish inside the regrid's timer (the next step's scan() returns the held
+    // words), not in the next step's, as they did once no count copy came after the plan's.
+    const unsigned long long* h = launch_scan();
+    copa::gpu::synchronize();
+    next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
     end_regrid_part();
   }
 

@@ -86,8 +86,8 @@ class DeviceStep {
   // from flag_ (only the counts come up: octs per level, created octs), exit 3 (RuntimeError)
   // over max_octs before allocating, false when the tree is unchanged (then nothing else is
   // needed); link() builds its coordinate hash and neighbour tables; adopt() moves the state
-  // through the device map (move_oct, amr_regrid_body.hpp), makes the new tree the current one
-  // and builds the step lists and plan from it.
+  // through the device map (move_oct, amr_regrid_body.hpp), makes the new tree the current one,
+  // builds the step lists and plan from it and scans it for the next dt (scan() returns that).
   virtual void criterion(const RefineCriterion& rc, double gamma) = 0;
   virtual void refinement_flags() = 0;
   virtual bool rebuild(std::int64_t max_octs) = 0;
