@@ -102,7 +102,8 @@ __device__ inline void oct_barrier(int oct) {
 
 // Blocks per SM the leaf update is compiled for on NVIDIA: four blocks of 256 threads take 4 x
 // 37.9 KB of shared memory and 65536 / 1024 = 64 registers per thread (32 warps per SM). ptxas
-// (sm_90) then spills 192 B (80 registers and 16 B at three blocks), yet the update is 8% shorter
+// (sm_90) then spills 192 B (224 B since partial groups; 80 registers and 16 B at three blocks),
+// yet the update is 8% shorter
 // on the H200: the gather is latency-bound and the fourth block hides more of it (results/h200/
 // 20261125-22: 102 -> 94 us on Sedov 32^3 + 2). HIP's second __launch_bounds__ argument means
 // warps per execution unit: not given there.
