@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "amr_lists_body.hpp"
 #include "hydro_math.hpp"
 
 namespace ro::amr {
@@ -21,14 +22,13 @@ inline constexpr std::int32_t no_slot = INT32_MIN;
 // the count below a slot does not depend on which slots were numbered first).
 RO_HD bool plan_slot_is_ghost(std::int32_t e) { return e < 0 && e != no_slot; }
 
-// Member bits below m of mask (m = 8: all of them).
+// Member bits below m of mask (m = 8: all of them). The device's one-instruction count in the
+// leaf update; the host counts as the step lists do.
 RO_HD int member_rank(unsigned mask, int m) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return __popc(mask & ((1u << m) - 1u));
 #else
-  int n = 0;
-  for (unsigned b = mask & ((1u << m) - 1u); b; b &= b - 1) ++n;
-  return n;
+  return static_cast<int>(lists_popcount(mask & ((1u << m) - 1u)));
 #endif
 }
 
