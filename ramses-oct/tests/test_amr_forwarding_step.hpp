@@ -33,6 +33,7 @@ class ForwardingStep : public amr::DeviceStep {
   void download_flags(std::vector<char>& flag) override { inner_->download_flags(flag); }
   void upload_flags(const std::vector<char>& flag) override { inner_->upload_flags(flag); }
   void download_map(amr::RegridMap& m) override { inner_->download_map(m); }
+  long long regrid_fallbacks() const override { return inner_->regrid_fallbacks(); }
 
  protected:
   amr::DeviceStep& inner() { return *inner_; }

@@ -372,39 +372,65 @@ __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source
   if (k < n * 8) move_cell(k >> 3, int(k & 7), source, src, flip, u_old, old_stride, gamma, u, n * 8);
 }
 
+// The counts of the step lists and plan build, written by its small count kernels into one
+// device array (the count words) that its later kernels read in place of host counts; the host
+// copies them up at its waits (exact sizing), or plan_totals_kernel stores them into host-mapped
+// memory that the host reads after adopt()'s one wait (queued sizing; README "The device plan").
+// Where each count lies for a tree of nlevel levels: the leaf octs, the reflux faces, the singles,
+// the groups, per level the restriction scan at its first oct, its leaf cells and its offset of
+// plan_restrict_fill, then the ghost total (--subcycle: plan_level_words from there, the ghost
+// total first).
+struct CountWords {
+  static constexpr int leaf_octs = 0, faces = 1, singles = 2, groups = 3, scan_at = 4;
+  int nlevel;
+  RO_HD int leaf_cells() const { return scan_at + nlevel; }
+  RO_HD int restrict_offset() const { return scan_at + 2 * nlevel; }
+  RO_HD int ghosts() const { return scan_at + 3 * nlevel; }
+  RO_HD int total(bool subcycle) const { return ghosts() + (subcycle ? plan_level_words(nlevel - 1) : 1); }
+};
+
 // The device plan build (amr_plan_body.hpp; the host's build_step_plan runs the same bodies and
 // emulate_device_plan these passes in this order). Pass 1: per leaf oct its fixed-size entries
 // and group-head mask.
-__global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, long long nleaf, bool reflux,
-                                 int group_min, const std::uint64_t* __restrict__ face_mask, long long ncoarse,
+// The number of leaf octs is read from the count words (nleaf_word), so that the launch needs
+// only a bound the host knows without waiting (README "The device plan").
+__global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
+                                 const long long* __restrict__ nleaf_word, bool reflux, int group_min,
+                                 const std::uint64_t* __restrict__ face_mask, long long ncoarse,
                                  std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
                                  std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long nleaf = *nleaf_word;
   if (i < nleaf)
     plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, group_min, face_mask, ncoarse, edges, skip, keep, head);
 }
 
-// The split's flags, scanned next (entry nleaf is 0, so the scans end with the totals).
+// The split's flags, entries 0..bound (bound >= nleaf), scanned next: the entries from nleaf on
+// are 0, so the scans over bound + 1 entries hold the totals at nleaf and the same values below
+// it as scans over nleaf + 1 entries.
 __global__ void plan_split_flags_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
-                                        const std::uint8_t* __restrict__ head, long long nleaf,
-                                        long long* __restrict__ single_flag, long long* __restrict__ head_flag) {
+                                        const std::uint8_t* __restrict__ head, const long long* __restrict__ nleaf_word,
+                                        long long bound, long long* __restrict__ single_flag,
+                                        long long* __restrict__ head_flag) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i > nleaf) return;
+  if (i > bound) return;
+  const long long nleaf = *nleaf_word;
   single_flag[i] = i < nleaf ? plan_is_single(v, leaf_octs, head, i) : 0;
   head_flag[i] = i < nleaf ? head[i] != 0 : 0;
 }
 
 __global__ void plan_split_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
-                                  const std::uint8_t* __restrict__ head, long long nleaf,
+                                  const std::uint8_t* __restrict__ head, const long long* __restrict__ nleaf_word,
                                   const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
                                   std::int32_t* __restrict__ singles, std::int32_t* __restrict__ groups,
                                   std::uint8_t* __restrict__ group_members, std::int8_t* __restrict__ group_edges) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < nleaf)
+  if (i < *nleaf_word)
     plan_split_scatter(v, leaf_octs, head, i, single_scan, group_scan, singles, groups, group_members, group_edges);
 }
 
-// Pass 2: per unit (singles, then groups) its slot row and ghost count (entry nunit is 0). One warp
+// Pass 2: per unit (singles, then groups) its slot row and ghost count (entries nunit..bound are 0,
+// so the scan over bound + 1 entries ends with the total at nunit). One warp
 // (wavefront) per unit, its lanes over the unit's 27 or 64 slots and a group's 216 member-row
 // entries, the ghost count a warp sum: one thread per unit did up to 64 lookups (neighbour-table
 // walks, a hash probe where a path crosses a coarser region) in series, 72.6 us on the H200 for
@@ -414,9 +440,10 @@ inline constexpr int unit_slot_units_per_block = unit_slot_threads / COPA_WARP_S
 __global__ void __launch_bounds__(unit_slot_threads)
     plan_unit_slots_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
                            const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
-                           const std::uint8_t* __restrict__ group_members, long long nsingle, long long nunit,
-                           std::int32_t* __restrict__ slots,
+                           const std::uint8_t* __restrict__ group_members, const long long* __restrict__ words,
+                           long long bound, std::int32_t* __restrict__ slots,
                            std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
+  const long long nsingle = words[CountWords::singles], nunit = nsingle + words[CountWords::groups];
   const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
   int count = 0;
@@ -428,7 +455,7 @@ __global__ void __launch_bounds__(unit_slot_threads)
   }
   count = copa::gpu::warp_sum(count);
   if (lane == 0 && u < nunit) ghosts[u] = count;
-  if (lane == 0 && u == nunit) ghosts[u] = 0;
+  if (lane == 0 && u >= nunit && u <= bound) ghosts[u] = 0;
 }
 
 // The number of lanes below this one with pred, and of all lanes with it (the ghost numbering
@@ -447,13 +474,16 @@ __device__ inline void lanes_with(bool pred, int lane, int& below, int& total) {
 
 // Pass 3: one warp per unit, its lanes over the unit's slots (27 or 64; 115.9 us on the H200 for
 // Sedov 64^3 + 2 with one thread per unit walking its ghosts' coarse lookups in series): a ghost
-// slot's number is the unit's first plus the ghost slots below it (plan_unit_ghost_entry).
+// slot's number is the unit's first plus the ghost slots below it (plan_unit_ghost_entry). Only
+// ghosts below ghost_capacity are written: on the queued path the ghost arrays are sized by a
+// guess, and a total past it has the plan built again with exact sizes (finish_queued_build).
 __global__ void __launch_bounds__(unit_slot_threads)
 plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, const std::int32_t* __restrict__ singles,
-                        const std::int32_t* __restrict__ groups, long long nsingle, long long nunit,
-                        const long long* __restrict__ ghost_begin, std::int32_t* __restrict__ slots,
-                        std::int32_t* __restrict__ group_slots, std::int64_t* __restrict__ ghost_src,
-                        std::uint8_t* __restrict__ ghost_flip) {
+                        const std::int32_t* __restrict__ groups, const long long* __restrict__ words,
+                        long long ghost_capacity, const long long* __restrict__ ghost_begin,
+                        std::int32_t* __restrict__ slots, std::int32_t* __restrict__ group_slots,
+                        std::int64_t* __restrict__ ghost_src, std::uint8_t* __restrict__ ghost_flip) {
+  const long long nsingle = words[CountWords::singles], nunit = nsingle + words[CountWords::groups];
   const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
   // u is the same on all lanes of a warp: a warp leaves whole, the ballots below see all lanes.
@@ -466,7 +496,7 @@ plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, 
     const bool is_ghost = s < n && plan_slot_is_ghost(row[s]);
     int below, total;
     lanes_with(is_ghost, lane, below, total);
-    if (is_ghost)
+    if (is_ghost && ghost + below < ghost_capacity)
       plan_unit_ghost_entry(v, leaf_octs, singles, groups, nsingle, u, s, ghost + below, row, ghost_src, ghost_flip);
     ghost += total;
   }
@@ -483,26 +513,33 @@ struct LevelOffsets {
   long long v[max_levels + 1];
 };
 
+// offset: the per-level offsets plan_counts_kernel put into the count words.
 __global__ void plan_restrict_fill_kernel(const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
-                                          long long ncoarse, const long long* __restrict__ scan, LevelOffsets offset,
-                                          std::int64_t* __restrict__ cell, std::int64_t* __restrict__ son_out) {
+                                          long long ncoarse, const long long* __restrict__ scan,
+                                          const long long* __restrict__ offset, std::int64_t* __restrict__ cell,
+                                          std::int64_t* __restrict__ son_out) {
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < ncoarse) plan_restrict_fill(son, level, o, scan, offset.v, cell, son_out);
+  if (o < ncoarse) plan_restrict_fill(son, level, o, scan, offset, cell, son_out);
 }
 
-// The counts the host needs after the split and restriction scans, gathered into one small array
-// so they come up in one copy: the singles, the groups, the restriction scan at each level's first
-// oct, then the leaf cells of each level (leaf_cells_kernel's, which had a copy and a wait of
-// their own after every regrid).
+// The plan's counts after the split and restriction scans, into the count words: the singles,
+// the groups, the restriction scan at each level's first oct, the leaf cells of each level
+// (leaf_cells_kernel's, which had a copy and a wait of their own after every regrid), and the
+// restriction pairs' per-level offsets (restrict_layout_at, the host's restrict_layout body), so
+// that the pairs are filled without the host.
 __global__ void plan_counts_kernel(const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
-                                   long long nleaf, const long long* __restrict__ restrict_scan, LevelOffsets starts,
-                                   int nstart, const unsigned long long* __restrict__ leaf_count,
-                                   long long* __restrict__ out) {
+                                   const long long* __restrict__ restrict_scan, LevelOffsets starts, int nlevel,
+                                   const unsigned long long* __restrict__ leaf_count, long long* __restrict__ words) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  out[0] = single_scan[nleaf];
-  out[1] = group_scan[nleaf];
-  for (int l = 0; l < nstart; ++l) out[2 + l] = restrict_scan[starts.v[l]];
-  for (int l = 0; l < nstart; ++l) out[2 + nstart + l] = static_cast<long long>(leaf_count[l]);
+  const CountWords w{nlevel};
+  const long long nleaf = words[CountWords::leaf_octs];
+  words[CountWords::singles] = single_scan[nleaf];
+  words[CountWords::groups] = group_scan[nleaf];
+  for (int l = 0; l < nlevel; ++l) words[CountWords::scan_at + l] = restrict_scan[starts.v[l]];
+  for (int l = 0; l < nlevel; ++l) words[w.leaf_cells() + l] = static_cast<long long>(leaf_count[l]);
+  long long begin[max_levels + 1];
+  words[w.restrict_offset() + nlevel - 1] = 0;  // the finest level has no pairs
+  restrict_layout_at(words + CountWords::scan_at, nlevel - 1, begin, words + w.restrict_offset());
 }
 
 // The step lists (amr_lists_body.hpp; the same passes as emulate_device_lists). A lane per cell:
@@ -536,7 +573,7 @@ __global__ void __launch_bounds__(lists_threads)
   face_count[o] = lists_popcount(mask);
 }
 
-// The two totals the host needs (launch sizes, memory checks), gathered so they come up in one copy.
+// The two totals into the count words (CountWords::leaf_octs and faces).
 __global__ void lists_counts_kernel(const long long* __restrict__ leaf_scan, long long n,
                                     const long long* __restrict__ face_scan, long long ncoarse,
                                     long long* __restrict__ out) {
@@ -544,14 +581,19 @@ __global__ void lists_counts_kernel(const long long* __restrict__ leaf_scan, lon
   out[1] = face_scan[ncoarse];
 }
 
-// Pass 2, a thread per (oct, cell): o's leaf_octs entry (cell 0) and the cell's reflux faces.
+// Pass 2, a thread per (oct, cell): o's leaf_octs entry (cell 0) and the cell's reflux faces. On
+// the queued path faces holds face_capacity faces, a guess: an oct whose faces would pass it
+// writes none (lists_fill_cell stops after the leaf entry for an oct not below its ncoarse), and
+// a total past it has the lists built again with exact sizes (finish_queued_build).
 __global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
                                   const long long* __restrict__ leaf_scan, const long long* __restrict__ face_scan,
-                                  const std::uint64_t* __restrict__ face_mask, std::int32_t* __restrict__ leaf_octs,
-                                  RefluxFace* __restrict__ faces) {
+                                  const std::uint64_t* __restrict__ face_mask, long long face_capacity,
+                                  std::int32_t* __restrict__ leaf_octs, RefluxFace* __restrict__ faces) {
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < 8 * n)
-    lists_fill_cell(v, son, g / 8, int(g % 8), ncoarse, leaf_scan, face_scan, face_mask, leaf_octs, faces);
+  if (g >= 8 * n) return;
+  const long long o = g / 8;
+  const bool faces_fit = o >= ncoarse || face_scan[o + 1] <= face_capacity;
+  lists_fill_cell(v, son, o, int(g % 8), faces_fit ? ncoarse : 0, leaf_scan, face_scan, face_mask, leaf_octs, faces);
 }
 
 // The device rebuild (amr_rebuild_body.hpp; the same passes as emulate_device_rebuild). Pass 1,
@@ -584,14 +626,25 @@ __global__ void rebuild_counts_kernel(const long long* __restrict__ son_scan, co
   out[nlevel + 1] = flags_error ? *flags_error : 0u;
 }
 
-// --subcycle: the ghost total and the per-level ranges (plan_level_ranges) in one small array, so
-// that they come up in the plan's last copy (the ghost total's, which they replace).
-__global__ void plan_levels_kernel(LevelBegins level_begin, int max_level, const long long* __restrict__ leaf_scan,
-                                   const long long* __restrict__ face_scan, const long long* __restrict__ single_scan,
-                                   const long long* __restrict__ group_scan, const long long* __restrict__ ghost_begin,
+// The plan's last counts into the count words: the ghost total, or under --subcycle the ghost
+// total and the per-level ranges (plan_level_ranges). Then, where out is given (queued sizing),
+// all nword count words into host-mapped memory, ordered before the host's read (which comes
+// after adopt()'s synchronisation) by a system fence: no copy and no wait of their own.
+__global__ void plan_totals_kernel(LevelBegins level_begin, int max_level, bool subcycle,
+                                   const long long* __restrict__ leaf_scan, const long long* __restrict__ face_scan,
+                                   const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
+                                   const long long* __restrict__ ghost_begin, long long* __restrict__ words, int nword,
                                    long long* __restrict__ out) {
-  if (blockIdx.x == 0 && threadIdx.x == 0)
-    plan_level_ranges(level_begin.v, max_level, leaf_scan, face_scan, single_scan, group_scan, ghost_begin, out);
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const CountWords w{max_level + 1};
+  if (subcycle)
+    plan_level_ranges(level_begin.v, max_level, leaf_scan, face_scan, single_scan, group_scan, ghost_begin,
+                      words + w.ghosts());
+  else
+    words[w.ghosts()] = ghost_begin[words[CountWords::singles] + words[CountWords::groups]];
+  if (!out) return;
+  for (int k = 0; k < nword; ++k) out[k] = words[k];
+  __threadfence_system();
 }
 
 // Before the fill: the new tree's son table set to -1 (rebuild_fill writes the sons that exist)
@@ -781,29 +834,31 @@ class PinnedStaging {
   std::size_t cap_ = 0;
 };
 
-// The dt scan's result words in host-mapped pinned memory: the scan's last block stores them
-// there (leaf_scan_block), the host reads them after the launch's synchronisation. Sized for the
-// most levels a tree can have, allocated once.
-class MappedScanWords {
+// Result words in host-mapped pinned memory: a kernel stores them there (the dt scan's last
+// block, leaf_scan_block; the regrid's count words, plan_totals_kernel), the host reads them after
+// the launch's synchronisation, with no copy of their own. Sized for the most levels a tree can
+// have, allocated once.
+template <class T>
+class MappedWords {
  public:
-  MappedScanWords()
-      : host_(static_cast<unsigned long long*>(copa::gpu::malloc_mapped((scan_levels + 1) * sizeof(unsigned long long)))),
-        device_(static_cast<unsigned long long*>(copa::gpu::device_pointer(host_))) {}
-  ~MappedScanWords() { copa::gpu::free_mapped(host_); }
-  MappedScanWords(const MappedScanWords&) = delete;
-  MappedScanWords& operator=(const MappedScanWords&) = delete;
-  const unsigned long long* host() const { return host_; }
-  unsigned long long* device() { return device_; }
+  explicit MappedWords(std::size_t n)
+      : host_(static_cast<T*>(copa::gpu::malloc_mapped(n * sizeof(T)))),
+        device_(static_cast<T*>(copa::gpu::device_pointer(host_))) {}
+  ~MappedWords() { copa::gpu::free_mapped(host_); }
+  MappedWords(const MappedWords&) = delete;
+  MappedWords& operator=(const MappedWords&) = delete;
+  const T* host() const { return host_; }
+  T* device() { return device_; }
 
  private:
-  unsigned long long* host_;
-  unsigned long long* device_;
+  T* host_;
+  T* device_;
 };
 
 class GpuAmrStep final : public DeviceStep {
  public:
-  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min)
-      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min) {
+  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, RegridCapacity capacity)
+      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min), capacity_(capacity) {
     // One wave of scan blocks (sm_90: 60 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
@@ -856,8 +911,8 @@ class GpuAmrStep final : public DeviceStep {
     char* h = staging_.reserve(total);
     std::size_t at = 0;
     each_table(t, [&](auto& d, const auto& v) { put(h, at, d, v); });
-    build_lists();
-    build_plan();
+    build_lists(Sizing::exact);
+    build_plan(Sizing::exact);
     copa::gpu::synchronize();
   }
 
@@ -973,7 +1028,9 @@ class GpuAmrStep final : public DeviceStep {
 
   // The state through the device map (move_cell, one thread per new cell), then the new tables
   // become the current ones (the old ones are kept as the next rebuild's new arrays), the lists
-  // and plan are rebuilt and the new state is scanned for the next dt.
+  // and plan are rebuilt (queued sizing: no count comes up before the end) and the new state is
+  // scanned for the next dt. One wait at the end, for all of it: the scan's words and every count
+  // of the lists and plan come up there (finish_queued_build; README "The device plan").
   void adopt() override {
     next_scan_.drop();
     const long long nn = new_begin_.back();
@@ -1001,14 +1058,16 @@ class GpuAmrStep final : public DeviceStep {
     unew_.resize(cells);
     copa::gpu::copy_on_device(unew_.data(), u_.data(), u_.bytes());
     prepare_step_buffers();
-    build_lists();
-    build_plan();
+    build_lists(Sizing::queued);
+    build_plan(Sizing::queued);
     // The next step's dt scan of the moved state, and the one wait of this part: the regrid's
     // kernels then finish inside the regrid's timer (the next step's scan() returns the held
-    // words), not in the next step's, as they did once no count copy came after the plan's.
+    // words), not in the next step's, as they did once no count copy came after the plan's. The
+    // scan reads the state and the tree, not the plan, so a fallback leaves it valid.
     const unsigned long long* h = launch_scan();
     copa::gpu::synchronize();
     next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
+    finish_queued_build();
     end_regrid_part();
   }
 
@@ -1045,6 +1104,7 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   const PlanCounts& counts() const override { return counts_; }
+  long long regrid_fallbacks() const override { return regrid_fallbacks_; }
 
   void download_plan(StepPlan& p) override {
     fetch(leaf_octs_, p.leaf_octs);
@@ -1215,6 +1275,14 @@ class GpuAmrStep final : public DeviceStep {
   }
 
  private:
+  // How build_lists and build_plan size their launches and arrays (README "The device plan"):
+  // exact, each count copied up once the device has it (a wait each: upload_tree, and the
+  // fallback), or queued, by bounds and guesses the host has without waiting (adopt()).
+  enum class Sizing { exact, queued };
+  // The slack of a queued guess over a quarter more than the last count (queued_capacity): 1024
+  // ghosts hold 8 * nvar * 1024 doubles (330 KB), so a small tree that grows a lot still fits.
+  static constexpr long long queued_slack = 1024;
+
   // amr_step(l, dt) on the device: the finer level's two substeps first; then level l's ghost
   // slots from the current u (level l - 1 at its old time), its units with dt (the global step's
   // kernel over the level's slices of singles and groups, which for l >= 1 also adds the
@@ -1340,8 +1408,12 @@ class GpuAmrStep final : public DeviceStep {
 
   // The step lists built on the device from the uploaded tables (amr_lists_body.hpp; the same
   // passes as emulate_device_lists): per oct its leaf flag and reflux faces (a lane per cell),
-  // one pair scan of both counts, one copy up of the two totals, the fill (a thread per cell). They replace the host's build_step_lists and its upload.
-  void build_lists() {
+  // one pair scan of both counts, the two totals into the count words, the fill (a thread per
+  // cell). They replace the host's build_step_lists and its upload. Exact sizing copies the totals
+  // up (a wait) and sizes leaf_octs_ and faces_ by them; queued sizing waits for nothing: leaf_octs_
+  // holds every oct (nleaf <= noct) and faces_ a guess (queued_capacity), checked after adopt()'s
+  // wait (finish_queued_build).
+  void build_lists(Sizing sizing) {
     const long long n = noct_, ncoarse = level_begin_[max_level_];
     const TreeView v = view();
     leaf_flag_.resize(n + 1);
@@ -1353,33 +1425,46 @@ class GpuAmrStep final : public DeviceStep {
         v, son_.data(), n, ncoarse, leaf_flag_.data(), face_mask_.data(), face_flag_.data());
     COPA_GPU_CHECK_LAUNCH("amr lists_count_kernel");
     exclusive_sum2(leaf_flag_.data(), leaf_scan_.data(), face_flag_.data(), face_scan_.data(), n + 1);
-    lists_totals_.resize(2);
-    lists_counts_kernel<<<1, 1>>>(leaf_scan_.data(), n, face_scan_.data(), ncoarse, lists_totals_.data());
+    count_words_.resize(CountWords{max_level_ + 1}.total(subcycle_));
+    lists_counts_kernel<<<1, 1>>>(leaf_scan_.data(), n, face_scan_.data(), ncoarse, count_words_.data());
     COPA_GPU_CHECK_LAUNCH("amr lists_counts_kernel");
-    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(2 * sizeof(long long)));
-    copa::gpu::copy_to_host(h, lists_totals_.data(), 2 * sizeof(long long));
-    const long long nleaf = h[0], nfaces = h[1];
-    copa::gpu::require_device_memory(leaf_octs_.growth(nleaf) + faces_.growth(nfaces), "ramses-oct AMR step lists");
+    long long nleaf = n;
+    if (sizing == Sizing::exact) {
+      const long long* h = count_words_up(CountWords::faces + 1);
+      nleaf = h[CountWords::leaf_octs];
+      face_capacity_ = h[CountWords::faces];
+    } else {
+      face_capacity_ = queued_capacity(counts_.faces);
+    }
+    copa::gpu::require_device_memory(leaf_octs_.growth(nleaf) + faces_.growth(face_capacity_),
+                                     "ramses-oct AMR step lists");
     leaf_octs_.resize(nleaf);
-    faces_.resize(nfaces);
+    faces_.resize(face_capacity_);
     if (n > 0) {
       lists_fill_kernel<<<copa::gpu::blocks_for(8 * n, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_scan_.data(),
                                                                    face_scan_.data(), face_mask_.data(),
-                                                                   leaf_octs_.data(), faces_.data());
+                                                                   face_capacity_, leaf_octs_.data(), faces_.data());
       COPA_GPU_CHECK_LAUNCH("amr lists_fill_kernel");
     }
-    counts_.faces = nfaces;
   }
 
   // The step plan built on the device from the uploaded tables (amr_plan_body.hpp; the same
   // passes as emulate_device_plan): per leaf oct its entries, the singles/groups split through
   // scans of flags, per unit its slots and ghost count, a scan, the ghosts; the restriction pairs
-  // through a scan of per-oct counts. Two small copies come up: the split's and the restriction's
-  // counts, then the number of ghosts; each later allocation is checked against free memory.
-  void build_plan() {
-    const long long nleaf = static_cast<long long>(leaf_octs_.size());
+  // through a scan of per-oct counts. The kernels read the counts from the count words, and the
+  // host launches them over sizes it has: exact sizing copies the plan's counts up after the split
+  // and the ghost total after the slots (two waits; upload_tree and the fallback), queued sizing
+  // launches over bounds (units and singles <= leaf octs <= noct, groups <= leaf octs / group_min
+  // since a group's members are a run of at least group_min leaf octs and runs do not overlap,
+  // restriction pairs <= 8 per coarse oct) and sizes the ghost arrays by a guess, so that nothing
+  // waits before adopt()'s one wait (finish_queued_build). Every allocation is checked against
+  // free memory first.
+  void build_plan(Sizing sizing) {
+    const bool exact = sizing == Sizing::exact;
+    const long long nleaf = static_cast<long long>(leaf_octs_.size());  // exact, or the bound noct_
     const long long ncoarse = level_begin_[max_level_];
     const PlanView v = plan_view();
+    const long long* nleaf_word = count_words_.data() + CountWords::leaf_octs;
     slots_.resize(27 * nleaf);
     edges_.resize(6 * nleaf);
     skip_.resize(nleaf);
@@ -1392,13 +1477,14 @@ class GpuAmrStep final : public DeviceStep {
     restrict_count_.resize(ncoarse + 1);
     restrict_scan_.resize(ncoarse + 1);
     if (nleaf > 0) {
-      plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf, reflux_, group_min_,
-                                                                  face_mask_.data(), ncoarse, edges_.data(),
-                                                                  skip_.data(), keep_.data(), head_.data());
+      plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf_word, reflux_,
+                                                                  group_min_, face_mask_.data(), ncoarse,
+                                                                  edges_.data(), skip_.data(), keep_.data(),
+                                                                  head_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_leaf_kernel");
     }
-    plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf,
-                                                                            single_flag_.data(), head_flag_.data());
+    plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(
+        v, leaf_octs_.data(), head_.data(), nleaf_word, nleaf, single_flag_.data(), head_flag_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_split_flags_kernel");
     exclusive_sum2(single_flag_.data(), single_scan_.data(), head_flag_.data(), group_scan_.data(), nleaf + 1);
     plan_restrict_count_kernel<<<copa::gpu::blocks_for(ncoarse + 1, 256), 256>>>(son_.data(), ncoarse,
@@ -1408,6 +1494,7 @@ class GpuAmrStep final : public DeviceStep {
     LevelOffsets starts{};
     for (int l = 0; l <= max_level_; ++l) starts.v[l] = level_begin_[l];
     const int nlevel = max_level_ + 1;
+    const CountWords w{nlevel};
     leaf_count_.resize(nlevel);
     copa::gpu::fill_zero(leaf_count_.data(), leaf_count_.bytes());
     if (noct_ > 0) {
@@ -1415,19 +1502,17 @@ class GpuAmrStep final : public DeviceStep {
                                                                    leaf_count_.data());
       COPA_GPU_CHECK_LAUNCH("amr leaf_cells_kernel");
     }
-    const int nword = 2 + 2 * nlevel;
-    plan_counts_.resize(nword);
-    plan_counts_kernel<<<1, 1>>>(single_scan_.data(), group_scan_.data(), nleaf, restrict_scan_.data(), starts,
-                                 nlevel, leaf_count_.data(), plan_counts_.data());
+    plan_counts_kernel<<<1, 1>>>(single_scan_.data(), group_scan_.data(), restrict_scan_.data(), starts, nlevel,
+                                 leaf_count_.data(), count_words_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_counts_kernel");
-    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(nword * sizeof(long long)));
-    copa::gpu::copy_to_host(h, plan_counts_.data(), nword * sizeof(long long));
-    const long long nsingle = h[0], ngroup = h[1], nunit = nsingle + ngroup;
-    const std::vector<long long> scan_at(h + 2, h + 2 + nlevel);
-    leaf_cells_.assign(h + 2 + nlevel, h + nword);
-    LevelOffsets offset{};
-    restrict_layout(scan_at, counts_.restrict_begin, offset.v);
-    const long long npairs = counts_.restrict_begin.back();
+    long long nsingle = nleaf, ngroup = nleaf / std::clamp(group_min_, 1, 8), nunit = nleaf, npairs = 8 * ncoarse;
+    if (exact) {
+      const long long* h = count_words_up(w.restrict_offset());
+      nsingle = h[CountWords::singles];
+      ngroup = h[CountWords::groups];
+      nunit = nsingle + ngroup;
+      npairs = restrict_pairs_from_words(h);
+    }
     copa::gpu::require_device_memory(singles_.growth(nsingle) + groups_.growth(ngroup) +
                                          group_members_.growth(ngroup) + group_edges_.growth(6 * ngroup) +
                                          group_slots_.growth(64 * ngroup) + ghost_count_.growth(nunit + 1) +
@@ -1444,7 +1529,7 @@ class GpuAmrStep final : public DeviceStep {
     restrict_cell_.resize(npairs);
     restrict_son_.resize(npairs);
     if (nleaf > 0) {
-      plan_split_kernel<<<copa::gpu::blocks_for(nleaf, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf,
+      plan_split_kernel<<<copa::gpu::blocks_for(nleaf, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf_word,
                                                                    single_scan_.data(), group_scan_.data(),
                                                                    singles_.data(), groups_.data(),
                                                                    group_members_.data(), group_edges_.data());
@@ -1452,51 +1537,123 @@ class GpuAmrStep final : public DeviceStep {
     }
     if (ncoarse > 0) {
       plan_restrict_fill_kernel<<<copa::gpu::blocks_for(ncoarse, 256), 256>>>(
-          son_.data(), level_.data(), ncoarse, restrict_scan_.data(), offset, restrict_cell_.data(), restrict_son_.data());
+          son_.data(), level_.data(), ncoarse, restrict_scan_.data(), count_words_.data() + w.restrict_offset(),
+          restrict_cell_.data(), restrict_son_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_restrict_fill_kernel");
     }
     plan_unit_slots_kernel<<<copa::gpu::blocks_for(nunit + 1, unit_slot_units_per_block), unit_slot_threads>>>(
-        v, leaf_octs_.data(), singles_.data(), groups_.data(), group_members_.data(), nsingle, nunit, slots_.data(),
-        group_slots_.data(), ghost_count_.data());
+        v, leaf_octs_.data(), singles_.data(), groups_.data(), group_members_.data(), count_words_.data(), nunit,
+        slots_.data(), group_slots_.data(), ghost_count_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");
     exclusive_sum(ghost_count_.data(), ghost_begin_.data(), nunit + 1);
-    long long nghost;
-    if (subcycle_) {
-      nghost = fetch_levels();
-    } else {
-      copa::gpu::copy_to_host(h, ghost_begin_.data() + nunit, sizeof(long long));
-      nghost = h[0];
-    }
-    copa::gpu::require_device_memory(ghost_src_.growth(7 * nghost) + ghost_flip_.growth(7 * nghost) +
-                                         ghost_.growth(nghost * 8 * nvar),
+    const int nword = w.total(subcycle_);
+    plan_totals_kernel<<<1, 1>>>(begins(level_begin_), max_level_, subcycle_, leaf_scan_.data(), face_scan_.data(),
+                                 single_scan_.data(), group_scan_.data(), ghost_begin_.data(), count_words_.data(),
+                                 nword, exact ? nullptr : mapped_counts_.device());
+    COPA_GPU_CHECK_LAUNCH("amr plan_totals_kernel");
+    const long long* h = exact ? count_words_up(nword) : nullptr;
+    ghost_capacity_ = exact ? h[w.ghosts()] : queued_capacity(counts_.ghosts);
+    copa::gpu::require_device_memory(ghost_src_.growth(7 * ghost_capacity_) + ghost_flip_.growth(7 * ghost_capacity_) +
+                                         ghost_.growth(ghost_capacity_ * 8 * nvar),
                                      "ramses-oct AMR step plan (ghost slots)");
-    ghost_src_.resize(7 * nghost);
-    ghost_flip_.resize(7 * nghost);
-    ghost_.resize(nghost * 8 * nvar);
-    if (nunit > 0 && nghost > 0) {
+    ghost_src_.resize(7 * ghost_capacity_);
+    ghost_flip_.resize(7 * ghost_capacity_);
+    ghost_.resize(ghost_capacity_ * 8 * nvar);
+    if (nunit > 0 && ghost_capacity_ > 0) {
       plan_unit_ghosts_kernel<<<copa::gpu::blocks_for(nunit, unit_slot_units_per_block), unit_slot_threads>>>(
-          v, leaf_octs_.data(), singles_.data(), groups_.data(), nsingle, nunit, ghost_begin_.data(), slots_.data(),
-          group_slots_.data(), ghost_src_.data(), ghost_flip_.data());
+          v, leaf_octs_.data(), singles_.data(), groups_.data(), count_words_.data(), ghost_capacity_,
+          ghost_begin_.data(), slots_.data(), group_slots_.data(), ghost_src_.data(), ghost_flip_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_unit_ghosts_kernel");
     }
-    counts_.leaf_octs = nleaf;
-    counts_.singles = nsingle;
-    counts_.groups = ngroup;
-    counts_.ghosts = nghost;
+    if (exact) take_counts(h);
   }
 
-  // --subcycle: the ghost total and the per-level ranges into counts_.levels, in one copy up
-  // (build_plan's last, in place of the ghost total's).
-  long long fetch_levels() {
-    const int nword = plan_level_words(max_level_);
-    level_words_.resize(nword);
-    plan_levels_kernel<<<1, 1>>>(begins(level_begin_), max_level_, leaf_scan_.data(), face_scan_.data(),
-                                 single_scan_.data(), group_scan_.data(), ghost_begin_.data(), level_words_.data());
-    COPA_GPU_CHECK_LAUNCH("amr plan_levels_kernel");
-    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(nword * sizeof(long long)));
-    copa::gpu::copy_to_host(h, level_words_.data(), nword * sizeof(long long));
-    counts_.levels = plan_levels_from_words(h, max_level_);
-    return counts_.levels.ghosts;
+  // Exact sizing: count words [0, end) copied up (the copy waits for the kernels before it).
+  const long long* count_words_up(int end) {
+    auto* h = reinterpret_cast<long long*>(scan_host_.reserve(end * sizeof(long long)));
+    copa::gpu::copy_to_host(h, count_words_.data(), end * sizeof(long long));
+    return h;
+  }
+
+  // The restriction pairs' layout from the count words' scan per level (restrict_layout, the body
+  // plan_counts_kernel ran for the offsets) into counts_.restrict_begin; returns the pairs' total.
+  long long restrict_pairs_from_words(const long long* h) {
+    const long long* scan_at = h + CountWords::scan_at;
+    long long offset[max_levels + 1];
+    restrict_layout(std::vector<long long>(scan_at, scan_at + max_level_ + 1), counts_.restrict_begin, offset);
+    return counts_.restrict_begin.back();
+  }
+
+  // Every count of the lists and plan from the count words (all of them: CountWords::total):
+  // counts_, its restriction layout and per-level ranges, the leaf cells per level.
+  void take_counts(const long long* h) {
+    const CountWords w{max_level_ + 1};
+    counts_.leaf_octs = h[CountWords::leaf_octs];
+    counts_.faces = h[CountWords::faces];
+    counts_.singles = h[CountWords::singles];
+    counts_.groups = h[CountWords::groups];
+    restrict_pairs_from_words(h);
+    leaf_cells_.assign(h + w.leaf_cells(), h + w.leaf_cells() + w.nlevel);
+    counts_.ghosts = h[w.ghosts()];
+    if (subcycle_) counts_.levels = plan_levels_from_words(h + w.ghosts(), max_level_);
+  }
+
+  // A queued build's capacity for a count last seen as last (this step's previous lists and plan):
+  // a quarter more and a slack, as a regrid changes the tree by a fraction; the starved test
+  // capacity half of it, so that a regrid that does not halve the count overflows it.
+  long long queued_capacity(long long last) const {
+    if (capacity_ == RegridCapacity::starved) return last / 2;
+    return last + last / 4 + queued_slack;
+  }
+
+  // After adopt()'s wait, the queued build's counts in host-mapped memory: where every count fit
+  // the capacity it ran with, the arrays take their exact sizes (what the downloads, the memory
+  // they report and the next regrid's growth read; no allocation: they only shrink) and counts_
+  // the counts; else the lists and plan are built again with exact sizing (two waits more), the
+  // arrays then grown to fit (README "The device plan": the fallback).
+  void finish_queued_build() {
+    const long long* h = mapped_counts_.host();
+    const CountWords w{max_level_ + 1};
+    if (h[CountWords::faces] > face_capacity_ || h[w.ghosts()] > ghost_capacity_) {
+      ++regrid_fallbacks_;
+      build_lists(Sizing::exact);
+      build_plan(Sizing::exact);
+      copa::gpu::synchronize();
+      return;
+    }
+    take_counts(h);
+    size_to_counts();
+  }
+
+  // The lists' and plan's arrays at the sizes of counts_ (as exact sizing leaves them).
+  void size_to_counts() {
+    const PlanCounts& c = counts_;
+    const long long nleaf = c.leaf_octs, nunit = c.singles + c.groups, npairs = c.restrict_begin.back();
+    leaf_octs_.resize(nleaf);
+    faces_.resize(c.faces);
+    slots_.resize(27 * nleaf);
+    edges_.resize(6 * nleaf);
+    skip_.resize(nleaf);
+    keep_.resize(nleaf);
+    head_.resize(nleaf);
+    single_flag_.resize(nleaf + 1);
+    head_flag_.resize(nleaf + 1);
+    single_scan_.resize(nleaf + 1);
+    group_scan_.resize(nleaf + 1);
+    singles_.resize(c.singles);
+    groups_.resize(c.groups);
+    group_members_.resize(c.groups);
+    group_edges_.resize(6 * c.groups);
+    group_slots_.resize(64 * c.groups);
+    ghost_count_.resize(nunit + 1);
+    ghost_begin_.resize(nunit + 1);
+    restrict_cell_.resize(npairs);
+    restrict_son_.resize(npairs);
+    ghost_src_.resize(7 * c.ghosts);
+    ghost_flip_.resize(7 * c.ghosts);
+    ghost_.resize(c.ghosts * 8 * nvar);
+    face_capacity_ = c.faces;
+    ghost_capacity_ = c.ghosts;
   }
 
   // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
@@ -1647,6 +1804,10 @@ class GpuAmrStep final : public DeviceStep {
   HydroParams hp_;
   bool reflux_, subcycle_;
   int group_min_;  // --group-min (plan_leaf_entries)
+  RegridCapacity capacity_;
+  // The reflux faces and ghosts the lists and plan arrays were built to hold (the counts on the
+  // exact path, queued_capacity's guesses on the queued one), and the queued builds redone exactly.
+  long long face_capacity_ = 0, ghost_capacity_ = 0, regrid_fallbacks_ = 0;
   long long noct_ = 0, rows_ = 0, map_old_noct_ = 0;
   bool rebuilt_ = false;
   std::vector<std::int64_t> level_begin_, new_begin_, new_hash_begin_;
@@ -1660,13 +1821,13 @@ class GpuAmrStep final : public DeviceStep {
   NextScan next_scan_;
   unsigned scan_blocks_ = 1;
   PinnedStaging staging_, scan_host_;
-  MappedScanWords scan_words_;
+  MappedWords<unsigned long long> scan_words_{scan_levels + 1};
+  // The regrid's count words (CountWords) as the queued build brings them up.
+  MappedWords<long long> mapped_counts_{static_cast<std::size_t>(CountWords{max_levels + 1}.total(true))};
   std::unique_ptr<copa::gpu::EventTimer> phases_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
-  // --subcycle: per oct its fine-face fluxes summed times dt over the substeps, and the per-level
-  // ranges' words (plan_levels_kernel).
+  // --subcycle: per oct its fine-face fluxes summed times dt over the substeps.
   GrowArray<double> flux_sum_;
-  GrowArray<long long> level_words_;
   GrowArray<std::int8_t> level_, edges_, group_edges_;
   GrowArray<std::int32_t> son_, father_, leaf_octs_, slots_, singles_, groups_, group_slots_, source_;
   GrowArray<std::int32_t> coord_[3], nbor_[6];
@@ -1676,8 +1837,9 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<std::int64_t> ghost_src_, move_src_, restrict_cell_, restrict_son_;
   GrowArray<std::uint8_t> head_, group_members_;
   GrowArray<long long> single_flag_, head_flag_, single_scan_, group_scan_, ghost_count_, ghost_begin_;
-  GrowArray<long long> restrict_count_, restrict_scan_, plan_counts_;
-  GrowArray<long long> leaf_flag_, leaf_scan_, face_flag_, face_scan_, lists_totals_;
+  GrowArray<long long> restrict_count_, restrict_scan_;
+  GrowArray<long long> leaf_flag_, leaf_scan_, face_flag_, face_scan_;
+  GrowArray<long long> count_words_;  // the count words on the device (CountWords)
   GrowArray<std::uint64_t> face_mask_;
   GrowArray<unsigned char> scan_temp_;
   GrowArray<Tree::HashEntry> hash_;
@@ -1705,8 +1867,9 @@ class GpuAmrStep final : public DeviceStep {
 
 }  // namespace
 
-std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle, int group_min) {
-  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min);
+std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle, int group_min,
+                                              RegridCapacity capacity) {
+  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min, capacity);
 }
 
 }  // namespace ro::amr

@@ -87,7 +87,8 @@ class DeviceStep {
   // over max_octs before allocating, false when the tree is unchanged (then nothing else is
   // needed); link() builds its coordinate hash and neighbour tables; adopt() moves the state
   // through the device map (move_oct, amr_regrid_body.hpp), makes the new tree the current one,
-  // builds the step lists and plan from it and scans it for the next dt (scan() returns that).
+  // builds the step lists and plan from it and scans it for the next dt (scan() returns that),
+  // with one wait at its end, where the scan's words and the lists' and plan's counts come up.
   virtual void criterion(const RefineCriterion& rc, double gamma) = 0;
   virtual void refinement_flags() = 0;
   virtual bool rebuild(std::int64_t max_octs) = 0;
@@ -104,12 +105,21 @@ class DeviceStep {
   virtual void download_flags(std::vector<char>& flag) = 0;
   virtual void upload_flags(const std::vector<char>& flag) = 0;
   virtual void download_map(RegridMap& m) = 0;
+  // Test hook: the regrids whose step lists and plan were built again with exact sizes because a
+  // count passed the capacity the queued build guessed (the GPU step's fallback, README "The
+  // device plan"); a step without one has none.
+  virtual long long regrid_fallbacks() const { return 0; }
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+// The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:
+// optimistic (the last counts and a quarter more), or starved (half the last counts, for the test
+// of the fallback that builds them again with exact sizes).
+enum class RegridCapacity { optimistic, starved };
 // subcycle: the step also keeps the per-level ranges and the fine-flux sums advance_subcycled needs.
 // group_min: --group-min, the fewest leaf octs of a 2 x 2 x 2 block updated as one sibling group.
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle = false,
-                                              int group_min = default_group_min);
+                                              int group_min = default_group_min,
+                                              RegridCapacity capacity = RegridCapacity::optimistic);
 #endif
 
 }  // namespace ro::amr

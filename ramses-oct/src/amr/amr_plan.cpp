@@ -156,15 +156,10 @@ StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux, int
 
 void restrict_layout(const std::vector<long long>& scan_at, std::vector<std::int64_t>& restrict_begin,
                      long long offset[max_levels + 1]) {
-  const int nlevel = static_cast<int>(scan_at.size()) - 1;  // levels 0..L-1 hold covered cells
-  restrict_begin.clear();
-  long long base = 0;
-  for (int l = nlevel - 1; l >= 0; --l) {
-    restrict_begin.push_back(base);
-    offset[l] = base - scan_at[l];
-    base += scan_at[l + 1] - scan_at[l];
-  }
-  restrict_begin.push_back(base);
+  const int max_level = static_cast<int>(scan_at.size()) - 1;  // levels 0..L-1 hold covered cells
+  long long begin[max_levels + 1];
+  restrict_layout_at(scan_at.data(), max_level, begin, offset);
+  restrict_begin.assign(begin, begin + max_level + 1);
 }
 
 void exclusive_scan(std::vector<long long>& v) {

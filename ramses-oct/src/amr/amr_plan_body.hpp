@@ -413,6 +413,21 @@ RO_HD void plan_restrict_fill(const std::int32_t* son, const std::int8_t* level,
     }
 }
 
+// The finest-first layout of the restriction pairs from scan_at[l] (l = 0..L, the scan above at
+// level l's first oct): per level l from L-1 down to 0 its first pair begin[L-1-l] (begin[L]: the
+// total) and offset[l] = begin[L-1-l] - scan_at[l] (plan_restrict_fill). The host's
+// restrict_layout and the device's plan counts (amr_gpu.cu, which then needs no count from the
+// host to fill the pairs) run this one body.
+RO_HD void restrict_layout_at(const long long* scan_at, int max_level, long long* begin, long long* offset) {
+  long long base = 0;
+  for (int l = max_level - 1; l >= 0; --l) {
+    begin[max_level - 1 - l] = base;
+    offset[l] = base - scan_at[l];
+    base += scan_at[l + 1] - scan_at[l];
+  }
+  begin[max_level] = base;
+}
+
 // --subcycle (the device's amr_step, amr_gpu.cu): the plan's per-level ranges, read from the scans
 // the lists and plan builds already ran, at each level's first oct and first leaf index (leaf
 // octs, singles and groups are in leaf order, levels concatenated; a group never spans two
