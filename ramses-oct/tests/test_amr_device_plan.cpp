@@ -4,6 +4,7 @@
 // (build_step_plan: the serial walk, the serial restriction list) field by field on the trees the
 // other AMR tests use; the lookups the device plan makes through the uploaded coordinate hash
 // must be the host tree's.
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <string>
@@ -42,6 +43,32 @@ TEST(Amr, amr_device_plan_emulated_equals_host_plan) {
                     << host.ghost_flip.size() / 7 << " ghosts, " << host.restrict_cell.size()
                     << " restriction pairs: device plan = host plan\n";
       }
+  }
+}
+
+// The GPU regrid's queued build (README "The regrid's count waits") sizes the plan's arrays by
+// bounds it has before the counts: leaf octs <= octs, singles + groups <= leaf octs, groups x
+// group_min <= leaf octs (a group's members are a run of at least group_min leaf octs, runs
+// disjoint), restriction pairs <= 8 per coarse oct. A count past its bound would write past the
+// device arrays: every group_min and tree of the plan tests is checked.
+TEST(Amr, amr_queued_plan_bounds_hold) {
+  for (const PlanCase& c : plan_cases) {
+    OctMesh base;
+    const amr::Tree t = case_tree(c, base);
+    const amr::StepLists lists = amr::build_step_lists(t);
+    const long long noct = t.noct(), ncoarse = t.level_begin[t.max_level];
+    for (int group_min = 0; group_min <= 9; ++group_min) {
+      SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " group_min " +
+                   std::to_string(group_min));
+      const amr::StepPlan p = amr::build_step_plan(t, lists, true, group_min);
+      const long long nleaf = static_cast<long long>(p.leaf_octs.size());
+      const long long nsingle = static_cast<long long>(p.singles.size());
+      const long long ngroup = static_cast<long long>(p.groups.size());
+      EXPECT_LE(nleaf, noct);
+      EXPECT_LE(nsingle + ngroup, nleaf);
+      EXPECT_LE(ngroup, nleaf / std::clamp(group_min, 1, 8));
+      EXPECT_LE(static_cast<long long>(p.restrict_cell.size()), 8 * ncoarse);
+    }
   }
 }
 

@@ -1,11 +1,11 @@
-// The regrid's queued lists and plan build (README "The device plan": adopt() launches them over
-// bounds and guessed capacities and reads every count at its one wait) and its fallback (a count
-// past its guessed capacity: the lists and plan built again with exact sizes). The GPU step is run
-// twice, with the optimistic capacities and with starved ones (RegridCapacity::starved: half the
-// last counts, so that regrids overflow them), global dt and --subcycle: after every upload and
-// regrid the device lists, plan, counts and per-level ranges equal the host's; the starved run
-// takes the fallback and ends with the optimistic run's tree, steps, time and state bit for bit.
-// gpu label: CUDA or HIP builds.
+// The regrid's queued lists and plan build (README "The regrid's count waits": adopt() launches
+// them over bounds and guessed capacities and reads every count at its one wait) and its fallback
+// (a count past its guessed capacity: the lists and plan built again with exact sizes). The GPU
+// step is run twice, with the optimistic capacities and with starved ones (RegridCapacity::starved:
+// half the last counts, so that regrids overflow them and the unit kernels' warps stride over
+// several units each), global dt and --subcycle: after every upload and regrid the device lists,
+// plan, counts and per-level ranges equal the host's; the starved run takes the fallback and ends
+// with the optimistic run's tree, steps, time and state bit for bit. gpu label: CUDA or HIP builds.
 #include <iostream>
 #include <memory>
 #include <string>

@@ -375,7 +375,7 @@ __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source
 // The counts of the step lists and plan build, written by its small count kernels into one
 // device array (the count words) that its later kernels read in place of host counts; the host
 // copies them up at its waits (exact sizing), or plan_totals_kernel stores them into host-mapped
-// memory that the host reads after adopt()'s one wait (queued sizing; README "The device plan").
+// memory that the host reads after adopt()'s one wait (queued sizing; README "The regrid's count waits").
 // Where each count lies for a tree of nlevel levels: the leaf octs, the reflux faces, the singles,
 // the groups, per level the restriction scan at its first oct, its leaf cells and its offset of
 // plan_restrict_fill, then the ghost total (--subcycle: plan_level_words from there, the ghost
@@ -393,7 +393,7 @@ struct CountWords {
 // emulate_device_plan these passes in this order). Pass 1: per leaf oct its fixed-size entries
 // and group-head mask.
 // The number of leaf octs is read from the count words (nleaf_word), so that the launch needs
-// only a bound the host knows without waiting (README "The device plan").
+// only a bound the host knows without waiting (README "The regrid's count waits").
 __global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
                                  const long long* __restrict__ nleaf_word, bool reflux, int group_min,
                                  const std::uint64_t* __restrict__ face_mask, long long ncoarse,
@@ -429,14 +429,36 @@ __global__ void plan_split_kernel(PlanView v, const std::int32_t* __restrict__ l
     plan_split_scatter(v, leaf_octs, head, i, single_scan, group_scan, singles, groups, group_members, group_edges);
 }
 
-// Pass 2: per unit (singles, then groups) its slot row and ghost count (entries nunit..bound are 0,
-// so the scan over bound + 1 entries ends with the total at nunit). One warp
-// (wavefront) per unit, its lanes over the unit's 27 or 64 slots and a group's 216 member-row
-// entries, the ghost count a warp sum: one thread per unit did up to 64 lookups (neighbour-table
-// walks, a hash probe where a path crosses a coarser region) in series, 72.6 us on the H200 for
-// Sedov 64^3 + 2 (the largest regrid kernel).
+// Pass 2: per unit (singles, then groups) its slot row and ghost count. One warp (wavefront) per
+// unit, its lanes over the unit's 27 or 64 slots and a group's 216 member-row entries, the ghost
+// count a warp sum: one thread per unit did up to 64 lookups (neighbour-table walks, a hash probe
+// where a path crosses a coarser region) in series, 72.6 us on the H200 for Sedov 64^3 + 2 (the
+// largest regrid kernel). The warps stride over the units (the unit count is in the count words,
+// the launch sized by the host's guess of it: any grid gives the same rows), and the entries
+// nunit..bound are 0, so the scan over bound + 1 entries ends with the total at nunit.
 inline constexpr int unit_slot_threads = 128;
 inline constexpr int unit_slot_units_per_block = unit_slot_threads / COPA_WARP_SIZE;
+
+// The warps of the launch and this thread's warp among them (the first unit it takes).
+__device__ inline long long unit_warps() { return (long long)gridDim.x * unit_slot_units_per_block; }
+__device__ inline long long unit_warp() {
+  return (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
+}
+
+// Unit u's row and ghost count, by the lanes of one warp (every lane calls it: the warp sum).
+__device__ inline void unit_slots(const PlanView& v, const std::int32_t* leaf_octs, const std::int32_t* singles,
+                                  const std::int32_t* groups, const std::uint8_t* group_members, long long nsingle,
+                                  long long u, int lane, std::int32_t* slots, std::int32_t* group_slots,
+                                  long long* ghosts) {
+  for (int k = lane; k < plan_unit_clear_count(u, nsingle); k += COPA_WARP_SIZE)
+    plan_unit_clear(groups, group_members, nsingle, u, k, slots);
+  int count = 0;
+  for (int s = lane; s < plan_unit_slot_count(u, nsingle); s += COPA_WARP_SIZE)
+    count += plan_unit_slot_entry(v, leaf_octs, singles, groups, group_members, nsingle, u, s, slots, group_slots);
+  count = copa::gpu::warp_sum(count);
+  if (lane == 0) ghosts[u] = count;
+}
+
 __global__ void __launch_bounds__(unit_slot_threads)
     plan_unit_slots_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
                            const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
@@ -444,18 +466,12 @@ __global__ void __launch_bounds__(unit_slot_threads)
                            long long bound, std::int32_t* __restrict__ slots,
                            std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
   const long long nsingle = words[CountWords::singles], nunit = nsingle + words[CountWords::groups];
-  const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
-  int count = 0;
-  if (u < nunit) {
-    for (int k = lane; k < plan_unit_clear_count(u, nsingle); k += COPA_WARP_SIZE)
-      plan_unit_clear(groups, group_members, nsingle, u, k, slots);
-    for (int s = lane; s < plan_unit_slot_count(u, nsingle); s += COPA_WARP_SIZE)
-      count += plan_unit_slot_entry(v, leaf_octs, singles, groups, group_members, nsingle, u, s, slots, group_slots);
-  }
-  count = copa::gpu::warp_sum(count);
-  if (lane == 0 && u < nunit) ghosts[u] = count;
-  if (lane == 0 && u >= nunit && u <= bound) ghosts[u] = 0;
+  // u is the same on all lanes of a warp: whole warps loop, the warp sum sees all lanes.
+  for (long long u = unit_warp(); u < nunit; u += unit_warps())
+    unit_slots(v, leaf_octs, singles, groups, group_members, nsingle, u, lane, slots, group_slots, ghosts);
+  const long long threads = (long long)gridDim.x * blockDim.x;
+  for (long long u = nunit + blockIdx.x * (long long)blockDim.x + threadIdx.x; u <= bound; u += threads) ghosts[u] = 0;
 }
 
 // The number of lanes below this one with pred, and of all lanes with it (the ghost numbering
@@ -474,9 +490,10 @@ __device__ inline void lanes_with(bool pred, int lane, int& below, int& total) {
 
 // Pass 3: one warp per unit, its lanes over the unit's slots (27 or 64; 115.9 us on the H200 for
 // Sedov 64^3 + 2 with one thread per unit walking its ghosts' coarse lookups in series): a ghost
-// slot's number is the unit's first plus the ghost slots below it (plan_unit_ghost_entry). Only
-// ghosts below ghost_capacity are written: on the queued path the ghost arrays are sized by a
-// guess, and a total past it has the plan built again with exact sizes (finish_queued_build).
+// slot's number is the unit's first plus the ghost slots below it (plan_unit_ghost_entry). The
+// warps stride over the units, as pass 2's. Only ghosts below ghost_capacity are written: on the
+// queued path the ghost arrays are sized by a guess, and a total past it has the plan built again
+// with exact sizes (finish_queued_build).
 __global__ void __launch_bounds__(unit_slot_threads)
 plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, const std::int32_t* __restrict__ singles,
                         const std::int32_t* __restrict__ groups, const long long* __restrict__ words,
@@ -484,21 +501,22 @@ plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, 
                         std::int32_t* __restrict__ slots, std::int32_t* __restrict__ group_slots,
                         std::int64_t* __restrict__ ghost_src, std::uint8_t* __restrict__ ghost_flip) {
   const long long nsingle = words[CountWords::singles], nunit = nsingle + words[CountWords::groups];
-  const long long u = (long long)blockIdx.x * unit_slot_units_per_block + threadIdx.x / COPA_WARP_SIZE;
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
-  // u is the same on all lanes of a warp: a warp leaves whole, the ballots below see all lanes.
-  if (u >= nunit || ghost_begin[u + 1] == ghost_begin[u]) return;
-  std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
-  const int n = plan_unit_slot_count(u, nsingle);
-  long long ghost = ghost_begin[u];
-  for (int base = 0; base < n; base += COPA_WARP_SIZE) {
-    const int s = base + lane;
-    const bool is_ghost = s < n && plan_slot_is_ghost(row[s]);
-    int below, total;
-    lanes_with(is_ghost, lane, below, total);
-    if (is_ghost && ghost + below < ghost_capacity)
-      plan_unit_ghost_entry(v, leaf_octs, singles, groups, nsingle, u, s, ghost + below, row, ghost_src, ghost_flip);
-    ghost += total;
+  // u is the same on all lanes of a warp: whole warps loop and skip, the ballots see all lanes.
+  for (long long u = unit_warp(); u < nunit; u += unit_warps()) {
+    if (ghost_begin[u + 1] == ghost_begin[u]) continue;
+    std::int32_t* row = plan_unit_row(slots, group_slots, singles, nsingle, u);
+    const int n = plan_unit_slot_count(u, nsingle);
+    long long ghost = ghost_begin[u];
+    for (int base = 0; base < n; base += COPA_WARP_SIZE) {
+      const int s = base + lane;
+      const bool is_ghost = s < n && plan_slot_is_ghost(row[s]);
+      int below, total;
+      lanes_with(is_ghost, lane, below, total);
+      if (is_ghost && ghost + below < ghost_capacity)
+        plan_unit_ghost_entry(v, leaf_octs, singles, groups, nsingle, u, s, ghost + below, row, ghost_src, ghost_flip);
+      ghost += total;
+    }
   }
 }
 
@@ -1030,7 +1048,7 @@ class GpuAmrStep final : public DeviceStep {
   // become the current ones (the old ones are kept as the next rebuild's new arrays), the lists
   // and plan are rebuilt (queued sizing: no count comes up before the end) and the new state is
   // scanned for the next dt. One wait at the end, for all of it: the scan's words and every count
-  // of the lists and plan come up there (finish_queued_build; README "The device plan").
+  // of the lists and plan come up there (finish_queued_build; README "The regrid's count waits").
   void adopt() override {
     next_scan_.drop();
     const long long nn = new_begin_.back();
@@ -1275,7 +1293,7 @@ class GpuAmrStep final : public DeviceStep {
   }
 
  private:
-  // How build_lists and build_plan size their launches and arrays (README "The device plan"):
+  // How build_lists and build_plan size their launches and arrays (README "The regrid's count waits"):
   // exact, each count copied up once the device has it (a wait each: upload_tree, and the
   // fallback), or queued, by bounds and guesses the host has without waiting (adopt()).
   enum class Sizing { exact, queued };
@@ -1541,7 +1559,12 @@ class GpuAmrStep final : public DeviceStep {
           restrict_cell_.data(), restrict_son_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_restrict_fill_kernel");
     }
-    plan_unit_slots_kernel<<<copa::gpu::blocks_for(nunit + 1, unit_slot_units_per_block), unit_slot_threads>>>(
+    // The unit kernels' warps stride over the units: a warp per unit where the count is known, else
+    // per unit of the last plan's guess (queued_capacity), not of the bound (mostly idle warps).
+    const long long last_units = counts_.singles + counts_.groups;
+    const long long grid_warps = exact ? nunit + 1 : std::min(nunit + 1, queued_capacity(last_units));
+    const unsigned unit_blocks = copa::gpu::blocks_for(std::max(grid_warps, 1LL), unit_slot_units_per_block);
+    plan_unit_slots_kernel<<<unit_blocks, unit_slot_threads>>>(
         v, leaf_octs_.data(), singles_.data(), groups_.data(), group_members_.data(), count_words_.data(), nunit,
         slots_.data(), group_slots_.data(), ghost_count_.data());
     COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");
@@ -1560,7 +1583,7 @@ class GpuAmrStep final : public DeviceStep {
     ghost_flip_.resize(7 * ghost_capacity_);
     ghost_.resize(ghost_capacity_ * 8 * nvar);
     if (nunit > 0 && ghost_capacity_ > 0) {
-      plan_unit_ghosts_kernel<<<copa::gpu::blocks_for(nunit, unit_slot_units_per_block), unit_slot_threads>>>(
+      plan_unit_ghosts_kernel<<<unit_blocks, unit_slot_threads>>>(
           v, leaf_octs_.data(), singles_.data(), groups_.data(), count_words_.data(), ghost_capacity_,
           ghost_begin_.data(), slots_.data(), group_slots_.data(), ghost_src_.data(), ghost_flip_.data());
       COPA_GPU_CHECK_LAUNCH("amr plan_unit_ghosts_kernel");
@@ -1609,8 +1632,8 @@ class GpuAmrStep final : public DeviceStep {
   // After adopt()'s wait, the queued build's counts in host-mapped memory: where every count fit
   // the capacity it ran with, the arrays take their exact sizes (what the downloads, the memory
   // they report and the next regrid's growth read; no allocation: they only shrink) and counts_
-  // the counts; else the lists and plan are built again with exact sizing (two waits more), the
-  // arrays then grown to fit (README "The device plan": the fallback).
+  // the counts; else the lists and plan are built again with exact sizing (three waits more), the
+  // arrays then grown to fit (README "The regrid's count waits").
   void finish_queued_build() {
     const long long* h = mapped_counts_.host();
     const CountWords w{max_level_ + 1};

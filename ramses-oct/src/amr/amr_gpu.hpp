@@ -107,13 +107,14 @@ class DeviceStep {
   virtual void download_map(RegridMap& m) = 0;
   // Test hook: the regrids whose step lists and plan were built again with exact sizes because a
   // count passed the capacity the queued build guessed (the GPU step's fallback, README "The
-  // device plan"); a step without one has none.
+  // regrid's count waits"); a step without one has none.
   virtual long long regrid_fallbacks() const { return 0; }
 };
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 // The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:
 // optimistic (the last counts and a quarter more), or starved (half the last counts, for the test
-// of the fallback that builds them again with exact sizes).
+// of the fallback that builds them again with exact sizes; the unit kernels' grids, sized from the
+// last unit count the same way, then stride).
 enum class RegridCapacity { optimistic, starved };
 // subcycle: the step also keeps the per-level ranges and the fine-flux sums advance_subcycled needs.
 // group_min: --group-min, the fewest leaf octs of a 2 x 2 x 2 block updated as one sibling group.
