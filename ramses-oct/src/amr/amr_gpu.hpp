@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,27 @@ class DeviceStep {
   // host's subcycled_step (amr_subcycle.hpp) in the same order and arithmetic, one launch per
   // level and phase and no wait inside; returns as advance() does, the next scan held (NextScan).
   virtual void advance_subcycled(double dt0) = 0;
+  // The device dt (README "The device dt"; the global step only, not --subcycle): the device
+  // computes each step's dt in the scan before it (amr_clock.hpp), so the host queues step k + 1
+  // before it waits for step k. queues_steps(): whether this step does (else the driver keeps
+  // the host dt: scan(), advance()). start_clock(): the run's clock set once after the upload,
+  // kept across regrids; from then on every scan also moves it on, and advance() refuses.
+  // queue_step(): one step with the clock's dt queued behind the scan it starts from (a scan of
+  // the current state queued first where there is none), then its own scan; returns at once. A
+  // halted step (the scan before it found a bad leaf cell) leaves the leaf cells as they are.
+  // step_scan(): waits for the scan the last queued step started from (the step before it, or
+  // the upload's or the regrid's scan), not for the step, and returns it with the dt the device
+  // computed from it, the queued step's dt.
+  virtual bool queues_steps() const { return false; }
+  virtual void start_clock(double time, double courant, double tend) {
+    (void)time, (void)courant, (void)tend;
+    throw std::logic_error("ramses-oct AMR: start_clock on a device step without the device dt");
+  }
+  virtual void queue_step() { throw std::logic_error("ramses-oct AMR: queue_step on a device step without the device dt"); }
+  virtual LeafScan step_scan(double& device_dt) {
+    (void)device_dt;
+    throw std::logic_error("ramses-oct AMR: step_scan on a device step without the device dt");
+  }
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_; nothing comes up:
