@@ -1259,6 +1259,10 @@ class GpuAmrStep final : public DeviceStep {
     return leaf_scan_from_words(h, nlevel);
   }
 
+  void wait_queued() override {
+    if (latest_scan_ >= 0) scan_done_[latest_scan_].wait();
+  }
+
   // The recursion of amr_subcycle.cpp's amr_step with the device plan's per-level ranges: no copy
   // and no wait inside the coarse step, then the next scan as advance() ends (README "Level
   // subcycling on the GPU").

@@ -87,7 +87,8 @@ class DeviceStep {
   // halted step (the scan before it found a bad leaf cell) leaves the leaf cells as they are.
   // step_scan(): waits for the scan the last queued step started from (the step before it, or
   // the upload's or the regrid's scan), not for the step, and returns it with the dt the device
-  // computed from it, the queued step's dt.
+  // computed from it, the queued step's dt. wait_queued(): waits for the last queued step and its
+  // scan (the driver's step before a regrid, and the last).
   virtual bool queues_steps() const { return false; }
   virtual void start_clock(double time, double courant, double tend) {
     (void)time, (void)courant, (void)tend;
@@ -98,6 +99,7 @@ class DeviceStep {
     (void)device_dt;
     throw std::logic_error("ramses-oct AMR: step_scan on a device step without the device dt");
   }
+  virtual void wait_queued() {}
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_; nothing comes up:
