@@ -103,9 +103,10 @@ TEST(AmrDeviceDt, amr_gpu_device_dt_bad_cell_report_as_host_dt) {
 }
 
 // The halt path on the GPU step itself: the scan before a step finds the bad cell, the step
-// queued behind it leaves every leaf cell as uploaded (the covered cells are restricted again
-// from them: a second halted step then leaves the whole state as the first did), its dt is 0,
-// and the host-dt calls refuse once the clock is on.
+// queued behind it leaves every leaf cell as uploaded and so the whole state (the covered cells
+// are restricted again from the same leaves, and the upload's were restricted by the host's
+// restrict_cell, whose sum and product nothing can contract), and so does a second and a third
+// halted step; its dt is 0, and the host-dt calls refuse once the clock is on.
 TEST(AmrDeviceDt, amr_gpu_halted_step_keeps_the_state) {
   const Boundary p = Boundary::periodic;
   const OctMesh base = build_mesh({8, 8, 8}, {p, p, p});
@@ -135,6 +136,7 @@ TEST(AmrDeviceDt, amr_gpu_halted_step_keeps_the_state) {
     for (int f = 0; f < nvar; ++f)
       if (t.son[g] < 0 && !same_bits(once[f * stride + g], u[f * stride + g])) ++unequal_leaves;
   EXPECT_EQ(unequal_leaves, 0);
+  EXPECT_TRUE(same_bits(once, u));
   gpu->queue_step();
   const amr::LeafScan second = gpu->step_scan(dt);
   EXPECT_EQ(second.bad_cell, first.bad_cell);

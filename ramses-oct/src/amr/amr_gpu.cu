@@ -102,7 +102,8 @@ __device__ inline void oct_barrier(int oct) {
 
 // Blocks per SM the leaf update is compiled for on NVIDIA: four blocks of 256 threads take 4 x
 // 37.9 KB of shared memory and 65536 / 1024 = 64 registers per thread (32 warps per SM). ptxas
-// (sm_90) then spills 192 B (224 B since partial groups; 80 registers and 16 B at three blocks),
+// (sm_90) then spills 192 B (224 B since partial groups, 216 B with the device dt's clock;
+// 80 registers and 16 B at three blocks),
 // yet the update is 8% shorter
 // on the H200: the gather is latency-bound and the fourth block hides more of it (results/h200/
 // 20261125-22: 102 -> 94 us on Sedov 32^3 + 2). HIP's second __launch_bounds__ argument means
@@ -273,14 +274,12 @@ inline constexpr int scan_threads = 256;
 inline constexpr int scan_levels = max_levels + 1;
 inline constexpr int scan_warps = scan_threads / COPA_WARP_SIZE;
 
-// The clock moved on from a scan's result words (per level the max speed's bits, then the bad
-// cell's word), one thread; returns the next step's dt as bits for the host's check.
-__device__ unsigned long long next_dt_bits(DeviceClock& clock, const unsigned long long* result, int nlevel,
+// The clock moved on from a scan's result (per level the max speed, whether a leaf cell is bad),
+// one thread; returns the next step's dt as bits for the host's check.
+__device__ unsigned long long next_dt_bits(DeviceClock& clock, const double* speed, int nlevel, bool bad,
                                            bool step_ended) {
-  double speed[scan_levels];
-  for (int l = 0; l < nlevel; ++l) speed[l] = __longlong_as_double(static_cast<long long>(result[l]));
   DeviceClock c = clock;
-  clock_after_scan(c, speed, nlevel, result[nlevel] != 0, step_ended);
+  clock_after_scan(c, speed, nlevel, bad, step_ended);
   clock = c;
   return static_cast<unsigned long long>(__double_as_longlong(c.dt));
 }
@@ -334,12 +333,21 @@ __device__ void leaf_scan_block(unsigned b, unsigned nb, const double* u, long l
   if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == nb - 1ull;
   __syncthreads();
   if (!last) return;
-  __shared__ unsigned long long result[scan_levels + 1];
-  if (k <= nlevel) out[k] = result[k] = atomicExch(words + k, 0ull);
+  // The result for the clock in shared memory (thread 0 reads every level's).
+  __shared__ double speed[scan_levels];
+  __shared__ bool any_bad;
+  if (k <= nlevel) {
+    const unsigned long long w = atomicExch(words + k, 0ull);
+    out[k] = w;
+    if (k < nlevel)
+      speed[k] = __longlong_as_double(static_cast<long long>(w));
+    else
+      any_bad = w != 0;
+  }
   if (k == 0) *done = 0;
   if (clock) {
     __syncthreads();
-    if (k == 0) out[nlevel + 1] = next_dt_bits(*clock, result, nlevel, step_ended);
+    if (k == 0) out[nlevel + 1] = next_dt_bits(*clock, speed, nlevel, any_bad, step_ended);
   }
   __threadfence_system();
 }
@@ -870,7 +878,7 @@ class GpuAmrStep final : public DeviceStep {
  public:
   GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min)
       : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min) {
-    // One wave of scan blocks (sm_90: 60 registers, so 4 blocks of 256 threads per SM), each
+    // One wave of scan blocks (sm_90: 62 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
                             std::max(copa::gpu::device_info(copa::gpu::current_device()).multiprocessors, 1));

@@ -411,9 +411,9 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
 }
 
 // A halted step (DeviceClock::halt: the scan before it found a bad leaf cell): the unit's leaf
-// cells copied u -> unew, so that the step leaves the state exactly as it was and the driver
-// reports the cell it reports today (its fluxes may be NaN there, and 0 * NaN is not 0: the
-// update cannot run with dt = 0 instead). Items (member, cell, variable), N lanes.
+// cells copied u -> unew, so that the step leaves the leaf cells exactly as they were and the
+// driver reports the cell the host-dt path reports (the fluxes may be NaN there, and 0 * NaN is
+// not 0: the update cannot run with dt = 0 instead). Items (member, cell, variable), N lanes.
 template <int N>
 RO_HD void hold_unit(const Args& a, const double* u, double* unew, const UnitRef& unit, int lane) {
   for (int j = lane; j < 8 * 8 * nvar; j += N) {
