@@ -2,8 +2,9 @@
 // whose steps are queued, each with the dt the emulated device clock computed (clock_after_scan, the
 // device's function), gives the host-dt run's results bit for bit: the same state, time, steps,
 // regrids and update counts, with regrids that change the tree or keep it, a last step clipped to
-// tend and a run cut by --steps; a bad leaf cell stops it with the host-dt run's report. And the
-// clock's formulas against the host's cfl_dt and tend clip.
+// tend and a run cut by --steps; a bad leaf cell stops it with the host-dt run's report; the step
+// before each regrid and the last step are waited for, the others not. And the clock's formulas
+// against the host's cfl_dt and tend clip.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -47,6 +48,11 @@ void expect_device_dt_as_host_dt(const std::string& what, const OctMesh& base, c
   EXPECT_EQ(device.leaf_oct_updates, host.leaf_oct_updates);
   EXPECT_EQ(device.grouped_oct_updates, host.grouped_oct_updates);
   EXPECT_GT(host_n.moves, 0);  // the tree changed at some regrid
+  // Every step queued; each regrid after a wait for the step before it, and one wait at the end:
+  // the other steps overlap the next one.
+  EXPECT_EQ(device_n.queued_steps, device.steps);
+  EXPECT_EQ(device_n.regrids_unwaited, 0);
+  EXPECT_EQ(device_n.queued_waits, device.regrids + 1);
 }
 
 // A negative pressure in the last leaf cell (of the finest level that has octs).

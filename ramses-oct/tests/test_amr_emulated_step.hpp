@@ -28,6 +28,9 @@ struct EmulatedCounts {
   long grouped_oct_updates = 0;  // the groups' leaf members (their masks' bits), summed as group_updates
   long scans_run = 0, scans_held = 0, scans_stale = 0;
   long subcycled_steps = 0;
+  // The device dt: steps queued, waits for the last queued one (wait_queued), and regrids begun
+  // while a queued step was not waited for (its device time would fall in the regrid's row).
+  long queued_steps = 0, queued_waits = 0, regrids_unwaited = 0;
 };
 
 class HostEmulatedStep final : public amr::DeviceStep {
@@ -87,6 +90,8 @@ class HostEmulatedStep final : public amr::DeviceStep {
     latest_.reset();
   }
   void queue_step() override {
+    ++n_.queued_steps;
+    unwaited_ = true;
     if (!latest_) latest_ = clocked_scan(false);
     start_ = *latest_;
     next_scan_.drop();
@@ -96,6 +101,10 @@ class HostEmulatedStep final : public amr::DeviceStep {
   amr::LeafScan step_scan(double& device_dt) override {
     device_dt = start_.dt;
     return start_.scan;
+  }
+  void wait_queued() override {
+    ++n_.queued_waits;
+    unwaited_ = false;
   }
   // The device's subcycled coarse step: the per-level ranges its plan build brings up, the sums
   // kept across coarse steps as the device keeps them.
@@ -117,6 +126,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     return n;
   }
   void criterion(const amr::RefineCriterion& rc, double gamma) override {
+    if (unwaited_) ++n_.regrids_unwaited;
     params_ = amr::criterion_params(rc, gamma, t_.base->dx);
   }
   // The criterion and flag kernels in launch order (emulate_device_flags) into flag_, as the
@@ -187,6 +197,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   amr::DeviceClock clock_;
   std::optional<ClockedScan> latest_;
   ClockedScan start_;
+  bool unwaited_ = false;
 };
 
 // The AmrConfig::device hook that runs the emulated step, counting into n.

@@ -1,7 +1,9 @@
 // The device-resident AMR step (CUDA and HIP from one source, amr_gpu.cu): the state and the
 // step plan (amr_plan.hpp) live on the device between regrids; a step is one kernel for the ghost
 // slots, ONE launch that updates every leaf oct of every level, the reflux gather, one restriction
-// launch per level, then the next step's leaf scan, with one wait at the end (NextScan). A regrid
+// launch per level, then the next step's leaf scan, with one wait at the end (NextScan); with the
+// device dt the scan also computes the next dt and the host queues a step before it waits for
+// the one before (queue_step, README "The device dt"). A regrid
 // keeps the state and the tree on the device: the criterion, the refinement flags, the new tree's
 // rebuild and links, the state's move and the step lists and step plan all run there; only counts
 // and error words come back (README "AMR", "The device plan", "The device lists", "The device
