@@ -1,9 +1,9 @@
 // The device dt on the GPU (README "The device dt"): the GPU step's queued steps, each with the dt
 // its last scan block computed, give the host-dt path's results (--host-dt: the host's dt, then
 // advance() and its wait) bit for bit: the same trees, state, time, steps and update counts, with
-// regrids every 1 and 2 steps, three levels (the scan launched with the coarsest restriction), a
-// last step clipped to tend and runs cut by --steps; the driver's own check compares every device
-// dt with the host's and would throw. A bad leaf cell stops the run with the host-dt run's report,
+// regrids every 1 and 2 steps and none, three levels (the scan launched with the coarsest
+// restriction), a last step clipped to tend and runs cut by --steps; the driver's own check
+// compares every device dt with the host's and would throw. A bad leaf cell stops the run with the host-dt run's report,
 // and a halted step leaves the state as it was. gpu label: CUDA or HIP builds.
 #include <cstring>
 #include <iostream>
@@ -80,6 +80,9 @@ TEST(AmrDeviceDt, amr_gpu_device_dt_equals_host_dt_bitwise) {
                               amr_config("sod", 1.0, 12), amr_levels(2, "gradient", 1));
   expect_device_dt_as_host_dt("sedov 8^3 + 3 every 2", build_mesh({8, 8, 8}, {r, r, r}), amr_config("sedov", 1.0, 10),
                               amr_levels(3, "gradient", 2));
+  // A static grid: every step queued before the one before it ends (both scan word sets in turn).
+  expect_device_dt_as_host_dt("sedov 8^3 + 2 static", build_mesh({8, 8, 8}, {p, p, p}), amr_config("sedov", 1.0, 16),
+                              amr_levels(2, "gradient", 0));
   // Ends at tend, well before the step cap: the last dt clipped on the device as on the host.
   const RunConfig to_tend = amr_config("sedov", 2e-3, 400);
   const auto clipped = amr::run_amr(copa::Backend::serial, build_mesh({8, 8, 8}, {p, p, p}), to_tend,
