@@ -66,6 +66,7 @@ struct Options {
   bool no_reflux = false;
   bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
   bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
+  bool host_dt = false;       // AMR GPU: the host computes each dt between steps (README "The device dt")
   int group_min = ro::amr::default_group_min;  // AMR GPU: fewest leaf octs of a sibling group (README "Partial sibling groups")
   long long max_octs = 0;
 };
@@ -218,6 +219,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.reflux = !o.no_reflux;
   ac.subcycle = o.subcycle;
   ac.phase_timing = o.phase_timing;
+  ac.host_dt = o.host_dt;
   ac.group_min = o.group_min;
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
@@ -389,6 +391,9 @@ int run(int argc, char** argv) {
   app.add_flag("--phase-timing", o.phase_timing,
                "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "
                "amr.reflux+finest_restriction, amr.coarser_restrictions+scan); the host backends time them already");
+  app.add_flag("--host-dt", o.host_dt,
+               "AMR, GPU backends, global dt: the host computes each step's dt and waits for every step (the path "
+               "before the device dt; the same results bit for bit); the host backends accept and ignore it");
   app.add_option("--group-min", o.group_min,
                  "AMR, GPU backends: fewest leaf octs of a 2x2x2 sibling block updated as one 4^3 unit (1..8; 8 = "
                  "complete blocks only, the behaviour before); the host backends accept and ignore it")
@@ -429,6 +434,8 @@ int run(int argc, char** argv) {
   if (o.phase_timing && o.levels == 0)
     throw copa::InputError("--phase-timing: needs --levels >= 1 (it times the AMR device step's phases; the uniform run "
                            "times its kernels already)");
+  if (o.host_dt && o.levels == 0)
+    throw copa::InputError("--host-dt: needs --levels >= 1 (it selects the AMR device step's dt path)");
   if (app.get_option("--group-min")->count() > 0 && o.levels == 0)
     throw copa::InputError("--group-min: needs --levels >= 1 (it shapes the AMR device step's sibling groups)");
   if (o.group_min < 1 || o.group_min > 8)

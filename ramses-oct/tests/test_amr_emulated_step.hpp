@@ -4,11 +4,16 @@
 // dt scan carried from advance() to scan() under the GPU step's rule (NextScan). Counts the moves,
 // so a test sees the skipped unchanged regrids, the sibling groups updated, so it sees the group
 // body run, and the scans: run by scan(), handed out from advance(), and handed out but unequal to
-// a scan of the state at that moment (a stale one).
+// a scan of the state at that moment (a stale one). With device_dt it also queues steps as the GPU
+// step does with the device dt (queue_step, step_scan: README "The device dt"), the clock moved on
+// by clock_after_scan, the function the device's last scan block calls; a halted step leaves the
+// state as it is (the device copies the leaf cells and restricts them again).
 #pragma once
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "amr_clock.hpp"
 #include "amr_driver.hpp"
 #include "amr_gpu.hpp"
 #include "amr_plan.hpp"
@@ -23,12 +28,16 @@ struct EmulatedCounts {
   long grouped_oct_updates = 0;  // the groups' leaf members (their masks' bits), summed as group_updates
   long scans_run = 0, scans_held = 0, scans_stale = 0;
   long subcycled_steps = 0;
+  // The device dt: steps queued, waits for the last queued one (wait_queued), and regrids begun
+  // while a queued step was not waited for (its device time would fall in the regrid's row).
+  long queued_steps = 0, queued_waits = 0, regrids_unwaited = 0;
 };
 
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
-  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n, int group_min = amr::default_group_min)
-      : hp_(hp), reflux_(reflux), group_min_(group_min), n_(n) {}
+  HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n, int group_min = amr::default_group_min,
+                   bool device_dt = false)
+      : hp_(hp), reflux_(reflux), group_min_(group_min), device_dt_(device_dt), n_(n) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
     u_ = u;
     upload_tree(t);
@@ -37,6 +46,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
   // same bodies.
   void upload_tree(const amr::Tree& t) {
     next_scan_.drop();
+    latest_.reset();
     t_ = t;
     amr::emulate_device_lists(t_, lists_);
     amr::emulate_device_plan(t_, lists_, reflux_, plan_, group_min_);
@@ -67,12 +77,34 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   void advance(double dt) override {
     next_scan_.drop();
-    std::vector<double> unew;
-    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
-    u_.swap(unew);
-    n_.group_updates += static_cast<long>(plan_.groups.size());
-    n_.grouped_oct_updates += grouped_octs(0, static_cast<long long>(plan_.groups.size()));
+    step(dt);
     next_scan_.hold(amr::emulate_leaf_scan(t_, u_, hp_.gamma));
+  }
+  bool queues_steps() const override { return device_dt_; }
+  void start_clock(double time, double courant, double tend) override {
+    clock_ = amr::DeviceClock{};
+    clock_.time = time;
+    clock_.courant = courant;
+    clock_.tend = tend;
+    clock_.dx0 = t_.base->dx;
+    latest_.reset();
+  }
+  void queue_step() override {
+    ++n_.queued_steps;
+    unwaited_ = true;
+    if (!latest_) latest_ = clocked_scan(false);
+    start_ = *latest_;
+    next_scan_.drop();
+    if (!clock_.halt) step(clock_.dt);
+    latest_ = clocked_scan(true);
+  }
+  amr::LeafScan step_scan(double& device_dt) override {
+    device_dt = start_.dt;
+    return start_.scan;
+  }
+  void wait_queued() override {
+    ++n_.queued_waits;
+    unwaited_ = false;
   }
   // The device's subcycled coarse step: the per-level ranges its plan build brings up, the sums
   // kept across coarse steps as the device keeps them.
@@ -94,6 +126,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     return n;
   }
   void criterion(const amr::RefineCriterion& rc, double gamma) override {
+    if (unwaited_) ++n_.regrids_unwaited;
     params_ = amr::criterion_params(rc, gamma, t_.base->dx);
   }
   // The criterion and flag kernels in launch order (emulate_device_flags) into flag_, as the
@@ -115,6 +148,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     u_.swap(unew);
     ++n_.moves;
     upload_tree(new_tree_);
+    if (device_dt_) latest_ = clocked_scan(false);  // the GPU's adopt() ends with its scan
   }
   const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
   std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
@@ -124,9 +158,29 @@ class HostEmulatedStep final : public amr::DeviceStep {
   void download_map(amr::RegridMap& m) override { m = map_; }
 
  private:
+  void step(double dt) {
+    std::vector<double> unew;
+    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
+    u_.swap(unew);
+    n_.group_updates += static_cast<long>(plan_.groups.size());
+    n_.grouped_oct_updates += grouped_octs(0, static_cast<long long>(plan_.groups.size()));
+  }
+  // A scan of the state that moves the clock on as the device's last scan block does.
+  struct ClockedScan {
+    amr::LeafScan scan;
+    double dt;
+  };
+  ClockedScan clocked_scan(bool step_ended) {
+    ClockedScan c{amr::emulate_leaf_scan(t_, u_, hp_.gamma), 0.0};
+    amr::clock_after_scan(clock_, c.scan.max_speed.data(), t_.max_level + 1, c.scan.bad_cell >= 0, step_ended);
+    c.dt = clock_.dt;
+    return c;
+  }
+
   HydroParams hp_;
   bool reflux_;
   int group_min_;
+  bool device_dt_;
   EmulatedCounts& n_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
   amr::Tree t_, new_tree_;
@@ -138,13 +192,20 @@ class HostEmulatedStep final : public amr::DeviceStep {
   amr::CriterionParams params_;
   std::vector<double> u_, unew_, fine_flux_, flux_sum_;
   amr::NextScan next_scan_;
+  // The device dt: the clock, the last scan if it is of the current state, and the scan the last
+  // queued step started from.
+  amr::DeviceClock clock_;
+  std::optional<ClockedScan> latest_;
+  ClockedScan start_;
+  bool unwaited_ = false;
 };
 
 // The AmrConfig::device hook that runs the emulated step, counting into n.
 // group_min: as make_gpu_amr_step's (--group-min).
-inline auto emulated_device(EmulatedCounts& n, int group_min = amr::default_group_min) {
-  return [&n, group_min](const HydroParams& hp, bool reflux) {
-    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n, group_min));
+// device_dt: the step queues its steps as the GPU step does with the device dt.
+inline auto emulated_device(EmulatedCounts& n, int group_min = amr::default_group_min, bool device_dt = false) {
+  return [&n, group_min, device_dt](const HydroParams& hp, bool reflux) {
+    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n, group_min, device_dt));
   };
 }
 

@@ -1,8 +1,10 @@
 #include "amr_driver.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "amr_gpu.hpp"
 #include "amr_subcycle.hpp"
@@ -35,6 +37,17 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
      << int(t.level[cell / 8]) << " (oct " << cell / 8 << ", cell " << cell % 8 << ", i,j,k = " << ic[0] << ","
      << ic[1] << "," << ic[2] << ") has density " << q[0] << " and pressure " << q[4];
   throw copa::RuntimeError(os.str());
+}
+
+// The device dt's self-check: the dt the device computed for a step equals the host's bit for bit
+// (one formula, amr_clock.hpp), or the run stops naming both.
+void check_device_dt(double host_dt, double device_dt, long step) {
+  if (std::memcmp(&host_dt, &device_dt, sizeof host_dt) == 0) return;
+  std::ostringstream os;
+  os.precision(17);
+  os << "ramses-oct AMR device dt: step " << step << " ran with dt = " << device_dt << " on the device, the host's is "
+     << host_dt;
+  throw std::logic_error(os.str());
 }
 
 }  // namespace
@@ -72,10 +85,14 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   r.initial = leaf_totals(t, u);
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
+  // The device dt (README "The device dt"): the GPU global step queues step k, then waits for the
+  // scan before it; --subcycle, --phase-timing and --host-dt keep the host dt.
+  const bool device_dt = dev && !ac.subcycle && !ac.phase_timing && !ac.host_dt && dev->queues_steps();
   StepLists lists;
   if (dev) {
     copa::Region reg(timer, "upload");
     dev->upload(t, u);
+    if (device_dt) dev->start_clock(0.0, cfg.courant, cfg.tend);
   } else {
     build_step_lists(t, *loops, lists);
   }
@@ -90,12 +107,40 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     dev->download_tree(t);
     host_tree_stale = false;
   };
+  // One step with the host's dt: the device's (waiting for it), or the host's.
+  const auto host_dt_step = [&](double dt) {
+    if (dev) {
+      copa::Region reg(timer, "hydro_update+reflux+restriction");
+      if (ac.subcycle)
+        dev->advance_subcycled(dt);
+      else
+        dev->advance(dt);
+    } else if (ac.subcycle) {
+      copa::Region reg(timer, "hydro_update+reflux+restriction");
+      subcycled_step(t, lists, stepper, *loops, u, unew, dt);
+    } else {
+      {
+        copa::Region reg(timer, "hydro_update");
+        stepper.update(t, lists, u, unew, dt);
+      }
+      {
+        copa::Region reg(timer, "reflux");
+        stepper.reflux(t, lists, unew, dt);
+      }
+      {
+        copa::Region reg(timer, "restriction");
+        restrict_all(t, unew, *loops);
+      }
+      u.swap(unew);
+    }
+  };
+  const auto regrid_due = [&](long s) { return ac.regrid_every > 0 && s > 0 && s % ac.regrid_every == 0; };
   std::int64_t leaves = t.leaf_cells(), octs = t.noct();
   double level_updates = ac.subcycle ? subcycled_leaf_updates(t) : 0.0;  // per coarse step
   double time = 0;
   long step = 0;
   while (time < cfg.tend && step < cfg.max_steps) {
-    if (ac.regrid_every > 0 && step > 0 && step % ac.regrid_every == 0) {
+    if (regrid_due(step)) {
       copa::Region reg(timer, "regrid");
       bool tree_changed = true;
       if (dev) {
@@ -159,47 +204,51 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     r.max_octs_used = std::max(r.max_octs_used, octs);
     {
       copa::Region s(timer, "step");
-      // On the GPU path the scan ran at the end of the previous advance() (its kernel time is in
-      // the update row) unless a regrid changed the tree since: this row is then the host's
-      // cfl_dt alone (README "The device step, round 4").
-      LeafScan scan;
       double dt;
-      {
-        copa::Region reg(timer, "dt_reduction");
-        scan = dev ? dev->scan() : scan_leaves(t, u, cfg.hydro.gamma, *loops);
-        if (dev && scan.bad_cell >= 0) {
-          current_tree("download_tree");
-          dev->download(u);
+      if (device_dt) {
+        // Step k queued with the device's dt, then the wait for the scan it started from (the end of
+        // step k - 1, or the regrid's scan, already waited for): the device has step k to run while
+        // the host checks that scan and computes the same dt (README "The device dt").
+        {
+          copa::Region reg(timer, "hydro_update+reflux+restriction");
+          dev->queue_step();
         }
-        check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
-        dt = ac.subcycle ? subcycle_dt(t, scan, cfg.courant) : cfl_dt(t, scan, cfg.courant);
-      }
-      if (time + dt > cfg.tend) dt = cfg.tend - time;
-      if (dev) {
-        copa::Region reg(timer, "hydro_update+reflux+restriction");
-        if (ac.subcycle)
-          dev->advance_subcycled(dt);
-        else
-          dev->advance(dt);
-      } else if (ac.subcycle) {
-        copa::Region reg(timer, "hydro_update+reflux+restriction");
-        subcycled_step(t, lists, stepper, *loops, u, unew, dt);
+        double on_device;
+        {
+          copa::Region reg(timer, "dt_reduction");
+          const LeafScan scan = dev->step_scan(on_device);
+          if (scan.bad_cell >= 0) {
+            // Step k was halted on the device: u is the state the scan found the cell in.
+            current_tree("download_tree");
+            dev->download(u);
+          }
+          check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
+          dt = clip_dt(time, cfl_dt(t, scan, cfg.courant), cfg.tend);
+        }
+        check_device_dt(dt, on_device, step);
       } else {
+        // On the GPU path the scan ran at the end of the previous advance() (its kernel time is in
+        // the update row) unless a regrid changed the tree since: this row is then the host's
+        // cfl_dt alone (README "The device step, round 4").
+        LeafScan scan;
         {
-          copa::Region reg(timer, "hydro_update");
-          stepper.update(t, lists, u, unew, dt);
+          copa::Region reg(timer, "dt_reduction");
+          scan = dev ? dev->scan() : scan_leaves(t, u, cfg.hydro.gamma, *loops);
+          if (dev && scan.bad_cell >= 0) {
+            current_tree("download_tree");
+            dev->download(u);
+          }
+          check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
+          dt = ac.subcycle ? subcycle_dt(t, scan, cfg.courant) : cfl_dt(t, scan, cfg.courant);
         }
-        {
-          copa::Region reg(timer, "reflux");
-          stepper.reflux(t, lists, unew, dt);
-        }
-        {
-          copa::Region reg(timer, "restriction");
-          restrict_all(t, unew, *loops);
-        }
-        u.swap(unew);
+        dt = clip_dt(time, dt, cfg.tend);
+        host_dt_step(dt);
       }
       time += dt;
+      // The device dt: the step before a regrid, and the last, waited for in their own row, so that
+      // the regrid's row (its first copy would wait for the step) and the end hold none of a
+      // step's device time, and the FOM's step total all of it.
+      if (device_dt && !(time < cfg.tend && step + 1 < cfg.max_steps && !regrid_due(step + 1))) dev->wait_queued();
     }
     r.leaf_cell_updates += ac.subcycle ? level_updates : double(leaves);
     if (dev) {

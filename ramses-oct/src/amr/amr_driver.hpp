@@ -22,6 +22,10 @@ struct AmrConfig {
   bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
   bool subcycle = false;      // --subcycle: RAMSES's level subcycling (amr_subcycle.hpp)
   bool phase_timing = false;  // --phase-timing: GPU path, device events between the step's phases (time_phases)
+  // --host-dt: GPU global-dt path, the host computes each dt and waits for each step (scan(),
+  // advance()) instead of the device dt (queue_step(), README "The device dt"); so does
+  // --phase-timing, which waits per phase anyway.
+  bool host_dt = false;
   int group_min = default_group_min;  // --group-min: GPU path, fewest leaf octs of a sibling group (amr_plan.hpp)
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.

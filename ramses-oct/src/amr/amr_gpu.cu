@@ -102,7 +102,8 @@ __device__ inline void oct_barrier(int oct) {
 
 // Blocks per SM the leaf update is compiled for on NVIDIA: four blocks of 256 threads take 4 x
 // 37.9 KB of shared memory and 65536 / 1024 = 64 registers per thread (32 warps per SM). ptxas
-// (sm_90) then spills 192 B (224 B since partial groups; 80 registers and 16 B at three blocks),
+// (sm_90) then spills 192 B (224 B since partial groups, 216 B with the device dt's clock;
+// 80 registers and 16 B at three blocks),
 // yet the update is 8% shorter
 // on the H200: the gather is latency-bound and the fourth block hides more of it (results/h200/
 // 20261125-22: 102 -> 94 us on Sedov 32^3 + 2). HIP's second __launch_bounds__ argument means
@@ -112,6 +113,22 @@ __device__ inline void oct_barrier(int oct) {
 #else
 #define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, 4)
 #endif
+
+// A halted step's leaf update (block::hold_unit): block b's units as leaf_update_kernel takes them.
+__device__ void hold_units(const block::Args& a, long long nsingle, unsigned single_blocks,
+                           const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
+                           const std::uint8_t* __restrict__ group_members, const double* __restrict__ u,
+                           double* __restrict__ unew) {
+  if (blockIdx.x < single_blocks) {
+    constexpr int N = block::lanes;
+    const long long j = (long long)blockIdx.x * block::octs_per_block + threadIdx.x / N;
+    if (j < nsingle) block::hold_unit<N>(a, u, unew, block::UnitRef{singles[j], 1u, nullptr}, threadIdx.x % N);
+    return;
+  }
+  const unsigned g = blockIdx.x - single_blocks;
+  block::hold_unit<block::group_threads>(a, u, unew, block::UnitRef{groups[g], group_members[g], nullptr},
+                                         threadIdx.x);
+}
 
 // Every leaf oct of every level in one launch: blocks [0, single_blocks) take octs_per_block single
 // leaf octs each (each oct its own shared slice and barrier), the blocks after them one sibling
@@ -130,6 +147,11 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
     block::GroupShared group;
     block::OctShared oct[block::octs_per_block];
   } sh;
+  // A halted step: the whole block copies its units' leaf cells and returns before any barrier.
+  if (a.clock && a.clock->halt) {
+    hold_units(a, nsingle, single_blocks, singles, groups, group_members, u, unew);
+    return;
+  }
   if (blockIdx.x < single_blocks) {
     constexpr int N = block::lanes;
     const int k = threadIdx.x / N, lane = threadIdx.x % N;
@@ -182,15 +204,20 @@ __device__ inline void restrict_pairs(unsigned skip, long long first, long long 
 // fine fluxes and writes coarse LEAF cells beside finer octs; the finest restriction writes
 // COVERED cells of level L-1 and reads level-L cells, all leaves that no reflux writes (nothing
 // is finer than L). A coarser restriction reads level-l+1 cells that this launch writes (leaves
-// refluxed, covered cells restricted): it runs after it, one launch per level.
+// refluxed, covered cells restricted): it runs after it, one launch per level. clock (the device
+// dt): dt is clock->dt, and a halted step refluxes nothing (its fine fluxes may be NaN).
 inline constexpr int reflux_threads = 128;
 __global__ void __launch_bounds__(reflux_threads)
     reflux_restrict_kernel(unsigned reflux_blocks, long long nfaces, const RefluxFace* __restrict__ faces,
                            const std::int8_t* __restrict__ level, const double* __restrict__ fine_flux,
-                           long long stride, double dt, double dx0, long long first, long long last,
-                           const std::int64_t* __restrict__ cell, const std::int64_t* __restrict__ son,
-                           double* __restrict__ unew) {
+                           long long stride, double dt, const DeviceClock* __restrict__ clock, double dx0,
+                           long long first, long long last, const std::int64_t* __restrict__ cell,
+                           const std::int64_t* __restrict__ son, double* __restrict__ unew) {
   if (blockIdx.x < reflux_blocks) {
+    if (clock) {
+      if (clock->halt) return;
+      dt = clock->dt;
+    }
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (k < nfaces * nvar)
       block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, fine_flux, stride, dt, dx0, unew);
@@ -247,17 +274,30 @@ inline constexpr int scan_threads = 256;
 inline constexpr int scan_levels = max_levels + 1;
 inline constexpr int scan_warps = scan_threads / COPA_WARP_SIZE;
 
+// The clock moved on from a scan's result (per level the max speed, whether a leaf cell is bad),
+// one thread; returns the next step's dt as bits for the host's check.
+__device__ unsigned long long next_dt_bits(DeviceClock& clock, const double* speed, int nlevel, bool bad,
+                                           bool step_ended) {
+  DeviceClock c = clock;
+  clock_after_scan(c, speed, nlevel, bad, step_ended);
+  clock = c;
+  return static_cast<unsigned long long>(__double_as_longlong(c.dt));
+}
+
 // Scan block b of nb. words: nlevel + 1 result words then the done counter, all zero when the
 // launch starts. The last block to finish (the threadfence reduction of the CUDA programming
 // guide: each block makes its atomics visible, then counts itself done) moves the words into out,
 // host-mapped memory, and zeroes them and the counter for the next launch: no memset before the
 // scan and no copy after it. The words are read with atomicExch, so the last block sees every
 // other block's atomicMax (done at L2), and a system fence orders its stores before the host's
-// read, which comes after the launch's synchronisation.
+// read, which comes after the launch's synchronisation. With a clock (the device dt), the last
+// block's thread 0 also moves the clock on from the words (clock_after_scan, the host's formula:
+// step_ended at the end of a step) and stores the next step's dt as out[nlevel + 1].
 __device__ void leaf_scan_block(unsigned b, unsigned nb, const double* u, long long ncell,
                                 const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
                                 double gamma, int nlevel, unsigned long long* __restrict__ words,
-                                unsigned long long* __restrict__ out) {
+                                unsigned long long* __restrict__ out, DeviceClock* __restrict__ clock,
+                                bool step_ended) {
   unsigned long long best[scan_levels + 1];  // per level, then the bad cell's ~index
 #pragma unroll
   for (int k = 0; k <= scan_levels; ++k) best[k] = 0;
@@ -293,8 +333,22 @@ __device__ void leaf_scan_block(unsigned b, unsigned nb, const double* u, long l
   if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == nb - 1ull;
   __syncthreads();
   if (!last) return;
-  if (k <= nlevel) out[k] = atomicExch(words + k, 0ull);
+  // The result for the clock in shared memory (thread 0 reads every level's).
+  __shared__ double speed[scan_levels];
+  __shared__ bool any_bad;
+  if (k <= nlevel) {
+    const unsigned long long w = atomicExch(words + k, 0ull);
+    out[k] = w;
+    if (k < nlevel)
+      speed[k] = __longlong_as_double(static_cast<long long>(w));
+    else
+      any_bad = w != 0;
+  }
   if (k == 0) *done = 0;
+  if (clock) {
+    __syncthreads();
+    if (k == 0) out[nlevel + 1] = next_dt_bits(*clock, speed, nlevel, any_bad, step_ended);
+  }
   __threadfence_system();
 }
 
@@ -308,13 +362,14 @@ __global__ void __launch_bounds__(scan_threads)
                          const std::int64_t* __restrict__ cell, const std::int64_t* __restrict__ cell_son,
                          double* u, long long ncell, const std::int32_t* __restrict__ son,
                          const std::int8_t* __restrict__ level, double gamma, int nlevel,
-                         unsigned long long* __restrict__ words, unsigned long long* __restrict__ out) {
+                         unsigned long long* __restrict__ words, unsigned long long* __restrict__ out,
+                         DeviceClock* __restrict__ clock, bool step_ended) {
   if (blockIdx.x < restrict_blocks) {
     restrict_pairs(0, first, last, cell, cell_son, ncell, u);
     return;
   }
   leaf_scan_block(blockIdx.x - restrict_blocks, gridDim.x - restrict_blocks, u, ncell, son, level, gamma, nlevel,
-                  words, out);
+                  words, out, clock, step_ended);
 }
 
 // The regrid's criterion byte of every cell of the current tree (amr_flags_body.hpp; the
@@ -873,11 +928,40 @@ class MappedWords {
   T* device_;
 };
 
+// The dt scan's result words: two sets, which scans take in turn: with the device dt the next
+// step's scan writes one while the host reads the other (README "The device dt"). A set holds the
+// words of the most levels a tree can have and the device dt.
+class MappedScanWords {
+ public:
+  static constexpr int sets = 2;
+  static constexpr std::size_t words = scan_levels + 2;
+  const unsigned long long* host(int set) const { return w_.host() + set * words; }
+  unsigned long long* device(int set) { return w_.device() + set * words; }
+
+ private:
+  MappedWords<unsigned long long> w_{sets * words};
+};
+
+// An event without timing on the default stream: the device dt's host waits for one scan (the
+// one the last queued step started from) rather than for the device.
+class ScanEvent {
+ public:
+  ScanEvent() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventCreateWithFlags)(&e_, COPA_GPU_SYMBOL(EventDisableTiming))); }
+  ~ScanEvent() { (void)COPA_GPU_SYMBOL(EventDestroy)(e_); }
+  ScanEvent(const ScanEvent&) = delete;
+  ScanEvent& operator=(const ScanEvent&) = delete;
+  void record() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(e_, nullptr)); }
+  void wait() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventSynchronize)(e_)); }
+
+ private:
+  copa::gpu::event_t e_;
+};
+
 class GpuAmrStep final : public DeviceStep {
  public:
   GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, RegridCapacity capacity)
       : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min), capacity_(capacity) {
-    // One wave of scan blocks (sm_90: 60 registers, so 4 blocks of 256 threads per SM), each
+    // One wave of scan blocks (sm_90: 62 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
                             std::max(copa::gpu::device_info(copa::gpu::current_device()).multiprocessors, 1));
@@ -906,7 +990,7 @@ class GpuAmrStep final : public DeviceStep {
 
   // The tree's tables copied up and the lists and plan built from them (upload's second half).
   void upload_tree(const Tree& t) {
-    next_scan_.drop();
+    drop_scans();
     copa::gpu::require_device_memory(tree_growth(t), "ramses-oct AMR fluxes, tree tables and plan workspace");
     const std::size_t n = static_cast<std::size_t>(t.noct());
     noct_ = static_cast<long long>(n);
@@ -1050,7 +1134,7 @@ class GpuAmrStep final : public DeviceStep {
   // scanned for the next dt. One wait at the end, for all of it: the scan's words and every count
   // of the lists and plan come up there (finish_queued_build; README "The regrid's count waits").
   void adopt() override {
-    next_scan_.drop();
+    drop_scans();
     const long long nn = new_begin_.back();
     const std::size_t cells = static_cast<std::size_t>(nn) * 8 * nvar;
     unew_.resize(cells);
@@ -1082,9 +1166,9 @@ class GpuAmrStep final : public DeviceStep {
     // kernels then finish inside the regrid's timer (the next step's scan() returns the held
     // words), not in the next step's, as they did once no count copy came after the plan's. The
     // scan reads the state and the tree, not the plan, so a fallback leaves it valid.
-    const unsigned long long* h = launch_scan();
+    const int set = launch_scan();
     copa::gpu::synchronize();
-    next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
+    next_scan_.hold(leaf_scan_from_words(scan_words_.host(set), max_level_ + 1));
     finish_queued_build();
     end_regrid_part();
   }
@@ -1212,9 +1296,9 @@ class GpuAmrStep final : public DeviceStep {
 
   LeafScan scan() override {
     if (const LeafScan* held = next_scan_.get()) return *held;
-    const unsigned long long* h = launch_scan();
+    const int set = launch_scan();
     copa::gpu::synchronize();
-    return leaf_scan_from_words(h, max_level_ + 1);
+    return leaf_scan_from_words(scan_words_.host(set), max_level_ + 1);
   }
 
   void time_phases(copa::Profile& p) override { phases_ = std::make_unique<copa::gpu::EventTimer>(p); }
@@ -1226,7 +1310,74 @@ class GpuAmrStep final : public DeviceStep {
   // for L >= 2, against L + 6 operations before (the reflux, one launch per level, a memset, the
   // scan, a copy).
   void advance(double dt) override {
-    next_scan_.drop();  // held again only once the step and its scan have finished
+    host_dt_only("advance");
+    drop_scans();  // held again only once the step and its scan have finished
+    const int set = launch_step(dt, nullptr);
+    copa::gpu::synchronize();
+    if (phases_) phases_->flush();
+    next_scan_.hold(leaf_scan_from_words(scan_words_.host(set), max_level_ + 1));
+  }
+
+  // The device dt (README "The device dt"): the clock set here, then every scan moves it on.
+  bool queues_steps() const override { return true; }
+  void start_clock(double time, double courant, double tend) override {
+    DeviceClock c;
+    c.time = time;
+    c.courant = courant;
+    c.tend = tend;
+    c.dx0 = dx0_;
+    clock_.resize(1);
+    char* h = staging_.reserve(sizeof c);
+    std::memcpy(h, &c, sizeof c);
+    copa::gpu::copy_to_device(clock_.data(), h, sizeof c);
+    copa::gpu::synchronize();
+    clock_on_ = true;
+    drop_scans();  // a held scan computed no dt
+  }
+
+  // The step with the clock's dt queued behind the scan it starts from (one of the current state
+  // is queued first where none is: after an upload), then its own scan, which moves the clock on
+  // to the next step; no wait.
+  void queue_step() override {
+    if (!clock_on_) throw std::logic_error("ramses-oct AMR: queue_step before start_clock");
+    if (latest_scan_ < 0) launch_scan();
+    step_start_scan_ = latest_scan_;
+    next_scan_.drop();
+    launch_step(0.0, clock_.data());
+  }
+
+  LeafScan step_scan(double& device_dt) override {
+    if (step_start_scan_ < 0) throw std::logic_error("ramses-oct AMR: step_scan before queue_step");
+    scan_done_[step_start_scan_].wait();
+    const unsigned long long* h = scan_words_.host(step_start_scan_);
+    const int nlevel = max_level_ + 1;
+    std::memcpy(&device_dt, h + nlevel + 1, sizeof device_dt);
+    return leaf_scan_from_words(h, nlevel);
+  }
+
+  void wait_queued() override {
+    if (latest_scan_ >= 0) scan_done_[latest_scan_].wait();
+  }
+
+  // The recursion of amr_subcycle.cpp's amr_step with the device plan's per-level ranges: no copy
+  // and no wait inside the coarse step, then the next scan as advance() ends (README "Level
+  // subcycling on the GPU").
+  void advance_subcycled(double dt0) override {
+    if (!subcycle_)
+      throw std::logic_error("ramses-oct AMR: advance_subcycled on a device step built without subcycle "
+                             "(make_gpu_amr_step(hp, reflux, true) keeps the per-level ranges)");
+    host_dt_only("advance_subcycled");
+    drop_scans();
+    subcycle_level(0, dt0);
+    const int set = launch_scan();
+    copa::gpu::synchronize();
+    next_scan_.hold(leaf_scan_from_words(scan_words_.host(set), max_level_ + 1));
+  }
+
+ private:
+  // The step's launches with dt, or with the clock's (clock non-null: dt unused); returns the
+  // set of its scan's words.
+  int launch_step(double dt, const DeviceClock* clock) {
     const long long stride = noct_ * 8;
     const PlanCounts& c = counts_;
     begin_phase("amr.ghosts");
@@ -1238,7 +1389,8 @@ class GpuAmrStep final : public DeviceStep {
     }
     next_phase("amr.update");
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
-                        son_.data(), ghost_.data(), fine_flux_.data(), nullptr, stride, dt, dx0_};
+                        son_.data(),      ghost_.data(), fine_flux_.data(), nullptr,   stride,
+                        dt,               dx0_,          clock};
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
     if (unit_blocks > 0) {
@@ -1258,8 +1410,8 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned finest_blocks = copa::gpu::blocks_for(finest.second - finest.first, reflux_threads);
     if (reflux_blocks + finest_blocks > 0) {
       reflux_restrict_kernel<<<reflux_blocks + finest_blocks, reflux_threads>>>(
-          reflux_blocks, nfaces, faces_.data(), level_.data(), fine_flux_.data(), stride, dt, dx0_, finest.first,
-          finest.second, restrict_cell_.data(), restrict_son_.data(), unew_.data());
+          reflux_blocks, nfaces, faces_.data(), level_.data(), fine_flux_.data(), stride, dt, clock, dx0_,
+          finest.first, finest.second, restrict_cell_.data(), restrict_son_.data(), unew_.data());
       COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel");
     }
     next_phase("amr.coarser_restrictions+scan");
@@ -1270,29 +1422,12 @@ class GpuAmrStep final : public DeviceStep {
     }
     u_.swap(unew_);
     // The next step's scan queued behind the restriction: the step and the scan cost one wait.
-    const unsigned long long* h =
-        ranges.size() >= 2 ? launch_scan(ranges.back().first, ranges.back().second) : launch_scan();
+    const int set = ranges.size() >= 2 ? launch_scan(ranges.back().first, ranges.back().second, true)
+                                       : launch_scan(0, 0, true);
     end_phase();
-    copa::gpu::synchronize();
-    if (phases_) phases_->flush();
-    next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
+    return set;
   }
 
-  // The recursion of amr_subcycle.cpp's amr_step with the device plan's per-level ranges: no copy
-  // and no wait inside the coarse step, then the next scan as advance() ends (README "Level
-  // subcycling on the GPU").
-  void advance_subcycled(double dt0) override {
-    if (!subcycle_)
-      throw std::logic_error("ramses-oct AMR: advance_subcycled on a device step built without subcycle "
-                             "(make_gpu_amr_step(hp, reflux, true) keeps the per-level ranges)");
-    next_scan_.drop();
-    subcycle_level(0, dt0);
-    const unsigned long long* h = launch_scan();
-    copa::gpu::synchronize();
-    next_scan_.hold(leaf_scan_from_words(h, max_level_ + 1));
-  }
-
- private:
   // How build_lists and build_plan size their launches and arrays (README "The regrid's count waits"):
   // exact, each count copied up once the device has it (a wait each: upload_tree, and the
   // fallback), or queued, by bounds and guesses the host has without waiting (adopt()).
@@ -1372,9 +1507,12 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The dt scan of u_, queued, in one launch with the restriction pairs [first, last) of u_ if
-  // any (restrict_scan_kernel): the returned pointer reads the words once the caller has
-  // synchronised.
-  const unsigned long long* launch_scan(long long first = 0, long long last = 0) {
+  // any (restrict_scan_kernel), into the next set of words, which it returns: scan_words_.host(set)
+  // reads them once the caller has synchronised. With the clock on, the scan also moves it on
+  // (step_ended: at the end of a step) and its event is recorded.
+  int launch_scan(long long first = 0, long long last = 0, bool step_ended = false) {
+    const int set = scan_set_;
+    scan_set_ = (scan_set_ + 1) % MappedScanWords::sets;
     const int nlevel = max_level_ + 1;
     const long long ncell = noct_ * 8;
     const unsigned restrict_blocks = copa::gpu::blocks_for(last - first, scan_threads);
@@ -1382,9 +1520,26 @@ class GpuAmrStep final : public DeviceStep {
     restrict_scan_kernel<<<restrict_blocks + blocks, scan_threads>>>(restrict_blocks, first, last, restrict_cell_.data(),
                                                                     restrict_son_.data(), u_.data(), ncell, son_.data(),
                                                                     level_.data(), hp_.gamma, nlevel, scan_.data(),
-                                                                    scan_words_.device());
+                                                                    scan_words_.device(set),
+                                                                    clock_on_ ? clock_.data() : nullptr, step_ended);
     COPA_GPU_CHECK_LAUNCH("amr restrict_scan_kernel");
-    return scan_words_.host();
+    if (clock_on_) {
+      scan_done_[set].record();
+      latest_scan_ = set;
+    }
+    return set;
+  }
+
+  // The state changed (an upload, a regrid's move, a step started): no scan is of it.
+  void drop_scans() {
+    next_scan_.drop();
+    latest_scan_ = -1;
+  }
+
+  // The host-dt steps take their dt from the host; with the clock on the clock would go stale.
+  void host_dt_only(const char* call) const {
+    if (clock_on_)
+      throw std::logic_error(std::string("ramses-oct AMR: ") + call + " (host dt) on a step whose device clock is on");
   }
 
   // The end of a regrid part (criterion, rebuild, link, adopt): the device's work is waited for
@@ -1844,7 +1999,14 @@ class GpuAmrStep final : public DeviceStep {
   NextScan next_scan_;
   unsigned scan_blocks_ = 1;
   PinnedStaging staging_, scan_host_;
-  MappedWords<unsigned long long> scan_words_{scan_levels + 1};
+  MappedScanWords scan_words_;
+  // The device dt: the clock, whether it is on, the set the next scan writes, the set of the last
+  // scan if it is of the current state (-1: none), that of the scan the last queued step started
+  // from, and per set the event recorded after its scan.
+  GrowArray<DeviceClock> clock_;
+  bool clock_on_ = false;
+  int scan_set_ = 0, latest_scan_ = -1, step_start_scan_ = -1;
+  ScanEvent scan_done_[MappedScanWords::sets];
   // The regrid's count words (CountWords) as the queued build brings them up.
   MappedWords<long long> mapped_counts_{static_cast<std::size_t>(CountWords{max_levels + 1}.total(true))};
   std::unique_ptr<copa::gpu::EventTimer> phases_;

@@ -1,7 +1,9 @@
 // The device-resident AMR step (CUDA and HIP from one source, amr_gpu.cu): the state and the
 // step plan (amr_plan.hpp) live on the device between regrids; a step is one kernel for the ghost
 // slots, ONE launch that updates every leaf oct of every level, the reflux gather, one restriction
-// launch per level, then the next step's leaf scan, with one wait at the end (NextScan). A regrid
+// launch per level, then the next step's leaf scan, with one wait at the end (NextScan); with the
+// device dt the scan also computes the next dt and the host queues a step before it waits for
+// the one before (queue_step, README "The device dt"). A regrid
 // keeps the state and the tree on the device: the criterion, the refinement flags, the new tree's
 // rebuild and links, the state's move and the step lists and step plan all run there; only counts
 // and error words come back (README "AMR", "The device plan", "The device lists", "The device
@@ -10,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -76,6 +79,29 @@ class DeviceStep {
   // host's subcycled_step (amr_subcycle.hpp) in the same order and arithmetic, one launch per
   // level and phase and no wait inside; returns as advance() does, the next scan held (NextScan).
   virtual void advance_subcycled(double dt0) = 0;
+  // The device dt (README "The device dt"; the global step only, not --subcycle): the device
+  // computes each step's dt in the scan before it (amr_clock.hpp), so the host queues step k + 1
+  // before it waits for step k. queues_steps(): whether this step does (else the driver keeps
+  // the host dt: scan(), advance()). start_clock(): the run's clock set once after the upload,
+  // kept across regrids; from then on every scan also moves it on, and advance() refuses.
+  // queue_step(): one step with the clock's dt queued behind the scan it starts from (a scan of
+  // the current state queued first where there is none), then its own scan; returns at once. A
+  // halted step (the scan before it found a bad leaf cell) leaves the leaf cells as they are.
+  // step_scan(): waits for the scan the last queued step started from (the step before it, or
+  // the upload's or the regrid's scan), not for the step, and returns it with the dt the device
+  // computed from it, the queued step's dt. wait_queued(): waits for the last queued step and its
+  // scan (the driver's step before a regrid, and the last).
+  virtual bool queues_steps() const { return false; }
+  virtual void start_clock(double time, double courant, double tend) {
+    (void)time, (void)courant, (void)tend;
+    throw std::logic_error("ramses-oct AMR: start_clock on a device step without the device dt");
+  }
+  virtual void queue_step() { throw std::logic_error("ramses-oct AMR: queue_step on a device step without the device dt"); }
+  virtual LeafScan step_scan(double& device_dt) {
+    (void)device_dt;
+    throw std::logic_error("ramses-oct AMR: step_scan on a device step without the device dt");
+  }
+  virtual void wait_queued() {}
   // The regrid on the device, in calls the driver times apart. criterion(): the criterion byte
   // of every cell of the current tree (every kind, amr_flags_body.hpp); refinement_flags(): the
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_; nothing comes up:

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "amr_clock.hpp"
 #include "amr_interp.hpp"
 #include "amr_members.hpp"
 #include "amr_solver.hpp"
@@ -137,6 +138,9 @@ struct Args {
   double* flux_sum;
   long long stride;
   double dt, dx0;
+  // The device dt (README "The device dt"): the step's dt is clock->dt, written by the scan
+  // before the step, and dt above is unused; null: dt above (--subcycle, the host emulation).
+  const DeviceClock* clock = nullptr;
 };
 
 template <int T>
@@ -149,7 +153,9 @@ struct Shared {
 using OctShared = Shared<2>;
 using GroupShared = Shared<4>;
 
-RO_HD double dtdx_of(const Args& a, int o) { return a.dt / (a.dx0 / double(1 << a.level[o])); }
+// Read where it is used (the predictor's and the update's dt / dx once per thread), so the clock's
+// dt holds no register through the gather.
+RO_HD double dtdx_of(const Args& a, int o) { return (a.clock ? a.clock->dt : a.dt) / level_dx(a.dx0, a.level[o]); }
 
 // Son c of ghost slot g, prolonged from its coarse cell and the six face neighbours (prolong's
 // son c; the device gives each (ghost, son) its own thread, where one thread per ghost computed
@@ -401,6 +407,20 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
       a.fine_flux[at + f] = v;
       if (a.flux_sum) a.flux_sum[at + f] += a.dt * v;
     }
+  }
+}
+
+// A halted step (DeviceClock::halt: the scan before it found a bad leaf cell): the unit's leaf
+// cells copied u -> unew, so that the step leaves the leaf cells exactly as they were and the
+// driver reports the cell the host-dt path reports (the fluxes may be NaN there, and 0 * NaN is
+// not 0: the update cannot run with dt = 0 instead). Items (member, cell, variable), N lanes.
+template <int N>
+RO_HD void hold_unit(const Args& a, const double* u, double* unew, const UnitRef& unit, int lane) {
+  for (int j = lane; j < 8 * 8 * nvar; j += N) {
+    const int m = j / (8 * nvar), cell = (j / nvar) % 8, f = j % nvar;
+    if (!((unit.members >> m) & 1u)) continue;
+    const long long g = (long long)a.leaf_octs[unit.first + member_rank(unit.members, m)] * 8 + cell;
+    if (a.son[g] < 0) unew[f * a.stride + g] = u[f * a.stride + g];
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "amr_clock.hpp"
 #include "amr_interp.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_regrid.hpp"
@@ -127,11 +128,9 @@ LeafScan scan_leaves(const Tree& t, const std::vector<double>& u, double gamma, 
   return r;
 }
 
+// The device clock's formula (amr_clock.hpp), so that the device dt equals this one bit for bit.
 double cfl_dt(const Tree& t, const LeafScan& s, double courant) {
-  double dt = INFINITY;
-  for (int l = 0; l <= t.max_level; ++l)
-    if (s.max_speed[l] > 0) dt = std::min(dt, courant * t.dx(l) / s.max_speed[l]);
-  return dt;
+  return cfl_dt_of(s.max_speed.data(), t.max_level + 1, t.base->dx, courant);
 }
 
 struct Stepper::Work {

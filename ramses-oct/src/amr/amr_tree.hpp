@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "amr_clock.hpp"
 #include "hydro_math.hpp"
 #include "mesh.hpp"
 
@@ -50,7 +51,7 @@ struct Tree {
 
   std::int64_t noct() const { return static_cast<std::int64_t>(key.size()); }
   std::int64_t octs_at(int l) const { return level_begin[l + 1] - level_begin[l]; }
-  double dx(int l) const { return base->dx / double(1 << l); }
+  double dx(int l) const { return level_dx(base->dx, l); }
   int cells_at(int l, int axis) const { return base->cells[axis] << l; }
   std::int64_t leaf_cells() const;
   std::vector<std::int64_t> octs_per_level() const;

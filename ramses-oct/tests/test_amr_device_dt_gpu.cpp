@@ -1,0 +1,151 @@
+// The device dt on the GPU (README "The device dt"): the GPU step's queued steps, each with the dt
+// its last scan block computed, give the host-dt path's results (--host-dt: the host's dt, then
+// advance() and its wait) bit for bit: the same trees, state, time, steps and update counts, with
+// regrids every 1 and 2 steps and none, three levels (the scan launched with the coarsest
+// restriction), a last step clipped to tend and runs cut by --steps; the driver's own check
+// compares every device dt with the host's and would throw. A bad leaf cell stops the run with the host-dt run's report,
+// and a halted step leaves the state as it was. gpu label: CUDA or HIP builds.
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "amr_driver.hpp"
+#include "amr_gpu.hpp"
+#include "amr_regrid.hpp"
+#include "copa/errors.hpp"
+#include "test_amr_helpers.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+namespace {
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+amr::AmrConfig on_gpu(amr::AmrConfig ac, bool host_dt) {
+  ac.device = [](const HydroParams& hp, bool reflux) { return amr::make_gpu_amr_step(hp, reflux); };
+  ac.host_dt = host_dt;
+  return ac;
+}
+
+void expect_device_dt_as_host_dt(const std::string& what, const OctMesh& base, const RunConfig& cfg,
+                                 const amr::AmrConfig& ac) {
+  SCOPED_TRACE(what);
+  const auto host = amr::run_amr(copa::Backend::serial, base, cfg, on_gpu(ac, true));
+  const auto device = amr::run_amr(copa::Backend::serial, base, cfg, on_gpu(ac, false));
+  std::cerr << what << ": " << device.steps << " steps, " << device.regrids << " regrids, t = " << device.t << "\n";
+  EXPECT_TRUE(device.tree.key == host.tree.key);
+  EXPECT_TRUE(same_bits(device.u, host.u));
+  EXPECT_TRUE(same_bits(device.t, host.t)) << device.t << " against " << host.t;
+  EXPECT_EQ(device.steps, host.steps);
+  EXPECT_EQ(device.regrids, host.regrids);
+  EXPECT_EQ(device.leaf_cell_updates, host.leaf_cell_updates);
+  EXPECT_EQ(device.leaf_oct_updates, host.leaf_oct_updates);
+  EXPECT_EQ(device.grouped_oct_updates, host.grouped_oct_updates);
+}
+
+// A negative pressure in the last leaf cell (of the finest level that has octs).
+void put_bad_cell(const amr::Tree& t, std::vector<double>& u) {
+  const std::int64_t stride = t.noct() * 8;
+  for (std::int64_t g = stride - 1; g >= 0; --g)
+    if (t.son[g] < 0) {
+      u[4 * stride + g] = -1.0;  // E < kinetic energy: p < 0
+      return;
+    }
+}
+
+std::string run_error(const OctMesh& base, const RunConfig& cfg, const amr::AmrConfig& ac) {
+  try {
+    amr::run_amr(copa::Backend::serial, base, cfg, ac);
+  } catch (const copa::RuntimeError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(AmrDeviceDt, amr_gpu_device_dt_equals_host_dt_bitwise) {
+  const Boundary p = Boundary::periodic, r = Boundary::reflecting;
+  expect_device_dt_as_host_dt("sedov 8^3 + 2 every 2", build_mesh({8, 8, 8}, {p, p, p}), amr_config("sedov", 1.0, 12),
+                              amr_levels(2, "gradient", 2));
+  expect_device_dt_as_host_dt("sod 16 x 4 x 4 + 2 every 1", build_mesh({16, 4, 4}, {r, r, r}),
+                              amr_config("sod", 1.0, 12), amr_levels(2, "gradient", 1));
+  expect_device_dt_as_host_dt("sedov 8^3 + 3 every 2", build_mesh({8, 8, 8}, {r, r, r}), amr_config("sedov", 1.0, 10),
+                              amr_levels(3, "gradient", 2));
+  // A static grid: every step queued before the one before it ends (both scan word sets in turn).
+  expect_device_dt_as_host_dt("sedov 8^3 + 2 static", build_mesh({8, 8, 8}, {p, p, p}), amr_config("sedov", 1.0, 16),
+                              amr_levels(2, "gradient", 0));
+  // Ends at tend, well before the step cap: the last dt clipped on the device as on the host.
+  const RunConfig to_tend = amr_config("sedov", 2e-3, 400);
+  const auto clipped = amr::run_amr(copa::Backend::serial, build_mesh({8, 8, 8}, {p, p, p}), to_tend,
+                                    on_gpu(amr_levels(2, "gradient", 2), false));
+  EXPECT_LT(clipped.steps, 400);
+  EXPECT_DOUBLE_EQ(clipped.t, to_tend.tend);
+  expect_device_dt_as_host_dt("sedov 8^3 + 2 to tend", build_mesh({8, 8, 8}, {p, p, p}), to_tend,
+                              amr_levels(2, "gradient", 2));
+}
+
+TEST(AmrDeviceDt, amr_gpu_device_dt_bad_cell_report_as_host_dt) {
+  const Boundary p = Boundary::periodic;
+  const OctMesh base = build_mesh({8, 8, 8}, {p, p, p});
+  const RunConfig cfg = amr_config("sedov", 1.0, 4);
+  amr::AmrConfig ac = amr_levels(2, "gradient", 2);
+  ac.set_state = [](const amr::Tree& t, std::vector<double>& u) { put_bad_cell(t, u); };
+  const std::string host = run_error(base, cfg, on_gpu(ac, true));
+  const std::string device = run_error(base, cfg, on_gpu(ac, false));
+  EXPECT_NE(host.find("non-physical state after step 0"), std::string::npos) << host;
+  EXPECT_EQ(device, host);
+}
+
+// The halt path on the GPU step itself: the scan before a step finds the bad cell, the step
+// queued behind it leaves every leaf cell as uploaded and so the whole state (the covered cells
+// are restricted again from the same leaves, and the upload's were restricted by the host's
+// restrict_cell, whose sum and product nothing can contract), and so does a second and a third
+// halted step; its dt is 0, and the host-dt calls refuse once the clock is on.
+TEST(AmrDeviceDt, amr_gpu_halted_step_keeps_the_state) {
+  const Boundary p = Boundary::periodic;
+  const OctMesh base = build_mesh({8, 8, 8}, {p, p, p});
+  const RunConfig cfg = amr_config("sedov", 1.0, 4);
+  const amr::AmrConfig ac = amr_levels(2, "gradient", 2);
+  amr::Tree t = amr::base_tree(base, ac.levels);
+  std::vector<double> u;
+  const auto loops = amr::make_serial_loops();
+  amr::initial_grid(t, u, cfg.problem, ac.criterion, ac.max_octs, *loops);
+  put_bad_cell(t, u);
+  amr::restrict_all(t, u, *loops);
+  const auto gpu = amr::make_gpu_amr_step(cfg.hydro, true);
+  gpu->upload(t, u);
+  gpu->start_clock(0.0, cfg.courant, cfg.tend);
+  EXPECT_THROW(gpu->advance(1e-3), std::logic_error);
+  gpu->queue_step();
+  double dt = -1;
+  const amr::LeafScan first = gpu->step_scan(dt);
+  EXPECT_GE(first.bad_cell, 0);
+  EXPECT_EQ(dt, 0.0);
+  std::vector<double> once;
+  gpu->download(once);
+  ASSERT_EQ(once.size(), u.size());
+  const std::int64_t stride = t.noct() * 8;
+  long unequal_leaves = 0;
+  for (std::int64_t g = 0; g < stride; ++g)
+    for (int f = 0; f < nvar; ++f)
+      if (t.son[g] < 0 && !same_bits(once[f * stride + g], u[f * stride + g])) ++unequal_leaves;
+  EXPECT_EQ(unequal_leaves, 0);
+  EXPECT_TRUE(same_bits(once, u));
+  gpu->queue_step();
+  const amr::LeafScan second = gpu->step_scan(dt);
+  EXPECT_EQ(second.bad_cell, first.bad_cell);
+  EXPECT_EQ(dt, 0.0);
+  gpu->queue_step();
+  std::vector<double> thrice;
+  gpu->download(thrice);
+  EXPECT_TRUE(same_bits(thrice, once));
+}
