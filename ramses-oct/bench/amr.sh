@@ -17,6 +17,11 @@
 # --group-min, 3, README "Partial sibling groups"), so one lease compares the two, and with --group-min
 # 1, 2, 4, 5, 6 (cases *-groupminK: a second or so each) to check the default; the table gives
 # each case's group_min and sibling_group_share (the leaf octs updated in groups).
+# The two global-dt GPU AMR cases again with --host-dt (cases *-hostdt: dt computed by the host
+# between steps, the path before the device dt; README "The device dt"). With the device dt a step's
+# row times its launch and the wait for the step before it, so the step MEDIAN is not a step's
+# time: compare the step mean (steps_s / steps) and the FOM. regrid_fallbacks: regrids whose queued
+# plan build was redone with exact sizes (README "The regrid's count waits").
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 # BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
 set -euo pipefail
@@ -50,6 +55,9 @@ if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda
     run amr-sedov-64-l2-regrid4-cuda-200steps-groupmin$k --problem sedov --n 64 --levels 2 --regrid-every 4 \
       --steps 200 --backend cuda --group-min $k
   done
+  run amr-sedov-32-l2-cuda-hostdt --problem sedov --n 32 --levels 2 --backend cuda --host-dt
+  run amr-sedov-64-l2-regrid4-cuda-200steps-hostdt --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
+    --backend cuda --host-dt
   run amr-sedov-32-l2-cuda-subcycle --problem sedov --n 32 --levels 2 --subcycle --backend cuda
   run amr-sedov-64-l2-regrid4-cuda-subcycle-50steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 50 \
     --subcycle --backend cuda
@@ -74,22 +82,24 @@ for name in sorted(os.listdir(out)):
     step = kern.get("step", {}).get("time_s", {}).get("median", float("nan"))
     steps = j["run"]["problem"]["steps"]
     total = at.get("time_to_solution_s", step * steps)
+    mean = "%.3f" % (at["steps_s"] / steps * 1e3) if "steps_s" in at and steps else "-"
     med = lambda n: kern[n]["time_s"]["median"] * 1e3
     ms = lambda n: "%.3f" % med(n) if n in kern else "-"
     parts = ", ".join("%s %.2f" % (n[len("regrid."):], med(n)) for n in kern if n.startswith("regrid."))
     rows.append((name[:-5], j["run"].get("backend", "?"), steps, amr["leaf_cells"] if amr else "-",
                  amr["max_leaf_cells"] if amr else "-", j["fom"]["value"],
-                 "%.3g" % at["leaf_cell_rate_with_regrid_per_s"] if "leaf_cell_rate_with_regrid_per_s" in at else "-", ms("step"), ms("dt_reduction"),
+                 "%.3g" % at["leaf_cell_rate_with_regrid_per_s"] if "leaf_cell_rate_with_regrid_per_s" in at else "-", ms("step"), mean, ms("dt_reduction"),
                  ms("hydro_update+reflux+restriction"), at.get("regrid_s", 0.0),
                  "%.2f" % med("regrid") if "regrid" in kern else "-", parts or "-", total,
                  amr.get("group_min", "-") if amr else "-",
                  "%.3f" % amr["sibling_group_share"] if amr and "sibling_group_share" in amr else "-",
+                 amr.get("dt_on", "-") if amr else "-", amr.get("regrid_fallbacks", "-") if amr else "-",
                  j.get("verification", {}).get("passed")))
     if all(p in kern for p in phases):
         phase_rows.append((name[:-5], ms("step")) + tuple("%.1f" % (med(p) * 1e3) for p in phases))
 with open(os.path.join(out, "amr.md"), "w") as f:
-    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s, regrid excluded) | leaf rate with the regrid (cell updates/s) | step median (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | group_min | sibling_group_share | verified |\n")
-    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s, regrid excluded) | leaf rate with the regrid (cell updates/s) | step median (ms) | step mean (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | group_min | sibling_group_share | dt on | regrid fallbacks | verified |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write("| " + " | ".join(str(x) for x in r) + " |\n")
     if phase_rows:

@@ -281,7 +281,9 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
                  {"reflux", ac.reflux}, {"subcycle", ac.subcycle}, {"group_min", ac.group_min},
                  {"time_stepping", ac.subcycle ? "level subcycling (dt_l = dt_0 / 2^l)" : "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
-                 {"step_on", copa::is_gpu(b) ? "device" : "host"}};
+                 {"step_on", copa::is_gpu(b) ? "device" : "host"},
+                 {"dt_on", r.device_dt ? "device (checked bit for bit by the host)" : "host"},
+                 {"regrid_fallbacks", r.regrid_fallbacks}};
     // The share of leaf-oct updates done in sibling groups (4^3 blocks, complete or partial: their
     // leaf members; README "The device step, round 2", "Partial sibling groups").
     if (r.leaf_oct_updates > 0) pj["amr"]["sibling_group_share"] = r.grouped_oct_updates / r.leaf_oct_updates;

@@ -47,7 +47,9 @@ void expect_device_dt_as_host_dt(const std::string& what, const OctMesh& base, c
   EXPECT_EQ(device.leaf_cell_updates, host.leaf_cell_updates);
   EXPECT_EQ(device.leaf_oct_updates, host.leaf_oct_updates);
   EXPECT_EQ(device.grouped_oct_updates, host.grouped_oct_updates);
-  if (ac.regrid_every > 0) EXPECT_GT(host_n.moves, 0);  // the tree changed at some regrid
+  if (ac.regrid_every > 0) {
+    EXPECT_GT(host_n.moves, 0);  // the tree changed at some regrid
+  }
   // Every step queued; each regrid after a wait for the step before it, and one wait at the end:
   // the other steps overlap the next one.
   EXPECT_EQ(device_n.queued_steps, device.steps);

@@ -118,6 +118,9 @@ TEST(Amr, amr_gpu_regrid_fallback_equals_queued_build) {
                 << starved.fallbacks << " fallbacks)\n";
       EXPECT_GT(a.regrids, 2);
       EXPECT_GT(starved.fallbacks, 0);
+      // The JSON's run.problem.amr.regrid_fallbacks is the run's count.
+      EXPECT_EQ(b.regrid_fallbacks, starved.fallbacks);
+      EXPECT_EQ(a.regrid_fallbacks, queued.fallbacks);
       EXPECT_EQ(b.regrids, a.regrids);
       ASSERT_EQ(b.tree.key, a.tree.key);
       EXPECT_EQ(b.steps, a.steps);

@@ -277,6 +277,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   r.final = leaf_totals(t, u);
   r.t = time;
   r.steps = step;
+  r.device_dt = device_dt;
+  if (dev) r.regrid_fallbacks = dev->regrid_fallbacks();
   return r;
 }
 

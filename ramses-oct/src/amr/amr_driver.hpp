@@ -42,6 +42,10 @@ struct AmrResult {
   double t = 0;
   long steps = 0;
   long regrids = 0;
+  // GPU path: regrids whose queued list/plan build overflowed a guessed capacity and was rebuilt
+  // with exact sizes (README "The regrid's count waits"), and whether dt was computed on the device.
+  long long regrid_fallbacks = 0;
+  bool device_dt = false;
   double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated (--subcycle: 2^l per level-l leaf)
   // GPU path: sums over steps of the leaf octs updated and of those updated in sibling groups
   // (a group's leaf members: 8 for a complete group, fewer for a partial one).
