@@ -16,18 +16,13 @@
 #include "copa/errors.hpp"
 #include "reference.hpp"
 #include "test_amr_emulated_step.hpp"
+#include "test_amr_device_dt_cases.hpp"
 #include "test_amr_helpers.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
 
 namespace {
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // The emulated device step with and without the device dt on one configuration: bitwise equal.
 void expect_device_dt_as_host_dt(const std::string& what, const OctMesh& base, const RunConfig& cfg,
@@ -38,15 +33,8 @@ void expect_device_dt_as_host_dt(const std::string& what, const OctMesh& base, c
   const auto host = amr::run_amr(copa::Backend::serial, base, cfg, ac);
   ac.device = emulated_device(device_n, amr::default_group_min, true);
   const auto device = amr::run_amr(copa::Backend::serial, base, cfg, ac);
-  EXPECT_TRUE(device.tree.key == host.tree.key);
-  EXPECT_TRUE(same_bits(device.u, host.u));
-  EXPECT_TRUE(same_bits(device.t, host.t)) << device.t << " against " << host.t;
-  EXPECT_EQ(device.steps, host.steps);
-  EXPECT_EQ(device.regrids, host.regrids);
+  expect_same_run(device, host);
   EXPECT_EQ(device_n.moves, host_n.moves);
-  EXPECT_EQ(device.leaf_cell_updates, host.leaf_cell_updates);
-  EXPECT_EQ(device.leaf_oct_updates, host.leaf_oct_updates);
-  EXPECT_EQ(device.grouped_oct_updates, host.grouped_oct_updates);
   if (ac.regrid_every > 0) {
     EXPECT_GT(host_n.moves, 0);  // the tree changed at some regrid
   }
@@ -55,25 +43,6 @@ void expect_device_dt_as_host_dt(const std::string& what, const OctMesh& base, c
   EXPECT_EQ(device_n.queued_steps, device.steps);
   EXPECT_EQ(device_n.regrids_unwaited, 0);
   EXPECT_EQ(device_n.queued_waits, device.regrids + 1);
-}
-
-// A negative pressure in the last leaf cell (of the finest level that has octs).
-void put_bad_cell(const amr::Tree& t, std::vector<double>& u) {
-  const std::int64_t stride = t.noct() * 8;
-  for (std::int64_t g = stride - 1; g >= 0; --g)
-    if (t.son[g] < 0) {
-      u[4 * stride + g] = -1.0;  // E < kinetic energy: p < 0
-      return;
-    }
-}
-
-std::string run_error(const OctMesh& base, const RunConfig& cfg, const amr::AmrConfig& ac) {
-  try {
-    amr::run_amr(copa::Backend::serial, base, cfg, ac);
-  } catch (const copa::RuntimeError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

@@ -15,56 +15,12 @@
 #include "amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
-#include "test_amr_forwarding_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
-#include "test_amr_plan_compare.hpp"
+#include "test_amr_plan_checked_step.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
-
-namespace {
-
-struct PlanChecks {
-  long plans = 0, partial_groups = 0;
-};
-
-// The GPU step of group_min, its plan checked against the host's after every upload and adopt.
-class GroupMinCheckedStep final : public ForwardingStep {
- public:
-  GroupMinCheckedStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, int group_min, PlanChecks& n)
-      : ForwardingStep(std::move(gpu)), reflux_(reflux), group_min_(group_min), n_(n) {}
-  void upload(const amr::Tree& t, const std::vector<double>& u) override {
-    base_ = t.base;
-    inner().upload(t, u);
-    check(t);
-  }
-  void adopt() override {
-    inner().adopt();
-    amr::Tree t;
-    inner().download_tree(t);
-    t.base = base_;
-    check(t);
-  }
-
- private:
-  void check(const amr::Tree& t) {
-    const amr::StepLists l = amr::build_step_lists(t);
-    const amr::StepPlan host = amr::build_step_plan(t, l, reflux_, group_min_);
-    amr::StepPlan dev;
-    inner().download_plan(dev);
-    expect_same_plan(dev, host);
-    EXPECT_EQ(inner().counts().groups, static_cast<long long>(host.groups.size()));
-    for (const std::uint8_t m : host.group_members) n_.partial_groups += m != amr::complete_group;
-    ++n_.plans;
-  }
-  const OctMesh* base_ = nullptr;
-  bool reflux_;
-  int group_min_;
-  PlanChecks& n_;
-};
-
-}  // namespace
 
 TEST(Amr, amr_gpu_partial_groups_equal_oracle) {
   const PlanCase cases[] = {{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
@@ -83,8 +39,8 @@ TEST(Amr, amr_gpu_partial_groups_equal_oracle) {
         const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
         PlanChecks n;
         ac.device = [&n, subcycle, group_min](const HydroParams& hp, bool reflux) {
-          return std::unique_ptr<amr::DeviceStep>(new GroupMinCheckedStep(
-              amr::make_gpu_amr_step(hp, reflux, subcycle, group_min), reflux, group_min, n));
+          return std::unique_ptr<amr::DeviceStep>(new PlanCheckedStep(
+              amr::make_gpu_amr_step(hp, reflux, subcycle, group_min), reflux, subcycle, group_min, n));
         };
         const auto dev = amr::run_amr(copa::Backend::serial, base, cfg, ac);
         ASSERT_EQ(dev.tree.key, oracle.tree.key);

@@ -16,82 +16,22 @@
 #include "amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
-#include "test_amr_forwarding_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
-#include "test_amr_plan_compare.hpp"
+#include "test_amr_plan_checked_step.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
 
 namespace {
 
-struct RegridChecks {
-  long plans = 0;
-  long long fallbacks = 0;
-};
-
-// The GPU step, its lists, plan and counts checked against the host's after every upload and
-// adopt, and its fallbacks recorded.
-class CountsCheckedStep final : public ForwardingStep {
- public:
-  CountsCheckedStep(std::unique_ptr<amr::DeviceStep> gpu, bool reflux, bool subcycle, RegridChecks& n)
-      : ForwardingStep(std::move(gpu)), reflux_(reflux), subcycle_(subcycle), n_(n) {}
-  void upload(const amr::Tree& t, const std::vector<double>& u) override {
-    base_ = t.base;
-    inner().upload(t, u);
-    check(t);
-  }
-  void adopt() override {
-    inner().adopt();
-    amr::Tree t;
-    inner().download_tree(t);
-    t.base = base_;
-    check(t);
-    n_.fallbacks = inner().regrid_fallbacks();
-  }
-
- private:
-  void check(const amr::Tree& t) {
-    const amr::StepLists l = amr::build_step_lists(t);
-    amr::StepLists dl;
-    inner().download_lists(dl);
-    expect_same_device_lists(dl, l);
-    const amr::StepPlan host = amr::build_step_plan(t, l, reflux_);
-    amr::StepPlan dev;
-    inner().download_plan(dev);
-    expect_same_plan(dev, host);
-    const amr::PlanCounts& c = inner().counts();
-    EXPECT_EQ(c.leaf_octs, static_cast<long long>(host.leaf_octs.size()));
-    EXPECT_EQ(c.singles, static_cast<long long>(host.singles.size()));
-    EXPECT_EQ(c.groups, static_cast<long long>(host.groups.size()));
-    EXPECT_EQ(c.ghosts, static_cast<long long>(host.ghost_flip.size() / 7));
-    EXPECT_EQ(c.faces, static_cast<long long>(l.faces.size()));
-    EXPECT_EQ(c.restrict_begin, host.restrict_begin);
-    EXPECT_EQ(inner().leaf_cells_per_level(), t.leaf_cells_per_level());
-    if (subcycle_) expect_same_levels(c.levels, amr::emulate_plan_levels(t, host));
-    ++n_.plans;
-  }
-  static void expect_same_levels(const amr::PlanLevels& a, const amr::PlanLevels& b) {
-    EXPECT_EQ(a.leaf_begin, b.leaf_begin);
-    EXPECT_EQ(a.single_begin, b.single_begin);
-    EXPECT_EQ(a.group_begin, b.group_begin);
-    EXPECT_EQ(a.single_ghost_begin, b.single_ghost_begin);
-    EXPECT_EQ(a.group_ghost_begin, b.group_ghost_begin);
-    EXPECT_EQ(a.face_begin, b.face_begin);
-    EXPECT_EQ(a.ghosts, b.ghosts);
-  }
-  const OctMesh* base_ = nullptr;
-  bool reflux_, subcycle_;
-  RegridChecks& n_;
-};
-
 amr::AmrResult run_gpu(const OctMesh& base, const RunConfig& cfg, amr::AmrConfig ac, amr::RegridCapacity capacity,
-                    RegridChecks& n) {
+                    PlanChecks& n) {
   const bool subcycle = ac.subcycle;
   ac.device = [&n, subcycle, capacity](const HydroParams& hp, bool reflux) {
-    return std::unique_ptr<amr::DeviceStep>(new CountsCheckedStep(
-        amr::make_gpu_amr_step(hp, reflux, subcycle, amr::default_group_min, capacity), reflux, subcycle, n));
+    return std::unique_ptr<amr::DeviceStep>(
+        new PlanCheckedStep(amr::make_gpu_amr_step(hp, reflux, subcycle, amr::default_group_min, capacity), reflux,
+                            subcycle, amr::default_group_min, n));
   };
   return amr::run_amr(copa::Backend::serial, base, cfg, ac);
 }
@@ -110,7 +50,7 @@ TEST(Amr, amr_gpu_regrid_fallback_equals_queued_build) {
       const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
       amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
       ac.subcycle = subcycle;
-      RegridChecks queued, starved;
+      PlanChecks queued, starved;
       const auto a = run_gpu(base, cfg, ac, amr::RegridCapacity::optimistic, queued);
       const auto b = run_gpu(base, cfg, ac, amr::RegridCapacity::starved, starved);
       std::cerr << what << ": " << a.regrids << " regrids; device plans = host plans: " << queued.plans
