@@ -25,6 +25,7 @@
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_cub.hpp"
+#include "copa/gpu_launch.hpp"
 #include "copa/gpu_timing.hpp"
 #include "tile_geometry.hpp"
 
@@ -62,6 +63,7 @@ __global__ void __launch_bounds__(ghost_threads)
     ghost_kernel(const double* __restrict__ u, long long stride, GhostRange a, unsigned blocks_a, GhostRange b,
                  const std::int64_t* __restrict__ src, const std::uint8_t* __restrict__ flip, double gamma,
                  double* __restrict__ ghost) {
+  copa::gpu::wait_for_prior_grid();
   const bool in_a = blockIdx.x < blocks_a;
   const GhostRange r = in_a ? a : b;
   const long long t = (long long)(in_a ? blockIdx.x : blockIdx.x - blocks_a) * blockDim.x + threadIdx.x;
@@ -143,6 +145,7 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
                        const std::int32_t* __restrict__ group_slots,
                        const std::uint8_t* __restrict__ group_members, const std::int8_t* __restrict__ group_edges,
                        const double* __restrict__ u, double* __restrict__ unew) {
+  copa::gpu::wait_for_prior_grid();
   __shared__ union {
     block::GroupShared group;
     block::OctShared oct[block::octs_per_block];
@@ -213,6 +216,7 @@ __global__ void __launch_bounds__(reflux_threads)
                            long long stride, double dt, const DeviceClock* __restrict__ clock, double dx0,
                            long long first, long long last, const std::int64_t* __restrict__ cell,
                            const std::int64_t* __restrict__ son, double* __restrict__ unew) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x < reflux_blocks) {
     if (clock) {
       if (clock->halt) return;
@@ -232,6 +236,7 @@ __global__ void __launch_bounds__(reflux_threads)
 __global__ void __launch_bounds__(reflux_threads)
     reflux_sums_kernel(long long nfaces, const RefluxFace* __restrict__ faces, const std::int8_t* __restrict__ level,
                        double* __restrict__ sum, long long stride, double dx0, double* __restrict__ unew) {
+  copa::gpu::wait_for_prior_grid();
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k < nfaces * nvar)
     block::reflux_cell<true>(k % nfaces, int(k / nfaces), nfaces, faces, level, sum, stride, 1.0, dx0, unew);
@@ -239,6 +244,7 @@ __global__ void __launch_bounds__(reflux_threads)
 
 __global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
                                 const std::int64_t* __restrict__ son, long long stride, double* __restrict__ u) {
+  copa::gpu::wait_for_prior_grid();
   restrict_pairs(0, first, last, cell, son, stride, u);
 }
 
@@ -255,6 +261,7 @@ __global__ void __launch_bounds__(commit_threads)
                            const std::int32_t* __restrict__ son, long long stride, const double* __restrict__ unew,
                            long long first, long long last, const std::int64_t* __restrict__ cell,
                            const std::int64_t* __restrict__ cell_son, double* __restrict__ u) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x < commit_blocks) {
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (k < nleaf * 8) commit_cell((long long)leaf_octs[k >> 3] * 8 + (k & 7), son, stride, unew, u);
@@ -364,6 +371,7 @@ __global__ void __launch_bounds__(scan_threads)
                          const std::int8_t* __restrict__ level, double gamma, int nlevel,
                          unsigned long long* __restrict__ words, unsigned long long* __restrict__ out,
                          DeviceClock* __restrict__ clock, bool step_ended) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x < restrict_blocks) {
     restrict_pairs(0, first, last, cell, cell_son, ncell, u);
     return;
@@ -377,6 +385,7 @@ __global__ void __launch_bounds__(scan_threads)
 // the error word.
 __global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long long ncell, CriterionParams p,
                                  char* __restrict__ crit, unsigned* __restrict__ error) {
+  copa::gpu::wait_for_prior_grid();
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (g >= ncell) return;
   const char b = criterion_byte(v, u, ncell, g, p);
@@ -388,6 +397,7 @@ __global__ void criterion_kernel(TreeView v, const double* __restrict__ u, long 
 // the launch before).
 __global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const char* __restrict__ crit, char* flag,
                                   long long first, long long last, bool sons_finest) {
+  copa::gpu::wait_for_prior_grid();
   const long long g = first + blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (g < last) flags_from_sons(son, crit, flag, g, sons_finest);
 }
@@ -397,6 +407,7 @@ __global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const ch
 // the H200 for Sedov 64^3 + 2, the first per-slot form 58.1 us): reads the flags before it (in) and stores 1 into their copy (out;
 // the same byte from several threads: any order gives the same flags).
 __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, char* __restrict__ out, long long ncoarse) {
+  copa::gpu::wait_for_prior_grid();
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k >= ncoarse * 27) return;
   // Most octs have no flagged cell: one 8-byte load (the allocation is aligned, an oct's flags
@@ -411,6 +422,7 @@ __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, cha
 // the same flags).
 __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
                                      unsigned* __restrict__ error) {
+  copa::gpu::wait_for_prior_grid();
   const long long k = first * 27 + blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k < last * 27 && !flags_balance_slot(v, flag, k / 27, int(k % 27), [flag](long long g) { flag[g] = 1; }))
     atomicOr(error, flags_error_unbalanced);
@@ -423,6 +435,7 @@ __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, lo
 __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source, const std::int64_t* __restrict__ src,
                             const std::uint8_t* __restrict__ flip, const double* __restrict__ u_old,
                             long long old_stride, double gamma, double* __restrict__ u) {
+  copa::gpu::wait_for_prior_grid();
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k < n * 8) move_cell(k >> 3, int(k & 7), source, src, flip, u_old, old_stride, gamma, u, n * 8);
 }
@@ -454,6 +467,7 @@ __global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ le
                                  const std::uint64_t* __restrict__ face_mask, long long ncoarse,
                                  std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
                                  std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head) {
+  copa::gpu::wait_for_prior_grid();
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const long long nleaf = *nleaf_word;
   if (i < nleaf)
@@ -467,6 +481,7 @@ __global__ void plan_split_flags_kernel(PlanView v, const std::int32_t* __restri
                                         const std::uint8_t* __restrict__ head, const long long* __restrict__ nleaf_word,
                                         long long bound, long long* __restrict__ single_flag,
                                         long long* __restrict__ head_flag) {
+  copa::gpu::wait_for_prior_grid();
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i > bound) return;
   const long long nleaf = *nleaf_word;
@@ -479,6 +494,7 @@ __global__ void plan_split_kernel(PlanView v, const std::int32_t* __restrict__ l
                                   const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
                                   std::int32_t* __restrict__ singles, std::int32_t* __restrict__ groups,
                                   std::uint8_t* __restrict__ group_members, std::int8_t* __restrict__ group_edges) {
+  copa::gpu::wait_for_prior_grid();
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < *nleaf_word)
     plan_split_scatter(v, leaf_octs, head, i, single_scan, group_scan, singles, groups, group_members, group_edges);
@@ -520,6 +536,7 @@ __global__ void __launch_bounds__(unit_slot_threads)
                            const std::uint8_t* __restrict__ group_members, const long long* __restrict__ words,
                            long long bound, std::int32_t* __restrict__ slots,
                            std::int32_t* __restrict__ group_slots, long long* __restrict__ ghosts) {
+  copa::gpu::wait_for_prior_grid();
   const long long nsingle = words[CountWords::singles], nunit = nsingle + words[CountWords::groups];
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
   // u is the same on all lanes of a warp: whole warps loop, the warp sum sees all lanes.
@@ -555,6 +572,7 @@ plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, 
                         long long ghost_capacity, const long long* __restrict__ ghost_begin,
                         std::int32_t* __restrict__ slots, std::int32_t* __restrict__ group_slots,
                         std::int64_t* __restrict__ ghost_src, std::uint8_t* __restrict__ ghost_flip) {
+  copa::gpu::wait_for_prior_grid();
   const long long nsingle = words[CountWords::singles], nunit = nsingle + words[CountWords::groups];
   const int lane = static_cast<int>(threadIdx.x % COPA_WARP_SIZE);
   // u is the same on all lanes of a warp: whole warps loop and skip, the ballots see all lanes.
@@ -577,6 +595,7 @@ plan_unit_ghosts_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs, 
 
 __global__ void plan_restrict_count_kernel(const std::int32_t* __restrict__ son, long long ncoarse,
                                            long long* __restrict__ count) {
+  copa::gpu::wait_for_prior_grid();
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (o < ncoarse) count[o] = plan_restrict_count(son, o);
   if (o == ncoarse) count[o] = 0;
@@ -591,6 +610,7 @@ __global__ void plan_restrict_fill_kernel(const std::int32_t* __restrict__ son, 
                                           long long ncoarse, const long long* __restrict__ scan,
                                           const long long* __restrict__ offset, std::int64_t* __restrict__ cell,
                                           std::int64_t* __restrict__ son_out) {
+  copa::gpu::wait_for_prior_grid();
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (o < ncoarse) plan_restrict_fill(son, level, o, scan, offset, cell, son_out);
 }
@@ -603,6 +623,7 @@ __global__ void plan_restrict_fill_kernel(const std::int32_t* __restrict__ son, 
 __global__ void plan_counts_kernel(const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
                                    const long long* __restrict__ restrict_scan, LevelOffsets starts, int nlevel,
                                    const unsigned long long* __restrict__ leaf_count, long long* __restrict__ words) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   const CountWords w{nlevel};
   const long long nleaf = words[CountWords::leaf_octs];
@@ -635,6 +656,7 @@ __global__ void __launch_bounds__(lists_threads)
     lists_count_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
                        long long* __restrict__ leaf_flag, std::uint64_t* __restrict__ face_mask,
                        long long* __restrict__ face_count) {
+  copa::gpu::wait_for_prior_grid();
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const long long o = g / 8;
   const int c = int(g % 8);
@@ -650,6 +672,7 @@ __global__ void __launch_bounds__(lists_threads)
 __global__ void lists_counts_kernel(const long long* __restrict__ leaf_scan, long long n,
                                     const long long* __restrict__ face_scan, long long ncoarse,
                                     long long* __restrict__ out) {
+  copa::gpu::wait_for_prior_grid();
   out[0] = leaf_scan[n];
   out[1] = face_scan[ncoarse];
 }
@@ -662,6 +685,7 @@ __global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ s
                                   const long long* __restrict__ leaf_scan, const long long* __restrict__ face_scan,
                                   const std::uint64_t* __restrict__ face_mask, long long face_capacity,
                                   std::int32_t* __restrict__ leaf_octs, RefluxFace* __restrict__ faces) {
+  copa::gpu::wait_for_prior_grid();
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (g >= 8 * n) return;
   const long long o = g / 8;
@@ -674,6 +698,7 @@ __global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ s
 // with the totals).
 __global__ void rebuild_count_kernel(RebuildOld v, long long n, long long* __restrict__ sons,
                                      long long* __restrict__ created) {
+  copa::gpu::wait_for_prior_grid();
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (o < n) rebuild_count(v, o, sons[o], created[o]);
   if (o == n) sons[o] = created[o] = 0;
@@ -693,6 +718,7 @@ struct LevelShifts {
 __global__ void rebuild_counts_kernel(const long long* __restrict__ son_scan, const long long* __restrict__ created_scan,
                                       LevelBegins old_begin, int nlevel, long long n,
                                       const unsigned* __restrict__ flags_error, long long* __restrict__ out) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   for (int l = 0; l < nlevel; ++l) out[l] = son_scan[old_begin.v[l]];
   out[nlevel] = created_scan[n];
@@ -708,6 +734,7 @@ __global__ void plan_totals_kernel(LevelBegins level_begin, int max_level, bool 
                                    const long long* __restrict__ single_scan, const long long* __restrict__ group_scan,
                                    const long long* __restrict__ ghost_begin, long long* __restrict__ words, int nword,
                                    long long* __restrict__ out) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   const CountWords w{max_level + 1};
   if (subcycle)
@@ -725,6 +752,7 @@ __global__ void plan_totals_kernel(LevelBegins level_begin, int max_level, bool 
 // two launches before (fill_int32 2.4 us, hash_clear 2.1 us, H200, Sedov 32^3 + 2).
 __global__ void rebuild_clear_kernel(std::int32_t* __restrict__ son, long long nson, Tree::HashEntry* __restrict__ slots,
                                      long long nslots) {
+  copa::gpu::wait_for_prior_grid();
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < nson) son[i] = -1;
   if (i < nslots) {
@@ -737,6 +765,7 @@ __global__ void rebuild_clear_kernel(std::int32_t* __restrict__ son, long long n
 __global__ void rebuild_fill_kernel(RebuildOld v, long long n, const long long* __restrict__ son_scan,
                                     const long long* __restrict__ created_scan, LevelBegins old_begin,
                                     LevelBegins new_begin, RebuildNew w) {
+  copa::gpu::wait_for_prior_grid();
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (o < n) rebuild_fill(v, o, son_scan, created_scan, old_begin.v, new_begin.v, w);
 }
@@ -760,6 +789,7 @@ struct HashInsert {
 __global__ void rebuild_rows_hash_kernel(PlanView old, long long rows, const std::int64_t* __restrict__ row_cell,
                                          std::int64_t* __restrict__ src, std::uint8_t* __restrict__ flip,
                                          unsigned row_blocks, HashInsert h) {
+  copa::gpu::wait_for_prior_grid();
   if (blockIdx.x < row_blocks) {
     const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (g < 7 * rows) rebuild_row_source(old, g / 7, int(g % 7), row_cell, src, flip);
@@ -781,6 +811,7 @@ struct NborOut {
 // Pass 5, a thread per (new oct, face) of every level in one launch (hash lookups only; the six
 // faces of an oct are adjacent threads, so an oct's coordinates are read once per warp).
 __global__ void rebuild_nbor_kernel(PlanView v, long long n, NborOut out) {
+  copa::gpu::wait_for_prior_grid();
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (g >= 6 * n) return;
   const long long o = g / 6;
@@ -795,6 +826,7 @@ __global__ void rebuild_nbor_kernel(PlanView v, long long n, NborOut out) {
 // H200 for Sedov 64^3 + 2, serialised within each block).
 __global__ void leaf_cells_kernel(const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
                                   long long n, int nlevel, unsigned long long* __restrict__ out) {
+  copa::gpu::wait_for_prior_grid();
   __shared__ unsigned part[max_levels + 1];
   if (threadIdx.x < nlevel) part[threadIdx.x] = 0;
   __syncthreads();
@@ -830,6 +862,7 @@ struct PairSum {
 inline constexpr int plan_scan_threads = 1024;
 __global__ void __launch_bounds__(plan_scan_threads)
     plan_block_scan_kernel(const long long* __restrict__ in, long long* __restrict__ out, long long n) {
+  copa::gpu::wait_for_prior_grid();
   __shared__ long long part[plan_scan_threads];
   __shared__ long long carry;
   if (threadIdx.x == 0) carry = 0;
@@ -1043,13 +1076,12 @@ class GpuAmrStep final : public DeviceStep {
     rb_created_scan_.resize(n + 1);
     rb_counts_.resize(L + 3);
     const RebuildOld v = rebuild_old();
-    rebuild_count_kernel<<<copa::gpu::blocks_for(n + 1, 128), 128>>>(v, n, rb_sons_.data(), rb_created_.data());
-    COPA_GPU_CHECK_LAUNCH("amr rebuild_count_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr rebuild_count_kernel", rebuild_count_kernel, copa::gpu::blocks_for(n + 1, 128), 128,
+                              v, n, rb_sons_.data(), rb_created_.data());
     exclusive_sum2(rb_sons_.data(), rb_son_scan_.data(), rb_created_.data(), rb_created_scan_.data(), n + 1);
     const LevelBegins old_begin = begins(level_begin_);
-    rebuild_counts_kernel<<<1, 1>>>(rb_son_scan_.data(), rb_created_scan_.data(), old_begin, L + 1, n,
-                                    flags_error_to_check_, rb_counts_.data());
-    COPA_GPU_CHECK_LAUNCH("amr rebuild_counts_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr rebuild_counts_kernel", rebuild_counts_kernel, 1, 1, rb_son_scan_.data(),
+                              rb_created_scan_.data(), old_begin, L + 1, n, flags_error_to_check_, rb_counts_.data());
     flags_error_to_check_ = nullptr;
     auto* h = reinterpret_cast<long long*>(scan_host_.reserve((L + 3) * sizeof(long long)));
     copa::gpu::copy_to_host(h, rb_counts_.data(), (L + 3) * sizeof(long long));
@@ -1078,24 +1110,23 @@ class GpuAmrStep final : public DeviceStep {
     row_cell_.resize(rows_);
     const long long nslots = new_hash_begin_.back();
     nhash_.resize(nslots);
-    rebuild_clear_kernel<<<copa::gpu::blocks_for(std::max(8 * nn, nslots), 256), 256>>>(nson_.data(), 8 * nn,
-                                                                                         nhash_.data(), nslots);
-    COPA_GPU_CHECK_LAUNCH("amr rebuild_clear_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr rebuild_clear_kernel", rebuild_clear_kernel,
+                              copa::gpu::blocks_for(std::max(8 * nn, nslots), 256), 256, nson_.data(), 8 * nn,
+                              nhash_.data(), nslots);
     const RebuildNew w{nkey_.data(),   nlevel_.data(), {ncoord_[0].data(), ncoord_[1].data(), ncoord_[2].data()},
                        nfather_.data(), nson_.data(),  source_.data(),
                        row_cell_.data()};
     if (n > 0) {
-      rebuild_fill_kernel<<<copa::gpu::blocks_for(n, 128), 128>>>(v, n, rb_son_scan_.data(), rb_created_scan_.data(),
-                                                                 old_begin, begins(new_begin_), w);
-      COPA_GPU_CHECK_LAUNCH("amr rebuild_fill_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr rebuild_fill_kernel", rebuild_fill_kernel, copa::gpu::blocks_for(n, 128), 128, v,
+                                n, rb_son_scan_.data(), rb_created_scan_.data(), old_begin, begins(new_begin_), w);
     }
     HashInsert ins{nhash_.data(), begins(new_hash_begin_), {}, nlevel_.data(), {}, nn};
     for (int l = 0; l <= max_level_; ++l) ins.shift.v[l] = new_hash_shift_[l];
     for (int a = 0; a < 3; ++a) ins.coord[a] = ncoord_[a].data();
     const unsigned row_blocks = copa::gpu::blocks_for(7 * rows_, 128);
-    rebuild_rows_hash_kernel<<<row_blocks + copa::gpu::blocks_for(nn, 128), 128>>>(
-        plan_view(), rows_, row_cell_.data(), move_src_.data(), move_flip_.data(), row_blocks, ins);
-    COPA_GPU_CHECK_LAUNCH("amr rebuild_rows_hash_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr rebuild_rows_hash_kernel", rebuild_rows_hash_kernel,
+                              row_blocks + copa::gpu::blocks_for(nn, 128), 128, plan_view(), rows_, row_cell_.data(),
+                              move_src_.data(), move_flip_.data(), row_blocks, ins);
     map_old_noct_ = n;
     end_regrid_part();
     return true;
@@ -1122,8 +1153,8 @@ class GpuAmrStep final : public DeviceStep {
     NborOut out;
     for (int f = 0; f < 6; ++f) out.f[f] = nnbor_[f].data();
     if (nn > 0) {
-      rebuild_nbor_kernel<<<copa::gpu::blocks_for(6 * nn, 128), 128>>>(v, nn, out);
-      COPA_GPU_CHECK_LAUNCH("amr rebuild_nbor_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr rebuild_nbor_kernel", rebuild_nbor_kernel, copa::gpu::blocks_for(6 * nn, 128), 128,
+                                v, nn, out);
     }
     end_regrid_part();
   }
@@ -1139,9 +1170,9 @@ class GpuAmrStep final : public DeviceStep {
     const std::size_t cells = static_cast<std::size_t>(nn) * 8 * nvar;
     unew_.resize(cells);
     if (nn > 0) {
-      move_kernel<<<copa::gpu::blocks_for(nn * 8, 128), 128>>>(nn, source_.data(), move_src_.data(), move_flip_.data(),
-                                                           u_.data(), noct_ * 8, hp_.gamma, unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr move_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr move_kernel", move_kernel, copa::gpu::blocks_for(nn * 8, 128), 128, nn,
+                                source_.data(), move_src_.data(), move_flip_.data(), u_.data(), noct_ * 8, hp_.gamma,
+                                unew_.data());
     }
     key_.swap(nkey_);
     level_.swap(nlevel_);
@@ -1252,9 +1283,8 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::fill_zero(flags_error_.data(), flags_error_.bytes());
     const CriterionParams p = criterion_params(rc, gamma, dx0_);
     if (ncell > 0) {
-      criterion_kernel<<<copa::gpu::blocks_for(ncell, 128), 128>>>(view(), u_.data(), ncell, p, crit_.data(),
-                                                                  flags_error_.data());
-      COPA_GPU_CHECK_LAUNCH("amr criterion_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr criterion_kernel", criterion_kernel, copa::gpu::blocks_for(ncell, 128), 128,
+                                view(), u_.data(), ncell, p, crit_.data(), flags_error_.data());
     }
     end_regrid_part();
   }
@@ -1271,23 +1301,22 @@ class GpuAmrStep final : public DeviceStep {
     for (int l = max_level_ - 1; l >= 0; --l) {
       const long long first = level_begin_[l] * 8, last = level_begin_[l + 1] * 8;
       if (last == first) continue;
-      flags_sons_kernel<<<copa::gpu::blocks_for(last - first, 256), 256>>>(son_.data(), crit_.data(), flag_.data(),
-                                                                           first, last, l + 1 == max_level_);
-      COPA_GPU_CHECK_LAUNCH("amr flags_sons_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr flags_sons_kernel", flags_sons_kernel, copa::gpu::blocks_for(last - first, 256),
+                                256, son_.data(), crit_.data(), flag_.data(), first, last, l + 1 == max_level_);
     }
     copa::gpu::copy_on_device(flag_next_.data(), flag_.data(), flag_.bytes());
     if (ncoarse > 0) {
-      flags_buffer_kernel<<<copa::gpu::blocks_for(ncoarse * 27, 128), 128>>>(v, flag_.data(), flag_next_.data(),
-                                                                             ncoarse);
-      COPA_GPU_CHECK_LAUNCH("amr flags_buffer_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr flags_buffer_kernel", flags_buffer_kernel,
+                                copa::gpu::blocks_for(ncoarse * 27, 128), 128, v, flag_.data(), flag_next_.data(),
+                                ncoarse);
     }
     flag_.swap(flag_next_);
     for (int l = max_level_ - 1; l >= 1; --l) {
       const long long first = level_begin_[l], last = level_begin_[l + 1];
       if (last == first) continue;
-      flags_balance_kernel<<<copa::gpu::blocks_for((last - first) * 27, 128), 128>>>(v, flag_.data(), first, last,
-                                                                                     flags_error_.data());
-      COPA_GPU_CHECK_LAUNCH("amr flags_balance_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr flags_balance_kernel", flags_balance_kernel,
+                                copa::gpu::blocks_for((last - first) * 27, 128), 128, v, flag_.data(), first, last,
+                                flags_error_.data());
     }
     flags_error_to_check_ = flags_error_.data();
   }
@@ -1383,9 +1412,9 @@ class GpuAmrStep final : public DeviceStep {
     begin_phase("amr.ghosts");
     if (c.ghosts > 0) {
       const unsigned blocks = copa::gpu::blocks_for(c.ghosts * 8, ghost_threads);
-      ghost_kernel<<<blocks, ghost_threads>>>(u_.data(), stride, GhostRange{0, c.ghosts}, blocks, GhostRange{0, 0},
-                                              ghost_src_.data(), ghost_flip_.data(), hp_.gamma, ghost_.data());
-      COPA_GPU_CHECK_LAUNCH("amr ghost_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr ghost_kernel", ghost_kernel, blocks, ghost_threads, u_.data(), stride,
+                                GhostRange{0, c.ghosts}, blocks, GhostRange{0, 0}, ghost_src_.data(),
+                                ghost_flip_.data(), hp_.gamma, ghost_.data());
     }
     next_phase("amr.update");
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
@@ -1394,10 +1423,10 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
     if (unit_blocks > 0) {
-      leaf_update_kernel<<<unit_blocks, block::group_threads>>>(
-          a, hp_, oct_layout_.data(), group_layout_.data(), c.singles, single_blocks, singles_.data(), slots_.data(),
-          groups_.data(), group_slots_.data(), group_members_.data(), group_edges_.data(), u_.data(), unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel", leaf_update_kernel, unit_blocks, block::group_threads, a, hp_,
+                                oct_layout_.data(), group_layout_.data(), c.singles, single_blocks, singles_.data(),
+                                slots_.data(), groups_.data(), group_slots_.data(), group_members_.data(),
+                                group_edges_.data(), u_.data(), unew_.data());
     }
     // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
     std::vector<std::pair<long long, long long>> ranges;
@@ -1409,16 +1438,16 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned reflux_blocks = copa::gpu::blocks_for(nfaces * nvar, reflux_threads);
     const unsigned finest_blocks = copa::gpu::blocks_for(finest.second - finest.first, reflux_threads);
     if (reflux_blocks + finest_blocks > 0) {
-      reflux_restrict_kernel<<<reflux_blocks + finest_blocks, reflux_threads>>>(
-          reflux_blocks, nfaces, faces_.data(), level_.data(), fine_flux_.data(), stride, dt, clock, dx0_,
-          finest.first, finest.second, restrict_cell_.data(), restrict_son_.data(), unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr reflux_restrict_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr reflux_restrict_kernel", reflux_restrict_kernel, reflux_blocks + finest_blocks,
+                                reflux_threads, reflux_blocks, nfaces, faces_.data(), level_.data(), fine_flux_.data(),
+                                stride, dt, clock, dx0_, finest.first, finest.second, restrict_cell_.data(),
+                                restrict_son_.data(), unew_.data());
     }
     next_phase("amr.coarser_restrictions+scan");
     for (std::size_t k = 1; k + 1 < ranges.size(); ++k) {
-      restrict_kernel<<<copa::gpu::blocks_for(ranges[k].second - ranges[k].first, 256), 256>>>(
-          ranges[k].first, ranges[k].second, restrict_cell_.data(), restrict_son_.data(), stride, unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr restrict_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr restrict_kernel", restrict_kernel,
+                                copa::gpu::blocks_for(ranges[k].second - ranges[k].first, 256), 256, ranges[k].first,
+                                ranges[k].second, restrict_cell_.data(), restrict_son_.data(), stride, unew_.data());
     }
     u_.swap(unew_);
     // The next step's scan queued behind the restriction: the step and the scan cost one wait.
@@ -1462,20 +1491,19 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(ngroup);
     if (unit_blocks > 0) {
-      leaf_update_kernel<<<unit_blocks, block::group_threads>>>(a, hp_, oct_layout_.data(), group_layout_.data(),
-                                                                nsingle, single_blocks, singles_.data() + s0,
-                                                                slots_.data(), groups_.data() + g0,
-                                                                group_slots_.data() + 64 * g0, group_members_.data() + g0,
-                                                                group_edges_.data() + 6 * g0, u_.data(), unew_.data());
-      COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel (one level)");
+      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel (one level)", leaf_update_kernel, unit_blocks,
+                                block::group_threads, a, hp_, oct_layout_.data(), group_layout_.data(), nsingle,
+                                single_blocks, singles_.data() + s0, slots_.data(), groups_.data() + g0,
+                                group_slots_.data() + 64 * g0, group_members_.data() + g0, group_edges_.data() + 6 * g0,
+                                u_.data(), unew_.data());
     }
     const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
     if (finer && reflux_) {
       const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
       if (nfaces > 0) {
-        reflux_sums_kernel<<<copa::gpu::blocks_for(nfaces * nvar, reflux_threads), reflux_threads>>>(
-            nfaces, faces_.data() + f0, level_.data(), flux_sum_.data(), stride, dx0_, unew_.data());
-        COPA_GPU_CHECK_LAUNCH("amr reflux_sums_kernel");
+        COPA_GPU_LAUNCH_DEPENDENT("amr reflux_sums_kernel", reflux_sums_kernel,
+                                  copa::gpu::blocks_for(nfaces * nvar, reflux_threads), reflux_threads, nfaces,
+                                  faces_.data() + f0, level_.data(), flux_sum_.data(), stride, dx0_, unew_.data());
       }
     }
     // The commit of level l and, where a finer level has octs, its restriction: one launch.
@@ -1488,10 +1516,9 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned commit_blocks = copa::gpu::blocks_for(nleaf * 8, commit_threads);
     const unsigned restrict_blocks = copa::gpu::blocks_for(last - first, commit_threads);
     if (commit_blocks + restrict_blocks > 0) {
-      commit_restrict_kernel<<<commit_blocks + restrict_blocks, commit_threads>>>(
-          commit_blocks, nleaf, leaf_octs_.data() + i0, son_.data(), stride, unew_.data(), first, last,
-          restrict_cell_.data(), restrict_son_.data(), u_.data());
-      COPA_GPU_CHECK_LAUNCH("amr commit_restrict_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr commit_restrict_kernel", commit_restrict_kernel, commit_blocks + restrict_blocks,
+                                commit_threads, commit_blocks, nleaf, leaf_octs_.data() + i0, son_.data(), stride,
+                                unew_.data(), first, last, restrict_cell_.data(), restrict_son_.data(), u_.data());
     }
   }
 
@@ -1501,9 +1528,9 @@ class GpuAmrStep final : public DeviceStep {
     const unsigned blocks_a = copa::gpu::blocks_for(a.count * 8, ghost_threads);
     const unsigned blocks_b = copa::gpu::blocks_for(b.count * 8, ghost_threads);
     if (blocks_a + blocks_b == 0) return;
-    ghost_kernel<<<blocks_a + blocks_b, ghost_threads>>>(u_.data(), noct_ * 8, a, blocks_a, b, ghost_src_.data(),
-                                                         ghost_flip_.data(), hp_.gamma, ghost_.data());
-    COPA_GPU_CHECK_LAUNCH("amr ghost_kernel (one level)");
+    COPA_GPU_LAUNCH_DEPENDENT("amr ghost_kernel (one level)", ghost_kernel, blocks_a + blocks_b, ghost_threads,
+                              u_.data(), noct_ * 8, a, blocks_a, b, ghost_src_.data(), ghost_flip_.data(), hp_.gamma,
+                              ghost_.data());
   }
 
   // The dt scan of u_, queued, in one launch with the restriction pairs [first, last) of u_ if
@@ -1517,12 +1544,10 @@ class GpuAmrStep final : public DeviceStep {
     const long long ncell = noct_ * 8;
     const unsigned restrict_blocks = copa::gpu::blocks_for(last - first, scan_threads);
     const unsigned blocks = std::max(std::min<unsigned>(copa::gpu::blocks_for(ncell, scan_threads), scan_blocks_), 1u);
-    restrict_scan_kernel<<<restrict_blocks + blocks, scan_threads>>>(restrict_blocks, first, last, restrict_cell_.data(),
-                                                                    restrict_son_.data(), u_.data(), ncell, son_.data(),
-                                                                    level_.data(), hp_.gamma, nlevel, scan_.data(),
-                                                                    scan_words_.device(set),
-                                                                    clock_on_ ? clock_.data() : nullptr, step_ended);
-    COPA_GPU_CHECK_LAUNCH("amr restrict_scan_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr restrict_scan_kernel", restrict_scan_kernel, restrict_blocks + blocks, scan_threads,
+                              restrict_blocks, first, last, restrict_cell_.data(), restrict_son_.data(), u_.data(),
+                              ncell, son_.data(), level_.data(), hp_.gamma, nlevel, scan_.data(),
+                              scan_words_.device(set), clock_on_ ? clock_.data() : nullptr, step_ended);
     if (clock_on_) {
       scan_done_[set].record();
       latest_scan_ = set;
@@ -1594,13 +1619,13 @@ class GpuAmrStep final : public DeviceStep {
     face_mask_.resize(ncoarse);
     face_flag_.resize(n + 1);
     face_scan_.resize(n + 1);
-    lists_count_kernel<<<copa::gpu::blocks_for(8 * (n + 1), lists_threads), lists_threads>>>(
-        v, son_.data(), n, ncoarse, leaf_flag_.data(), face_mask_.data(), face_flag_.data());
-    COPA_GPU_CHECK_LAUNCH("amr lists_count_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr lists_count_kernel", lists_count_kernel,
+                              copa::gpu::blocks_for(8 * (n + 1), lists_threads), lists_threads, v, son_.data(), n,
+                              ncoarse, leaf_flag_.data(), face_mask_.data(), face_flag_.data());
     exclusive_sum2(leaf_flag_.data(), leaf_scan_.data(), face_flag_.data(), face_scan_.data(), n + 1);
     count_words_.resize(CountWords{max_level_ + 1}.total(subcycle_));
-    lists_counts_kernel<<<1, 1>>>(leaf_scan_.data(), n, face_scan_.data(), ncoarse, count_words_.data());
-    COPA_GPU_CHECK_LAUNCH("amr lists_counts_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr lists_counts_kernel", lists_counts_kernel, 1, 1, leaf_scan_.data(), n,
+                              face_scan_.data(), ncoarse, count_words_.data());
     long long nleaf = n;
     if (sizing == Sizing::exact) {
       const long long* h = count_words_up(CountWords::faces + 1);
@@ -1614,10 +1639,9 @@ class GpuAmrStep final : public DeviceStep {
     leaf_octs_.resize(nleaf);
     faces_.resize(face_capacity_);
     if (n > 0) {
-      lists_fill_kernel<<<copa::gpu::blocks_for(8 * n, 128), 128>>>(v, son_.data(), n, ncoarse, leaf_scan_.data(),
-                                                                   face_scan_.data(), face_mask_.data(),
-                                                                   face_capacity_, leaf_octs_.data(), faces_.data());
-      COPA_GPU_CHECK_LAUNCH("amr lists_fill_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr lists_fill_kernel", lists_fill_kernel, copa::gpu::blocks_for(8 * n, 128), 128, v,
+                                son_.data(), n, ncoarse, leaf_scan_.data(), face_scan_.data(), face_mask_.data(),
+                                face_capacity_, leaf_octs_.data(), faces_.data());
     }
   }
 
@@ -1650,19 +1674,17 @@ class GpuAmrStep final : public DeviceStep {
     restrict_count_.resize(ncoarse + 1);
     restrict_scan_.resize(ncoarse + 1);
     if (nleaf > 0) {
-      plan_leaf_kernel<<<copa::gpu::blocks_for(nleaf, 128), 128>>>(v, leaf_octs_.data(), nleaf_word, reflux_,
-                                                                  group_min_, face_mask_.data(), ncoarse,
-                                                                  edges_.data(), skip_.data(), keep_.data(),
-                                                                  head_.data());
-      COPA_GPU_CHECK_LAUNCH("amr plan_leaf_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr plan_leaf_kernel", plan_leaf_kernel, copa::gpu::blocks_for(nleaf, 128), 128, v,
+                                leaf_octs_.data(), nleaf_word, reflux_, group_min_, face_mask_.data(), ncoarse,
+                                edges_.data(), skip_.data(), keep_.data(), head_.data());
     }
-    plan_split_flags_kernel<<<copa::gpu::blocks_for(nleaf + 1, 256), 256>>>(
-        v, leaf_octs_.data(), head_.data(), nleaf_word, nleaf, single_flag_.data(), head_flag_.data());
-    COPA_GPU_CHECK_LAUNCH("amr plan_split_flags_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr plan_split_flags_kernel", plan_split_flags_kernel,
+                              copa::gpu::blocks_for(nleaf + 1, 256), 256, v, leaf_octs_.data(), head_.data(),
+                              nleaf_word, nleaf, single_flag_.data(), head_flag_.data());
     exclusive_sum2(single_flag_.data(), single_scan_.data(), head_flag_.data(), group_scan_.data(), nleaf + 1);
-    plan_restrict_count_kernel<<<copa::gpu::blocks_for(ncoarse + 1, 256), 256>>>(son_.data(), ncoarse,
-                                                                                restrict_count_.data());
-    COPA_GPU_CHECK_LAUNCH("amr plan_restrict_count_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr plan_restrict_count_kernel", plan_restrict_count_kernel,
+                              copa::gpu::blocks_for(ncoarse + 1, 256), 256, son_.data(), ncoarse,
+                              restrict_count_.data());
     exclusive_sum(restrict_count_.data(), restrict_scan_.data(), ncoarse + 1);
     LevelOffsets starts{};
     for (int l = 0; l <= max_level_; ++l) starts.v[l] = level_begin_[l];
@@ -1671,13 +1693,12 @@ class GpuAmrStep final : public DeviceStep {
     leaf_count_.resize(nlevel);
     copa::gpu::fill_zero(leaf_count_.data(), leaf_count_.bytes());
     if (noct_ > 0) {
-      leaf_cells_kernel<<<copa::gpu::blocks_for(noct_, 256), 256>>>(son_.data(), level_.data(), noct_, nlevel,
-                                                                   leaf_count_.data());
-      COPA_GPU_CHECK_LAUNCH("amr leaf_cells_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_cells_kernel", leaf_cells_kernel, copa::gpu::blocks_for(noct_, 256), 256,
+                                son_.data(), level_.data(), noct_, nlevel, leaf_count_.data());
     }
-    plan_counts_kernel<<<1, 1>>>(single_scan_.data(), group_scan_.data(), restrict_scan_.data(), starts, nlevel,
-                                 leaf_count_.data(), count_words_.data());
-    COPA_GPU_CHECK_LAUNCH("amr plan_counts_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr plan_counts_kernel", plan_counts_kernel, 1, 1, single_scan_.data(),
+                              group_scan_.data(), restrict_scan_.data(), starts, nlevel, leaf_count_.data(),
+                              count_words_.data());
     long long nsingle = nleaf, ngroup = nleaf / std::clamp(group_min_, 1, 8), nunit = nleaf, npairs = 8 * ncoarse;
     if (exact) {
       const long long* h = count_words_up(w.restrict_offset());
@@ -1702,33 +1723,30 @@ class GpuAmrStep final : public DeviceStep {
     restrict_cell_.resize(npairs);
     restrict_son_.resize(npairs);
     if (nleaf > 0) {
-      plan_split_kernel<<<copa::gpu::blocks_for(nleaf, 256), 256>>>(v, leaf_octs_.data(), head_.data(), nleaf_word,
-                                                                   single_scan_.data(), group_scan_.data(),
-                                                                   singles_.data(), groups_.data(),
-                                                                   group_members_.data(), group_edges_.data());
-      COPA_GPU_CHECK_LAUNCH("amr plan_split_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr plan_split_kernel", plan_split_kernel, copa::gpu::blocks_for(nleaf, 256), 256, v,
+                                leaf_octs_.data(), head_.data(), nleaf_word, single_scan_.data(), group_scan_.data(),
+                                singles_.data(), groups_.data(), group_members_.data(), group_edges_.data());
     }
     if (ncoarse > 0) {
-      plan_restrict_fill_kernel<<<copa::gpu::blocks_for(ncoarse, 256), 256>>>(
-          son_.data(), level_.data(), ncoarse, restrict_scan_.data(), count_words_.data() + w.restrict_offset(),
-          restrict_cell_.data(), restrict_son_.data());
-      COPA_GPU_CHECK_LAUNCH("amr plan_restrict_fill_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr plan_restrict_fill_kernel", plan_restrict_fill_kernel,
+                                copa::gpu::blocks_for(ncoarse, 256), 256, son_.data(), level_.data(), ncoarse,
+                                restrict_scan_.data(), count_words_.data() + w.restrict_offset(), restrict_cell_.data(),
+                                restrict_son_.data());
     }
     // The unit kernels' warps stride over the units: a warp per unit where the count is known, else
     // per unit of the last plan's guess (queued_capacity), not of the bound (mostly idle warps).
     const long long last_units = counts_.singles + counts_.groups;
     const long long grid_warps = exact ? nunit + 1 : std::min(nunit + 1, queued_capacity(last_units));
     const unsigned unit_blocks = copa::gpu::blocks_for(std::max(grid_warps, 1LL), unit_slot_units_per_block);
-    plan_unit_slots_kernel<<<unit_blocks, unit_slot_threads>>>(
-        v, leaf_octs_.data(), singles_.data(), groups_.data(), group_members_.data(), count_words_.data(), nunit,
-        slots_.data(), group_slots_.data(), ghost_count_.data());
-    COPA_GPU_CHECK_LAUNCH("amr plan_unit_slots_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr plan_unit_slots_kernel", plan_unit_slots_kernel, unit_blocks, unit_slot_threads, v,
+                              leaf_octs_.data(), singles_.data(), groups_.data(), group_members_.data(),
+                              count_words_.data(), nunit, slots_.data(), group_slots_.data(), ghost_count_.data());
     exclusive_sum(ghost_count_.data(), ghost_begin_.data(), nunit + 1);
     const int nword = w.total(subcycle_);
-    plan_totals_kernel<<<1, 1>>>(begins(level_begin_), max_level_, subcycle_, leaf_scan_.data(), face_scan_.data(),
-                                 single_scan_.data(), group_scan_.data(), ghost_begin_.data(), count_words_.data(),
-                                 nword, exact ? nullptr : mapped_counts_.device());
-    COPA_GPU_CHECK_LAUNCH("amr plan_totals_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr plan_totals_kernel", plan_totals_kernel, 1, 1, begins(level_begin_), max_level_,
+                              subcycle_, leaf_scan_.data(), face_scan_.data(), single_scan_.data(), group_scan_.data(),
+                              ghost_begin_.data(), count_words_.data(), nword,
+                              exact ? nullptr : mapped_counts_.device());
     const long long* h = exact ? count_words_up(nword) : nullptr;
     ghost_capacity_ = exact ? h[w.ghosts()] : queued_capacity(counts_.ghosts);
     copa::gpu::require_device_memory(ghost_src_.growth(7 * ghost_capacity_) + ghost_flip_.growth(7 * ghost_capacity_) +
@@ -1738,10 +1756,10 @@ class GpuAmrStep final : public DeviceStep {
     ghost_flip_.resize(7 * ghost_capacity_);
     ghost_.resize(ghost_capacity_ * 8 * nvar);
     if (nunit > 0 && ghost_capacity_ > 0) {
-      plan_unit_ghosts_kernel<<<unit_blocks, unit_slot_threads>>>(
-          v, leaf_octs_.data(), singles_.data(), groups_.data(), count_words_.data(), ghost_capacity_,
-          ghost_begin_.data(), slots_.data(), group_slots_.data(), ghost_src_.data(), ghost_flip_.data());
-      COPA_GPU_CHECK_LAUNCH("amr plan_unit_ghosts_kernel");
+      COPA_GPU_LAUNCH_DEPENDENT("amr plan_unit_ghosts_kernel", plan_unit_ghosts_kernel, unit_blocks, unit_slot_threads,
+                                v, leaf_octs_.data(), singles_.data(), groups_.data(), count_words_.data(),
+                                ghost_capacity_, ghost_begin_.data(), slots_.data(), group_slots_.data(),
+                                ghost_src_.data(), ghost_flip_.data());
     }
     if (exact) take_counts(h);
   }
@@ -1846,8 +1864,7 @@ class GpuAmrStep final : public DeviceStep {
     scan_temp_.resize(std::max<std::size_t>(bytes, 1));
     COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, in, out, static_cast<int>(n)));
 #else
-    plan_block_scan_kernel<<<1, plan_scan_threads>>>(in, out, n);
-    COPA_GPU_CHECK_LAUNCH("amr plan_block_scan_kernel");
+    COPA_GPU_LAUNCH_DEPENDENT("amr plan_block_scan_kernel", plan_block_scan_kernel, 1, plan_scan_threads, in, out, n);
 #endif
   }
 
