@@ -1662,15 +1662,7 @@ class GpuAmrStep final : public DeviceStep {
     const long long ncoarse = level_begin_[max_level_];
     const PlanView v = plan_view();
     const long long* nleaf_word = count_words_.data() + CountWords::leaf_octs;
-    slots_.resize(27 * nleaf);
-    edges_.resize(6 * nleaf);
-    skip_.resize(nleaf);
-    keep_.resize(nleaf);
-    head_.resize(nleaf);
-    single_flag_.resize(nleaf + 1);
-    head_flag_.resize(nleaf + 1);
-    single_scan_.resize(nleaf + 1);
-    group_scan_.resize(nleaf + 1);
+    size_leaf_arrays(nleaf);
     restrict_count_.resize(ncoarse + 1);
     restrict_scan_.resize(ncoarse + 1);
     if (nleaf > 0) {
@@ -1713,15 +1705,7 @@ class GpuAmrStep final : public DeviceStep {
                                          ghost_begin_.growth(nunit + 1) + restrict_cell_.growth(npairs) +
                                          restrict_son_.growth(npairs),
                                      "ramses-oct AMR step plan (units and restriction pairs)");
-    singles_.resize(nsingle);
-    groups_.resize(ngroup);
-    group_members_.resize(ngroup);
-    group_edges_.resize(6 * ngroup);
-    group_slots_.resize(64 * ngroup);
-    ghost_count_.resize(nunit + 1);
-    ghost_begin_.resize(nunit + 1);
-    restrict_cell_.resize(npairs);
-    restrict_son_.resize(npairs);
+    size_unit_arrays(nsingle, ngroup, nunit, npairs);
     if (nleaf > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr plan_split_kernel", plan_split_kernel, copa::gpu::blocks_for(nleaf, 256), 256, v,
                                 leaf_octs_.data(), head_.data(), nleaf_word, single_scan_.data(), group_scan_.data(),
@@ -1752,9 +1736,7 @@ class GpuAmrStep final : public DeviceStep {
     copa::gpu::require_device_memory(ghost_src_.growth(7 * ghost_capacity_) + ghost_flip_.growth(7 * ghost_capacity_) +
                                          ghost_.growth(ghost_capacity_ * 8 * nvar),
                                      "ramses-oct AMR step plan (ghost slots)");
-    ghost_src_.resize(7 * ghost_capacity_);
-    ghost_flip_.resize(7 * ghost_capacity_);
-    ghost_.resize(ghost_capacity_ * 8 * nvar);
+    size_ghost_arrays(ghost_capacity_);
     if (nunit > 0 && ghost_capacity_ > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr plan_unit_ghosts_kernel", plan_unit_ghosts_kernel, unit_blocks, unit_slot_threads,
                                 v, leaf_octs_.data(), singles_.data(), groups_.data(), count_words_.data(),
@@ -1824,9 +1806,17 @@ class GpuAmrStep final : public DeviceStep {
   // The lists' and plan's arrays at the sizes of counts_ (as exact sizing leaves them).
   void size_to_counts() {
     const PlanCounts& c = counts_;
-    const long long nleaf = c.leaf_octs, nunit = c.singles + c.groups, npairs = c.restrict_begin.back();
-    leaf_octs_.resize(nleaf);
+    leaf_octs_.resize(c.leaf_octs);
     faces_.resize(c.faces);
+    size_leaf_arrays(c.leaf_octs);
+    size_unit_arrays(c.singles, c.groups, c.singles + c.groups, c.restrict_begin.back());
+    size_ghost_arrays(c.ghosts);
+    face_capacity_ = c.faces;
+    ghost_capacity_ = c.ghosts;
+  }
+
+  // The plan's arrays per leaf oct (its entries and the split's flags and scans, one more entry).
+  void size_leaf_arrays(long long nleaf) {
     slots_.resize(27 * nleaf);
     edges_.resize(6 * nleaf);
     skip_.resize(nleaf);
@@ -1836,20 +1826,27 @@ class GpuAmrStep final : public DeviceStep {
     head_flag_.resize(nleaf + 1);
     single_scan_.resize(nleaf + 1);
     group_scan_.resize(nleaf + 1);
-    singles_.resize(c.singles);
-    groups_.resize(c.groups);
-    group_members_.resize(c.groups);
-    group_edges_.resize(6 * c.groups);
-    group_slots_.resize(64 * c.groups);
+  }
+
+  // The plan's arrays per unit and per restriction pair (nunit: the singles and groups, or on the
+  // queued path the bound of both, the leaf octs).
+  void size_unit_arrays(long long nsingle, long long ngroup, long long nunit, long long npairs) {
+    singles_.resize(nsingle);
+    groups_.resize(ngroup);
+    group_members_.resize(ngroup);
+    group_edges_.resize(6 * ngroup);
+    group_slots_.resize(64 * ngroup);
     ghost_count_.resize(nunit + 1);
     ghost_begin_.resize(nunit + 1);
     restrict_cell_.resize(npairs);
     restrict_son_.resize(npairs);
-    ghost_src_.resize(7 * c.ghosts);
-    ghost_flip_.resize(7 * c.ghosts);
-    ghost_.resize(c.ghosts * 8 * nvar);
-    face_capacity_ = c.faces;
-    ghost_capacity_ = c.ghosts;
+  }
+
+  // The ghost slots' sources, flips and states.
+  void size_ghost_arrays(long long nghost) {
+    ghost_src_.resize(7 * nghost);
+    ghost_flip_.resize(7 * nghost);
+    ghost_.resize(nghost * 8 * nvar);
   }
 
   // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
