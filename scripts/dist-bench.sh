@@ -3,7 +3,8 @@
 # against a deadline and must leave every finished run's files behind when it is cut short.
 #   COPA_DEADLINE (epoch seconds; scripts/gpu-check-dist --budget exports it): a run whose estimate
 #     does not fit before it is not started (listed as skipped, budget), and a started run is killed
-#     at it (exit 124). Unset: no limit.
+#     at it, or after 3 x its estimate + 20 s if that comes first (exit 124: a hung launch, e.g. a
+#     transport that never completes, must not take the rest of a lent machine's call). Unset: no limit.
 #   COPA_UNAVAILABLE_TRANSPORTS (a file of "transport<TAB>reason" lines; gpu-check-dist writes it
 #     from copa-commbench's probe, which asks the halo layer the same question the apps ask): such a
 #     transport is listed as skipped with that reason instead of starting mpirun only to be refused.
@@ -12,7 +13,7 @@
 #   (the run's line in the scaling table) and returns 0; otherwise returns 1.
 # dist_timed EST LOG CMD...: runs CMD (stdout and stderr to LOG) unless EST seconds no longer fit;
 #   appends "copa-dist: wall_s=W rc=R" to LOG and prints it; returns CMD's exit code, 124 when the
-#   deadline stopped it, 125 when it was not started.
+#   deadline or the cap stopped it, 125 when it was not started.
 
 dist_unavailable() {
   local file=${COPA_UNAVAILABLE_TRANSPORTS:-}
@@ -33,6 +34,7 @@ dist_timed() {
       echo "copa-dist: skipped, budget ($est s needed, $left s left)"
       return 125
     fi
+    ((left > 3 * est + 20)) && left=$((3 * est + 20))
   fi
   start=$(date +%s.%N)
   if ((left > 0)); then
@@ -42,7 +44,7 @@ dist_timed() {
   fi
   rc=$?
   wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  ((rc == 124 && left > 0)) && echo "stopped at the campaign's deadline (budget)" >> "$log"
+  ((rc == 124 && left > 0)) && echo "stopped after $left s (the campaign's deadline, or 3 x the estimate + 20 s)" >> "$log"
   echo "copa-dist: wall_s=$wall rc=$rc" | tee -a "$log"
   return $rc
 }
