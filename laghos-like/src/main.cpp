@@ -431,10 +431,13 @@ int main(int argc, char** argv) {
     const int nranks = copa::mpi::size(), me = copa::mpi::rank();
     const copa::halo::Transport transport = copa::halo::parse_transport(o.transport);
     if (nranks > 1) {
-      for (auto b : backends)
+      for (auto b : backends) {
         if (!copa::is_gpu(b) && transport != copa::halo::Transport::host)
           throw copa::InputError("--transport " + o.transport + ": the " + copa::to_string(b) +
                                  " backend's fields are in host memory (transport host)");
+        // Each rank's GPU first: the nccl check compares the ranks' current devices.
+        if (copa::is_gpu(b)) copa::select_device(common.device);
+      }
       const std::string why = copa::halo::transport_unavailable(transport);
       if (!why.empty()) throw copa::InputError("--transport " + o.transport + ": " + why);
     }

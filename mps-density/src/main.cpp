@@ -869,10 +869,13 @@ int run(int argc, char** argv) {
   if (!(o.position_tolerance > 0)) throw copa::InputError("--position-tolerance must be positive");
   const auto backends = copa::requested_backends(common);
   if (ranks > 1 && o.transport != "host") {
-    for (auto b : backends)
+    for (auto b : backends) {
       if (!copa::is_gpu(b))
         throw copa::InputError("--transport " + o.transport + ": the " + copa::to_string(b) +
                                " backend fills its ghosts through host MPI; use --transport host");
+      // Each rank's GPU first: the nccl check compares the ranks' current devices.
+      copa::select_device(common.device);
+    }
     const std::string why = copa::halo::transport_unavailable(copa::halo::parse_transport(o.transport));
     if (!why.empty()) throw copa::InputError("--transport " + o.transport + ": " + why);
   }
