@@ -23,3 +23,22 @@ class RunDir:
         why = next((l.strip() for l in lines if re.search(r"skipped|error|refused|budget", l, re.I)),
                    lines[-1] if lines else "not run")
         return wall, why
+
+    def commbench(self):
+        """copa-commbench's JSON of the same campaign (gpu-check-dist writes it beside the apps'
+        folders: OUT/commbench.json for OUT/<app>), or None."""
+        path = os.path.join(self.out, os.pardir, "commbench.json")
+        return json.load(open(path)) if os.path.exists(path) else None
+
+
+def halo_link(doc, transport, commbench):
+    """(halo GB/s per direction, copa-commbench's GB/s for that transport at the nearest message
+    size, their ratio) of a run's halo rows, as copa-run's scaling tables give them; None where not
+    measured."""
+    from types import SimpleNamespace
+    from copasuite.resultset import Kernel
+    from copasuite.scaling import halo_rate, link_rate
+    kernels = [Kernel(k, "", i) for i, k in enumerate(doc.get("kernels", []))]
+    rate, message = halo_rate(SimpleNamespace(kernels=kernels))
+    link = link_rate(commbench, transport, message)
+    return rate, link, rate / link if rate and link else None

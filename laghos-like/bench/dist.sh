@@ -39,12 +39,11 @@ case "$BACKEND" in cuda | hip) COMMON+=(--variant block-xy-atomic) ;; esac
 TRANSPORTS=(ipc nccl host cuda-aware)
 [[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || TRANSPORTS=(host)
 
-# Seconds per run on the H200s: at 44^3 the 20 steps' kernels take 0.6 s on one GPU
-# (results/h200/20261124/laghos-like-dist-1gpu/strong-1.json), 88^3 8x that; plus each rank's
-# set-up of its box on the host (assumed 3 s per 85,184 zones: 0.4 s at 22^3 on a loaded CI core,
-# scaled; not measured on the GPU machine), 4 s of mpirun and CUDA start-up, 2 s more over ranks.
+# Seconds per run on the H200s: 4 s of mpirun and CUDA start-up, 2 s more over ranks, and the set-up
+# and 20 steps at about 1 s per 85,184 zones of a rank. Measured on two H200s
+# (results/h200-x2/20261128): 44^3 2.6 s on one GPU, 2.5-3.5 s on two; 88^3 13.2 s on one, 8.9 s on two.
 estimate() {  # zones per rank, ranks
-  echo $((4 + $1 * 36 / 851840 + ($2 > 1 ? 2 : 0)))
+  echo $((4 + $1 * 12 / 851840 + ($2 > 1 ? 2 : 0)))
 }
 
 run() {  # run NAME RANKS TRANSPORT EST ARGS...

@@ -40,12 +40,12 @@ TRANSPORTS=(ipc nccl host cuda-aware) VARIANT=(--variant fine-lean)
 # the same kernels.
 [[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || TRANSPORTS=(host) VARIANT=()
 
-# Seconds per run (estimate; the H200 figures are GPU times only: 10M density 2.6 ms, 100M 26 ms):
-# 4 s of start-up, the host set-up that every rank repeats (assumed 0.25 s per million particles,
-# not measured on the GPU machine), and on NRANKS ranks rank 0's one-rank check (set-up reused, one
-# more upload and evaluation: 0.05 s per million).
+# Seconds per run (the GPU work is small: 10M density 2.6 ms, 100M 26 ms): 4 s of start-up, the host
+# set-up that every rank repeats (0.25 s per million particles), and on NRANKS ranks rank 0's one-rank
+# check, 0.5 s per million. Measured on two H200s (results/h200-x2/20261128): 10M 5.2 s on one rank,
+# 8.8-9.4 s on two; 20M on two 17.0 s; so 100M on two ranks is expected at ~80 s.
 estimate() {  # particles, ranks
-  echo $((4 + $1 / 4000000 + ($2 > 1 ? $1 / 20000000 + 1 : 0)))
+  echo $((4 + $1 / 4000000 + ($2 > 1 ? $1 / 2000000 + 1 : 0)))
 }
 
 run() {  # run NAME RANKS TRANSPORT PARTICLES ARGS...

@@ -11,8 +11,9 @@
 # and is listed as skipped with the reason. Runs past the campaign's budget (COPA_DEADLINE,
 # scripts/dist-bench.sh) are skipped or stopped and listed so. One JSON and one log per run in OUT
 # (the log ends with the run's wall time), and OUT/scaling.md: ranks, time per step (max over
-# ranks), compute max/mean, halo, allreduce, comm fraction, FOM, efficiency (strong T1/(p Tp), weak
-# T1/Tp), verdict, wall time.
+# ranks), compute max/mean, halo, allreduce, comm fraction, halo GB/s against copa-commbench, FOM,
+# efficiency (strong T1/(p Tp), weak T1/Tp), verdict, wall time (bench/scaling_table.py, which also
+# re-makes the table from a folder of committed results).
 set -uo pipefail
 BUILD=${1:?usage: dist.sh BUILD OUT NRANKS}
 OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
@@ -46,34 +47,5 @@ for tr in ipc nccl host cuda-aware; do
   run "weak-$NRANKS-$tr" "$NRANKS" "$tr" --nx $((N * NRANKS)) --ny "$N" --nz "$N"
 done
 
-PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 - "$OUT" "$NRANKS" <<'PY' | tee "$OUT/scaling.md"
-import json, os, re, sys
-from dist_table import RunDir
-out, nranks = sys.argv[1], int(sys.argv[2])
-runs = RunDir(out)
-print("| mode | transport | ranks | step max (ms) | compute max / mean (ms) | halo (ms) | allreduce (ms) | comm fraction | FOM (cell updates/s) | efficiency | verdict | wall (s) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-base = runs.load("strong-1")
-t1 = base["rank_times"]["step_median_s"]["max"] if base else None
-for mode in ("strong", "weak"):
-    for tr in ("ipc", "nccl", "host", "cuda-aware"):
-        for p, name in ((1, "strong-1"), (nranks, f"{mode}-{nranks}-{tr}")):
-            if p == 1 and tr != "ipc":
-                continue
-            d = runs.load(name)
-            wall, why = runs.log_info(name)
-            if d is None:
-                print(f"| {mode} | {tr} | {p} | skipped: {why} | | | | | | | | {wall} |")
-                continue
-            rt = d["rank_times"]
-            step = rt["step_median_s"]["max"]
-            comp = rt["compute_median_s"]
-            halo = rt["halo_exchange_median_s"]["max"]
-            allr = rt["allreduce_median_s"]["max"]
-            eff = (t1 / (p * step) if mode == "strong" else t1 / step) if t1 else float("nan")
-            verdict = "PASSED" if d["verification"]["passed"] else "FAILED"
-            print(f"| {mode} | {d['run'].get('transport') or tr} | {p} | {step*1e3:.3f} | {comp['max']*1e3:.3f} / {comp['mean']*1e3:.3f} | "
-                  f"{halo*1e3:.3f} | {allr*1e3:.3f} | {(halo + allr) / step:.3f} | {d['fom']['value']:.3e} | {eff:.3f} | {verdict} | {wall} |")
-print(f"\nOne-rank baseline of both modes: strong-1 ({'%.3f ms per step' % (t1 * 1e3) if t1 else 'missing'}). "
-      "Efficiency: strong T1 / (p Tp), weak T1 / Tp (N^3 per rank). Times: medians over the timed steps, the slowest rank's.")
-PY
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 "$(dirname "$0")/scaling_table.py" \
+  "$OUT" "$NRANKS" | tee "$OUT/scaling.md"

@@ -67,7 +67,9 @@ class Kernel:
         self.count = int(time.get("count") or len(self.samples) or 1)
         self.calls = int(doc.get("calls") or self.count)
         self.flops = float(doc.get("flops") or 0)
-        self.bytes = float(doc.get("bytes_read") or 0) + float(doc.get("bytes_written") or 0)
+        self.bytes_read = float(doc.get("bytes_read") or 0)
+        self.bytes_written = float(doc.get("bytes_written") or 0)
+        self.bytes = self.bytes_read + self.bytes_written
         self.precision = doc.get("precision") or "fp64"
         self.gflops = doc.get("gflops")
         self.gbs = doc.get("gbs")

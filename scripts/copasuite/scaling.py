@@ -11,6 +11,7 @@ times per step, the communication fraction, the FOM, and the halo bandwidth agai
 copa-commbench measured for that transport and message size (--commbench). Every launch runs with
 NCCL_NVLS_ENABLE=0 (DISTRIBUTED.md: never NVLink multicast)."""
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -111,9 +112,12 @@ def mean_over_ranks(result, name):
 
 
 def halo_rate(result):
-    """GB/s of the halo rows (bytes the app counts per exchange over the median time), or None."""
+    """(GB/s per direction, message bytes) of the halo rows, or (None, None). An app's halo row counts
+    the bytes a rank receives (bytes_read) and sends (bytes_written) per exchange: the two directions
+    of the link, so the rate per direction, the figure copa-commbench gives, uses the larger of the
+    two, not their sum."""
     rows = [k for k in result.kernels if HALO_WORD in k.name]
-    nbytes = sum(k.bytes for k in rows)
+    nbytes = sum(max(k.bytes_read, k.bytes_written) for k in rows)
     seconds = sum(k.median for k in rows)
     if not rows or nbytes <= 0 or seconds <= 0:
         return None, None
@@ -122,18 +126,19 @@ def halo_rate(result):
 
 def link_rate(commbench, transport, message_bytes, memory="device"):
     """copa-commbench's GB/s per direction (copa-comm/1: a list of results) for a transport at the
-    measured size nearest to message_bytes: the 26-neighbour halo pattern where measured, else the
-    ping-pong; device memory first (the apps' GPU fields), else host."""
+    measured size nearest to message_bytes (by ratio, so 8 MiB is nearer 10 MB than 2 MiB is), over
+    the 26-neighbour halo pattern and the ping-pong together (a quick commbench measures the halo
+    only up to 2 MiB per neighbour; at equal distance the halo pattern); device memory first (the
+    apps' GPU fields), else host."""
     if not commbench or not message_bytes:
         return None
     results = [r for r in commbench.get("results", []) if r.get("transport") == transport]
-    for pattern in ("halo26", "pingpong"):
-        for mem in (memory, "host"):
-            points = [r for r in results if r.get("pattern") == pattern and r.get("memory") == mem
-                      and r.get("bytes") and r.get("GBs_per_direction") is not None]
-            if points:
-                best = min(points, key=lambda r: abs(r["bytes"] / message_bytes - 1))
-                return best["GBs_per_direction"]
+    for mem in (memory, "host"):
+        points = [r for r in results if r.get("pattern") in ("halo26", "pingpong") and r.get("memory") == mem
+                  and r.get("bytes") and r.get("GBs_per_direction") is not None]
+        if points:
+            best = min(points, key=lambda r: (abs(math.log(r["bytes"] / message_bytes)), r["pattern"] != "halo26"))
+            return best["GBs_per_direction"]
     return None
 
 

@@ -38,6 +38,8 @@ kernels = [synthetic.kernel("hydro_update", compute, 1e6, 1e6, noise=0),
 if ranks > 1:
     kernels += [synthetic.kernel("halo_exchange", halo, 0, 4e6, noise=0),
                 synthetic.kernel("allreduce_dt", allreduce, 0, 8, noise=0)]
+    # As the apps write a halo row: bytes received (read) and sent (written), 4e6 each way.
+    kernels[-2]["bytes_read"] = kernels[-2]["bytes_written"] = 4e6
     kernels[0]["time_mean_over_ranks"] = compute * 0.8
 doc = synthetic.result("ramses-oct", opt("--backend"), kernels, size=opt("--size"))
 doc["run"]["mpi_ranks"] = ranks
@@ -91,11 +93,24 @@ class ScalingTest(ToolTest):
             json.dump({"schema": "copa-comm/1", "results": results}, f)
         code, text, out, doc = self.study("--ranks", "2", "--commbench", comm)
         self.assertEqual(code, 0, text)
-        # The stub's halo moves 4e6 bytes in 0.1 ms = 40 GB/s; the nearest measured size is 4 MiB (8 GB/s).
+        # The stub's halo moves 4e6 bytes each way in 0.1 ms = 40 GB/s per direction (not 80: the sent
+        # and received bytes are the two directions); the nearest measured size is 4 MiB (8 GB/s).
         r2 = self.row(doc, "host", 2)
         self.assertAlmostEqual(r2["halo_GBs"], 40.0)
         self.assertAlmostEqual(r2["link_GBs"], 8.0)
         self.assertAlmostEqual(r2["frac_link"], 5.0)
+
+    def test_link_rate_takes_the_nearest_size_of_either_pattern(self):
+        from copasuite.scaling import link_rate
+        # A quick commbench: the halo pattern up to 2 MiB per neighbour, the ping-pong up to 32 MiB.
+        results = ([{"transport": "ipc", "memory": "device", "pattern": "halo26", "bytes": b, "GBs_per_direction": g}
+                    for b, g in ((512 << 10, 100.0), (2 << 20, 148.0))] +
+                   [{"transport": "ipc", "memory": "device", "pattern": "pingpong", "bytes": b, "GBs_per_direction": g}
+                    for b, g in ((2 << 20, 64.0), (8 << 20, 124.0), (32 << 20, 179.0))])
+        comm = {"schema": "copa-comm/1", "results": results}
+        self.assertEqual(link_rate(comm, "ipc", 10.5e6), 124.0)  # 8 MiB is nearer 10.5 MB than 2 MiB or 32 MiB
+        self.assertEqual(link_rate(comm, "ipc", 2 << 20), 148.0)  # equal sizes: the halo pattern
+        self.assertIsNone(link_rate(comm, "nccl", 2 << 20))
 
     def test_weak_scaling_grows_the_problem(self):
         code, text, out, doc = self.study("--scaling", "weak", "--ranks", "2")
