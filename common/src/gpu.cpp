@@ -49,7 +49,16 @@ int device_count() {
   return n;
 }
 
-void set_device(int ordinal) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(SetDevice)(ordinal)); }
+namespace {
+bool device_set = false;
+}
+
+void set_device(int ordinal) {
+  COPA_GPU_CHECK(COPA_GPU_SYMBOL(SetDevice)(ordinal));
+  device_set = true;
+}
+
+bool device_was_set() { return device_set; }
 
 int current_device() {
   int d = 0;

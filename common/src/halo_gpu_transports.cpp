@@ -76,6 +76,11 @@ std::string transport_unavailable(Transport t) {
   if (t == Transport::cuda_aware && !mpi_reports_cuda_support())
     return "this MPI library does not report CUDA support (MPIX_Query_cuda_support); use host, ipc or nccl";
   if (t == Transport::nccl) {
+    // Before the binding every rank is on device 0, and NCCL would be refused as 'duplicate GPU' on
+    // a node with a GPU per rank (mps-density and laghos-like did this on two H200s).
+    if (!gpu::device_was_set())
+      throw RuntimeError("internal error: the nccl check ran before this rank's GPU was selected "
+                         "(copa::select_device must come first)");
     const std::string shared = shared_device(MPI_COMM_WORLD);
     if (!shared.empty())
       return "NCCL refuses two ranks on one GPU ('duplicate GPU'): " + shared + "; use ipc or host";

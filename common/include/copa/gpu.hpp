@@ -85,6 +85,9 @@ struct MemInfo {
 
 int device_count();  // 0 when there is no device or no driver (never throws)
 void set_device(int ordinal);
+// Whether set_device ran in this process: until then every process is on the runtime's default
+// device 0, whatever GPU its rank will be bound to (the halo layer's nccl check needs the binding).
+bool device_was_set();
 int current_device();
 DeviceInfo device_info(int ordinal);
 MemInfo mem_info();

@@ -34,8 +34,9 @@ std::vector<std::string> transports_built();
 // "" when transport t can run here, else why not: not built, an MPI without CUDA support
 // (cuda-aware), ranks that share one GPU (nccl). Collective over MPI_COMM_WORLD in GPU + MPI builds
 // (the device of every rank is gathered), so that every rank gets the same answer. The nccl answer
-// compares each rank's current device: call copa::select_device first, or every rank still has the
-// runtime's default device 0 and NCCL is refused as 'duplicate GPU' on a node with a GPU per rank.
+// compares each rank's current device: call copa::select_device first (otherwise every rank would
+// still be on the runtime's default device 0 and NCCL refused as 'duplicate GPU' on a node with a GPU
+// per rank; the check throws RuntimeError, exit 3, when no device was selected yet).
 std::string transport_unavailable(Transport t);
 
 enum class Memory { host, device };
