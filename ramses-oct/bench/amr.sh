@@ -22,6 +22,13 @@
 # row times its launch and the wait for the step before it, so the step MEDIAN is not a step's
 # time: compare the step mean (steps_s / steps) and the FOM. regrid_fallbacks: regrids whose queued
 # plan build was redone with exact sizes (README "The regrid's count waits").
+# BACKENDS "cuda-large" (not in the default; about 2.5 min on an H200, 28 GB of host memory): the
+# scale-up at 512^3 finest, Sedov to t = 0.05 on base 128^3 + 2 levels and base 64^3 + 3 levels
+# (--max-octs 8000000, 3.2x the 2.5M octs used: the default, full refinement, would ask 51 GB of host
+# memory for the tree and the verdict mesh),
+# the 128^3 + 2 run again with --phase-timing, the same for its first 1000 steps (the base level
+# dominates there), and uniform 512^3 zmarch for 200 steps (its rate; a run to t = 0.05 would take
+# over 3 min).
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 # BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
 set -euo pipefail
@@ -65,6 +72,14 @@ if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda
   run amr-sedov-32-l2-cuda-phases --problem sedov --n 32 --levels 2 --backend cuda --phase-timing
   run amr-sedov-64-l2-regrid4-cuda-200steps-phases --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
     --backend cuda --phase-timing
+fi
+if [[ " $BACKENDS " == *" cuda-large "* ]]; then
+  large=(--problem sedov --max-octs 8000000 --backend cuda)
+  run amr-sedov-128-l2 --n 128 --levels 2 "${large[@]}"
+  run amr-sedov-64-l3 --n 64 --levels 3 "${large[@]}"
+  run amr-sedov-128-l2-phases --n 128 --levels 2 "${large[@]}" --phase-timing
+  run amr-sedov-128-l2-phases-1000steps --n 128 --levels 2 "${large[@]}" --phase-timing --steps 1000
+  run uniform-sedov-512-200steps --problem sedov --n 512 --steps 200 --backend cuda --variant zmarch
 fi
 
 python3 - "$OUT_DIR" <<'PY'
