@@ -38,6 +38,8 @@ THREADS=${3:-16}
 BACKENDS=${4:-openmp cuda}
 APP="$BUILD_DIR/ramses-oct/ramses-oct"
 mkdir -p "$OUT_DIR"
+has_cuda=false
+"$APP" --list 2>/dev/null | grep -q cuda && has_cuda=true
 
 run() {  # run NAME ARGS...
   local name=$1
@@ -50,7 +52,7 @@ if [[ " $BACKENDS " == *" openmp "* ]]; then
   run amr-sedov-32-l2-openmp --problem sedov --n 32 --levels 2 --backend openmp --threads "$THREADS"
   run uniform-sedov-128-openmp --problem sedov --n 128 --backend openmp --threads "$THREADS"
 fi
-if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda; then
+if [[ " $BACKENDS " == *" cuda "* ]] && $has_cuda; then
   run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda --variant zmarch
   run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
@@ -73,7 +75,7 @@ if [[ " $BACKENDS " == *" cuda "* ]] && "$APP" --list 2>/dev/null | grep -q cuda
   run amr-sedov-64-l2-regrid4-cuda-200steps-phases --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
     --backend cuda --phase-timing
 fi
-if [[ " $BACKENDS " == *" cuda-large "* ]]; then
+if [[ " $BACKENDS " == *" cuda-large "* ]] && $has_cuda; then
   large=(--problem sedov --max-octs 8000000 --backend cuda)
   run amr-sedov-128-l2 --n 128 --levels 2 "${large[@]}"
   run amr-sedov-64-l3 --n 64 --levels 3 "${large[@]}"
