@@ -29,6 +29,11 @@
 # the 128^3 + 2 run again with --phase-timing, the same for its first 1000 steps (the base level
 # dominates there), and uniform 512^3 zmarch for 200 steps (its rate; a run to t = 0.05 would take
 # over 3 min).
+# BACKENDS "cuda-buffer" (not in the default; about 3 min on an H200): the regrid interval against the
+# buffer at 512^3 finest (README "Regrid interval and buffer"): Sedov to t = 0.05 on base 128^3 + 2
+# levels with (--regrid-every, --refine-buffer) = (2, 1) (the defaults), (4, 2), (6, 3) and (8, 4), and
+# base 64^3 + 3 levels with (4, 2); the table's "regrid every, buffer" and "verification value" (the Sedov radius error) columns
+# (a feature stays on the finest level for about 2 buffer / C steps, C = 0.8 the Courant number).
 # One JSON and one log per case in OUT_DIR, then OUT_DIR/amr.md.
 # BACKENDS (default "openmp cuda"): "cuda" alone skips the OpenMP cases (minutes on a few cores).
 set -euo pipefail
@@ -83,6 +88,14 @@ if [[ " $BACKENDS " == *" cuda-large "* ]] && $has_cuda; then
   run amr-sedov-128-l2-phases-1000steps --n 128 --levels 2 "${large[@]}" --phase-timing --steps 1000
   run uniform-sedov-512-200steps --problem sedov --n 512 --steps 200 --backend cuda --variant zmarch
 fi
+if [[ " $BACKENDS " == *" cuda-buffer "* ]] && $has_cuda; then
+  large=(--problem sedov --max-octs 8000000 --backend cuda)
+  for rb in 2:1 4:2 6:3 8:4; do
+    run "amr-sedov-128-l2-regrid${rb%:*}-buffer${rb#*:}" --n 128 --levels 2 "${large[@]}" \
+      --regrid-every "${rb%:*}" --refine-buffer "${rb#*:}"
+  done
+  run amr-sedov-64-l3-regrid4-buffer2 --n 64 --levels 3 "${large[@]}" --regrid-every 4 --refine-buffer 2
+fi
 
 python3 - "$OUT_DIR" <<'PY'
 import json, os, sys
@@ -111,12 +124,14 @@ for name in sorted(os.listdir(out)):
                  amr.get("group_min", "-") if amr else "-",
                  "%.3f" % amr["sibling_group_share"] if amr and "sibling_group_share" in amr else "-",
                  amr.get("dt_on", "-") if amr else "-", amr.get("regrid_fallbacks", "-") if amr else "-",
+                 "%s, %s" % (amr["regrid_every"], amr.get("refine_buffer", 1)) if amr else "-",
+                 "%.4f" % j["verification"]["value"] if "value" in j.get("verification", {}) else "-",
                  j.get("verification", {}).get("passed")))
     if all(p in kern for p in phases):
         phase_rows.append((name[:-5], ms("step")) + tuple("%.1f" % (med(p) * 1e3) for p in phases))
 with open(os.path.join(out, "amr.md"), "w") as f:
-    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s, regrid excluded) | leaf rate with the regrid (cell updates/s) | step median (ms) | step mean (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | group_min | sibling_group_share | dt on | regrid fallbacks | verified |\n")
-    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    f.write("| case | backend | steps | leaf cells (end) | max leaf cells | FOM (cell updates/s, regrid excluded) | leaf rate with the regrid (cell updates/s) | step median (ms) | step mean (ms) | dt_reduction median (ms) | hydro_update+reflux+restriction median (ms) | regrid (s) | regrid median (ms) | regrid parts, medians (ms) | time to solution (s) | group_min | sibling_group_share | dt on | regrid fallbacks | regrid every, buffer | verification value | verified |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write("| " + " | ".join(str(x) for x in r) + " |\n")
     if phase_rows:

@@ -59,7 +59,7 @@ struct Options {
   copa::vtk::Options vtk;  // ParaView output of the first backend and variant of a run
   bool vtk_cells = false;  // leaf cells as hexahedra (.vtu) instead of the uniform grid (.vti)
   // AMR (--levels > 0; README "AMR").
-  int levels = 0, regrid_every = 2;
+  int levels = 0, regrid_every = 2, refine_buffer = 1;
   double refine_threshold = -1, refine_density = 0.1, refine_pressure = 0.1;
   std::string refine = "gradient";
   std::vector<double> refine_band = {0.25, 0.5};
@@ -226,6 +226,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
   ac.criterion.band_lo = o.refine_band[0];
   ac.criterion.band_hi = o.refine_band[1];
+  ac.criterion.buffer = o.refine_buffer;
   // Default cap: every cell refined to the finest level (the uniform-equivalent tree).
   double full = 0;
   for (int l = 0; l <= o.levels; ++l) full += double(base.noct) * std::pow(8.0, l);
@@ -277,6 +278,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"leaf_cells_per_level", leaves}, {"finest_cells", fine_cells},
                  {"uniform_equivalent_cells", fine_n}, {"max_leaf_cells", r.max_leaf_cells},
                  {"max_octs_used", r.max_octs_used}, {"max_octs", ac.max_octs}, {"regrid_every", ac.regrid_every},
+                 {"refine_buffer", ac.criterion.buffer},
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
                  {"reflux", ac.reflux}, {"subcycle", ac.subcycle}, {"group_min", ac.group_min},
@@ -387,6 +389,10 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"gradient", "everywhere", "band"}))->capture_default_str();
   app.add_option("--refine-band", o.refine_band, "AMR --refine band: x range lo,hi refined to the finest level")->delimiter(',');
   app.add_option("--regrid-every", o.regrid_every, "AMR: steps between regrids (0: keep the initial grid)")->capture_default_str();
+  app.add_option("--refine-buffer", o.refine_buffer,
+                 "AMR: buffer cells around the flagged cells on every level (RAMSES's nexpand; a feature stays on "
+                 "the finest level for about 2 x buffer / Courant steps, the regrid interval's bound)")
+      ->check(CLI::Range(0, 8))->capture_default_str();
   app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
       ->check(CLI::Range(8LL, 2147483647LL));
   app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt (every backend: serial, openmp, and the device step per level on cuda/hip)");

@@ -5,6 +5,7 @@
 // (criterion_flags, refinement_flags) byte for byte, for every criterion kind on the device plan
 // tests' trees; an unbalanced tree must be reported by the device's error word with the host's
 // messages.
+#include <array>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -88,4 +89,79 @@ TEST(Amr, amr_device_flags_report_an_unbalanced_tree) {
               << "\"\n";
   }
   EXPECT_EQ(thrown_message([] { amr::check_flags_error(0); }), "");
+}
+
+// --refine-buffer (RAMSES's nexpand): b buffer passes. On a tree of one refined level the balance
+// adds nothing, so the flags of level 0 after b + 1 passes are exactly those after b passes and
+// their 26 neighbours (periodic wrap), checked cell by cell by coordinates; on the three-level
+// trees of the plan cases the host and the emulated device agree for b = 0..3 and the flags grow
+// with b (each pass keeps the flags before it and, summed over the cases, adds some).
+TEST(Amr, amr_refine_buffer_passes_widen_the_flags) {
+  {
+    const OctMesh base = build_mesh({12, 8, 10}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+    const amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, amr_config("sedov", 1.0, 6),
+                                          amr_levels(1, "gradient", 2));
+    const amr::Tree& t = r.tree;
+    const int n[3] = {t.cells_at(0, 0), t.cells_at(0, 1), t.cells_at(0, 2)};
+    // Level-0 cell index by cell coordinates.
+    std::vector<std::int64_t> at(std::size_t(n[0]) * n[1] * n[2], -1);
+    const auto index = [&](int i, int j, int k) {
+      return ((std::size_t((k + n[2]) % n[2]) * n[1]) + (j + n[1]) % n[1]) * n[0] + (i + n[0]) % n[0];
+    };
+    std::vector<std::array<int, 3>> cell(t.octs_at(0) * 8);
+    for (std::int64_t o = 0; o < t.octs_at(0); ++o)
+      for (int c = 0; c < 8; ++c) {
+        const std::array<int, 3> x = {2 * t.coord[0][o] + (c & 1), 2 * t.coord[1][o] + ((c >> 1) & 1),
+                                      2 * t.coord[2][o] + ((c >> 2) & 1)};
+        cell[o * 8 + c] = x;
+        at[index(x[0], x[1], x[2])] = o * 8 + c;
+      }
+    amr::RefineCriterion rc = criterion_of("gradient");
+    rc.buffer = 0;
+    std::vector<char> crit;
+    std::vector<char> before = host_flags(t, r.u, rc, HydroParams{}.gamma, crit);
+    std::int64_t grown = 0;
+    for (int b = 1; b <= 3; ++b) {
+      rc.buffer = b;
+      const std::vector<char> flag = host_flags(t, r.u, rc, HydroParams{}.gamma, crit);
+      for (std::int64_t g = 0; g < t.octs_at(0) * 8; ++g) {
+        bool near = false;
+        for (int dk = -1; dk <= 1; ++dk)
+          for (int dj = -1; dj <= 1; ++dj)
+            for (int di = -1; di <= 1; ++di)
+              near = near || before[at[index(cell[g][0] + di, cell[g][1] + dj, cell[g][2] + dk)]];
+        ASSERT_EQ(bool(flag[g]), near) << "buffer " << b << ", level-0 cell " << g;
+        grown += flag[g] && !before[g];
+      }
+      before = flag;
+    }
+    EXPECT_GT(grown, 0);
+  }
+  std::int64_t added[3] = {0, 0, 0};
+  for (const PlanCase& c : plan_cases) {
+    if (std::string(c.kind) != "gradient") continue;
+    OctMesh base;
+    const amr::AmrResult r = case_run(c, base);
+    const double gamma = HydroParams{}.gamma;
+    amr::RefineCriterion rc = criterion_of("gradient");
+    std::vector<char> previous;
+    for (int b = 0; b <= 3; ++b) {
+      SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " buffer " + std::to_string(b));
+      rc.buffer = b;
+      std::vector<char> crit_host, crit_dev, flag_dev;
+      const std::vector<char> flag_host = host_flags(r.tree, r.u, rc, gamma, crit_host);
+      EXPECT_EQ(amr::emulate_device_flags(r.tree, r.u, amr::criterion_params(rc, gamma, base.dx), crit_dev, flag_dev), 0u);
+      ASSERT_EQ(flag_dev, flag_host);
+      if (b > 0) {
+        for (std::size_t g = 0; g < flag_host.size(); ++g) {
+          ASSERT_TRUE(!previous[g] || flag_host[g]) << "cell " << g << " lost its flag";
+          added[b - 1] += flag_host[g] && !previous[g];
+        }
+      }
+      previous = flag_host;
+    }
+  }
+  for (int b = 0; b < 3; ++b) EXPECT_GT(added[b], 0) << "pass " << b + 1 << " added no flag";
+  std::cerr << "flags added by the buffer passes 1, 2, 3 over the gradient cases: " << added[0] << ", " << added[1]
+            << ", " << added[2] << "\n";
 }

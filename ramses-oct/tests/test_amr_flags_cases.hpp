@@ -33,7 +33,7 @@ inline std::vector<char> host_flags(const amr::Tree& t, const std::vector<double
                                     double gamma, std::vector<char>& crit) {
   const auto loops = amr::make_serial_loops();
   amr::criterion_flags(t, u, rc, gamma, *loops, crit);
-  return amr::refinement_flags(t, crit, *loops);
+  return amr::refinement_flags(t, crit, rc.buffer, *loops);
 }
 
 // The message f throws (a copa::RuntimeError), "" when it throws nothing.

@@ -23,7 +23,7 @@ inline std::vector<char> rebuild_case_flags(const amr::Tree& t, const std::vecto
   std::vector<char> crit;
   amr::criterion_flags(t, u, rc, 1.4, *loops, crit);
   if (kind == "none") crit.assign(crit.size(), 0);
-  return amr::refinement_flags(t, crit, *loops);
+  return amr::refinement_flags(t, crit, rc.buffer, *loops);
 }
 
 // The octs, their links and the map; the hashes by lookups (their slots may differ): every oct of

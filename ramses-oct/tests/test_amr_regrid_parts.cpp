@@ -76,8 +76,11 @@ TEST(Amr, amr_parallel_regrid_flags_and_map_equal_serial) {
   amr::criterion_flags(r.tree, r.u, amr::RefineCriterion{}, cfg.hydro.gamma, *serial, crit_s);
   amr::criterion_flags(r.tree, r.u, amr::RefineCriterion{}, cfg.hydro.gamma, *loops, crit_p);
   EXPECT_EQ(crit_s, crit_p);
-  const std::vector<char> flag_s = amr::refinement_flags(r.tree, crit_s, *serial);
-  const std::vector<char> flag_p = amr::refinement_flags(r.tree, crit_s, *loops);
+  for (int buffer : {2, 0}) {
+    EXPECT_EQ(amr::refinement_flags(r.tree, crit_s, buffer, *serial), amr::refinement_flags(r.tree, crit_s, buffer, *loops));
+  }
+  const std::vector<char> flag_s = amr::refinement_flags(r.tree, crit_s, 1, *serial);
+  const std::vector<char> flag_p = amr::refinement_flags(r.tree, crit_s, 1, *loops);
   EXPECT_EQ(flag_s, flag_p);
   // The buffer and the balance added flags beyond the criterion's.
   long crit_count = 0, flag_count = 0;
@@ -133,7 +136,7 @@ TEST(Amr, amr_regrid_move_equals_prolong_from) {
     const auto loops = amr::make_serial_loops();
     std::vector<char> crit;
     amr::criterion_flags(t, r.u, amr::RefineCriterion{}, cfg.hydro.gamma, *loops, crit);
-    const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit, *loops), 1 << 26, *loops);
+    const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit, 1, *loops), 1 << 26, *loops);
     std::vector<double> u;
     amr::move_state(m, r.u, cfg.hydro.gamma, *loops, u);
     ASSERT_EQ(static_cast<std::int64_t>(m.source.size()), t.noct());
@@ -173,7 +176,7 @@ TEST(Amr, amr_regrid_of_a_static_band_is_unchanged) {
   amr::Tree t = r.tree;
   std::vector<char> crit;
   amr::criterion_flags(t, r.u, amr::RefineCriterion{"band"}, cfg.hydro.gamma, *loops, crit);
-  const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit, *loops), 1 << 26, *loops);
+  const amr::RegridMap m = amr::rebuild_tree(t, amr::refinement_flags(t, crit, 1, *loops), 1 << 26, *loops);
   ASSERT_GT(t.octs_at(2), 0);
   EXPECT_TRUE(m.unchanged());
   EXPECT_EQ(t.key, r.tree.key);

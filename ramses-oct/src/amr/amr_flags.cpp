@@ -15,6 +15,7 @@ CriterionParams criterion_params(const RefineCriterion& rc, double gamma, double
   p.gamma = gamma;
   p.density = rc.density;
   p.pressure = rc.pressure;
+  p.buffer = rc.buffer;
   p.band_lo = rc.band_lo;
   p.band_hi = rc.band_hi;
   p.dx0 = dx0;
@@ -37,7 +38,7 @@ void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCr
   });
 }
 
-std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops) {
+std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, int buffer, const Loops& loops) {
   for (char c : crit)
     if (c > 1) check_flags_error(flags_error_missing_neighbour);
   const PlanView v = plan_view(t);
@@ -60,10 +61,12 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit,
       w.clear();
     }
   };
-  loops.run(t.level_begin[L], [&](std::int64_t o, int worker) {
-    flags_buffer_oct(v, flag.data(), o, [&](long long g) { add[worker].push_back(g); });
-  });
-  apply();
+  for (int pass = 0; pass < buffer; ++pass) {
+    loops.run(t.level_begin[L], [&](std::int64_t o, int worker) {
+      flags_buffer_oct(v, flag.data(), o, [&](long long g) { add[worker].push_back(g); });
+    });
+    apply();
+  }
   for (int l = L - 1; l >= 1; --l) {
     const std::int64_t first = t.level_begin[l];
     loops.run(t.octs_at(l), [&](std::int64_t i, int worker) {
@@ -97,12 +100,14 @@ unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const
   for (int l = L - 1; l >= 0; --l)
     for (long long g = t.level_begin[l] * 8; g < t.level_begin[l + 1] * 8; ++g)
       flags_from_sons(t.son.data(), crit.data(), flag.data(), g, l + 1 == L);
-  // flags_buffer_kernel: one thread per (oct, slot) of every oct below the finest level reads
-  // flag and stores 1 into a copy of it, which then becomes flag.
-  std::vector<char> next = flag;
-  for (long long k = 0; k < t.level_begin[L] * 27; ++k)
-    flags_buffer_slot(v, flag.data(), k / 27, int(k % 27), [&](long long g) { next[g] = 1; });
-  flag.swap(next);
+  // flags_buffer_kernel, p.buffer launches: one thread per (oct, slot) of every oct below the
+  // finest level reads flag and stores 1 into a copy of it, which then becomes flag.
+  for (int pass = 0; pass < p.buffer; ++pass) {
+    std::vector<char> next = flag;
+    for (long long k = 0; k < t.level_begin[L] * 27; ++k)
+      flags_buffer_slot(v, flag.data(), k / 27, int(k % 27), [&](long long g) { next[g] = 1; });
+    flag.swap(next);
+  }
   // flags_balance_kernel, one launch per level l >= 1, finest first, one thread per (oct, slot):
   // plain stores of 1.
   for (int l = L - 1; l >= 1; --l)

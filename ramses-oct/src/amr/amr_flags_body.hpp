@@ -7,7 +7,8 @@
 //   sons:      per level, finest first, a refined cell takes the OR of its son oct's flags
 //              (of its criterion bytes on the finest level), a leaf its own criterion byte;
 //   buffer:    every level at once, a flagged cell flags its 26 same-level neighbours that
-//              exist (read the flags before the pass, write a copy);
+//              exist (read the flags before the pass, write a copy); `buffer` passes in a row
+//              (RAMSES's nexpand, default 1): each widens the flagged region by one cell;
 //   balance:   per level l >= 1, finest first, the flagged cells of level l flag the level-(l-1)
 //              cells holding their 26 neighbours (RAMSES's 2:1 rule across faces, edges and corners).
 #pragma once
@@ -30,6 +31,7 @@ struct CriterionParams {
   double gamma = 1.4, density = 0.1, pressure = 0.1;
   double band_lo = 0.25, band_hi = 0.5;
   double dx0 = 1;  // the base level's cell size
+  int buffer = 1;  // buffer passes (cells of each level added around the flagged ones)
 };
 
 // The criterion byte of cell g: 1 flagged, 0 not, 2 a missing face neighbour (gradient only; an

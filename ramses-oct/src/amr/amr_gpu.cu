@@ -1282,6 +1282,7 @@ class GpuAmrStep final : public DeviceStep {
     flags_error_.resize(1);
     copa::gpu::fill_zero(flags_error_.data(), flags_error_.bytes());
     const CriterionParams p = criterion_params(rc, gamma, dx0_);
+    buffer_passes_ = p.buffer;
     if (ncell > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr criterion_kernel", criterion_kernel, copa::gpu::blocks_for(ncell, 128), 128,
                                 view(), u_.data(), ncell, p, crit_.data(), flags_error_.data());
@@ -1290,8 +1291,9 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The passes of amr_flags_body.hpp in emulate_device_flags's order: the son pass one launch
-  // per level (finest first), the buffer one launch reading flag_ and storing into its copy
-  // flag_next_ (then swapped), the balance one launch per level l >= 1 (finest first). The flags
+  // per level (finest first), the buffer one launch per pass (--refine-buffer) reading flag_ and
+  // storing into its copy flag_next_ (then swapped), the balance one launch per level l >= 1
+  // (finest first). The flags
   // stay in flag_ for rebuild(), whose count copy brings the error word up (one wait fewer per
   // regrid than a copy of its own here) and which throws before using any count.
   void refinement_flags() override {
@@ -1304,13 +1306,13 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_LAUNCH_DEPENDENT("amr flags_sons_kernel", flags_sons_kernel, copa::gpu::blocks_for(last - first, 256),
                                 256, son_.data(), crit_.data(), flag_.data(), first, last, l + 1 == max_level_);
     }
-    copa::gpu::copy_on_device(flag_next_.data(), flag_.data(), flag_.bytes());
-    if (ncoarse > 0) {
+    for (int pass = 0; pass < buffer_passes_ && ncoarse > 0; ++pass) {
+      copa::gpu::copy_on_device(flag_next_.data(), flag_.data(), flag_.bytes());
       COPA_GPU_LAUNCH_DEPENDENT("amr flags_buffer_kernel", flags_buffer_kernel,
                                 copa::gpu::blocks_for(ncoarse * 27, 128), 128, v, flag_.data(), flag_next_.data(),
                                 ncoarse);
+      flag_.swap(flag_next_);
     }
-    flag_.swap(flag_next_);
     for (int l = max_level_ - 1; l >= 1; --l) {
       const long long first = level_begin_[l], last = level_begin_[l + 1];
       if (last == first) continue;
@@ -2049,6 +2051,7 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<char> crit_, flag_, flag_next_;
   GrowArray<unsigned> flags_error_;
   const unsigned* flags_error_to_check_ = nullptr;  // refinement_flags' error word, read by the next rebuild()
+  int buffer_passes_ = 1;                           // the criterion's buffer passes, for refinement_flags
   // The leaf block's shared-memory layout tables (amr_leaf_layout.cpp), read through L1.
   copa::gpu::DeviceArray<block::LeafLayout<2>> oct_layout_{1};
   copa::gpu::DeviceArray<block::LeafLayout<4>> group_layout_{1};

@@ -106,7 +106,7 @@ void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double g
             const Loops& loops) {
   std::vector<char> crit;
   criterion_flags(t, u, rc, gamma, loops, crit);
-  const RegridMap m = rebuild_tree(t, refinement_flags(t, crit, loops), max_octs, loops);
+  const RegridMap m = rebuild_tree(t, refinement_flags(t, crit, rc.buffer, loops), max_octs, loops);
   std::vector<double> unew;
   move_state(m, u, gamma, loops, unew);
   u = std::move(unew);

@@ -23,6 +23,13 @@ struct RefineCriterion {
   std::string kind = "gradient";
   double density = 0.1, pressure = 0.1;
   double band_lo = 0.25, band_hi = 0.5;
+  // Buffer passes (RAMSES's nexpand, --refine-buffer): a flagged cell of level l < L refines with
+  // its neighbours up to `buffer` cells of level l away, so the finest level reaches at least
+  // 2 buffer fine cells beyond the oct of a flagged fine cell. A feature moves at most C fine cells
+  // per step (C the Courant number: no feature outruns the signal speed), so it stays on the
+  // finest level for 2 buffer / C steps: the regrid interval may grow with the buffer (README
+  // "Regrid interval and buffer").
+  int buffer = 1;
 };
 
 // A regrid in four parts, so that the GPU path runs the two that read the state on the device
@@ -34,10 +41,10 @@ TreeView tree_view(const Tree& t);
 // u may be empty for the kinds that read no state (everywhere, band).
 void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCriterion& rc, double gamma,
                      const Loops& loops, std::vector<char>& crit);
-// (2) Flags of every cell of levels < L after the criterion, the buffer and the 2:1 balance
-// (amr_flags_body.hpp's passes, each over the octs in parallel; the flags do not depend on the
-// loops). Exit 3 (RuntimeError, check_flags_error's messages) where the tree was not balanced.
-std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, const Loops& loops);
+// (2) Flags of every cell of levels < L after the criterion, `buffer` buffer passes and the 2:1
+// balance (amr_flags_body.hpp's passes, each over the octs in parallel; the flags do not depend on
+// the loops). Exit 3 (RuntimeError, check_flags_error's messages) where the tree was not balanced.
+std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit, int buffer, const Loops& loops);
 
 // The criterion as the flag bodies take it (dx0: the base level's cell size).
 CriterionParams criterion_params(const RefineCriterion& rc, double gamma, double dx0);
