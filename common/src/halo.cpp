@@ -7,6 +7,7 @@
 
 #include "copa/errors.hpp"
 #include "copa/mpi.hpp"
+#include "halo_combine.hpp"
 #include "halo_impl.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
@@ -263,20 +264,16 @@ class Exchange::Impl {
   }
 
   void unpack(double* field) {
-    const bool add = combine_ == Combine::add;
     if (memory_ == Memory::host) {
-      for (std::size_t d = 0; d < plan_.target.size(); ++d) {
-        const std::int64_t first = plan_.begin[d], last = plan_.begin[d + 1];
-        double value = add ? field[plan_.target[d]] : recv_host_[static_cast<std::size_t>(plan_.position[last - 1])];
-        if (add)
-          for (std::int64_t p = first; p < last; ++p) value += recv_host_[static_cast<std::size_t>(plan_.position[p])];
-        field[plan_.target[d]] = value;
-      }
+      for (std::size_t d = 0; d < plan_.target.size(); ++d)
+        field[plan_.target[d]] = detail::combined_value(combine_, field[plan_.target[d]], recv_host_.data(),
+                                                        plan_.position.data(), plan_.begin[d], plan_.begin[d + 1],
+                                                        plan_.below[d]);
       return;
     }
 #if defined(COPA_HALO_GPU)
-    detail::scatter_on_device(field, target_, begin_, position_, buffers_.recv,
-                              static_cast<std::int64_t>(plan_.target.size()), add, stream());
+    detail::scatter_on_device(field, target_, begin_, position_, below_, buffers_.recv,
+                              static_cast<std::int64_t>(plan_.target.size()), combine_, stream());
 #endif
   }
 
@@ -300,7 +297,8 @@ class Exchange::Impl {
     const std::size_t send_bytes = static_cast<std::size_t>(plan_.send_total) * sizeof(double);
     const std::size_t recv_bytes = static_cast<std::size_t>(plan_.recv_total) * sizeof(double);
     const std::size_t index_bytes =
-        (plan_.gather_source.size() + plan_.target.size() + plan_.begin.size() + plan_.position.size()) *
+        (plan_.gather_source.size() + plan_.target.size() + plan_.begin.size() + plan_.position.size() +
+         plan_.below.size()) *
         sizeof(std::int64_t);
     gpu::require_device_memory(send_bytes + recv_bytes + index_bytes, "the halo exchange's buffers");
     buffers_.send = device_copy_of(std::vector<double>(), static_cast<std::size_t>(plan_.send_total));
@@ -309,6 +307,7 @@ class Exchange::Impl {
     target_ = device_copy_of(plan_.target);
     begin_ = device_copy_of(plan_.begin);
     position_ = device_copy_of(plan_.position);
+    below_ = device_copy_of(plan_.below);
     gpu::synchronize(stream());
   }
 
@@ -317,6 +316,7 @@ class Exchange::Impl {
   const std::int64_t* target_ = nullptr;
   const std::int64_t* begin_ = nullptr;
   const std::int64_t* position_ = nullptr;
+  const std::int64_t* below_ = nullptr;
 #else
   void allocate_device() {}
 #endif

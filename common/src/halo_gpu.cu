@@ -1,3 +1,4 @@
+#include "halo_combine.hpp"
 #include "halo_kernels.hpp"
 
 namespace copa::halo::detail {
@@ -14,14 +15,11 @@ __global__ void gather_kernel(const double* __restrict__ field, const std::int64
 
 __global__ void scatter_kernel(double* __restrict__ field, const std::int64_t* __restrict__ target,
                                const std::int64_t* __restrict__ begin, const std::int64_t* __restrict__ position,
-                               const double* __restrict__ buffer, std::int64_t destinations, bool add) {
+                               const std::int64_t* __restrict__ below, const double* __restrict__ buffer,
+                               std::int64_t destinations, Combine combine) {
   const std::int64_t d = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (d >= destinations) return;
-  const std::int64_t first = begin[d], last = begin[d + 1];
-  double value = add ? field[target[d]] : buffer[position[last - 1]];
-  if (add)
-    for (std::int64_t p = first; p < last; ++p) value += buffer[position[p]];
-  field[target[d]] = value;
+  field[target[d]] = combined_value(combine, field[target[d]], buffer, position, begin[d], begin[d + 1], below[d]);
 }
 
 }  // namespace
@@ -35,11 +33,11 @@ void gather_on_device(const double* field, const std::int64_t* source, double* b
 }
 
 void scatter_on_device(double* field, const std::int64_t* target, const std::int64_t* begin,
-                       const std::int64_t* position, const double* buffer, std::int64_t destinations, bool add,
-                       gpu::stream_t stream) {
+                       const std::int64_t* position, const std::int64_t* below, const double* buffer,
+                       std::int64_t destinations, Combine combine, gpu::stream_t stream) {
   if (destinations == 0) return;
   scatter_kernel<<<gpu::blocks_for(static_cast<std::size_t>(destinations), threads_per_block), threads_per_block,
-                   0, stream>>>(field, target, begin, position, buffer, destinations, add);
+                   0, stream>>>(field, target, begin, position, below, buffer, destinations, combine);
   COPA_GPU_CHECK_LAUNCH("halo scatter");
 }
 

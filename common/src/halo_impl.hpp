@@ -32,8 +32,9 @@ struct Plan {
   std::vector<std::int64_t> gather_source;        // field index of every send-buffer position
   // Scatter in CSR form: destination d (field index target[d]) receives the receive-buffer positions
   // position[begin[d]] .. position[begin[d+1]-1], listed in ascending peer rank (the self link at
-  // this rank's place), which fixes the order of the additions of Combine::add.
-  std::vector<std::int64_t> target, begin, position;
+  // this rank's place), which fixes the order of the additions of Combine::add; the first below[d]
+  // of them come from lower ranks (Combine::add_in_rank_order adds the own value after them).
+  std::vector<std::int64_t> target, begin, position, below;
 };
 
 // Validates the links (peers in range, one link per peer, indices in the layout) and builds the plan.

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "copa/gpu.hpp"
+#include "copa/halo.hpp"
 
 namespace copa::halo::detail {
 
@@ -12,11 +13,11 @@ void gather_on_device(const double* field, const std::int64_t* source, double* b
                       gpu::stream_t stream);
 
 // For each destination d < destinations: the buffer positions received for field[target[d]] are
-// position[begin[d]] .. position[begin[d+1]-1], in ascending peer order. add: the field element plus
-// each of them in that order; replace: the last of them. One thread per destination element, so
-// that the additions to one element happen in a fixed order (no atomics).
+// position[begin[d]] .. position[begin[d+1]-1], in ascending peer order, the first below[d] of them
+// from lower ranks; the element takes combined_value (halo_combine.hpp). One thread per
+// destination element, so that the additions to one element happen in a fixed order (no atomics).
 void scatter_on_device(double* field, const std::int64_t* target, const std::int64_t* begin,
-                       const std::int64_t* position, const double* buffer, std::int64_t destinations, bool add,
-                       gpu::stream_t stream);
+                       const std::int64_t* position, const std::int64_t* below, const double* buffer,
+                       std::int64_t destinations, Combine combine, gpu::stream_t stream);
 
 }  // namespace copa::halo::detail

@@ -71,8 +71,12 @@ Plan make_plan(std::vector<Link> links, const FieldLayout& layout, int rank, int
 
   // Gather: message of link l is component 0 of its elements, then component 1, ...
   plan.gather_source.resize(static_cast<std::size_t>(plan.send_total));
-  // Received (field index, buffer position) pairs, in ascending peer order.
-  std::vector<std::pair<std::int64_t, std::int64_t>> received;
+  // Received (field index, buffer position, sender) triples, in ascending peer order.
+  struct Received {
+    std::int64_t field, position;
+    int peer;
+  };
+  std::vector<Received> received;
   received.reserve(static_cast<std::size_t>(plan.recv_total));
   std::size_t next_remote = 0;
   for (const Link& link : links) {
@@ -82,20 +86,22 @@ Plan make_plan(std::vector<Link> links, const FieldLayout& layout, int rank, int
         plan.gather_source[static_cast<std::size_t>(p.send_offset + comp * p.send_count + i)] =
             comp * layout.component_stride + link.send[static_cast<std::size_t>(i)];
       for (std::int64_t i = 0; i < p.recv_count; ++i)
-        received.emplace_back(comp * layout.component_stride + link.recv[static_cast<std::size_t>(i)],
-                              p.recv_offset + comp * p.recv_count + i);
+        received.push_back({comp * layout.component_stride + link.recv[static_cast<std::size_t>(i)],
+                            p.recv_offset + comp * p.recv_count + i, link.peer});
     }
   }
   // A stable sort by field index keeps, for each element, its sources in ascending peer order.
   std::stable_sort(received.begin(), received.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+                   [](const Received& a, const Received& b) { return a.field < b.field; });
   plan.begin.push_back(0);
   for (std::size_t k = 0; k < received.size(); ++k) {
-    if (k == 0 || received[k].first != received[k - 1].first) {
+    if (k == 0 || received[k].field != received[k - 1].field) {
       if (k > 0) plan.begin.push_back(static_cast<std::int64_t>(k));
-      plan.target.push_back(received[k].first);
+      plan.target.push_back(received[k].field);
+      plan.below.push_back(0);
     }
-    plan.position.push_back(received[k].second);
+    plan.position.push_back(received[k].position);
+    if (received[k].peer < rank) ++plan.below.back();
   }
   if (!received.empty()) plan.begin.push_back(static_cast<std::int64_t>(received.size()));
   return plan;

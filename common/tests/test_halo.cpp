@@ -65,6 +65,16 @@ TEST(Halo, add_of_one_element_from_several_positions_is_in_link_order) {
   EXPECT_TRUE(f[0] == (1.0 + h + h) + 2 * h);
 }
 
+TEST(Halo, add_in_rank_order_on_one_rank_adds_the_self_link_after_the_own_value) {
+  // On one rank nothing comes from a lower rank: the own value first, then the self link's values
+  // in link order, (1 + h) + h = 1 with h = 2^-53 (h + h first would give 1 + 2^-52).
+  const double h = std::ldexp(1.0, -53);
+  std::vector<double> f{1.0, h, h};
+  exchange_on(f, {Link{0, {1, 2}, {0, 0}}}, {}, Transport::host, memory, Combine::add_in_rank_order);
+  EXPECT_TRUE(f[0] == 1.0);
+  EXPECT_TRUE(f[1] == h && f[2] == h);
+}
+
 TEST(Halo, empty_and_no_links_do_nothing) {
   std::vector<double> f{1, 2, 3};
   exchange_on(f, {}, {}, Transport::host, memory, Combine::replace);

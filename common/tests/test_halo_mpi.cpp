@@ -115,6 +115,31 @@ TEST(HaloMpi, add_sums_contributions_in_ascending_peer_order) {
   if (ranks() >= 3) { EXPECT_TRUE(1.0 + (h + h) != expected); }  // the values do tell the orders apart
 }
 
+TEST(HaloMpi, add_in_rank_order_gives_every_sharer_the_same_sum) {
+  // Element 0 is shared by every rank, each holding a partial (1 on rank 1, h = 2^-53 elsewhere),
+  // and sent to every other rank, one exchange. Every rank must get p0 + p1 + p2 + ... left to
+  // right: ((h + 1) + h) = 1. Combine::add starts from the own partial instead, so on rank 2 it
+  // gives (h + h) + 1 = 1 + 2^-52: the order shows in the last bit.
+  const double h = std::ldexp(1.0, -53);
+  const auto partial = [&](int r) { return r == 1 ? 1.0 : h; };
+  std::vector<Link> links;
+  for (int q = 0; q < ranks(); ++q)
+    if (q != me()) links.push_back(Link{q, {0}, {0}});
+  double expected = partial(0);
+  for (int q = 1; q < ranks(); ++q) expected += partial(q);
+  std::vector<double> f{partial(me()), 5.0};
+  exchange_on(f, links, {}, transport, memory, Combine::add_in_rank_order);
+  EXPECT_TRUE(f[0] == expected);
+  EXPECT_TRUE(f[1] == 5.0);
+  std::vector<double> g{partial(me()), 5.0};
+  exchange_on(g, links, {}, transport, memory, Combine::add);
+  if (me() >= 2) {
+    EXPECT_TRUE(g[0] != expected);
+  } else {
+    EXPECT_TRUE(g[0] == expected);
+  }
+}
+
 TEST(HaloMpi, a_rank_that_only_sends_or_only_receives) {
   // Half a ping-pong: rank 0 sends three elements to rank 1 and receives nothing, so its receive
   // buffer is empty (the IPC transport must still export a valid allocation for it).

@@ -45,7 +45,7 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
   };
 
   owned_.assign(nh1, 1.0);
-  std::vector<copa::halo::Link> to_owner, from_owner;
+  std::vector<copa::halo::Link> links;
   shared_.assign(nh1, 0);
   for (int r = 0; r < p.ranks(); ++r) {
     if (r == rank) continue;
@@ -58,7 +58,7 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
       touch = touch && both.lo[c] <= both.hi[c];
     }
     if (!touch) continue;
-    copa::halo::Link up{r, {}, {}}, down{r, {}, {}};
+    copa::halo::Link link{r, {}, {}};
     // Both ranks walk the common nodes in the same (global lexicographic) order, so one's send
     // list matches the other's receive list.
     std::array<int, 3> g{0, 0, 0};
@@ -67,30 +67,21 @@ SharedDofs::SharedDofs(const Partition& p, int k, int rank, copa::halo::Transpor
         for (g[0] = both.lo[0]; g[0] <= both.hi[0]; ++g[0]) {
           const long long i = local(g);
           shared_[i] = 1;
-          const int o = owner(g);
-          if (o == r) {
-            owned_[i] = 0.0;
-            up.send.push_back(i);
-            down.recv.push_back(i);
-          } else if (o == rank) {
-            up.recv.push_back(i);
-            down.send.push_back(i);
-          }
+          if (owner(g) < rank) owned_[i] = 0.0;
+          link.send.push_back(i);
+          link.recv.push_back(i);
         }
     ++peers_;
-    to_owner.push_back(up);
-    from_owner.push_back(down);
+    links.push_back(link);
   }
   for (long long i = 0; i < nh1; ++i) {
     owned_count_ += owned_[i] > 0 ? 1 : 0;
     shared_nodes_ += shared_[i];
   }
-  using copa::halo::Combine;
-  using copa::halo::Exchange;
   for (int v = 0; v < 2; ++v) {
     const copa::halo::FieldLayout layout{v == 0 ? 1 : dim, nh1};
-    to_owner_[v] = std::make_unique<Exchange>(to_owner, layout, transport, memory, Combine::add);
-    from_owner_[v] = std::make_unique<Exchange>(from_owner, layout, transport, memory, Combine::replace);
+    exchange_[v] = std::make_unique<copa::halo::Exchange>(links, layout, transport, memory,
+                                                          copa::halo::Combine::add_in_rank_order);
   }
 }
 
@@ -99,22 +90,14 @@ void SharedDofs::sum(double* field, int components) {
   finish_sum(field, components);
 }
 
-void SharedDofs::start_sum(double* field, int components) { to_owner_[components == 1 ? 0 : 1]->start(field); }
+void SharedDofs::start_sum(double* field, int components) { exchange_[components == 1 ? 0 : 1]->start(field); }
 
-void SharedDofs::finish_sum(double* field, int components) {
-  const int v = components == 1 ? 0 : 1;
-  to_owner_[v]->finish(field);
-  from_owner_[v]->run(field);
-}
+void SharedDofs::finish_sum(double* field, int components) { exchange_[components == 1 ? 0 : 1]->finish(field); }
 
-std::size_t SharedDofs::bytes_sent(int components) const {
-  const int v = components == 1 ? 0 : 1;
-  return to_owner_[v]->bytes_sent() + from_owner_[v]->bytes_sent();
-}
+std::size_t SharedDofs::bytes_sent(int components) const { return exchange_[components == 1 ? 0 : 1]->bytes_sent(); }
 
 std::size_t SharedDofs::bytes_received(int components) const {
-  const int v = components == 1 ? 0 : 1;
-  return to_owner_[v]->bytes_received() + from_owner_[v]->bytes_received();
+  return exchange_[components == 1 ? 0 : 1]->bytes_received();
 }
 
 }  // namespace laghos

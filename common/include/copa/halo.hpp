@@ -43,7 +43,12 @@ enum class Memory { host, device };
 // replace: received values overwrite the ghost elements (forward halo fill).
 // add: received values are added to the elements, links in ascending peer order, so that every
 //      rank adds the same operands in the same order (reverse exchange: partial sums to owners).
-enum class Combine { replace, add };
+// add_in_rank_order: the element's own value and the received ones added in ascending rank order,
+//      the own value at this rank's place (before a self link's values). Where every sharer of an
+//      element sends its partial to every other sharer, all of them compute the same sum, bit for
+//      bit, in one exchange: the sum the owner (lowest sharer) forms with add, without the second
+//      exchange that returns it (laghos-like's shared H1 dofs).
+enum class Combine { replace, add, add_in_rank_order };
 
 // One neighbour of this rank: the elements it sends to `peer`, and the elements that receive what
 // `peer` sends, in the order `peer` lists them in its own `send` for this rank.
