@@ -93,10 +93,6 @@ class FlagsAround {
           body(m, (p[0] + 1) / 2 + 3 * ((p[1] + 1) / 2) + 9 * ((p[2] + 1) / 2), p[0] + 4 * p[1] + 16 * p[2]);
         }
   }
-  // The mapped cell coordinates of position p (0..3 per axis) of the 4^3 block.
-  RO_HD void mapped(const int p[3], int m[3]) const {
-    for (int a = 0; a < 3; ++a) m[a] = m_[a][p[a]];
-  }
   // The level-l cell at m, -1 where that region is coarser.
   RO_HD long long cell(const int m[3], int q) {
     if (oct_[q] == unknown) oct_[q] = view_find_oct(v_, l_, m[0] >> 1, m[1] >> 1, m[2] >> 1);
@@ -226,6 +222,10 @@ RO_HD void flags_buffer_slot(const PlanView& v, const char* flag, long long o, i
 }
 
 // Slot q's part of flags_balance_oct: false where the level-(l-1) cell it needs does not exist.
+// As flags_buffer_slot, no FlagsAround (its coordinate map and coarse_cell written out for the
+// slot's first position only): its tables, set up by each of the 27 threads of a flagged oct, made
+// this the regrid's costliest kernel at 512^3 finest (1.29 ms of ~4.7 ms per regrid, Nsight
+// Compute on the H200, results/h200/20261129-3).
 template <class Set>
 RO_HD bool flags_balance_slot(const PlanView& v, const char* flag, long long o, int q, Set&& set) {
   const unsigned flagged = flags_of_oct(flag, o);
@@ -238,12 +238,16 @@ RO_HD bool flags_balance_slot(const PlanView& v, const char* flag, long long o, 
     for (int a = 0; a < 3; ++a) first[a] = p[a];
   });
   if (!near) return true;
-  FlagsAround ar(v, o);
+  const int l = v.t.level[o];
   int m[3];
-  ar.mapped(first, m);
-  const long long cc = ar.coarse_cell(m, q);
-  if (cc < 0) return false;
-  set(cc);
+  for (int a = 0; a < 3; ++a) {
+    m[a] = 2 * v.t.coord[a][o] - 1 + first[a];
+    bool flip;
+    view_map_cell_axis(v, l, a, m[a], flip);
+  }
+  const std::int32_t co = view_find_oct(v, l - 1, m[0] >> 2, m[1] >> 2, m[2] >> 2);
+  if (co < 0) return false;
+  set((long long)co * 8 + ((m[0] >> 1) & 1) + 2 * ((m[1] >> 1) & 1) + 4 * ((m[2] >> 1) & 1));
   return true;
 }
 

@@ -419,12 +419,15 @@ __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, cha
 
 // The 2:1 balance of one level l >= 1, octs [first, last), one thread per (oct, slot): reads level
 // l's flags and stores 1 into level l - 1's (the same byte from several threads: any order gives
-// the same flags).
+// the same flags). Octs without a flagged cell leave after one 8-byte load, as in the buffer.
 __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
                                      unsigned* __restrict__ error) {
   copa::gpu::wait_for_prior_grid();
   const long long k = first * 27 + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < last * 27 && !flags_balance_slot(v, flag, k / 27, int(k % 27), [flag](long long g) { flag[g] = 1; }))
+  if (k >= last * 27) return;
+  const long long o = k / 27;
+  if (reinterpret_cast<const unsigned long long*>(flag)[o] == 0) return;
+  if (!flags_balance_slot(v, flag, o, int(k % 27), [flag](long long g) { flag[g] = 1; }))
     atomicOr(error, flags_error_unbalanced);
 }
 
