@@ -7,6 +7,7 @@
 #include "copa/halo.hpp"
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
+#include "copa/gpu.hpp"  // the runtime header that defines __host__ and __device__
 #define COPA_HALO_HD __host__ __device__
 #else
 #define COPA_HALO_HD
