@@ -80,8 +80,9 @@ if [[ " $BACKENDS " == *" cuda "* ]] && $has_cuda; then
   run amr-sedov-64-l2-regrid4-cuda-200steps-phases --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
     --backend cuda --phase-timing
 fi
+# 512^3 finest: --max-octs 8000000 (see cuda-large above).
+large=(--problem sedov --max-octs 8000000 --backend cuda)
 if [[ " $BACKENDS " == *" cuda-large "* ]] && $has_cuda; then
-  large=(--problem sedov --max-octs 8000000 --backend cuda)
   run amr-sedov-128-l2 --n 128 --levels 2 "${large[@]}"
   run amr-sedov-64-l3 --n 64 --levels 3 "${large[@]}"
   run amr-sedov-128-l2-phases --n 128 --levels 2 "${large[@]}" --phase-timing
@@ -89,7 +90,6 @@ if [[ " $BACKENDS " == *" cuda-large "* ]] && $has_cuda; then
   run uniform-sedov-512-200steps --problem sedov --n 512 --steps 200 --backend cuda --variant zmarch
 fi
 if [[ " $BACKENDS " == *" cuda-buffer "* ]] && $has_cuda; then
-  large=(--problem sedov --max-octs 8000000 --backend cuda)
   for rb in 2:1 4:2 6:3 8:4; do
     run "amr-sedov-128-l2-regrid${rb%:*}-buffer${rb#*:}" --n 128 --levels 2 "${large[@]}" \
       --regrid-every "${rb%:*}" --refine-buffer "${rb#*:}"

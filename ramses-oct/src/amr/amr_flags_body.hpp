@@ -64,6 +64,24 @@ RO_HD void flags_from_sons(const std::int32_t* son, const char* crit, char* flag
   flag[g] = f;
 }
 
+// The mapped level-l cell coordinate along axis a of position p (0..3: the cells 2x-1 .. 2x+2
+// around oct o of level l, boundary mapping applied).
+RO_HD int flags_mapped_axis(const PlanView& v, int l, long long o, int a, int p) {
+  int m = 2 * v.t.coord[a][o] - 1 + p;
+  bool flip;
+  view_map_cell_axis(v, l, a, m, flip);
+  return m;
+}
+
+// The cell of level-l oct `oct` at mapped level-l coordinates m, and the cell of level-(l-1) oct
+// `coarse` that holds it.
+RO_HD long long flags_cell_at(std::int32_t oct, const int m[3]) {
+  return (long long)oct * 8 + (m[0] & 1) + 2 * (m[1] & 1) + 4 * (m[2] & 1);
+}
+RO_HD long long flags_coarse_cell_at(std::int32_t coarse, const int m[3]) {
+  return (long long)coarse * 8 + ((m[0] >> 1) & 1) + 2 * ((m[1] >> 1) & 1) + 4 * ((m[2] >> 1) & 1);
+}
+
 // The 26-neighbourhood of the cells of oct o (level l) without a key search per cell: per axis
 // the cell coordinates 2x-1 .. 2x+2 after the boundary mapping, and the octs of the 27 oct slots
 // they fall in, looked up once per oct and slot. A neighbour (dx, dy, dz) of cell c sits at
@@ -72,11 +90,7 @@ class FlagsAround {
  public:
   RO_HD FlagsAround(const PlanView& v, long long o) : v_(v), l_(v.t.level[o]) {
     for (int a = 0; a < 3; ++a)
-      for (int p = 0; p < 4; ++p) {
-        m_[a][p] = 2 * v.t.coord[a][o] - 1 + p;
-        bool flip;
-        view_map_cell_axis(v, l_, a, m_[a][p], flip);
-      }
+      for (int p = 0; p < 4; ++p) m_[a][p] = flags_mapped_axis(v, l_, o, a, p);
     for (int q = 0; q < 27; ++q) oct_[q] = coarse_[q] = unknown;
   }
   // body(m, q, pos): the mapped cell coordinates m of each of the 26 neighbours of cell c, its
@@ -96,13 +110,12 @@ class FlagsAround {
   // The level-l cell at m, -1 where that region is coarser.
   RO_HD long long cell(const int m[3], int q) {
     if (oct_[q] == unknown) oct_[q] = view_find_oct(v_, l_, m[0] >> 1, m[1] >> 1, m[2] >> 1);
-    return oct_[q] < 0 ? -1 : (long long)oct_[q] * 8 + (m[0] & 1) + 2 * (m[1] & 1) + 4 * (m[2] & 1);
+    return oct_[q] < 0 ? -1 : flags_cell_at(oct_[q], m);
   }
   // The level-(l-1) cell holding the level-l cell at m, -1 where it does not exist.
   RO_HD long long coarse_cell(const int m[3], int q) {
     if (coarse_[q] == unknown) coarse_[q] = view_find_oct(v_, l_ - 1, m[0] >> 2, m[1] >> 2, m[2] >> 2);
-    return coarse_[q] < 0 ? -1
-                          : (long long)coarse_[q] * 8 + ((m[0] >> 1) & 1) + 2 * ((m[1] >> 1) & 1) + 4 * ((m[2] >> 1) & 1);
+    return coarse_[q] < 0 ? -1 : flags_coarse_cell_at(coarse_[q], m);
   }
 
  private:
@@ -209,21 +222,17 @@ RO_HD void flags_buffer_slot(const PlanView& v, const char* flag, long long o, i
   std::int32_t so = -2;  // the slot's oct, -2 before the first probe
   flags_near_positions(flagged, q, [&](const int p[3]) {
     int m[3];
-    for (int a = 0; a < 3; ++a) {
-      m[a] = 2 * v.t.coord[a][o] - 1 + p[a];
-      bool flip;
-      view_map_cell_axis(v, l, a, m[a], flip);
-    }
+    for (int a = 0; a < 3; ++a) m[a] = flags_mapped_axis(v, l, o, a, p[a]);
     if (so == -2) so = view_find_oct(v, l, m[0] >> 1, m[1] >> 1, m[2] >> 1);
     if (so < 0) return;
-    const long long nb = (long long)so * 8 + (m[0] & 1) + 2 * (m[1] & 1) + 4 * (m[2] & 1);
+    const long long nb = flags_cell_at(so, m);
     if (!flag[nb]) set(nb);
   });
 }
 
 // Slot q's part of flags_balance_oct: false where the level-(l-1) cell it needs does not exist.
-// As flags_buffer_slot, no FlagsAround (its coordinate map and coarse_cell written out for the
-// slot's first position only): its tables, set up by each of the 27 threads of a flagged oct, made
+// As flags_buffer_slot, no FlagsAround (the slot's first position mapped alone, one probe of
+// level l - 1): its tables, set up by each of the 27 threads of a flagged oct, made
 // this the regrid's costliest kernel at 512^3 finest (1.29 ms of ~4.7 ms per regrid, Nsight
 // Compute on the H200, results/h200/20261129-3).
 template <class Set>
@@ -240,14 +249,10 @@ RO_HD bool flags_balance_slot(const PlanView& v, const char* flag, long long o, 
   if (!near) return true;
   const int l = v.t.level[o];
   int m[3];
-  for (int a = 0; a < 3; ++a) {
-    m[a] = 2 * v.t.coord[a][o] - 1 + first[a];
-    bool flip;
-    view_map_cell_axis(v, l, a, m[a], flip);
-  }
+  for (int a = 0; a < 3; ++a) m[a] = flags_mapped_axis(v, l, o, a, first[a]);
   const std::int32_t co = view_find_oct(v, l - 1, m[0] >> 2, m[1] >> 2, m[2] >> 2);
   if (co < 0) return false;
-  set((long long)co * 8 + ((m[0] >> 1) & 1) + 2 * ((m[1] >> 1) & 1) + 4 * ((m[2] >> 1) & 1));
+  set(flags_coarse_cell_at(co, m));
   return true;
 }
 

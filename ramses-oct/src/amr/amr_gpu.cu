@@ -402,6 +402,12 @@ __global__ void flags_sons_kernel(const std::int32_t* __restrict__ son, const ch
   if (g < last) flags_from_sons(son, crit, flag, g, sons_finest);
 }
 
+// Whether oct o has a flagged cell, in one 8-byte load (the allocation is aligned, an oct's flags
+// are 8 consecutive bytes): most octs have none, and their slot threads leave before any work.
+__device__ inline bool oct_has_flag(const char* flag, long long o) {
+  return reinterpret_cast<const unsigned long long*>(flag)[o] != 0;
+}
+
 // The buffer, every oct below the finest level, one thread per (oct, slot) (flags_buffer_slot: at
 // most one hash probe each; one thread per oct probing up to 27 slots in series took 45.8 us on
 // the H200 for Sedov 64^3 + 2, the first per-slot form 58.1 us): reads the flags before it (in) and stores 1 into their copy (out;
@@ -410,23 +416,21 @@ __global__ void flags_buffer_kernel(PlanView v, const char* __restrict__ in, cha
   copa::gpu::wait_for_prior_grid();
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k >= ncoarse * 27) return;
-  // Most octs have no flagged cell: one 8-byte load (the allocation is aligned, an oct's flags
-  // are 8 consecutive bytes) lets their threads leave before any per-slot work.
   const long long o = k / 27;
-  if (reinterpret_cast<const unsigned long long*>(in)[o] == 0) return;
+  if (!oct_has_flag(in, o)) return;
   flags_buffer_slot(v, in, o, int(k % 27), [out](long long g) { out[g] = 1; });
 }
 
 // The 2:1 balance of one level l >= 1, octs [first, last), one thread per (oct, slot): reads level
 // l's flags and stores 1 into level l - 1's (the same byte from several threads: any order gives
-// the same flags). Octs without a flagged cell leave after one 8-byte load, as in the buffer.
+// the same flags). Octs without a flagged cell leave at once (oct_has_flag), as in the buffer.
 __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, long long last,
                                      unsigned* __restrict__ error) {
   copa::gpu::wait_for_prior_grid();
   const long long k = first * 27 + blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k >= last * 27) return;
   const long long o = k / 27;
-  if (reinterpret_cast<const unsigned long long*>(flag)[o] == 0) return;
+  if (!oct_has_flag(flag, o)) return;
   if (!flags_balance_slot(v, flag, o, int(k % 27), [flag](long long g) { flag[g] = 1; }))
     atomicOr(error, flags_error_unbalanced);
 }
