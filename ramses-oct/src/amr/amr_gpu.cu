@@ -110,10 +110,11 @@ __device__ inline void oct_barrier(int oct) {
 // on the H200: the gather is latency-bound and the fourth block hides more of it (results/h200/
 // 20261125-22: 102 -> 94 us on Sedov 32^3 + 2). HIP's second __launch_bounds__ argument means
 // warps per execution unit: not given there.
+inline constexpr int leaf_blocks_per_sm = 4;
 #if defined(COPA_HAVE_HIP)
 #define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads)
 #else
-#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, 4)
+#define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, leaf_blocks_per_sm)
 #endif
 
 // A halted step's leaf update (block::hold_unit): block b's units as leaf_update_kernel takes them.
@@ -997,6 +998,25 @@ class ScanEvent {
   copa::gpu::event_t e_;
 };
 
+#if defined(COPA_HAVE_CUDA)
+// The shared-memory carveout of the leaf update: just what its leaf_blocks_per_sm blocks need
+// (each its static shared memory and the driver's reserve), rounded up by the driver to a
+// supported size; the rest of the SM's 256 KB stays L1. With the maximum carveout (233 KB of
+// shared memory, 23 KB of L1: one block more than the registers let run) Nsight Compute at 512^3
+// finest found the update's register spills missing L1 94% of the time (results/h200/20261129-9).
+inline void set_leaf_carveout() {
+  cudaFuncAttributes attr{};
+  COPA_GPU_CHECK(cudaFuncGetAttributes(&attr, leaf_update_kernel));
+  const int device = copa::gpu::current_device();
+  int per_sm = 0, reserved = 0;
+  COPA_GPU_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  COPA_GPU_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  const long need = long(leaf_blocks_per_sm) * (long(attr.sharedSizeBytes) + reserved);
+  const int percent = per_sm > 0 ? int(std::min<long>(100, (100 * need + per_sm - 1) / per_sm)) : 100;
+  COPA_GPU_CHECK(cudaFuncSetAttribute(leaf_update_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+}
+#endif
+
 class GpuAmrStep final : public DeviceStep {
  public:
   GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, RegridCapacity capacity)
@@ -1006,9 +1026,7 @@ class GpuAmrStep final : public DeviceStep {
     scan_blocks_ = 4u * static_cast<unsigned>(
                             std::max(copa::gpu::device_info(copa::gpu::current_device()).multiprocessors, 1));
 #if defined(COPA_HAVE_CUDA)
-    // The three leaf-update blocks per SM need 3 x 38 KB of the shared-memory carveout.
-    COPA_GPU_CHECK(cudaFuncSetAttribute(leaf_update_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                        static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    set_leaf_carveout();
 #endif
     copa::gpu::copy_to_device(oct_layout_.data(), &block::leaf_layout<2>(), sizeof(block::LeafLayout<2>));
     copa::gpu::copy_to_device(group_layout_.data(), &block::leaf_layout<4>(), sizeof(block::LeafLayout<4>));
