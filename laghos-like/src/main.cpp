@@ -8,8 +8,10 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <sstream>
+#include <string>
 
 #include <unistd.h>
 
@@ -371,7 +373,19 @@ int main(int argc, char** argv) {
     copa::add_common_options(app, common);
     AppOptions o;
     app.add_option("--laghos-run", o.laghos_run, "Reproduce run N of Laghos's verification table (1,2,3,4,6,7,8)");
-    app.add_option("-p,--problem", o.problem, "Problem (Laghos -p): 0 Taylor-Green, 1 Sedov, 3 triple point, 4 Gresho");
+    // Laghos numbers its problems; the other copa apps name theirs, so both are accepted.
+    const std::map<std::string, std::string> problem_names{
+        {"taylor-green", "0"}, {"sedov", "1"}, {"triple-point", "3"}, {"gresho", "4"}};
+    app.add_option("-p,--problem", o.problem,
+                   "Problem (Laghos -p), by number or name: 0 taylor-green, 1 sedov, 3 triple-point, 4 gresho")
+        ->transform(CLI::Transformer(problem_names, CLI::ignore_case).description(""))
+        ->check(CLI::Validator(
+            [](const std::string& v) {
+              return v.find_first_not_of("0123456789") == std::string::npos && !v.empty()
+                         ? std::string()
+                         : "'" + v + "' is neither a problem number nor a name (taylor-green, sedov, triple-point, gresho)";
+            },
+            ""));
     app.add_option("-m,--mesh", o.mesh, "Built-in mesh (Laghos -m): square01_quad, cube01_hex, rectangle01_quad, box01_hex, square_gresho, rt2D, box");
     app.add_option("--dim", o.dim, "Dimension of the generated box (Laghos -dim)");
     app.add_option("--nx", o.nx, "Cells in x of the generated unit box (Laghos -nx)");
