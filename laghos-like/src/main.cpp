@@ -380,10 +380,11 @@ int main(int argc, char** argv) {
                    "Problem (Laghos -p), by number or name: 0 taylor-green, 1 sedov, 3 triple-point, 4 gresho")
         ->transform(CLI::Transformer(problem_names, CLI::ignore_case).description(""))
         ->check(CLI::Validator(
-            [](const std::string& v) {
-              return v.find_first_not_of("0123456789") == std::string::npos && !v.empty()
-                         ? std::string()
-                         : "'" + v + "' is neither a problem number nor a name (taylor-green, sedov, triple-point, gresho)";
+            [&problem_names](const std::string& v) {
+              if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) return std::string();
+              std::string names;
+              for (const auto& [name, number] : problem_names) names += (names.empty() ? "" : ", ") + name;
+              return "'" + v + "' is neither a problem number nor a name (" + names + ")";
             },
             ""));
     app.add_option("-m,--mesh", o.mesh, "Built-in mesh (Laghos -m): square01_quad, cube01_hex, rectangle01_quad, box01_hex, square_gresho, rt2D, box");
