@@ -6,17 +6,49 @@
 // tests' trees; an unbalanced tree must be reported by the device's error word with the host's
 // messages.
 #include <array>
+#include <cmath>
 #include <iostream>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "amr_flags_body.hpp"
 #include "amr_plan.hpp"
+#include "amr_regrid_body.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_flags_cases.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
+
+// The criterion's division-free jump test (jump_exceeds) decides as RAMSES's quotient
+// 2|a - b| / (|a| + |b|) > threshold wherever the quotient is not within rounding of the
+// threshold, and leaves 0/0 and non-finite pairs unflagged as the quotient's test did.
+TEST(Amr, amr_jump_exceeds_decides_as_the_relative_jump) {
+  EXPECT_TRUE(amr::jump_exceeds(1.1, 1.0, 0.09));   // 0.0952...
+  EXPECT_FALSE(amr::jump_exceeds(1.1, 1.0, 0.1));
+  EXPECT_FALSE(amr::jump_exceeds(1.0, 1.1, 0.1));
+  EXPECT_TRUE(amr::jump_exceeds(-1.0, 1.0, 1.9));   // 2
+  EXPECT_FALSE(amr::jump_exceeds(-1.0, 1.0, 2.0));
+  EXPECT_FALSE(amr::jump_exceeds(0.0, 0.0, 0.1));
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(amr::jump_exceeds(nan, 1.0, 0.1));
+  EXPECT_FALSE(amr::jump_exceeds(inf, 1.0, 0.1));
+  EXPECT_FALSE(amr::jump_exceeds(inf, inf, 0.1));
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> value(-2.0, 2.0), threshold(1e-3, 2.0);
+  long decided = 0;
+  for (int k = 0; k < 200000; ++k) {
+    const double a = value(rng), b = k % 3 ? a * (1 + 0.3 * value(rng)) : value(rng), th = threshold(rng);
+    const double s = std::fabs(a) + std::fabs(b);
+    const double quotient = s > 0 ? 2 * std::fabs(a - b) / s : 0.0;
+    if (std::fabs(quotient - th) <= 1e-12 * th) continue;
+    ++decided;
+    ASSERT_EQ(amr::jump_exceeds(a, b, th), quotient > th) << a << " " << b << " " << th;
+  }
+  EXPECT_GT(decided, 199000);
+}
 
 TEST(Amr, amr_device_flags_emulated_equal_host_flags) {
   std::int64_t added_gradient = 0, added_band = 0;

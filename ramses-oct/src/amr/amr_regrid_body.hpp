@@ -13,19 +13,19 @@
 
 namespace ro::amr {
 
-// RAMSES err_grad_d / err_grad_p: the relative jump 2|a - b| / (|a| + |b|) of a quantity between
-// two cells, 0 where both are 0.
-RO_HD double relative_jump(double a, double b) {
-  const double s = fabs(a) + fabs(b);
-  return s > 0 ? 2 * fabs(a - b) / s : 0.0;
+// RAMSES err_grad_d / err_grad_p: whether the relative jump 2|a - b| / (|a| + |b|) of a quantity
+// between two cells exceeds threshold (> 0), evaluated as 2|a - b| > threshold (|a| + |b|): the same
+// test in exact arithmetic without the division (a jump within rounding of the threshold may be
+// decided the other way than the quotient would decide it); false where both are 0, or a value is
+// not finite, as the quotient's test was.
+RO_HD bool jump_exceeds(double a, double b, double threshold) {
+  return 2 * fabs(a - b) > threshold * (fabs(a) + fabs(b));
 }
 
-// Whether the face neighbour un makes cell uc meet the gradient criterion.
-RO_HD bool gradient_jump(const double uc[nvar], const double un[nvar], double gamma, double density, double pressure) {
-  double q[nvar], qn[nvar];
-  cons_to_prim(uc, gamma, q);
-  cons_to_prim(un, gamma, qn);
-  return relative_jump(qn[0], q[0]) > density || relative_jump(qn[4], q[4]) > pressure;
+// Whether a face neighbour with primitives qn makes the cell with primitives q meet the gradient
+// criterion.
+RO_HD bool gradient_jump(const double q[nvar], const double qn[nvar], double density, double pressure) {
+  return jump_exceeds(qn[0], q[0], density) || jump_exceeds(qn[4], q[4], pressure);
 }
 
 // The tree's link tables as raw arrays (host vectors or their device copies).
@@ -60,18 +60,24 @@ RO_HD long long view_face_neighbour(const TreeView& v, long long o, int c, int a
 }
 
 // The criterion byte of cell g: 1 where the gradient criterion holds against one of its six face
-// neighbours, 0 where it does not, 2 where a neighbour is missing (unbalanced tree: an error).
+// neighbours, 0 where it does not, 2 where a neighbour is missing (unbalanced tree: an error); the
+// faces in order (-x, +x, -y, +y, -z, +z), the first missing or flagging one decides. The cell's
+// primitives are formed once, each neighbour's once (they were formed for every face they were
+// compared on, and each jump divided: ~1000 instructions per cell, the regrid's costliest kernel,
+// README "The regrid's criterion").
 RO_HD char gradient_criterion(const TreeView& v, const double* u, long long stride, long long g, double gamma,
                               double density, double pressure) {
-  double uc[nvar];
+  double uc[nvar], q[nvar];
   for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + g];
+  cons_to_prim(uc, gamma, q);
   for (int a = 0; a < 3; ++a)
     for (int side = 0; side < 2; ++side) {
       const long long cell = view_face_neighbour(v, g / 8, int(g % 8), a, side);
       if (cell < 0) return 2;
-      double un[nvar];
+      double un[nvar], qn[nvar];
       for (int f = 0; f < nvar; ++f) un[f] = u[f * stride + cell];
-      if (gradient_jump(uc, un, gamma, density, pressure)) return 1;
+      cons_to_prim(un, gamma, qn);
+      if (gradient_jump(q, qn, density, pressure)) return 1;
     }
   return 0;
 }
