@@ -100,11 +100,15 @@ double reference_length(const CartesianMesh& mesh, int order_k) {
   return (dim == 2 ? std::sqrt(volume / NE) : std::cbrt(volume / NE)) / order_k;
 }
 
+void require_supported_problem(int problem) {
+  if (problem != 0 && problem != 1 && problem != 3 && problem != 4)
+    throw copa::InputError("--problem: supported problems are 0 (Taylor-Green), 1 (Sedov), 3 (triple point), 4 (Gresho)");
+}
+
 Discretization build_discretization(const CartesianMesh& mesh, const ProblemSpec& spec,
                                     std::vector<double>& state, const Subdomain& sub) {
   const int p = spec.problem;
-  if (p != 0 && p != 1 && p != 3 && p != 4)
-    throw copa::InputError("--problem: supported problems are 0 (Taylor-Green), 1 (Sedov), 3 (triple point), 4 (Gresho)");
+  require_supported_problem(p);
   if (p == 4 && mesh.dim != 2) throw copa::InputError("--problem 4 (Gresho) is 2D only");
   Discretization d;
   d.dim = mesh.dim;

@@ -19,6 +19,10 @@ struct ProblemSpec {
   double cfl = 0.5;
 };
 
+// Throws the --problem input error unless problem is one this proxy runs (0, 1, 3, 4): the one
+// check the CLI and build_discretization share.
+void require_supported_problem(int problem);
+
 // Where a rank's sub-mesh sits in the global mesh (partition.hpp). The default is the whole mesh.
 struct Subdomain {
   // Faces of the local box that are global walls (essential velocity dofs lie only on those).
