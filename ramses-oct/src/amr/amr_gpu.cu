@@ -437,15 +437,20 @@ __global__ void flags_balance_kernel(PlanView v, char* flag, long long first, lo
 }
 
 // The state of every oct of the new tree, from the old tree's state (amr_regrid_body.hpp), one
-// thread per new cell (move_cell: kept octs copied cell by cell, coalesced; a new oct prolonged
-// by its cell-0 thread). One thread per oct copying 8 x nvar values took 20.1 us on the H200
-// (Sedov 64^3 + 2).
+// thread per new cell (move_cell: kept octs copied cell by cell, coalesced; a new oct's eight sons
+// prolonged by its eight threads, which vote on prolong's fallback as the ghost kernel's do). One
+// thread per oct copying 8 x nvar values took 20.1 us on the H200 (Sedov 64^3 + 2).
 __global__ void move_kernel(long long n, const std::int32_t* __restrict__ source, const std::int64_t* __restrict__ src,
                             const std::uint8_t* __restrict__ flip, const double* __restrict__ u_old,
                             long long old_stride, double gamma, double* __restrict__ u) {
   copa::gpu::wait_for_prior_grid();
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k < n * 8) move_cell(k >> 3, int(k & 7), source, src, flip, u_old, old_stride, gamma, u, n * 8);
+  const bool live = k < n * 8;
+  double uc[nvar], son[nvar];
+  const bool ok = live ? move_cell(k >> 3, int(k & 7), source, src, flip, u_old, old_stride, gamma, u, n * 8, uc, son)
+                       : true;
+  const bool all = all_of_eight(ok);
+  if (live) move_put_son(k >> 3, int(k & 7), source, all, uc, son, u, n * 8);
 }
 
 // The counts of the step lists and plan build, written by its small count kernels into one
@@ -1184,7 +1189,7 @@ class GpuAmrStep final : public DeviceStep {
     end_regrid_part();
   }
 
-  // The state through the device map (move_cell, one thread per new cell), then the new tables
+  // The state through the device map (move_kernel, one thread per new cell), then the new tables
   // become the current ones (the old ones are kept as the next rebuild's new arrays), the lists
   // and plan are rebuilt (queued sizing: no count comes up before the end) and the new state is
   // scanned for the next dt. One wait at the end, for all of it: the scan's words and every count

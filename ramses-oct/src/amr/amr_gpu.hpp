@@ -112,7 +112,7 @@ class DeviceStep {
   // from flag_ (only the counts come up: octs per level, created octs), exit 3 (RuntimeError)
   // over max_octs before allocating, false when the tree is unchanged (then nothing else is
   // needed); link() builds its coordinate hash and neighbour tables; adopt() moves the state
-  // through the device map (move_oct, amr_regrid_body.hpp), makes the new tree the current one,
+  // through the device map (move_cell, amr_regrid_body.hpp), makes the new tree the current one,
   // builds the step lists and plan from it and scans it for the next dt (scan() returns that),
   // with one wait at its end, where the scan's words and the lists' and plan's counts come up.
   virtual void criterion(const RefineCriterion& rc, double gamma) = 0;

@@ -62,6 +62,17 @@ RO_HD void prolong_stencil(const double* u, long long stride, const std::int64_t
   prolong(uc, um, up, gamma, sons);
 }
 
+// Son c alone of the eight that prolong_stencil gives (uc: the stencil's coarse value); returns
+// whether it is physical. Eight threads, one per son, that write their sons only where all eight
+// are physical and uc otherwise reproduce prolong_stencil (its fallback) bit for bit.
+RO_HD bool prolong_stencil_son(const double* u, long long stride, const std::int64_t cells[7],
+                               const std::uint8_t flips[7], int c, double gamma, double uc[nvar], double son[nvar]) {
+  double um[3][nvar], up[3][nvar], s[3][nvar];
+  stencil_values(u, stride, cells, flips, uc, um, up);
+  prolong_slopes(uc, um, up, s);
+  return prolong_son(uc, s, c, gamma, son);
+}
+
 // Volume average of the eight son cells (son oct so) into the father cell fc, every field.
 RO_HD void restrict_cell(double* u, long long stride, long long fc, long long so) {
   for (int f = 0; f < nvar; ++f) {

@@ -164,10 +164,7 @@ RO_HD double dtdx_of(const Args& a, int o) { return (a.clock ? a.clock->dt : a.d
 // any of the ghost's eight is not (prolong's fallback, decided by the eight threads together).
 RO_HD bool ghost_son(const double* u, long long stride, long long g, int c, const std::int64_t* src,
                      const std::uint8_t* flip, double gamma, double uc[nvar], double son[nvar]) {
-  double um[3][nvar], up[3][nvar], s[3][nvar];
-  stencil_values(u, stride, src + 7 * g, flip + 7 * g, uc, um, up);
-  prolong_slopes(uc, um, up, s);
-  return prolong_son(uc, s, c, gamma, son);
+  return prolong_stencil_son(u, stride, src + 7 * g, flip + 7 * g, c, gamma, uc, son);
 }
 
 RO_HD void put_ghost_son(long long g, int c, bool all_physical, const double uc[nvar], const double son[nvar],

@@ -94,11 +94,16 @@ void move_state(const RegridMap& m, const std::vector<double>& u_old, double gam
                 std::vector<double>& u) {
   const std::int64_t n = static_cast<std::int64_t>(m.source.size());
   u.resize(n * 8 * nvar);
-  // The device's parts (move_cell, one thread per new cell), so the emulated device moves as the GPU.
+  // The device's parts (move_cell per new cell, then move_put_son once the oct's eight are known),
+  // so the emulated device moves as the GPU.
   loops.run(n, [&](std::int64_t i, int) {
+    double uc[8][nvar], son[8][nvar];
+    bool all_physical = true;
     for (int c = 0; c < 8; ++c)
-      move_cell(i, c, m.source.data(), m.src.data(), m.flip.data(), u_old.data(), m.old_noct * 8, gamma, u.data(),
-                n * 8);
+      all_physical = move_cell(i, c, m.source.data(), m.src.data(), m.flip.data(), u_old.data(), m.old_noct * 8, gamma,
+                               u.data(), n * 8, uc[c], son[c]) &&
+                     all_physical;
+    for (int c = 0; c < 8; ++c) move_put_son(i, c, m.source.data(), all_physical, uc[c], son[c], u.data(), n * 8);
   });
 }
 

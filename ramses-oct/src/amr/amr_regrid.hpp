@@ -79,7 +79,7 @@ RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_
 // neighbour and hash tables are still the old tree's until link(t).
 RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int64_t max_octs,
                                 const Loops& loops);
-// (4) The state on the new tree (move_oct per new oct): u_old over the old tree -> u.
+// (4) The state on the new tree (move_cell and move_put_son per new cell): u_old over the old tree -> u.
 void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
                 std::vector<double>& u);
 

@@ -82,35 +82,31 @@ RO_HD char gradient_criterion(const TreeView& v, const double* u, long long stri
   return 0;
 }
 
-// The state of new oct i (stride: the new tree's cells): a kept oct copies its old cells
-// (source[i] >= 0; a derefined cell keeps its restriction); a new oct (source[i] = -1 - r) is
-// prolonged from row r's seven old cells (the father cell, then its -x, +x, -y, +y, -z, +z face
-// neighbours) with their momentum flips, the prolongation of the ghost slots (ghost_son).
-RO_HD void move_oct(long long i, const std::int32_t* source, const std::int64_t* src, const std::uint8_t* flip,
-                    const double* u_old, long long old_stride, double gamma, double* u, long long stride) {
-  if (source[i] >= 0) {
-    for (int f = 0; f < nvar; ++f)
-      for (int c = 0; c < 8; ++c) u[f * stride + i * 8 + c] = u_old[f * old_stride + (long long)source[i] * 8 + c];
-    return;
-  }
-  const long long r = -1 - (long long)source[i];
-  double sons[8][nvar];
-  prolong_stencil(u_old, old_stride, src + 7 * r, flip + 7 * r, gamma, sons);
-  for (int f = 0; f < nvar; ++f)
-    for (int c = 0; c < 8; ++c) u[f * stride + i * 8 + c] = sons[c][f];
-}
-
-// Cell c of new oct i, the device's decomposition (one thread per new cell, so a kept oct's copy
-// reads and writes consecutive cells across threads): a kept oct's cell c is copied; a new oct
-// is prolonged whole by its cell-0 part (the prolongation computes the eight sons together), the
-// others do nothing. The parts c = 0..7 together are move_oct.
-RO_HD void move_cell(long long i, int c, const std::int32_t* source, const std::int64_t* src, const std::uint8_t* flip,
-                     const double* u_old, long long old_stride, double gamma, double* u, long long stride) {
+// The state of new oct i (stride: the new tree's cells), cell c's part, the device's decomposition
+// (one thread per new cell): a kept oct (source[i] >= 0) copies its old cell c (a derefined cell
+// keeps its restriction; consecutive cells across threads, so the copy is coalesced) and returns
+// true; a new oct (source[i] = -1 - r) prolongs its son c from row r's seven old cells (the father
+// cell, then its -x, +x, -y, +y, -z, +z face neighbours, with their momentum flips) into son, the
+// coarse value into uc, and returns whether the son is physical; move_put_son then writes it once
+// the oct's eight parts are known. (A new oct was prolonged whole by its cell-0 thread while the
+// other seven waited: the tail of the move.)
+RO_HD bool move_cell(long long i, int c, const std::int32_t* source, const std::int64_t* src, const std::uint8_t* flip,
+                     const double* u_old, long long old_stride, double gamma, double* u, long long stride,
+                     double uc[nvar], double son[nvar]) {
   if (source[i] >= 0) {
     for (int f = 0; f < nvar; ++f) u[f * stride + i * 8 + c] = u_old[f * old_stride + (long long)source[i] * 8 + c];
-    return;
+    return true;
   }
-  if (c == 0) move_oct(i, source, src, flip, u_old, old_stride, gamma, u, stride);
+  const long long r = -1 - (long long)source[i];
+  return prolong_stencil_son(u_old, old_stride, src + 7 * r, flip + 7 * r, c, gamma, uc, son);
+}
+
+// A new oct's son c (nothing for a kept oct): the prolonged son where all eight of the oct's are
+// physical, else the coarse value (prolong's fallback).
+RO_HD void move_put_son(long long i, int c, const std::int32_t* source, bool all_physical, const double uc[nvar],
+                        const double son[nvar], double* u, long long stride) {
+  if (source[i] >= 0) return;
+  for (int f = 0; f < nvar; ++f) u[f * stride + i * 8 + c] = all_physical ? son[f] : uc[f];
 }
 
 }  // namespace ro::amr
