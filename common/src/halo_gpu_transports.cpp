@@ -227,6 +227,13 @@ class NcclMover : public Mover {
     if (plan.rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, b.comm);
     nccl_check(ncclCommInitRank(&comm_, plan.ranks, id, plan.rank), "ncclCommInitRank");
+    // NCCL connects two ranks at their first send/recv, not at ncclCommInitRank: on two H200s that
+    // first exchange took 1.2 s (laghos-like's first halo sample, results/h200-x2/20261129), 30,000
+    // times a steady exchange. One exchange of the (not yet packed) buffers here makes the connection
+    // part of the set-up, where the other transports open their handles; every later exchange
+    // overwrites what it moved.
+    post(b);
+    COPA_GPU_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(b.stream)));
   }
   ~NcclMover() override { ncclCommDestroy(comm_); }
 
