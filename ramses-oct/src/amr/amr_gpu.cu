@@ -717,10 +717,7 @@ __global__ void rebuild_count_kernel(RebuildOld v, long long n, long long* __res
   if (o == n) sons[o] = created[o] = 0;
 }
 
-// Level bounds (level_begin, hash_begin: L + 2 entries) and hash shifts passed by value.
-struct LevelBegins {
-  long long v[max_levels + 2];
-};
+// Hash shifts passed by value (the level bounds: LevelBegins, amr_rebuild_body.hpp).
 struct LevelShifts {
   int v[max_levels + 1];
 };
@@ -780,7 +777,7 @@ __global__ void rebuild_fill_kernel(RebuildOld v, long long n, const long long* 
                                     LevelBegins new_begin, RebuildNew w) {
   copa::gpu::wait_for_prior_grid();
   const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (o < n) rebuild_fill(v, o, son_scan, created_scan, old_begin.v, new_begin.v, w);
+  if (o < n) rebuild_fill(v, o, son_scan, created_scan, old_begin, new_begin, w);
 }
 
 // The new tree's hash as pass 4 inserts into it (slots emptied by rebuild_clear_kernel).
@@ -829,7 +826,7 @@ __global__ void rebuild_nbor_kernel(PlanView v, long long n, NborOut out) {
   if (g >= 6 * n) return;
   const long long o = g / 6;
   const int f = int(g % 6);
-  out.f[f][o] = rebuild_nbor_face(v, o, f);
+  with_face(f, [&](auto face) { out.f[face][o] = rebuild_nbor_face<decltype(face)::value>(v, o); });
 }
 
 // Leaf cells per level of the current tree (the host's counts while its tree is stale). The octs

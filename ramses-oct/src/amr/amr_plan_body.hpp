@@ -34,8 +34,9 @@ RO_HD int view_cells_at(const PlanView& v, int l, int a) { return v.t.base_cells
 
 // Tree::find_oct on the view: the same probe (Tree::probe), so the same oct.
 RO_HD std::int32_t view_find_oct(const PlanView& v, int l, int x, int y, int z) {
-  const std::uint64_t mask = static_cast<std::uint64_t>(v.hash_begin[l + 1] - v.hash_begin[l] - 1);
-  return Tree::probe(v.hash + v.hash_begin[l], mask, v.hash_shift[l], x, y, z);
+  const long long begin = table_entry(v.hash_begin, l);
+  const std::uint64_t mask = static_cast<std::uint64_t>(table_entry(v.hash_begin, l + 1) - begin - 1);
+  return Tree::probe(v.hash + begin, mask, table_entry(v.hash_shift, l), x, y, z);
 }
 
 // map_cell_axis (amr_tree.hpp) on the view.

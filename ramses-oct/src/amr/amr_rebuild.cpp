@@ -55,10 +55,10 @@ void emulate_device_rebuild(const Tree& old, const std::vector<char>& flag, std:
   // Pass 2: the new octs and their construction links.
   const RebuildNew w{out.key.data(), out.level.data(), {out.coord[0].data(), out.coord[1].data(), out.coord[2].data()},
                      out.father.data(), out.son.data(), m.source.data(), row_cell.data()};
-  std::vector<long long> old_begin(old.level_begin.begin(), old.level_begin.end());
-  std::vector<long long> new_begin(out.level_begin.begin(), out.level_begin.end());
-  for (long long o = 0; o < n_old; ++o)
-    rebuild_fill(v, o, son_scan.data(), created_scan.data(), old_begin.data(), new_begin.data(), w);
+  LevelBegins old_begin{}, new_begin{};
+  std::copy(old.level_begin.begin(), old.level_begin.end(), old_begin.v);
+  std::copy(out.level_begin.begin(), out.level_begin.end(), new_begin.v);
+  for (long long o = 0; o < n_old; ++o) rebuild_fill(v, o, son_scan.data(), created_scan.data(), old_begin, new_begin, w);
   // Pass 3: the rows' sources on the old tree.
   const PlanView old_view = plan_view(old);
   for (long long r = 0; r < rows; ++r)
@@ -79,7 +79,8 @@ void emulate_device_rebuild(const Tree& old, const std::vector<char>& flag, std:
   for (int f = 0; f < 6; ++f) out.nbor[f].assign(n, -1);
   const PlanView nv = plan_view(out);
   for (long long o = 0; o < n; ++o)
-    for (int f = 0; f < 6; ++f) out.nbor[f][o] = rebuild_nbor_face(nv, o, f);
+    for (int f = 0; f < 6; ++f)
+      with_face(f, [&](auto face) { out.nbor[face][o] = rebuild_nbor_face<decltype(face)::value>(nv, o); });
 }
 
 }  // namespace ro::amr

@@ -32,6 +32,12 @@ struct RebuildOld {
   int max_level;
 };
 
+// A tree's level bounds (level_begin or hash_begin: max_level + 2 entries), by value: the device
+// passes them as kernel parameters (read through table_entry).
+struct LevelBegins {
+  long long v[max_levels + 2];
+};
+
 // The new tree's tables the rebuild writes (son and father: the links of the construction).
 struct RebuildNew {
   std::uint64_t* key;
@@ -67,12 +73,12 @@ RO_HD void rebuild_count(const RebuildOld& v, long long o, long long& sons, long
 // father cell's oct F, placed by F's entry of the sons scan and the flagged cells of F before it.
 // old_begin, new_begin: the old and new trees' level_begin.
 RO_HD long long rebuild_new_index(const RebuildOld& v, long long o, const long long* son_scan,
-                                  const long long* old_begin, const long long* new_begin) {
+                                  const LevelBegins& old_begin, const LevelBegins& new_begin) {
   const int l = v.level[o];
   if (l == 0) return o;
   const long long f = v.father[o] / 8;
   const int fc = int(v.father[o] % 8);
-  long long i = new_begin[l] + son_scan[f] - son_scan[old_begin[l - 1]];
+  long long i = table_entry(new_begin.v, l) + son_scan[f] - son_scan[table_entry(old_begin.v, l - 1)];
   for (int c = 0; c < fc; ++c) i += v.flag[f * 8 + c] != 0;
   return i;
 }
@@ -82,7 +88,7 @@ RO_HD long long rebuild_new_index(const RebuildOld& v, long long o, const long l
 // son or -1 - row (a created oct, whose old father cell its row keeps), and the links father and
 // son of the new tree.
 RO_HD void rebuild_fill(const RebuildOld& v, long long o, const long long* son_scan, const long long* created_scan,
-                        const long long* old_begin, const long long* new_begin, const RebuildNew& w) {
+                        const LevelBegins& old_begin, const LevelBegins& new_begin, const RebuildNew& w) {
   const int l = v.level[o];
   if (l == 0) {
     w.key[o] = v.key[o];
@@ -93,7 +99,7 @@ RO_HD void rebuild_fill(const RebuildOld& v, long long o, const long long* son_s
   }
   if (l >= v.max_level || son_scan[o + 1] == son_scan[o]) return;
   const long long p = rebuild_new_index(v, o, son_scan, old_begin, new_begin);
-  long long j = new_begin[l + 1] + son_scan[o] - son_scan[old_begin[l]];
+  long long j = table_entry(new_begin.v, l + 1) + son_scan[o] - son_scan[table_entry(old_begin.v, l)];
   long long row = created_scan[o];
   for (int c = 0; c < 8; ++c) {
     if (!v.flag[o * 8 + c]) continue;
@@ -163,10 +169,14 @@ RO_HD void rebuild_hash_insert(Tree::HashEntry* slots, const long long* hash_beg
 // and a missing level l - 1 neighbour means no level l oct there either. The hash needs no other
 // level's links, so the device links all levels in one launch of a thread per (oct, face) instead
 // of a launch per level in series (three launches of 9.7-10.4 us each, H200, Sedov 32^3 + 2).
-RO_HD std::int32_t rebuild_nbor_face(const PlanView& v, long long o, int f) {
-  const int l = v.t.level[o], a = f / 2;
+// The face is a template argument (the callers switch on it) so that the axis indexes the view's
+// tables at compile time (a run-time axis gave the device kernel a 64-byte stack frame).
+template <int F>
+RO_HD std::int32_t rebuild_nbor_face(const PlanView& v, long long o) {
+  constexpr int a = F / 2;
+  const int l = v.t.level[o];
   int ic[3] = {2 * v.t.coord[0][o], 2 * v.t.coord[1][o], 2 * v.t.coord[2][o]};
-  ic[a] += f % 2 ? 2 : -1;
+  ic[a] += F % 2 ? 2 : -1;
   bool flip;
   view_map_cell_axis(v, l, a, ic[a], flip);
   return view_find_oct(v, l, ic[0] >> 1, ic[1] >> 1, ic[2] >> 1);

@@ -6,6 +6,7 @@
 // criterion byte per cell (README "AMR", "Regrid cost").
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "amr_interp.hpp"
 #include "hydro_math.hpp"
@@ -29,6 +30,38 @@ RO_HD bool gradient_jump(const double q[nvar], const double qn[nvar], double den
 }
 
 // The tree's link tables as raw arrays (host vectors or their device copies).
+// Entry i of a small table held by value (a level table of PlanView or LevelBegins, an axis's
+// entry of TreeView). On the device these tables are kernel parameters, and indexing one with a
+// run-time i makes nvcc copy the whole parameter into every thread's local memory (ptxas sm_90:
+// rebuild_fill_kernel a 160-byte stack frame, its two level tables); a compile-time walk that keeps
+// entry i reads each entry from the parameter bank instead. The host indexes.
+template <class T, int N>
+RO_HD T table_entry(const T (&table)[N], int i) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  T r = table[0];
+#pragma unroll
+  for (int k = 1; k < N; ++k)
+    if (k == i) r = table[k];
+  return r;
+#else
+  return table[i];
+#endif
+}
+
+// fn(std::integral_constant<int, F>{}) for the face F = f (0..5): a run-time face made a
+// compile-time one, so that fn indexes the views' per-face and per-axis tables at compile time.
+template <class Fn>
+RO_HD void with_face(int f, Fn&& fn) {
+  switch (f) {
+    case 0: fn(std::integral_constant<int, 0>{}); break;
+    case 1: fn(std::integral_constant<int, 1>{}); break;
+    case 2: fn(std::integral_constant<int, 2>{}); break;
+    case 3: fn(std::integral_constant<int, 3>{}); break;
+    case 4: fn(std::integral_constant<int, 4>{}); break;
+    default: fn(std::integral_constant<int, 5>{}); break;
+  }
+}
+
 struct TreeView {
   const std::int8_t* level;
   const std::int32_t* coord[3];
