@@ -818,14 +818,17 @@ struct NborOut {
   std::int32_t* f[6];
 };
 
-// Pass 5, a thread per (new oct, face) of every level in one launch (hash lookups only; the six
-// faces of an oct are adjacent threads, so an oct's coordinates are read once per warp).
+// Pass 5, a thread per (new oct, face) of every level in one launch (hash lookups only), face
+// major: a warp's threads share the face (but where a face's range ends), so with_face's branch is
+// uniform across the warp and the octs' loads and stores are coalesced. Oct major (the six faces
+// of an oct adjacent) diverged six ways once the face became compile-time: 0.16 -> 0.25 ms per
+// link on the H200 (Sedov 128^3 + 2, results/h200/20261129-11).
 __global__ void rebuild_nbor_kernel(PlanView v, long long n, NborOut out) {
   copa::gpu::wait_for_prior_grid();
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (g >= 6 * n) return;
-  const long long o = g / 6;
-  const int f = int(g % 6);
+  const int f = int(g / n);
+  const long long o = g % n;
   with_face(f, [&](auto face) { out.f[face][o] = rebuild_nbor_face<decltype(face)::value>(v, o); });
 }
 
