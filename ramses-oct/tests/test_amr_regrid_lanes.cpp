@@ -79,8 +79,7 @@ TEST(Amr, amr_link_per_face_body_equals_linked_tree) {
       long long self = 0, missing = 0;
       for (long long o = t.noct() - 1; o >= 0; --o)
         for (int f = 5; f >= 0; --f) {
-          std::int32_t nb = 0;
-          amr::with_face(f, [&](auto face) { nb = amr::rebuild_nbor_face<decltype(face)::value>(pv, o); });
+          const std::int32_t nb = amr::rebuild_nbor_face(pv, o, f);
           ASSERT_EQ(nb, t.nbor[f][o]) << "oct " << o << " level " << int(t.level[o]) << " face " << f;
           self += nb == o;
           missing += nb < 0;

@@ -67,7 +67,7 @@ RO_HD void lists_fill_cell(const TreeView& v, const std::int32_t* son, long long
   // The six faces in a loop of fixed length (unrolled: compile-time axis and side), not a walk over
   // the mask's set bits: a runtime face indexes the view's pointer arrays, and a kernel then copies
   // its whole TreeView parameter to local memory in every thread (112 B per thread, ~1 GB per
-  // launch at 1.1M octs on the H200; README "Found, not yet fixed"). Same faces, same order.
+  // launch at 1.1M octs on the H200; README "The regrid kernels' stack frames"). Same faces, same order.
   const std::uint64_t mask = (all >> (6 * c)) & 63;
   for (int f = 0; f < 6; ++f) {
     if (!((mask >> f) & 1)) continue;

@@ -79,8 +79,7 @@ void emulate_device_rebuild(const Tree& old, const std::vector<char>& flag, std:
   for (int f = 0; f < 6; ++f) out.nbor[f].assign(n, -1);
   const PlanView nv = plan_view(out);
   for (long long o = 0; o < n; ++o)
-    for (int f = 0; f < 6; ++f)
-      with_face(f, [&](auto face) { out.nbor[face][o] = rebuild_nbor_face<decltype(face)::value>(nv, o); });
+    for (int f = 0; f < 6; ++f) out.nbor[f][o] = rebuild_nbor_face(nv, o, f);
 }
 
 }  // namespace ro::amr

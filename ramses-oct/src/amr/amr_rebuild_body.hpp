@@ -182,4 +182,12 @@ RO_HD std::int32_t rebuild_nbor_face(const PlanView& v, long long o) {
   return view_find_oct(v, l, ic[0] >> 1, ic[1] >> 1, ic[2] >> 1);
 }
 
+// The same for a run-time face (the host's loops; the device kernel switches itself, so that its
+// store's face is compile-time too).
+RO_HD std::int32_t rebuild_nbor_face(const PlanView& v, long long o, int f) {
+  std::int32_t nb = -1;
+  with_face(f, [&](auto face) { nb = rebuild_nbor_face<decltype(face)::value>(v, o); });
+  return nb;
+}
+
 }  // namespace ro::amr

@@ -29,7 +29,6 @@ RO_HD bool gradient_jump(const double q[nvar], const double qn[nvar], double den
   return jump_exceeds(qn[0], q[0], density) || jump_exceeds(qn[4], q[4], pressure);
 }
 
-// The tree's link tables as raw arrays (host vectors or their device copies).
 // Entry i of a small table held by value (a level table of PlanView or LevelBegins, an axis's
 // entry of TreeView). On the device these tables are kernel parameters, and indexing one with a
 // run-time i makes nvcc copy the whole parameter into every thread's local memory (ptxas sm_90:
@@ -62,6 +61,7 @@ RO_HD void with_face(int f, Fn&& fn) {
   }
 }
 
+// The tree's link tables as raw arrays (host vectors or their device copies).
 struct TreeView {
   const std::int8_t* level;
   const std::int32_t* coord[3];
