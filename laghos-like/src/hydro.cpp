@@ -31,7 +31,6 @@ LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels,
   assemble_h1(dinv_, 1);
   if (shared_) {
     owned_ = k_.alloc(nh_);
-    masked_ = k_.alloc(nh_);
     k_.to_backend(owned_, shared_->owned_mask().data(), nh_);
   }
   std::vector<double> diag(nh_);
@@ -42,7 +41,7 @@ LagrangianHydro::LagrangianHydro(const Discretization& d, HydroKernels& kernels,
 
 LagrangianHydro::~LagrangianHydro() {
   for (double* p : {S_, S_old_, dSdt_, k_rk_, y_rk_, z_rk_, S0_, V_, rhs_, e_rhs_, source_, dinv_, B_, X_, r_, dd_, zz_,
-                    rl_, dl_, zl_, owned_, masked_})
+                    rl_, dl_, zl_, owned_})
     if (p) k_.release(p);
 }
 
@@ -53,8 +52,7 @@ double LagrangianHydro::elapsed(double start) {
 
 double LagrangianHydro::dot_h1(const double* x, const double* y) {
   if (!shared_) return k_.dot(nh_, x, y);
-  k_.multiply(nh_, owned_, y, masked_);
-  return reduce_sum(k_.dot(nh_, x, masked_));
+  return reduce_sum(k_.dot_weighted(nh_, x, y, owned_));
 }
 
 double LagrangianHydro::dot_l2(const double* x, const double* y) {
@@ -162,8 +160,7 @@ double LagrangianHydro::op_velocity(const double* x, double* y) {
     k_.mass_h1(x, y);
     assemble_h1(y, 1);
   }
-  k_.zero_essential(component_, y);
-  return dot_h1(x, y);
+  return reduce_sum(k_.ess_dot(component_, nh_, x, y, owned_));
 }
 
 double LagrangianHydro::op_energy(const double* x, double* y) {
@@ -198,15 +195,9 @@ int LagrangianHydro::cg(double (LagrangianHydro::*op)(const double*, double*), c
   int final_iter = opt_.cg_max_iter;
   for (int i = 1; true;) {
     const double alpha = nom / den;
-    double betanom;
-    if (!shared_) {
-      betanom = k_.cg_update(n, alpha, d, x, r, z, dinv);
-    } else {  // HydroKernels::cg_update's steps with the global dot
-      k_.axpby(n, 1.0, x, alpha, d, x);
-      k_.axpby(n, 1.0, r, -alpha, z, r);
-      if (dinv) k_.multiply(n, dinv, r, z);
-      betanom = gdot(r, dinv ? z : r);
-    }
+    // On ranks the fused update returns this rank's part (the H1 dofs it owns) of the global dot.
+    const double part = k_.cg_update(n, alpha, d, x, r, z, dinv, velocity && shared_ ? owned_ : nullptr);
+    const double betanom = shared_ ? reduce_sum(part) : part;
     if (betanom < 0.0) {
       final_iter = i;
       break;

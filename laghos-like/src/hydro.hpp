@@ -122,7 +122,7 @@ class LagrangianHydro {
   bool in_timer_ = false;  // communication is recorded only inside Laghos's four timers
   SharedDofs* shared_ = nullptr;
   bool overlap_ = false;
-  double *owned_ = nullptr, *masked_ = nullptr;
+  double* owned_ = nullptr;
 };
 
 }  // namespace laghos

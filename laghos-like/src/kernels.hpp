@@ -32,6 +32,9 @@ class HydroKernels {
 
   // BLAS-1 (what MFEM's CG and RK solvers use).
   virtual double dot(std::size_t n, const double* x, const double* y) = 0;
+  // sum_i x_i (w_i y_i): a distributed run's dots over the dofs a rank owns (w_i 1 where it owns
+  // dof i, 0 where a lower rank does), the masked product's bits without the masked vector.
+  virtual double dot_weighted(std::size_t n, const double* x, const double* y, const double* w) = 0;
   virtual void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) = 0;  // z = a x + b y
   virtual void copy(std::size_t n, const double* x, double* y) = 0;
   virtual void fill(std::size_t n, double value, double* x) = 0;
@@ -40,9 +43,13 @@ class HydroKernels {
 
   // Fused CG steps. The defaults compose the BLAS-1 calls above in MFEM's order (the serial oracle
   // keeps MFEM's arithmetic); a backend may fuse them into fewer passes and launches.
+  // The dots they return are this rank's part, weighted by w where w is given (dot_weighted).
   // x += alpha d; r -= alpha z; then z = dinv .* r and returns (r, z), or (r, r) when dinv is null.
   virtual double cg_update(std::size_t n, double alpha, const double* d, double* x, double* r, double* z,
-                           const double* dinv);
+                           const double* dinv, const double* w);
+  // y's essential rows of component c zeroed; returns (x, y) (a distributed run: after the
+  // shared-dof sum of y = M x).
+  virtual double ess_dot(int component, std::size_t n, const double* x, double* y, const double* w);
   // y = M x (H1 mass, n scalar dofs) with component c's essential rows zeroed; returns (x, y).
   virtual double mass_h1_ess_dot(int component, std::size_t n, const double* x, double* y);
 

@@ -12,18 +12,25 @@ constexpr const char* kCudaOneRankDefault = "block-xy-atomic-qlean-flean";
 }  // namespace
 
 double HydroKernels::cg_update(std::size_t n, double alpha, const double* d, double* x, double* r, double* z,
-                               const double* dinv) {
+                               const double* dinv, const double* w) {
   axpby(n, 1.0, x, alpha, d, x);
   axpby(n, 1.0, r, -alpha, z, r);
-  if (!dinv) return dot(n, r, r);
-  multiply(n, dinv, r, z);
-  return dot(n, r, z);
+  const double* s = r;
+  if (dinv) {
+    multiply(n, dinv, r, z);
+    s = z;
+  }
+  return w ? dot_weighted(n, r, s, w) : dot(n, r, s);
+}
+
+double HydroKernels::ess_dot(int component, std::size_t n, const double* x, double* y, const double* w) {
+  zero_essential(component, y);
+  return w ? dot_weighted(n, x, y, w) : dot(n, x, y);
 }
 
 double HydroKernels::mass_h1_ess_dot(int component, std::size_t n, const double* x, double* y) {
   mass_h1(x, y);
-  zero_essential(component, y);
-  return dot(n, x, y);
+  return ess_dot(component, n, x, y, nullptr);
 }
 
 std::vector<std::string> variants_of(copa::Backend backend) {

@@ -68,24 +68,31 @@ __global__ void k_dot(std::size_t n, const double* x, const double* y, double* p
     s += x[i] * y[i];
   block_sum_to(s, partial);
 }
+// sum x_i (w_i y_i) (dot_weighted: a distributed run's owned dofs), the terms of k_dot on w .* y.
+__global__ void k_dot_weighted(std::size_t n, const double* x, const double* y, const double* w, double* partial) {
+  double s = 0.0;
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    s += x[i] * (w[i] * y[i]);
+  block_sum_to(s, partial);
+}
 // One pass of MFEM's CG update: x += alpha d; r -= alpha z; z = dinv r; partial sums of (r, z)
-// (or (r, r) without preconditioner). Reads 4-5 and writes 2-3 vectors once instead of 7 passes
-// and 4 launches.
+// (or (r, r) without preconditioner), each term weighted by w where given (a distributed run's
+// owned dofs). Reads 4-6 and writes 2-3 vectors once instead of 7 passes and 4 launches (on ranks
+// 14 passes and 5 launches, with the masked product and its dot).
 __global__ void k_cg_update(std::size_t n, double alpha, const double* __restrict__ d, double* __restrict__ x,
                             double* __restrict__ r, double* __restrict__ z, const double* __restrict__ dinv,
-                            double* partial) {
+                            const double* __restrict__ w, double* partial) {
   double s = 0.0;
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
     x[i] = x[i] + alpha * d[i];
     const double ri = r[i] - alpha * z[i];
     r[i] = ri;
+    double si = ri;
     if (dinv) {
-      const double zi = dinv[i] * ri;
-      z[i] = zi;
-      s += ri * zi;
-    } else {
-      s += ri * ri;
+      si = dinv[i] * ri;
+      z[i] = si;
     }
+    s += w ? ri * (w[i] * si) : ri * si;
   }
   block_sum_to(s, partial);
 }
@@ -103,9 +110,10 @@ __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const
   }
   block_sum_to(acc, partial);
 }
-// Essential rows of the assembled y zeroed, fused with the partial sums of (x, y).
+// Essential rows of the assembled y zeroed, fused with the partial sums of (x, y), weighted by w
+// where given (a distributed run's owned dofs).
 __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ x,
-                          double* __restrict__ y, double* partial) {
+                          double* __restrict__ y, const double* __restrict__ w, double* partial) {
   double acc = 0.0;
   for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
     double s = y[g];
@@ -113,7 +121,7 @@ __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const 
       s = 0.0;
       y[g] = 0.0;
     }
-    acc += x[g] * s;
+    acc += w ? x[g] * (w[g] * s) : x[g] * s;
   }
   block_sum_to(acc, partial);
 }
@@ -397,6 +405,11 @@ class GpuKernels final : public HydroKernels {
     COPA_GPU_CHECK_LAUNCH("k_dot");
     return finish_reduction(kReduceBlocks, false);
   }
+  double dot_weighted(std::size_t n, const double* x, const double* y, const double* w) override {
+    k_dot_weighted<<<kReduceBlocks, 256>>>(n, x, y, w, partial_);
+    COPA_GPU_CHECK_LAUNCH("k_dot_weighted");
+    return finish_reduction(kReduceBlocks, false);
+  }
   void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
     k_axpby<<<grid(n), 256>>>(n, a, x, b, y, z);
     COPA_GPU_CHECK_LAUNCH("k_axpby");
@@ -420,18 +433,21 @@ class GpuKernels final : public HydroKernels {
   }
 
   double cg_update(std::size_t n, double alpha, const double* d, double* x, double* r, double* z,
-                   const double* dinv) override {
-    k_cg_update<<<kReduceBlocks, 256>>>(n, alpha, d, x, r, z, dinv, partial_);
+                   const double* dinv, const double* w) override {
+    k_cg_update<<<kReduceBlocks, 256>>>(n, alpha, d, x, r, z, dinv, w, partial_);
     COPA_GPU_CHECK_LAUNCH("k_cg_update");
+    return finish_reduction(kReduceBlocks, false);
+  }
+  double ess_dot(int c, std::size_t n, const double* x, double* y, const double* w) override {
+    k_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), ess_mask_[c], x, y, w, partial_);
+    COPA_GPU_CHECK_LAUNCH("k_ess_dot");
     return finish_reduction(kReduceBlocks, false);
   }
   double mass_h1_ess_dot(int c, std::size_t n, const double* x, double* y) override {
     if (atomic_ && fixed_) {  // y = 0, y += M x by the elements (atomics), ess rows zeroed + (x, y)
       copa::gpu::fill_zero(y, n * sizeof(double));
       fixed_->mass_h1_scatter(dd_, x, y);
-      k_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), ess_mask_[c], x, y, partial_);
-      COPA_GPU_CHECK_LAUNCH("k_ess_dot");
-      return finish_reduction(kReduceBlocks, false);
+      return ess_dot(c, n, x, y, nullptr);
     }
     element_mass_h1(x);
     k_gather_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), offsets_, positions_, evec_, ess_mask_[c], x, y,

@@ -41,23 +41,11 @@ class OpenMPKernels final : public HydroKernels {
   void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
   void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
 
-  // Per-thread partial sums over the static chunks, added in thread order: `reduction(+)` combines
-  // the partials in the order the threads finish, which with more than two threads changes the
-  // rounding from run to run (README "Determinism").
   double dot(std::size_t n, const double* x, const double* y) override {
-    const std::size_t nthreads = static_cast<std::size_t>(omp_get_max_threads());
-    if (partial_.size() < nthreads * kPad) partial_.resize(nthreads * kPad);
-    std::fill(partial_.begin(), partial_.end(), 0.0);
-#pragma omp parallel
-    {
-      double s = 0.0;
-#pragma omp for schedule(static)
-      for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
-      partial_[static_cast<std::size_t>(omp_get_thread_num()) * kPad] = s;
-    }
-    double s = 0.0;
-    for (std::size_t t = 0; t < partial_.size(); t += kPad) s += partial_[t];
-    return s;
+    return ordered_sum(n, [=](std::size_t i) { return x[i] * y[i]; });
+  }
+  double dot_weighted(std::size_t n, const double* x, const double* y, const double* w) override {
+    return ordered_sum(n, [=](std::size_t i) { return x[i] * (w[i] * y[i]); });
   }
   void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
 #pragma omp parallel for schedule(static)
@@ -170,6 +158,26 @@ class OpenMPKernels final : public HydroKernels {
   }
 
  private:
+  // Per-thread partial sums of term(i) over the static chunks, added in thread order: `reduction(+)`
+  // combines the partials in the order the threads finish, which with more than two threads changes
+  // the rounding from run to run (README "Determinism").
+  template <class Term>
+  double ordered_sum(std::size_t n, Term term) {
+    const std::size_t nthreads = static_cast<std::size_t>(omp_get_max_threads());
+    if (partial_.size() < nthreads * kPad) partial_.resize(nthreads * kPad);
+    std::fill(partial_.begin(), partial_.end(), 0.0);
+#pragma omp parallel
+    {
+      double s = 0.0;
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) s += term(i);
+      partial_[static_cast<std::size_t>(omp_get_thread_num()) * kPad] = s;
+    }
+    double s = 0.0;
+    for (std::size_t t = 0; t < partial_.size(); t += kPad) s += partial_[t];
+    return s;
+  }
+
   std::size_t evec_stride() const { return static_cast<std::size_t>(d_->NE) * d_->nd; }
 
   // The E-vector entries of F 1 of elements[0..count) (all elements when `elements` is null).

@@ -31,6 +31,11 @@ class SerialKernels final : public HydroKernels {
     for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
     return s;
   }
+  double dot_weighted(std::size_t n, const double* x, const double* y, const double* w) override {
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s += x[i] * (w[i] * y[i]);
+    return s;
+  }
   void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
     for (std::size_t i = 0; i < n; ++i) z[i] = a * x[i] + b * y[i];
   }
