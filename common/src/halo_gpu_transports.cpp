@@ -92,6 +92,46 @@ namespace detail {
 
 namespace {
 
+// The transfer's own stream, ordered after the pack and before the unpack by events rather than
+// by the caller's stream: work enqueued on the caller's stream between start() and finish()
+// (laghos-like's interior elements under --overlap) then runs while the message moves, where on
+// the caller's stream it queued behind the transfer (ipc synchronised in start(), nccl's kernels
+// ran first) and --overlap gained nothing (results/h200-x2/20261129). Non-blocking, so that it
+// does not serialise with the legacy default stream either.
+class SideStream {
+ public:
+  SideStream() : stream_(gpu::create_stream()) {
+    for (gpu::event_t* e : {&entered_, &left_})
+      COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventCreateWithFlags)(e, COPA_GPU_SYMBOL(EventDisableTiming)));
+  }
+  ~SideStream() {
+    COPA_GPU_SYMBOL(EventDestroy)(entered_);
+    COPA_GPU_SYMBOL(EventDestroy)(left_);
+    COPA_GPU_SYMBOL(StreamDestroy)(stream_);
+  }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+
+  // Marks what `main` holds so far (the pack).
+  void mark_start(gpu::stream_t main) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(entered_, main)); }
+  // The side stream, after the mark on `main`.
+  gpu::stream_t after_start() {
+    COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamWaitEvent)(stream_, entered_, 0));
+    return stream_;
+  }
+  void wait_start_on_host() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventSynchronize)(entered_)); }
+  gpu::stream_t stream() const { return stream_; }
+  // Marks the end of what the side stream holds so far.
+  void mark_end() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(left_, stream_)); }
+  // `main` continues after that mark, without a host wait.
+  void join(gpu::stream_t main) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamWaitEvent)(main, left_, 0)); }
+  void wait_end_on_host() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventSynchronize)(left_)); }
+
+ private:
+  gpu::stream_t stream_;
+  gpu::event_t entered_{}, left_{};
+};
+
 // Device pointers handed to MPI. The pack runs on the stream and MPI does not know the stream,
 // so the stream is synchronised before the sends are posted.
 class CudaAwareMover : public Mover {
@@ -108,17 +148,21 @@ class CudaAwareMover : public Mover {
 
 // CUDA IPC. At construction every rank exports the handle of its receive buffer (a plain
 // cudaMalloc allocation) and tells each peer where in that buffer the peer's message lands; each
-// rank opens the buffers of the peers it sends to. Per step:
-//   1. synchronise the stream (own pack done, and own unpack of the previous step done), then send
-//      a zero-byte "ready" to every peer that writes into this rank's receive buffer;
-//   2. after the "ready" of each destination, copy the message into the peer's buffer on the
+// rank opens the buffers of the peers it sends to. post() only marks the pack on the stream and
+// returns, so that the caller can enqueue more work (laghos-like's interior elements under
+// --overlap) before the host blocks in the handshakes; complete() moves the messages:
+//   1. wait for the marked pack (which also means this rank's unpack of the previous step is done,
+//      earlier on the same stream), then send a zero-byte "ready" to every peer that writes into
+//      this rank's receive buffer;
+//   2. after the "ready" of each destination, copy the message into the peer's buffer on the side
 //      stream (cudaMemcpyAsync, peer to peer, or within the device when two ranks share one GPU);
-//   3. synchronise the stream and send a zero-byte "done" to each destination; the receiver
-//      unpacks after all its "done" messages arrived.
-// Stream synchronisation + zero-byte MPI messages rather than IPC events: MPI already orders the
-// ranks, it needs no interprocess event per peer and step, and it works unchanged when both ranks
-// share one device; the cost is two host round trips per step (DISTRIBUTED.md measured 6.9 us for
-// 8 B with one barrier), small next to the staged transport.
+//   3. wait for the copies and send a zero-byte "done" to each destination; unpack after all of
+//      this rank's "done" messages arrived.
+// Zero-byte MPI messages rather than IPC events: MPI already orders the ranks, it needs no
+// interprocess event per peer and step, and it works unchanged when both ranks share one device;
+// the cost is two host round trips per step (DISTRIBUTED.md measured 6.9 us for 8 B with one
+// barrier), small next to the staged transport. Between start() and finish() the caller's stream
+// runs its own work: the round trips and the copy overlap with it (results/h200-x2/20261129).
 class IpcMover : public Mover {
  public:
   static constexpr int ready_tag = message_tag + 1, done_tag = message_tag + 2;
@@ -154,10 +198,11 @@ class IpcMover : public Mover {
     if (!finalised) MPI_Barrier(comm_);
   }
 
-  void post(Buffers& b) override {
+  void post(Buffers& b) override { side_.mark_start(static_cast<gpu::stream_t>(b.stream)); }
+
+  void complete(Buffers& b) override {
     const Plan& plan = *b.plan;
-    const auto stream = static_cast<gpu::stream_t>(b.stream);
-    gpu::synchronize(stream);
+    side_.wait_start_on_host();
     std::vector<MPI_Request> ready;
     for (const Peer& p : plan.remote)
       if (p.recv_count > 0) post_empty(p.rank, ready_tag, false, pending_);
@@ -167,14 +212,14 @@ class IpcMover : public Mover {
       COPA_GPU_CHECK(COPA_GPU_SYMBOL(MemcpyAsync)(d.address, b.send + d.peer.send_offset,
                                                   static_cast<std::size_t>(plan.components * d.peer.send_count) *
                                                       sizeof(double),
-                                                  COPA_GPU_SYMBOL(MemcpyDefault), stream));
-    gpu::synchronize(stream);
+                                                  COPA_GPU_SYMBOL(MemcpyDefault), side_.stream()));
+    side_.mark_end();
+    side_.wait_end_on_host();
     for (const auto& d : destinations_) post_empty(d.peer.rank, done_tag, false, pending_);
     for (const Peer& p : plan.remote)
       if (p.recv_count > 0) post_empty(p.rank, done_tag, true, pending_);
+    wait_messages(pending_);
   }
-
-  void complete(Buffers&) override { wait_messages(pending_); }
 
  private:
   struct Destination {
@@ -209,6 +254,7 @@ class IpcMover : public Mover {
   std::vector<void*> opened_;
   std::vector<Destination> destinations_;
   std::vector<MPI_Request> pending_;
+  SideStream side_;
 };
 
 #if defined(COPA_HAVE_NCCL)
@@ -216,8 +262,8 @@ void nccl_check(ncclResult_t r, const char* call) {
   if (r != ncclSuccess) throw RuntimeError(std::string("NCCL: ") + call + ": " + ncclGetErrorString(r));
 }
 
-// Grouped ncclSend/ncclRecv on the stream: ordered after the pack and before the unpack by the
-// stream itself, so complete() has nothing to wait for. One communicator per exchange, from an
+// Grouped ncclSend/ncclRecv on the side stream, after the pack by an event; complete() makes the
+// caller's stream wait for them (no host wait). One communicator per exchange, from an
 // ncclUniqueId that rank 0 broadcasts over MPI.
 class NcclMover : public Mover {
  public:
@@ -233,13 +279,15 @@ class NcclMover : public Mover {
     // part of the set-up, where the other transports open their handles; every later exchange
     // overwrites what it moved.
     post(b);
+    complete(b);
     COPA_GPU_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(b.stream)));
   }
   ~NcclMover() override { ncclCommDestroy(comm_); }
 
   void post(Buffers& b) override {
     const Plan& plan = *b.plan;
-    const auto stream = static_cast<cudaStream_t>(b.stream);
+    side_.mark_start(static_cast<gpu::stream_t>(b.stream));
+    const auto stream = static_cast<cudaStream_t>(side_.after_start());
     nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (const Peer& p : plan.remote) {
       if (p.send_count > 0)
@@ -252,10 +300,12 @@ class NcclMover : public Mover {
                    "ncclRecv");
     }
     nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+    side_.mark_end();
   }
-  void complete(Buffers&) override {}
+  void complete(Buffers& b) override { side_.join(static_cast<gpu::stream_t>(b.stream)); }
 
  private:
+  SideStream side_;
   ncclComm_t comm_ = nullptr;
 };
 #endif

@@ -1,6 +1,8 @@
 // Runs one exchange on a host vector for the halo tests: directly for host fields, or through a
 // device copy of it (copied to the GPU, exchanged there, copied back) for device fields.
 #pragma once
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,11 +15,19 @@ namespace copa::halo::testing {
 
 inline Memory memory_named(const std::string& name) { return name == "device" ? Memory::device : Memory::host; }
 
+// Between start() and finish() of each step, `overwrite` (when not empty) replaces the field's
+// first overwrite.size() elements, as work the caller enqueues there would: on the exchange's
+// stream for device fields.
 inline void exchange_on(std::vector<double>& field, const std::vector<Link>& links, FieldLayout layout,
-                        Transport transport, Memory memory, Combine combine, int steps = 1) {
+                        Transport transport, Memory memory, Combine combine, int steps = 1,
+                        const std::vector<double>& overwrite = {}) {
   if (memory == Memory::host) {
     Exchange x(links, layout, transport, memory, combine);
-    for (int s = 0; s < steps; ++s) x.run(field.data());
+    for (int s = 0; s < steps; ++s) {
+      x.start(field.data());
+      std::copy(overwrite.begin(), overwrite.end(), field.begin());
+      x.finish(field.data());
+    }
     return;
   }
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
@@ -27,7 +37,11 @@ inline void exchange_on(std::vector<double>& field, const std::vector<Link>& lin
   gpu::copy_to_device(d, field.data(), bytes, stream);
   {
     Exchange x(links, layout, transport, memory, combine, stream);
-    for (int s = 0; s < steps; ++s) x.run(d);
+    for (int s = 0; s < steps; ++s) {
+      x.start(d);
+      if (!overwrite.empty()) gpu::copy_to_device(d, overwrite.data(), overwrite.size() * sizeof(double), stream);
+      x.finish(d);
+    }
     gpu::copy_to_host(field.data(), d, bytes, stream);
   }
   gpu::free_device(d);

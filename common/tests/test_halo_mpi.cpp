@@ -98,6 +98,24 @@ TEST(HaloMpi, replace_fills_every_ghost_with_the_senders_values) {
   }
 }
 
+TEST(HaloMpi, work_between_start_and_finish_does_not_change_what_moves) {
+  // Between start() and finish() every rank overwrites all of its owned elements (component 0; on
+  // a GPU on the exchange's stream, where a caller's interior work runs while the messages move):
+  // the ghosts still receive the values packed at start(), and the overwrite stays.
+  auto f = initial_field();
+  std::vector<double> later(static_cast<std::size_t>(owned));
+  for (std::int64_t i = 0; i < owned; ++i) later[static_cast<std::size_t>(i)] = -owned_value(me(), 0, i);
+  exchange_on(f, forward_links(), {components, stride()}, transport, memory, Combine::replace, 1, later);
+  for (int q = 0; q < ranks(); ++q) {
+    const auto s = sent(q, me());
+    for (int c = 0; c < components; ++c)
+      for (std::size_t j = 0; j < s.size(); ++j)
+        EXPECT_TRUE(f[static_cast<std::size_t>(c * stride() + ghost_base(me(), q) + static_cast<std::int64_t>(j))] ==
+                   owned_value(q, c, s[j]));
+  }
+  for (std::int64_t i = 0; i < owned; ++i) EXPECT_TRUE(f[static_cast<std::size_t>(i)] == later[static_cast<std::size_t>(i)]);
+}
+
 TEST(HaloMpi, add_sums_contributions_in_ascending_peer_order) {
   // Element 0 (0 everywhere) receives element 1 of every rank, itself included: 1 from rank 0 and
   // h = 2^-53 from the others. Left to right ((0 + 1) + h) + h = 1; adding the two small ones first

@@ -10,8 +10,7 @@
 # a no-op on one rank, so the one-rank baselines serve both), 0 (plain only) or 1 (--overlap only).
 # LAGHOS_DIST_BACKEND (default cuda) and LAGHOS_DIST_N (e.g. 6) make a CPU smoke run.
 # Order (what a short budget keeps): plain runs first (strong and weak at the first N, then the
-# larger N), the --overlap runs last; transports ipc, nccl, host, cuda-aware (overlap: ipc, host,
-# nccl, cuda-aware). A transport this build
+# larger N), the --overlap runs last; transports ipc, nccl, host, cuda-aware. A transport this build
 # or machine cannot use exits 2 (or is known unavailable from gpu-check-dist's probe) and is listed
 # as skipped with the reason; runs past the campaign's budget (COPA_DEADLINE, scripts/dist-bench.sh)
 # are skipped or stopped and listed so. One JSON and one log per run in OUT (the log ends with the
@@ -60,9 +59,8 @@ run() {  # run NAME RANKS TRANSPORT EST ARGS...
 multi_rank() {  # multi_rank MODE N: the NRANKS-rank runs at N^3 (plain or --overlap), weak too at the first N
   local mode=$1 n=$2 z=$(($2 * $2 * $2)) tr flag=() suffix=""
   local order=("${TRANSPORTS[@]}")
-  # --overlap with nccl overlaps nothing (its send/recv go on the kernels' stream, README "Overlap"):
-  # measured last, where a short budget cuts first.
-  [[ $mode == overlap ]] && { flag=(--overlap); suffix="-overlap"; order=(ipc host nccl cuda-aware); }
+  # --overlap: ipc first, the transport it gains most with (README "Overlap"), then nccl and host.
+  [[ $mode == overlap ]] && { flag=(--overlap); suffix="-overlap"; order=(ipc nccl host cuda-aware); }
   [[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || order=(host)
   for tr in "${order[@]}"; do
     run "strong$n-$NRANKS-$tr$suffix" "$NRANKS" "$tr" "$(estimate $((z / NRANKS)) "$NRANKS")" --nx "$n" "${flag[@]}"

@@ -102,25 +102,26 @@ void LagrangianHydro::record_halo(double seconds, int components) {
   timing_.halo_bytes_received += static_cast<double>(shared_->bytes_received(components));
 }
 
-// --overlap (F 1 and the CG's H1 mass action): the boundary elements, the start of the exchange's
-// first pass (sharers -> owner), the interior elements, then its completion and the second pass. On
-// the CPU the messages are in flight (MPI_Isend/Irecv) while the interior elements are computed. On
-// a GPU the interior pass is only enqueued after the start, so the pack waited for the boundary pass
-// alone (stream order), and the host waits for the messages (host transport: MPI_Waitall; ipc: its
-// completion messages) while the interior kernels run. The halo time recorded is the host time
-// inside the two exchange calls; on a GPU the second one ends synchronised, so it includes whatever
-// of the interior pass was still running (README "Distributed runs", overlap).
+// --overlap (F 1 and the CG's H1 mass action): the boundary elements, the start of the shared-dof
+// exchange, the interior elements, then its completion. On the CPU the messages are in flight
+// (MPI_Isend/Irecv) while the interior elements are computed. On a GPU nothing waits for the
+// boundary pass before the interior pass is enqueued: the pack follows the boundary pass on the
+// stream, the transfer waits for the pack only (host transport: a stream synchronisation in start;
+// ipc and nccl: an event, their copy on a side stream), and the host does the handshakes and waits
+// for the messages while the interior kernels run. The halo time recorded is the host time inside
+// the two exchange calls (on a GPU the unpack is enqueued, not waited for: a synchronisation here
+// would only idle the GPU before the dot that follows), so the interior pass stays with the
+// kernels' time except where the host waits for a message (README "Distributed runs", overlap).
 template <class Boundary, class Interior>
 void LagrangianHydro::assemble_overlapped(Boundary boundary, Interior interior, double* y, int components) {
   boundary();
-  k_.sync();
   const double t0 = copa::host_seconds();
   shared_->start_sum(y, components);
   const double started = copa::host_seconds() - t0;
   interior();
   const double t1 = copa::host_seconds();
   shared_->finish_sum(y, components);
-  record_halo(started + elapsed(t1), components);
+  record_halo(started + (copa::host_seconds() - t1), components);
 }
 
 void LagrangianHydro::force_assembled() {

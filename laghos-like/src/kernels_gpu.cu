@@ -171,7 +171,8 @@ class FixedOps {
   virtual ~FixedOps() = default;
   // M x of elements[0..count) (every element when null) into the E-vector.
   virtual void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) = 0;
-  virtual void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) = 0;  // y += M x (atomics)
+  // y += M x of elements[0..count) (every element when null) by atomics.
+  virtual void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y) = 0;
   virtual void mass_l2(const DeviceDisc& d, const double* x, double* y) = 0;
   // F 1 of elements[0..count) (every element when null) into the E-vector.
   virtual void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) = 0;
@@ -234,8 +235,9 @@ class FixedOpsT final : public FixedOps {
     fixed::k_mass<DIM, D, Q, L, TPE, true><<<grid, mh1_.block, mh1_.shmem>>>(d, elements, count, x, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1)");
   }
-  void mass_h1_scatter(const DeviceDisc& d, const double* x, double* y) override {
-    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<mh1s_.grid, mh1s_.block, mh1s_.shmem>>>(d, nullptr, d.NE, x, y);
+  void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y) override {
+    const unsigned grid = (count + mh1s_.block.y - 1) / mh1s_.block.y;
+    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<grid, mh1s_.block, mh1s_.shmem>>>(d, elements, count, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1, scatter)");
   }
   void mass_l2(const DeviceDisc& d, const double* x, double* y) override {
@@ -444,9 +446,8 @@ class GpuKernels final : public HydroKernels {
     return finish_reduction(kReduceBlocks, false);
   }
   double mass_h1_ess_dot(int c, std::size_t n, const double* x, double* y) override {
-    if (atomic_ && fixed_) {  // y = 0, y += M x by the elements (atomics), ess rows zeroed + (x, y)
-      copa::gpu::fill_zero(y, n * sizeof(double));
-      fixed_->mass_h1_scatter(dd_, x, y);
+    if (scatters()) {  // y = M x by atomics, then ess rows zeroed + (x, y)
+      mass_h1(x, y);
       return ess_dot(c, n, x, y, nullptr);
     }
     element_mass_h1(x);
@@ -456,6 +457,7 @@ class GpuKernels final : public HydroKernels {
     return finish_reduction(kReduceBlocks, false);
   }
   void mass_h1(const double* x, double* y) override {
+    if (scatters()) return scatter_mass_h1(nullptr, dd_.NE, x, y, true);
     element_mass_h1(x);
     gather(evec_, y);
   }
@@ -490,8 +492,16 @@ class GpuKernels final : public HydroKernels {
   }
   void force_boundary(double* rhs) override { split_force(boundary_, shared_dofs_, rhs); }
   void force_interior(double* rhs) override { split_force(interior_, other_dofs_, rhs); }
-  void mass_h1_boundary(const double* x, double* y) override { split_mass_h1(boundary_, shared_dofs_, x, y); }
-  void mass_h1_interior(const double* x, double* y) override { split_mass_h1(interior_, other_dofs_, x, y); }
+  // With atomics the boundary pass zeroes y and adds its elements into every dof they touch; the
+  // interior pass adds the others, which never touch a shared dof (all its elements are boundary).
+  void mass_h1_boundary(const double* x, double* y) override {
+    if (scatters()) return scatter_mass_h1(boundary_.items, boundary_.count, x, y, true);
+    split_mass_h1(boundary_, shared_dofs_, x, y);
+  }
+  void mass_h1_interior(const double* x, double* y) override {
+    if (scatters()) return scatter_mass_h1(interior_.items, interior_.count, x, y, false);
+    split_mass_h1(interior_, other_dofs_, x, y);
+  }
   void force_transpose(const double* v, double* e_rhs) override {
     if (fixed_) return fixed_->force_t(dd_, stress_, v, e_rhs);
     k_force_t<<<dd_.NE, block_, eshared_>>>(dd_, big_, stress_, v, e_rhs);
@@ -542,6 +552,12 @@ class GpuKernels final : public HydroKernels {
     element_force(elements.items, elements.count);
     const std::size_t comp = static_cast<std::size_t>(dd_.NE) * dd_.nd;
     for (int c = 0; c < dd_.dim; ++c) gather_list(dofs, evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
+  }
+  // The atomic variants assemble the H1 mass action by atomics into y (no E-vector, no gather).
+  bool scatters() const { return atomic_ && fixed_; }
+  void scatter_mass_h1(const int* elements, int count, const double* x, double* y, bool zero_first) {
+    if (zero_first) copa::gpu::fill_zero(y, static_cast<std::size_t>(dd_.nh1) * sizeof(double));
+    if (count > 0) fixed_->mass_h1_scatter(dd_, elements, count, x, y);
   }
   void split_mass_h1(const Subset& elements, const Subset& dofs, const double* x, double* y) {
     element_mass_h1(x, elements.items, elements.count);
