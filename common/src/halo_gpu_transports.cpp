@@ -104,10 +104,10 @@ class SideStream {
     for (gpu::event_t* e : {&entered_, &left_})
       COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventCreateWithFlags)(e, COPA_GPU_SYMBOL(EventDisableTiming)));
   }
-  ~SideStream() {
-    COPA_GPU_SYMBOL(EventDestroy)(entered_);
-    COPA_GPU_SYMBOL(EventDestroy)(left_);
-    COPA_GPU_SYMBOL(StreamDestroy)(stream_);
+  ~SideStream() {  // no throw from a destructor: errors here are ignored
+    static_cast<void>(COPA_GPU_SYMBOL(EventDestroy)(entered_));
+    static_cast<void>(COPA_GPU_SYMBOL(EventDestroy)(left_));
+    static_cast<void>(COPA_GPU_SYMBOL(StreamDestroy)(stream_));
   }
   SideStream(const SideStream&) = delete;
   SideStream& operator=(const SideStream&) = delete;
@@ -191,7 +191,7 @@ class IpcMover : public Mover {
   }
 
   ~IpcMover() override {
-    for (void* p : opened_) COPA_GPU_SYMBOL(IpcCloseMemHandle)(p);
+    for (void* p : opened_) static_cast<void>(COPA_GPU_SYMBOL(IpcCloseMemHandle)(p));
     // No rank frees its receive buffer (after this) while a peer still has it open.
     int finalised = 0;
     MPI_Finalized(&finalised);
