@@ -76,11 +76,8 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
-}  // namespace
-
-TEST(HaloMpi, replace_fills_every_ghost_with_the_senders_values) {
-  auto f = initial_field();
-  exchange_on(f, forward_links(), {components, stride()}, transport, memory, Combine::replace, 2);
+// Every ghost of `f` (forward_links' receive positions) holds the value its sender owns there.
+void expect_ghosts_hold_senders_values(const std::vector<double>& f) {
   for (int q = 0; q < ranks(); ++q) {
     const auto s = sent(q, me());
     for (int c = 0; c < components; ++c)
@@ -88,6 +85,14 @@ TEST(HaloMpi, replace_fills_every_ghost_with_the_senders_values) {
         EXPECT_TRUE(f[static_cast<std::size_t>(c * stride() + ghost_base(me(), q) + static_cast<std::int64_t>(j))] ==
                    owned_value(q, c, s[j]));
   }
+}
+
+}  // namespace
+
+TEST(HaloMpi, replace_fills_every_ghost_with_the_senders_values) {
+  auto f = initial_field();
+  exchange_on(f, forward_links(), {components, stride()}, transport, memory, Combine::replace, 2);
+  expect_ghosts_hold_senders_values(f);
   for (int c = 0; c < components; ++c)
     for (std::int64_t i = 0; i < owned; ++i)
       EXPECT_TRUE(f[static_cast<std::size_t>(c * stride() + i)] == owned_value(me(), c, i));
@@ -106,13 +111,7 @@ TEST(HaloMpi, work_between_start_and_finish_does_not_change_what_moves) {
   std::vector<double> later(static_cast<std::size_t>(owned));
   for (std::int64_t i = 0; i < owned; ++i) later[static_cast<std::size_t>(i)] = -owned_value(me(), 0, i);
   exchange_on(f, forward_links(), {components, stride()}, transport, memory, Combine::replace, 1, later);
-  for (int q = 0; q < ranks(); ++q) {
-    const auto s = sent(q, me());
-    for (int c = 0; c < components; ++c)
-      for (std::size_t j = 0; j < s.size(); ++j)
-        EXPECT_TRUE(f[static_cast<std::size_t>(c * stride() + ghost_base(me(), q) + static_cast<std::int64_t>(j))] ==
-                   owned_value(q, c, s[j]));
-  }
+  expect_ghosts_hold_senders_values(f);
   for (std::int64_t i = 0; i < owned; ++i) EXPECT_TRUE(f[static_cast<std::size_t>(i)] == later[static_cast<std::size_t>(i)]);
 }
 
