@@ -115,6 +115,14 @@ stream_t create_stream() {
   return s;
 }
 
+stream_t create_priority_stream() {
+  int least = 0, greatest = 0;  // priorities count down: greatest is the numerically lowest
+  COPA_GPU_CHECK(COPA_GPU_SYMBOL(DeviceGetStreamPriorityRange)(&least, &greatest));
+  stream_t s{};
+  COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamCreateWithPriority)(&s, COPA_GPU_SYMBOL(StreamNonBlocking), greatest));
+  return s;
+}
+
 void destroy_stream(stream_t stream) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamDestroy)(stream)); }
 
 void* malloc_device(std::size_t bytes) {

@@ -12,6 +12,7 @@
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
 #include "halo_kernels.hpp"
+#include "halo_side_stream.hpp"
 #define COPA_HALO_GPU 1
 #endif
 
@@ -120,8 +121,9 @@ class StagedMover : public Mover {
     gpu::free_pinned(recv_);
   }
   void post(Buffers& b) override {
-    const auto stream = static_cast<gpu::stream_t>(b.stream);
-    // Waits for the pack, and for the previous step's H2D out of recv_ before MPI refills it.
+    const auto stream = static_cast<gpu::stream_t>(b.pack_stream);
+    // Waits for the pack, and for the previous step's H2D out of recv_ before MPI refills it (on
+    // the caller's stream, which a forked pack stream follows).
     gpu::synchronize(stream);
     if (send_bytes_ > 0) gpu::copy_to_host(send_, b.send, send_bytes_, stream);
     post_messages(*b.plan, send_, recv_, b.comm, requests_);
@@ -176,6 +178,7 @@ class Exchange::Impl {
     plan_ = detail::make_plan(std::move(links), layout, mpi::rank(), mpi::size());
     buffers_.plan = &plan_;
     buffers_.stream = stream;
+    buffers_.pack_stream = stream;
 #if defined(COPA_HAVE_MPI)
     if (mpi::enabled()) {
       MPI_Comm_dup(MPI_COMM_WORLD, &buffers_.comm);
@@ -218,6 +221,20 @@ class Exchange::Impl {
 #endif
   }
 
+  void* fork() {
+    if (started_ || forked_) throw RuntimeError("halo: fork() inside an exchange (after start() or fork())");
+#if defined(COPA_HALO_GPU)
+    if (memory_ == Memory::device) {
+      if (!fork_) fork_ = std::make_unique<detail::SideStream>();
+      fork_->mark_start(stream());
+      buffers_.pack_stream = fork_->after_start();
+      forked_ = true;
+      return buffers_.pack_stream;
+    }
+#endif
+    return nullptr;
+  }
+
   void start(double* field) {
     if (started_) throw RuntimeError("halo: start() called twice without finish()");
     started_ = true;
@@ -230,6 +247,14 @@ class Exchange::Impl {
     if (!started_) throw RuntimeError("halo: finish() without start()");
     started_ = false;
     if (mover_) mover_->complete(buffers_);
+#if defined(COPA_HALO_GPU)
+    if (forked_) {
+      fork_->mark_end();
+      fork_->join(stream());
+      buffers_.pack_stream = buffers_.stream;
+      forked_ = false;
+    }
+#endif
     unpack(field);
   }
 
@@ -244,7 +269,7 @@ class Exchange::Impl {
       return;
     }
 #if defined(COPA_HALO_GPU)
-    detail::gather_on_device(field, gather_source_, buffers_.send, plan_.send_total, stream());
+    detail::gather_on_device(field, gather_source_, buffers_.send, plan_.send_total, pack_stream());
 #endif
   }
 
@@ -259,7 +284,7 @@ class Exchange::Impl {
       return;
     }
 #if defined(COPA_HALO_GPU)
-    gpu::copy_on_device(to, from, static_cast<std::size_t>(n) * sizeof(double), stream());
+    gpu::copy_on_device(to, from, static_cast<std::size_t>(n) * sizeof(double), pack_stream());
 #endif
   }
 
@@ -279,6 +304,7 @@ class Exchange::Impl {
 
 #if defined(COPA_HALO_GPU)
   gpu::stream_t stream() const { return static_cast<gpu::stream_t>(buffers_.stream); }
+  gpu::stream_t pack_stream() const { return static_cast<gpu::stream_t>(buffers_.pack_stream); }
 
   // Plain device allocations (gpu::malloc_device is cudaMalloc/hipMalloc, not the stream-ordered
   // pool): the IPC transport exports the receive buffer, which pool memory would not allow. At least
@@ -312,6 +338,7 @@ class Exchange::Impl {
   }
 
   std::vector<void*> device_allocations_;
+  std::unique_ptr<detail::SideStream> fork_;  // the stream fork() hands out, made at the first fork()
   const std::int64_t* gather_source_ = nullptr;
   const std::int64_t* target_ = nullptr;
   const std::int64_t* begin_ = nullptr;
@@ -328,13 +355,14 @@ class Exchange::Impl {
   detail::Buffers buffers_;
   std::vector<double> send_host_, recv_host_;
   std::unique_ptr<detail::Mover> mover_;
-  bool started_ = false;
+  bool started_ = false, forked_ = false;
 };
 
 Exchange::Exchange(std::vector<Link> links, FieldLayout layout, Transport transport, Memory memory, Combine combine,
                    void* stream)
     : impl_(std::make_unique<Impl>(std::move(links), layout, transport, memory, combine, stream)) {}
 Exchange::~Exchange() = default;
+void* Exchange::fork() { return impl_->fork(); }
 void Exchange::start(double* field) { impl_->start(field); }
 void Exchange::finish(double* field) { impl_->finish(field); }
 Transport Exchange::transport() const { return impl_->transport(); }

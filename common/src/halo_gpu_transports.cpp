@@ -12,6 +12,7 @@
 #include "copa/gpu.hpp"
 #include "copa/halo.hpp"
 #include "halo_impl.hpp"
+#include "halo_side_stream.hpp"
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // OpenMPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
@@ -92,52 +93,12 @@ namespace detail {
 
 namespace {
 
-// The transfer's own stream, ordered after the pack and before the unpack by events rather than
-// by the caller's stream: work enqueued on the caller's stream between start() and finish()
-// (laghos-like's interior elements under --overlap) then runs while the message moves, where on
-// the caller's stream it queued behind the transfer (ipc synchronised in start(), nccl's kernels
-// ran first) and --overlap gained nothing (results/h200-x2/20261129). Non-blocking, so that it
-// does not serialise with the legacy default stream either.
-class SideStream {
- public:
-  SideStream() : stream_(gpu::create_stream()) {
-    for (gpu::event_t* e : {&entered_, &left_})
-      COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventCreateWithFlags)(e, COPA_GPU_SYMBOL(EventDisableTiming)));
-  }
-  ~SideStream() {  // no throw from a destructor: errors here are ignored
-    static_cast<void>(COPA_GPU_SYMBOL(EventDestroy)(entered_));
-    static_cast<void>(COPA_GPU_SYMBOL(EventDestroy)(left_));
-    static_cast<void>(COPA_GPU_SYMBOL(StreamDestroy)(stream_));
-  }
-  SideStream(const SideStream&) = delete;
-  SideStream& operator=(const SideStream&) = delete;
-
-  // Marks what `main` holds so far (the pack).
-  void mark_start(gpu::stream_t main) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(entered_, main)); }
-  // The side stream, after the mark on `main`.
-  gpu::stream_t after_start() {
-    COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamWaitEvent)(stream_, entered_, 0));
-    return stream_;
-  }
-  void wait_start_on_host() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventSynchronize)(entered_)); }
-  gpu::stream_t stream() const { return stream_; }
-  // Marks the end of what the side stream holds so far.
-  void mark_end() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(left_, stream_)); }
-  // `main` continues after that mark, without a host wait.
-  void join(gpu::stream_t main) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamWaitEvent)(main, left_, 0)); }
-  void wait_end_on_host() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventSynchronize)(left_)); }
-
- private:
-  gpu::stream_t stream_;
-  gpu::event_t entered_{}, left_{};
-};
-
 // Device pointers handed to MPI. The pack runs on the stream and MPI does not know the stream,
 // so the stream is synchronised before the sends are posted.
 class CudaAwareMover : public Mover {
  public:
   void post(Buffers& b) override {
-    gpu::synchronize(static_cast<gpu::stream_t>(b.stream));
+    gpu::synchronize(static_cast<gpu::stream_t>(b.pack_stream));
     post_messages(*b.plan, b.send, b.recv, b.comm, requests_);
   }
   void complete(Buffers&) override { wait_messages(requests_); }
@@ -198,7 +159,7 @@ class IpcMover : public Mover {
     if (!finalised) MPI_Barrier(comm_);
   }
 
-  void post(Buffers& b) override { side_.mark_start(static_cast<gpu::stream_t>(b.stream)); }
+  void post(Buffers& b) override { side_.mark_start(static_cast<gpu::stream_t>(b.pack_stream)); }
 
   void complete(Buffers& b) override {
     const Plan& plan = *b.plan;
@@ -286,7 +247,7 @@ class NcclMover : public Mover {
 
   void post(Buffers& b) override {
     const Plan& plan = *b.plan;
-    side_.mark_start(static_cast<gpu::stream_t>(b.stream));
+    side_.mark_start(static_cast<gpu::stream_t>(b.pack_stream));
     const auto stream = static_cast<cudaStream_t>(side_.after_start());
     nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (const Peer& p : plan.remote) {

@@ -45,14 +45,16 @@ struct Buffers {
   const Plan* plan = nullptr;
   double* send = nullptr;
   double* recv = nullptr;
-  void* stream = nullptr;
+  void* stream = nullptr;       // the caller's: the unpack runs there
+  void* pack_stream = nullptr;  // where the pack ran: the caller's, or the stream fork() handed out
 #if defined(COPA_HAVE_MPI)
   MPI_Comm comm = MPI_COMM_NULL;  // the exchange's own duplicate of MPI_COMM_WORLD
 #endif
 };
 
 // A transport moves the remote part of the send buffer into the peers' receive buffers.
-// post() runs after the pack (and the self copy) are enqueued; complete() before the unpack.
+// post() runs after the pack (and the self copy) are enqueued on pack_stream; complete() before
+// the unpack is enqueued on stream.
 class Mover {
  public:
   virtual ~Mover() = default;

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,43 @@ inline void exchange_on(std::vector<double>& field, const std::vector<Link>& lin
       if (!overwrite.empty()) gpu::copy_to_device(d, overwrite.data(), overwrite.size() * sizeof(double), stream);
       x.finish(d);
     }
+    gpu::copy_to_host(field.data(), d, bytes, stream);
+  }
+  gpu::free_device(d);
+  gpu::destroy_stream(stream);
+#endif
+}
+
+// One exchange whose sent values are produced after fork(): the field first holds `stale` in place
+// of its first produced.size() elements; the produced values are written on the stream fork()
+// returns (on the host for host fields, where fork() returns null) before start(), as a caller's
+// boundary elements would be. The pack must see them, and the unpack must follow that stream.
+inline void exchange_forked(std::vector<double>& field, const std::vector<double>& produced, double stale,
+                            const std::vector<Link>& links, FieldLayout layout, Transport transport, Memory memory,
+                            Combine combine) {
+  std::vector<double> initial = field;
+  std::fill(initial.begin(), initial.begin() + static_cast<std::ptrdiff_t>(produced.size()), stale);
+  if (memory == Memory::host) {
+    Exchange x(links, layout, transport, memory, combine);
+    field = initial;
+    if (x.fork() != nullptr) throw std::logic_error("fork() of a host field returned a stream");
+    std::copy(produced.begin(), produced.end(), field.begin());
+    x.start(field.data());
+    x.finish(field.data());
+    return;
+  }
+#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+  const std::size_t bytes = field.size() * sizeof(double);
+  gpu::stream_t stream = gpu::create_stream();
+  auto* d = static_cast<double*>(gpu::malloc_device(bytes == 0 ? 8 : bytes));
+  gpu::copy_to_device(d, initial.data(), bytes, stream);
+  {
+    Exchange x(links, layout, transport, memory, combine, stream);
+    auto forked = static_cast<gpu::stream_t>(x.fork());
+    if (forked == nullptr || forked == stream) throw std::logic_error("fork() of a device field gave no stream of its own");
+    gpu::copy_to_device(d, produced.data(), produced.size() * sizeof(double), forked);
+    x.start(d);
+    x.finish(d);
     gpu::copy_to_host(field.data(), d, bytes, stream);
   }
   gpu::free_device(d);

@@ -17,6 +17,7 @@
 
 using namespace copa::halo;
 using copa::halo::testing::exchange_on;
+using copa::halo::testing::exchange_forked;
 
 namespace {
 
@@ -113,6 +114,17 @@ TEST(HaloMpi, work_between_start_and_finish_does_not_change_what_moves) {
   exchange_on(f, forward_links(), {components, stride()}, transport, memory, Combine::replace, 1, later);
   expect_ghosts_hold_senders_values(f);
   for (std::int64_t i = 0; i < owned; ++i) EXPECT_TRUE(f[static_cast<std::size_t>(i)] == later[static_cast<std::size_t>(i)]);
+}
+
+TEST(HaloMpi, fork_orders_the_pack_after_the_forked_streams_work) {
+  // Component 0's owned elements are written only after fork() (on the forked stream for device
+  // fields); before that they hold -1. The ghosts must receive the written values, and the owner
+  // keep them.
+  auto f = initial_field();
+  std::vector<double> produced(f.begin(), f.begin() + owned);
+  exchange_forked(f, produced, -1.0, forward_links(), {components, stride()}, transport, memory, Combine::replace);
+  expect_ghosts_hold_senders_values(f);
+  for (std::int64_t i = 0; i < owned; ++i) EXPECT_TRUE(f[static_cast<std::size_t>(i)] == owned_value(me(), 0, i));
 }
 
 TEST(HaloMpi, add_sums_contributions_in_ascending_peer_order) {

@@ -104,21 +104,33 @@ void LagrangianHydro::record_halo(double seconds, int components) {
 
 // --overlap (F 1 and the CG's H1 mass action): the boundary elements, the start of the shared-dof
 // exchange, the interior elements, then its completion. On the CPU the messages are in flight
-// (MPI_Isend/Irecv) while the interior elements are computed. On a GPU nothing waits for the
-// boundary pass before the interior pass is enqueued: the pack follows the boundary pass on the
-// stream, the transfer waits for the pack only (host transport: a stream synchronisation in start;
-// ipc and nccl: an event, their copy on a side stream), and the host does the handshakes and waits
-// for the messages while the interior kernels run. The halo time recorded is the host time inside
-// the two exchange calls (on a GPU the unpack is enqueued, not waited for: a synchronisation here
-// would only idle the GPU before the dot that follows), so the interior pass stays with the
+// (MPI_Isend/Irecv) while the interior elements are computed. On a GPU the interior pass is enqueued
+// right after the boundary pass, before the start of the exchange, whose pack runs on the exchange's
+// own stream beside it (SharedDofs::fork): the pack and the transfer (host transport: a wait on that
+// stream in start; ipc and nccl: their copy on a side stream after the pack) never delay the
+// interior kernel. Where the two passes commute (the GPU's atomic mass), the boundary pass runs on
+// the forked stream too, so that neither it nor the pack is on the default stream's path: before
+// this, both and the host's launch gaps between them cost ~15 us per CG iteration at 44^3 per H200
+// (copa-gputrace timelines, README "Distributed runs"). The halo time recorded is the host time
+// inside the two exchange calls (on a GPU the unpack is enqueued, not waited for: a synchronisation
+// here would only idle the GPU before the dot that follows), so the interior pass stays with the
 // kernels' time except where the host waits for a message (README "Distributed runs", overlap).
 template <class Boundary, class Interior>
-void LagrangianHydro::assemble_overlapped(Boundary boundary, Interior interior, double* y, int components) {
-  boundary();
+void LagrangianHydro::assemble_overlapped(Boundary boundary, Interior interior, double* y, int components,
+                                          bool commute) {
+  void* stream = nullptr;  // null for host fields
+  if (commute) {
+    stream = shared_->fork(components);
+    boundary(stream);
+  } else {
+    boundary(nullptr);
+    stream = shared_->fork(components);
+  }
+  if (stream) interior();
   const double t0 = copa::host_seconds();
   shared_->start_sum(y, components);
   const double started = copa::host_seconds() - t0;
-  interior();
+  if (!stream) interior();
   const double t1 = copa::host_seconds();
   shared_->finish_sum(y, components);
   record_halo(started + (copa::host_seconds() - t1), components);
@@ -126,7 +138,8 @@ void LagrangianHydro::assemble_overlapped(Boundary boundary, Interior interior, 
 
 void LagrangianHydro::force_assembled() {
   if (overlap_) {
-    assemble_overlapped([&] { k_.force_boundary(rhs_); }, [&] { k_.force_interior(rhs_); }, rhs_, d_.dim);
+    assemble_overlapped([&](void*) { k_.force_boundary(rhs_); }, [&] { k_.force_interior(rhs_); }, rhs_, d_.dim,
+                        false);
     return;
   }
   k_.force(rhs_);
@@ -156,7 +169,10 @@ double LagrangianHydro::op_velocity(const double* x, double* y) {
   ++timing_.mass_h1_calls;
   if (!shared_) return k_.mass_h1_ess_dot(component_, nh_, x, y);
   if (overlap_) {
-    assemble_overlapped([&] { k_.mass_h1_boundary(x, y); }, [&] { k_.mass_h1_interior(x, y); }, y, 1);
+    const bool commute = k_.mass_h1_passes_commute();
+    if (commute) k_.fill(nh_, 0.0, y);
+    assemble_overlapped([&](void* stream) { k_.mass_h1_boundary(x, y, stream); },
+                        [&] { k_.mass_h1_interior(x, y); }, y, 1, commute);
   } else {
     k_.mass_h1(x, y);
     assemble_h1(y, 1);

@@ -98,9 +98,10 @@ class LagrangianHydro {
   double dot_l2(const double* x, const double* y);
   void assemble_h1(double* y, int components);  // partial sums -> sums over all sharers
   void force_assembled();                       // rhs_ = F 1, assembled over the sharers
-  // --overlap: boundary(), start of the exchange of y, interior(), its finish.
+  // --overlap: boundary(stream), start of the exchange of y, interior(), its finish (on a GPU
+  // interior() first; `commute`: the boundary pass on the exchange's forked stream).
   template <class Boundary, class Interior>
-  void assemble_overlapped(Boundary boundary, Interior interior, double* y, int components);
+  void assemble_overlapped(Boundary boundary, Interior interior, double* y, int components, bool commute);
   void record_halo(double seconds, int components);
   // The rank-order sum / minimum over ranks of a scalar (copa::mpi), timed as allreduce.
   double reduce_sum(double partial);

@@ -67,8 +67,14 @@ class HydroKernels {
   virtual void set_split(const ElementSplit& split) = 0;
   virtual void force_boundary(double* rhs) = 0;
   virtual void force_interior(double* rhs) = 0;
-  // The scalar H1 mass action y = M x in the same two passes (the CG's operator on ranks).
-  virtual void mass_h1_boundary(const double* x, double* y) = 0;
+  // The scalar H1 mass action y = M x in the same two passes (the CG's operator on ranks). Where
+  // mass_h1_passes_commute() (the GPU's atomic variants: both passes only add into y, and the
+  // interior elements touch no shared dof) the caller zeroes y first and may enqueue the boundary
+  // pass on another stream (`stream`, a cudaStream_t / hipStream_t; null: the default stream),
+  // beside the interior pass; otherwise the interior pass completes dofs from the boundary pass's
+  // E-vector entries and both run in order on the default stream (stream ignored).
+  virtual bool mass_h1_passes_commute() const { return false; }
+  virtual void mass_h1_boundary(const double* x, double* y, void* stream) = 0;
   virtual void mass_h1_interior(const double* x, double* y) = 0;
   virtual void force_transpose(const double* v, double* e_rhs) = 0;  // e_rhs = F^T v (nl2)
   // Quadrature update at state (x, v, e): stress J^{-T} w detJ for the force, and the minimum of

@@ -48,28 +48,68 @@ __global__ void k_zero_at(int n, const int* idx, double* y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[idx[i]] = 0.0;
 }
-// Block partial sums (or minima) into partial[blockIdx.x]; blockDim.x is a multiple of the warp.
-// partial[blockIdx.x] = sum over the block of s (blockDim.x a multiple of the warp, <= 1024).
-__device__ inline void block_sum_to(double s, double* partial) {
-  __shared__ double warp_part[1024 / 32];
-  s = copa::gpu::warp_sum(s);
-  const int lane = threadIdx.x % COPA_WARP_SIZE, warp = threadIdx.x / COPA_WARP_SIZE;
-  if (lane == 0) warp_part[warp] = s;
+// Where a reduction kernel leaves its result. Every block combines its threads' values and writes
+// the block's part to partial[block]; the last block to arrive (arrivals counts them; that block
+// resets it for the next launch) combines the parts in block order and writes the total into
+// host-mapped memory, which the host reads after a stream synchronisation. Both combines are
+// fixed trees, so the total does not depend on which block comes last: runs are reproducible.
+// No device-to-host copy: on the H200 the copy engine started 5-9 us after the reduction kernel
+// ended and took 2.3 us for the parts, twice per CG iteration (copa-gputrace timelines,
+// laghos-like README "Distributed runs").
+struct ReductionOut {
+  double* partial;
+  unsigned int* arrivals;
+  double* result;
+};
+constexpr int kReduceThreads = 256;  // the block size of every reduction launch
+
+template <bool Min>
+__device__ inline double combine(double a, double b) {
+  return Min ? fmin(a, b) : a + b;
+}
+// The block's values combined by a fixed tree (blockDim.x == kReduceThreads).
+template <bool Min>
+__device__ inline double block_combine(double v) {
+  __shared__ double part[kReduceThreads];
+  part[threadIdx.x] = v;
   __syncthreads();
+  for (int s = kReduceThreads / 2; s > 0; s /= 2) {
+    if ((int)threadIdx.x < s) part[threadIdx.x] = combine<Min>(part[threadIdx.x], part[threadIdx.x + s]);
+    __syncthreads();
+  }
+  const double total = part[0];
+  __syncthreads();
+  return total;
+}
+template <bool Min>
+__device__ inline void reduce_to_host(double v, const ReductionOut& out) {
+  __shared__ bool last;
+  const double block_total = block_combine<Min>(v);
   if (threadIdx.x == 0) {
-    double t = 0.0;
-    for (int w = 0; w < (int)(blockDim.x / COPA_WARP_SIZE); ++w) t += warp_part[w];
-    partial[blockIdx.x] = t;
+    out.partial[blockIdx.x] = block_total;
+    __threadfence();
+    last = atomicAdd(out.arrivals, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  const volatile double* parts = out.partial;  // written by other blocks: not from this SM's L1
+  double t = Min ? INFINITY : 0.0;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) t = combine<Min>(t, parts[b]);
+  const double total = block_combine<Min>(t);
+  if (threadIdx.x == 0) {
+    *out.result = total;
+    *out.arrivals = 0;
   }
 }
-__global__ void k_dot(std::size_t n, const double* x, const double* y, double* partial) {
+__device__ inline void block_sum_to(double s, const ReductionOut& out) { reduce_to_host<false>(s, out); }
+__global__ void k_dot(std::size_t n, const double* x, const double* y, ReductionOut partial) {
   double s = 0.0;
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
     s += x[i] * y[i];
   block_sum_to(s, partial);
 }
 // sum x_i (w_i y_i) (dot_weighted: a distributed run's owned dofs), the terms of k_dot on w .* y.
-__global__ void k_dot_weighted(std::size_t n, const double* x, const double* y, const double* w, double* partial) {
+__global__ void k_dot_weighted(std::size_t n, const double* x, const double* y, const double* w, ReductionOut partial) {
   double s = 0.0;
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
     s += x[i] * (w[i] * y[i]);
@@ -81,7 +121,7 @@ __global__ void k_dot_weighted(std::size_t n, const double* x, const double* y, 
 // 14 passes and 5 launches, with the masked product and its dot).
 __global__ void k_cg_update(std::size_t n, double alpha, const double* __restrict__ d, double* __restrict__ x,
                             double* __restrict__ r, double* __restrict__ z, const double* __restrict__ dinv,
-                            const double* __restrict__ w, double* partial) {
+                            const double* __restrict__ w, ReductionOut partial) {
   double s = 0.0;
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
     x[i] = x[i] + alpha * d[i];
@@ -99,7 +139,7 @@ __global__ void k_cg_update(std::size_t n, double alpha, const double* __restric
 // Assembly of the mass E-vector with the essential rows zeroed, fused with the partial sums of (x, y).
 __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const int* __restrict__ positions,
                                  const double* __restrict__ evec, const unsigned char* __restrict__ ess,
-                                 const double* __restrict__ x, double* __restrict__ y, double* partial) {
+                                 const double* __restrict__ x, double* __restrict__ y, ReductionOut partial) {
   double acc = 0.0;
   for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
     double s = 0.0;
@@ -113,7 +153,7 @@ __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const
 // Essential rows of the assembled y zeroed, fused with the partial sums of (x, y), weighted by w
 // where given (a distributed run's owned dofs).
 __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ x,
-                          double* __restrict__ y, const double* __restrict__ w, double* partial) {
+                          double* __restrict__ y, const double* __restrict__ w, ReductionOut partial) {
   double acc = 0.0;
   for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
     double s = y[g];
@@ -125,17 +165,10 @@ __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const 
   }
   block_sum_to(acc, partial);
 }
-__global__ void k_min_partial(int n, const double* x, double* partial) {
-  __shared__ double part[256];
+__global__ void k_min_partial(int n, const double* x, ReductionOut out) {
   double m = INFINITY;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) m = fmin(m, x[i]);
-  part[threadIdx.x] = m;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s /= 2) {
-    if ((int)threadIdx.x < s) part[threadIdx.x] = fmin(part[threadIdx.x], part[threadIdx.x + s]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partial[blockIdx.x] = part[0];
+  reduce_to_host<true>(m, out);
 }
 
 // ---- assembly: y[dof] = sum of E-vector entries mapping to dof ----
@@ -171,8 +204,9 @@ class FixedOps {
   virtual ~FixedOps() = default;
   // M x of elements[0..count) (every element when null) into the E-vector.
   virtual void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) = 0;
-  // y += M x of elements[0..count) (every element when null) by atomics.
-  virtual void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y) = 0;
+  // y += M x of elements[0..count) (every element when null) by atomics, on `stream`.
+  virtual void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y,
+                               copa::gpu::stream_t stream) = 0;
   virtual void mass_l2(const DeviceDisc& d, const double* x, double* y) = 0;
   // F 1 of elements[0..count) (every element when null) into the E-vector.
   virtual void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) = 0;
@@ -235,9 +269,10 @@ class FixedOpsT final : public FixedOps {
     fixed::k_mass<DIM, D, Q, L, TPE, true><<<grid, mh1_.block, mh1_.shmem>>>(d, elements, count, x, evec);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1)");
   }
-  void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y) override {
+  void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y,
+                       copa::gpu::stream_t stream) override {
     const unsigned grid = (count + mh1s_.block.y - 1) / mh1s_.block.y;
-    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<grid, mh1s_.block, mh1s_.shmem>>>(d, elements, count, x, y);
+    fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<grid, mh1s_.block, mh1s_.shmem, stream>>>(d, elements, count, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1, scatter)");
   }
   void mass_l2(const DeviceDisc& d, const double* x, double* y) override {
@@ -315,7 +350,8 @@ class GpuKernels final : public HydroKernels {
     for (double* p : owned_) copa::gpu::device_pool().deallocate(p);
     for (int* p : owned_int_) copa::gpu::device_pool().deallocate(p);
     for (unsigned char* p : owned_bytes_) copa::gpu::device_pool().deallocate(p);
-    copa::gpu::free_pinned(host_partial_);
+    copa::gpu::device_pool().deallocate(out_.arrivals);
+    copa::gpu::free_mapped(host_result_);
   }
   std::string name() const override { return "gpu/" + variant_; }
 
@@ -361,6 +397,10 @@ class GpuKernels final : public HydroKernels {
       *ptr = alloc(n);
       owned_.push_back(*ptr);
     }
+    out_.partial = partial_;
+    out_.arrivals = static_cast<unsigned int*>(copa::gpu::device_pool().allocate(sizeof(unsigned int)));
+    copa::gpu::fill_zero(out_.arrivals, sizeof(unsigned int));
+    out_.result = static_cast<double*>(copa::gpu::device_pointer(host_result_));
     const int n = h.D1D > h.Q1D ? h.D1D : h.Q1D;
     big_ = h.dim == 2 ? n * n : n * n * n;
     if (xyz_ && h.dim == 3)
@@ -403,14 +443,14 @@ class GpuKernels final : public HydroKernels {
   void sync() override { copa::gpu::synchronize(); }
 
   double dot(std::size_t n, const double* x, const double* y) override {
-    k_dot<<<kReduceBlocks, 256>>>(n, x, y, partial_);
+    k_dot<<<kReduceBlocks, kReduceThreads>>>(n, x, y, out_);
     COPA_GPU_CHECK_LAUNCH("k_dot");
-    return finish_reduction(kReduceBlocks, false);
+    return finish_reduction();
   }
   double dot_weighted(std::size_t n, const double* x, const double* y, const double* w) override {
-    k_dot_weighted<<<kReduceBlocks, 256>>>(n, x, y, w, partial_);
+    k_dot_weighted<<<kReduceBlocks, kReduceThreads>>>(n, x, y, w, out_);
     COPA_GPU_CHECK_LAUNCH("k_dot_weighted");
-    return finish_reduction(kReduceBlocks, false);
+    return finish_reduction();
   }
   void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
     k_axpby<<<grid(n), 256>>>(n, a, x, b, y, z);
@@ -436,14 +476,14 @@ class GpuKernels final : public HydroKernels {
 
   double cg_update(std::size_t n, double alpha, const double* d, double* x, double* r, double* z,
                    const double* dinv, const double* w) override {
-    k_cg_update<<<kReduceBlocks, 256>>>(n, alpha, d, x, r, z, dinv, w, partial_);
+    k_cg_update<<<kReduceBlocks, kReduceThreads>>>(n, alpha, d, x, r, z, dinv, w, out_);
     COPA_GPU_CHECK_LAUNCH("k_cg_update");
-    return finish_reduction(kReduceBlocks, false);
+    return finish_reduction();
   }
   double ess_dot(int c, std::size_t n, const double* x, double* y, const double* w) override {
-    k_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), ess_mask_[c], x, y, w, partial_);
+    k_ess_dot<<<kReduceBlocks, kReduceThreads>>>(static_cast<int>(n), ess_mask_[c], x, y, w, out_);
     COPA_GPU_CHECK_LAUNCH("k_ess_dot");
-    return finish_reduction(kReduceBlocks, false);
+    return finish_reduction();
   }
   double mass_h1_ess_dot(int c, std::size_t n, const double* x, double* y) override {
     if (scatters()) {  // y = M x by atomics, then ess rows zeroed + (x, y)
@@ -451,10 +491,10 @@ class GpuKernels final : public HydroKernels {
       return ess_dot(c, n, x, y, nullptr);
     }
     element_mass_h1(x);
-    k_gather_ess_dot<<<kReduceBlocks, 256>>>(static_cast<int>(n), offsets_, positions_, evec_, ess_mask_[c], x, y,
-                                             partial_);
+    k_gather_ess_dot<<<kReduceBlocks, kReduceThreads>>>(static_cast<int>(n), offsets_, positions_, evec_, ess_mask_[c], x, y,
+                                             out_);
     COPA_GPU_CHECK_LAUNCH("k_gather_ess_dot");
-    return finish_reduction(kReduceBlocks, false);
+    return finish_reduction();
   }
   void mass_h1(const double* x, double* y) override {
     if (scatters()) return scatter_mass_h1(nullptr, dd_.NE, x, y, true);
@@ -492,10 +532,13 @@ class GpuKernels final : public HydroKernels {
   }
   void force_boundary(double* rhs) override { split_force(boundary_, shared_dofs_, rhs); }
   void force_interior(double* rhs) override { split_force(interior_, other_dofs_, rhs); }
-  // With atomics the boundary pass zeroes y and adds its elements into every dof they touch; the
-  // interior pass adds the others, which never touch a shared dof (all its elements are boundary).
-  void mass_h1_boundary(const double* x, double* y) override {
-    if (scatters()) return scatter_mass_h1(boundary_.items, boundary_.count, x, y, true);
+  // With atomics each pass adds its elements into every dof they touch (y zeroed by the caller);
+  // the interior elements never touch a shared dof (all its elements are boundary), so the boundary
+  // pass may run on the exchange's stream beside the interior pass, with the pack behind it.
+  bool mass_h1_passes_commute() const override { return scatters(); }
+  void mass_h1_boundary(const double* x, double* y, void* stream) override {
+    if (scatters())
+      return scatter_mass_h1(boundary_.items, boundary_.count, x, y, false, static_cast<copa::gpu::stream_t>(stream));
     split_mass_h1(boundary_, shared_dofs_, x, y);
   }
   void mass_h1_interior(const double* x, double* y) override {
@@ -516,14 +559,14 @@ class GpuKernels final : public HydroKernels {
     else
       k_qupdate<3><<<dd_.NE, block_, qshared_>>>(dd_, big_, x, v, e, stress_, elem_dt_, source);
     COPA_GPU_CHECK_LAUNCH("k_qupdate");
-    k_min_partial<<<kReduceBlocks, 256>>>(dd_.NE, elem_dt_, partial_);
+    k_min_partial<<<kReduceBlocks, kReduceThreads>>>(dd_.NE, elem_dt_, out_);
     COPA_GPU_CHECK_LAUNCH("k_min_partial");
-    return finish_reduction(kReduceBlocks, true);
+    return finish_reduction();
   }
 
  private:
   // Blocks of the reductions and fused vector passes: 4 x 132 SMs of 256 threads (enough loads
-  // in flight for HBM); their partials come back to pinned host memory (4 KB).
+  // in flight for HBM).
   static constexpr int kReduceBlocks = 528;
   unsigned grid(std::size_t n) const {
     const unsigned g = copa::gpu::blocks_for(n, 256);
@@ -531,11 +574,10 @@ class GpuKernels final : public HydroKernels {
   }
   // The block partials come back and are combined on the host in a fixed order: one
   // launch fewer than a device-side final pass, same latency for the copy.
-  double finish_reduction(int n, bool is_min) {
-    copa::gpu::copy_to_host(host_partial_, partial_, n * sizeof(double));  // synchronises the stream
-    double t = is_min ? INFINITY : 0.0;
-    for (int i = 0; i < n; ++i) t = is_min ? std::fmin(t, host_partial_[i]) : t + host_partial_[i];
-    return t;
+  // The total the last reduction kernel wrote into host-mapped memory (ReductionOut).
+  double finish_reduction() {
+    copa::gpu::synchronize(copa::gpu::stream_t{});
+    return *static_cast<volatile double*>(host_result_);
   }
   // Device list of elements or dofs of the --overlap split.
   struct Subset {
@@ -555,9 +597,10 @@ class GpuKernels final : public HydroKernels {
   }
   // The atomic variants assemble the H1 mass action by atomics into y (no E-vector, no gather).
   bool scatters() const { return atomic_ && fixed_; }
-  void scatter_mass_h1(const int* elements, int count, const double* x, double* y, bool zero_first) {
+  void scatter_mass_h1(const int* elements, int count, const double* x, double* y, bool zero_first,
+                       copa::gpu::stream_t stream = nullptr) {
     if (zero_first) copa::gpu::fill_zero(y, static_cast<std::size_t>(dd_.nh1) * sizeof(double));
-    if (count > 0) fixed_->mass_h1_scatter(dd_, elements, count, x, y);
+    if (count > 0) fixed_->mass_h1_scatter(dd_, elements, count, x, y, stream);
   }
   void split_mass_h1(const Subset& elements, const Subset& dofs, const double* x, double* y) {
     element_mass_h1(x, elements.items, elements.count);
@@ -603,7 +646,8 @@ class GpuKernels final : public HydroKernels {
   const int* ess_[3] = {nullptr, nullptr, nullptr};
   const int *offsets_ = nullptr, *positions_ = nullptr;
   double *stress_ = nullptr, *evec_ = nullptr, *elem_dt_ = nullptr, *partial_ = nullptr;
-  double* host_partial_ = static_cast<double*>(copa::gpu::malloc_pinned(kReduceBlocks * sizeof(double)));
+  double* host_result_ = static_cast<double*>(copa::gpu::malloc_mapped(sizeof(double)));
+  ReductionOut out_{};
   const unsigned char* ess_mask_[3] = {nullptr, nullptr, nullptr};
   std::unique_ptr<FixedOps> fixed_;
   Subset boundary_, interior_, shared_dofs_, other_dofs_;

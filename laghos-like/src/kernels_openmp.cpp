@@ -105,7 +105,7 @@ class OpenMPKernels final : public HydroKernels {
   void set_split(const ElementSplit& split) override { split_ = split; }
   void force_boundary(double* rhs) override { split_force(split_.boundary, split_.shared_dofs, rhs); }
   void force_interior(double* rhs) override { split_force(split_.interior, split_.other_dofs, rhs); }
-  void mass_h1_boundary(const double* x, double* y) override {
+  void mass_h1_boundary(const double* x, double* y, void*) override {
     element_mass_h1(split_.boundary.data(), static_cast<int>(split_.boundary.size()), x);
     gather_list(evec_.data(), split_.shared_dofs, y);
   }

@@ -86,7 +86,7 @@ class SerialKernels final : public HydroKernels {
   void force_interior(double* rhs) override {
     for (int e : split_.interior) add_force(e, rhs);
   }
-  void mass_h1_boundary(const double* x, double* y) override {
+  void mass_h1_boundary(const double* x, double* y, void*) override {
     fill(d_->nh1, 0.0, y);
     for (int e : split_.boundary) add_mass_h1(e, x, y);
   }

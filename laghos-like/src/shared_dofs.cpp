@@ -90,6 +90,8 @@ void SharedDofs::sum(double* field, int components) {
   finish_sum(field, components);
 }
 
+void* SharedDofs::fork(int components) { return exchange_[components == 1 ? 0 : 1]->fork(); }
+
 void SharedDofs::start_sum(double* field, int components) { exchange_[components == 1 ? 0 : 1]->start(field); }
 
 void SharedDofs::finish_sum(double* field, int components) { exchange_[components == 1 ? 0 : 1]->finish(field); }

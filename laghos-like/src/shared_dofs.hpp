@@ -33,6 +33,10 @@ class SharedDofs {
   // default stream after start_sum).
   void start_sum(double* field, int components);
   void finish_sum(double* field, int components);
+  // Before start_sum, on a GPU: the exchange's own stream, ordered after the default stream's work
+  // so far; the pack runs there, beside the default stream's later work (copa::halo::Exchange::fork).
+  // Null for host fields.
+  void* fork(int components);
 
   // 1 at the nodes this rank owns, 0 at those a lower rank owns.
   const std::vector<double>& owned_mask() const { return owned_; }

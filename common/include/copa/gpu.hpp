@@ -97,6 +97,10 @@ void require_device_memory(std::size_t bytes, const std::string& what);
 void synchronize();
 void synchronize(stream_t stream);
 stream_t create_stream();
+// A non-blocking stream of the device's highest priority: the block scheduler gives its blocks
+// the next free multiprocessors ahead of those of normal streams' kernels already running (short
+// work that others wait for, beside a long kernel: the halo layer's pack and boundary elements).
+stream_t create_priority_stream();
 void destroy_stream(stream_t stream);
 
 void* malloc_device(std::size_t bytes);

@@ -76,6 +76,14 @@ class Exchange {
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
+  // Overlap of the sent values' computation with other work (laghos-like --overlap). For a device
+  // field, fork() returns the exchange's own stream (cudaStream_t / hipStream_t), ordered after what
+  // the caller's stream holds now; start() then packs there, after whatever the caller enqueued
+  // there (the work that produces the sent values, or nothing), and finish() joins it back into the
+  // caller's stream before the unpack. Until finish() the two streams run side by side: work on the
+  // caller's stream must not write what this rank sends, nor touch what the unpack writes. For a
+  // host field fork() returns null and changes nothing.
+  void* fork();
   // Packs every outgoing message (one gather) and posts the transfers.
   void start(double* field);
   // Completes the transfers and unpacks (one scatter); the field is ready on the stream afterwards.
