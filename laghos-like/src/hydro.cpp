@@ -109,7 +109,9 @@ void LagrangianHydro::record_halo(double seconds, int components) {
 // own stream beside it (SharedDofs::fork): the pack and the transfer (host transport: a wait on that
 // stream in start; ipc and nccl: their copy on a side stream after the pack) never delay the
 // interior kernel. Where the two passes commute (the GPU's atomic mass), the boundary pass runs on
-// the forked stream too, so that neither it nor the pack is on the default stream's path: before
+// the forked stream too, launched after the interior kernel (it gets the multiprocessors first all
+// the same: the forked stream has the highest priority), so that neither it nor the pack is on the
+// default stream's path: before
 // this, both and the host's launch gaps between them cost ~15 us per CG iteration at 44^3 per H200
 // (copa-gputrace timelines, README "Distributed runs"). The halo time recorded is the host time
 // inside the two exchange calls (on a GPU the unpack is enqueued, not waited for: a synchronisation
@@ -118,19 +120,25 @@ void LagrangianHydro::record_halo(double seconds, int components) {
 template <class Boundary, class Interior>
 void LagrangianHydro::assemble_overlapped(Boundary boundary, Interior interior, double* y, int components,
                                           bool commute) {
-  void* stream = nullptr;  // null for host fields
+  // On a GPU the interior kernels are enqueued before the start; on the CPU they run between the
+  // start and the finish, while the messages are in flight.
+  bool interior_enqueued = false;
   if (commute) {
-    stream = shared_->fork(components);
+    void* stream = shared_->fork(components);
+    interior();  // first: the GPU waits for the host's launches, and this is the long kernel
     boundary(stream);
+    interior_enqueued = true;
   } else {
     boundary(nullptr);
-    stream = shared_->fork(components);
+    if (shared_->fork(components)) {
+      interior();
+      interior_enqueued = true;
+    }
   }
-  if (stream) interior();
   const double t0 = copa::host_seconds();
   shared_->start_sum(y, components);
   const double started = copa::host_seconds() - t0;
-  if (!stream) interior();
+  if (!interior_enqueued) interior();
   const double t1 = copa::host_seconds();
   shared_->finish_sum(y, components);
   record_halo(started + (copa::host_seconds() - t1), components);

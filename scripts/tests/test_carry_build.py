@@ -68,6 +68,26 @@ class CarryBuildTest(ToolTest):
         self.assertEqual(code, 2, out)
         self.assertIn("app/other", out)
 
+    def test_refuses_a_test_whose_target_is_not_built(self):
+        # A test behind mpiexec names its binary as an argument; the target was configured (its
+        # CMakeFiles/<name>.dir exists) but not built: refused, not carried as an empty folder.
+        build = self.fake_build()
+        os.makedirs(os.path.join(build, "app", "tests", "CMakeFiles", "app_check.dir"))
+        with open(os.path.join(build, "app", "tests", "CTestTestfile.cmake"), "a") as f:
+            f.write(f'add_test([=[app.gpu-mpi.check]=] "/usr/bin/mpiexec" "-n" "2" "{build}/app/tests/app_check" "2x1")\n')
+        code, out = self.carry(build, self.path("carried"), "--tests", r"app\.gpu-mpi\.check", "app/app")
+        self.assertEqual(code, 2, out)
+        self.assertIn("not built (build target app_check)", out)
+        with open(os.path.join(build, "app", "tests", "app_check"), "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(os.path.join(build, "app", "tests", "app_check"), 0o755)
+        code, out = self.carry(build, self.path("carried"), "--tests", r"app\.gpu-mpi\.check", "app/app")
+        self.assertEqual(code, 2, out)
+        self.assertIn("not carried (add app/tests/app_check)", out)
+        code, out = self.carry(build, self.path("carried"), "--tests", r"app\.gpu-mpi\.check", "app/app",
+                               "app/tests/app_check")
+        self.assertEqual(code, 0, out)
+
     def test_bad_input_exit_2(self):
         build = self.fake_build()
         for args in ([self.path("nothing"), self.path("c"), "app/app"],   # no build there
