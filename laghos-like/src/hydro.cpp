@@ -111,12 +111,12 @@ void LagrangianHydro::record_halo(double seconds, int components) {
 // interior kernel. Where the two passes commute (the GPU's atomic mass), the boundary pass runs on
 // the forked stream too, launched after the interior kernel (it gets the multiprocessors first all
 // the same: the forked stream has the highest priority), so that neither it nor the pack is on the
-// default stream's path: before
-// this, both and the host's launch gaps between them cost ~15 us per CG iteration at 44^3 per H200
-// (copa-gputrace timelines, README "Distributed runs"). The halo time recorded is the host time
-// inside the two exchange calls (on a GPU the unpack is enqueued, not waited for: a synchronisation
-// here would only idle the GPU before the dot that follows), so the interior pass stays with the
-// kernels' time except where the host waits for a message (README "Distributed runs", overlap).
+// default stream's path: before this, both and the host's launch gaps between them cost ~15 us per
+// CG iteration at 44^3 per H200 (copa-gputrace timelines, README "Distributed runs"). The halo time
+// recorded is the host time inside the two exchange calls (on a GPU the unpack is enqueued, not
+// waited for: a synchronisation here would only idle the GPU before the dot that follows), so the
+// interior pass stays with the kernels' time except where the host waits for a message (README
+// "Distributed runs", overlap).
 template <class Boundary, class Interior>
 void LagrangianHydro::assemble_overlapped(Boundary boundary, Interior interior, double* y, int components,
                                           bool commute) {

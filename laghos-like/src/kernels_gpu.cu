@@ -101,19 +101,12 @@ __device__ inline void reduce_to_host(double v, const ReductionOut& out) {
     *out.arrivals = 0;
   }
 }
-__device__ inline void block_sum_to(double s, const ReductionOut& out) { reduce_to_host<false>(s, out); }
-__global__ void k_dot(std::size_t n, const double* x, const double* y, ReductionOut partial) {
+// sum x_i y_i, or sum x_i (w_i y_i) where w is given (dot_weighted: a distributed run's owned dofs).
+__global__ void k_dot(std::size_t n, const double* x, const double* y, const double* w, ReductionOut out) {
   double s = 0.0;
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
-    s += x[i] * y[i];
-  block_sum_to(s, partial);
-}
-// sum x_i (w_i y_i) (dot_weighted: a distributed run's owned dofs), the terms of k_dot on w .* y.
-__global__ void k_dot_weighted(std::size_t n, const double* x, const double* y, const double* w, ReductionOut partial) {
-  double s = 0.0;
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
-    s += x[i] * (w[i] * y[i]);
-  block_sum_to(s, partial);
+    s += w ? x[i] * (w[i] * y[i]) : x[i] * y[i];
+  reduce_to_host<false>(s, out);
 }
 // One pass of MFEM's CG update: x += alpha d; r -= alpha z; z = dinv r; partial sums of (r, z)
 // (or (r, r) without preconditioner), each term weighted by w where given (a distributed run's
@@ -121,7 +114,7 @@ __global__ void k_dot_weighted(std::size_t n, const double* x, const double* y, 
 // 14 passes and 5 launches, with the masked product and its dot).
 __global__ void k_cg_update(std::size_t n, double alpha, const double* __restrict__ d, double* __restrict__ x,
                             double* __restrict__ r, double* __restrict__ z, const double* __restrict__ dinv,
-                            const double* __restrict__ w, ReductionOut partial) {
+                            const double* __restrict__ w, ReductionOut out) {
   double s = 0.0;
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
     x[i] = x[i] + alpha * d[i];
@@ -134,12 +127,12 @@ __global__ void k_cg_update(std::size_t n, double alpha, const double* __restric
     }
     s += w ? ri * (w[i] * si) : ri * si;
   }
-  block_sum_to(s, partial);
+  reduce_to_host<false>(s, out);
 }
 // Assembly of the mass E-vector with the essential rows zeroed, fused with the partial sums of (x, y).
 __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const int* __restrict__ positions,
                                  const double* __restrict__ evec, const unsigned char* __restrict__ ess,
-                                 const double* __restrict__ x, double* __restrict__ y, ReductionOut partial) {
+                                 const double* __restrict__ x, double* __restrict__ y, ReductionOut out) {
   double acc = 0.0;
   for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
     double s = 0.0;
@@ -148,12 +141,12 @@ __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const
     y[g] = s;
     acc += x[g] * s;
   }
-  block_sum_to(acc, partial);
+  reduce_to_host<false>(acc, out);
 }
 // Essential rows of the assembled y zeroed, fused with the partial sums of (x, y), weighted by w
 // where given (a distributed run's owned dofs).
 __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ x,
-                          double* __restrict__ y, const double* __restrict__ w, ReductionOut partial) {
+                          double* __restrict__ y, const double* __restrict__ w, ReductionOut out) {
   double acc = 0.0;
   for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
     double s = y[g];
@@ -163,9 +156,9 @@ __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const 
     }
     acc += w ? x[g] * (w[g] * s) : x[g] * s;
   }
-  block_sum_to(acc, partial);
+  reduce_to_host<false>(acc, out);
 }
-__global__ void k_min_partial(int n, const double* x, ReductionOut out) {
+__global__ void k_min(int n, const double* x, ReductionOut out) {
   double m = INFINITY;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) m = fmin(m, x[i]);
   reduce_to_host<true>(m, out);
@@ -443,13 +436,13 @@ class GpuKernels final : public HydroKernels {
   void sync() override { copa::gpu::synchronize(); }
 
   double dot(std::size_t n, const double* x, const double* y) override {
-    k_dot<<<kReduceBlocks, kReduceThreads>>>(n, x, y, out_);
+    k_dot<<<kReduceBlocks, kReduceThreads>>>(n, x, y, nullptr, out_);
     COPA_GPU_CHECK_LAUNCH("k_dot");
     return finish_reduction();
   }
   double dot_weighted(std::size_t n, const double* x, const double* y, const double* w) override {
-    k_dot_weighted<<<kReduceBlocks, kReduceThreads>>>(n, x, y, w, out_);
-    COPA_GPU_CHECK_LAUNCH("k_dot_weighted");
+    k_dot<<<kReduceBlocks, kReduceThreads>>>(n, x, y, w, out_);
+    COPA_GPU_CHECK_LAUNCH("k_dot");
     return finish_reduction();
   }
   void axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) override {
@@ -559,8 +552,8 @@ class GpuKernels final : public HydroKernels {
     else
       k_qupdate<3><<<dd_.NE, block_, qshared_>>>(dd_, big_, x, v, e, stress_, elem_dt_, source);
     COPA_GPU_CHECK_LAUNCH("k_qupdate");
-    k_min_partial<<<kReduceBlocks, kReduceThreads>>>(dd_.NE, elem_dt_, out_);
-    COPA_GPU_CHECK_LAUNCH("k_min_partial");
+    k_min<<<kReduceBlocks, kReduceThreads>>>(dd_.NE, elem_dt_, out_);
+    COPA_GPU_CHECK_LAUNCH("k_min");
     return finish_reduction();
   }
 

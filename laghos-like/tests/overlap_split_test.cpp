@@ -96,7 +96,7 @@ void check_backend(HydroKernels& kernels, const Case& c, double other_tol) {
   check_two_passes((name + " F 1").c_str(), c, d.dim, other_tol, [&](double* y) { kernels.force(y); },
                    [&](double* y) { kernels.force_boundary(y); }, [&](double* y) { kernels.force_interior(y); });
   check_two_passes((name + " mass").c_str(), c, 1, other_tol, [&](double* y) { kernels.mass_h1(v, y); },
-                   [&](double* y) { kernels.mass_h1_boundary(v, y); },
+                   [&](double* y) { kernels.mass_h1_boundary(v, y, nullptr); },
                    [&](double* y) { kernels.mass_h1_interior(v, y); });
 }
 
