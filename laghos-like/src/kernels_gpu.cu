@@ -386,11 +386,10 @@ class GpuKernels final : public HydroKernels {
     for (auto [ptr, n] : {std::pair<double**, std::size_t>{&stress_, static_cast<std::size_t>(h.NE) * h.nq * h.dim * h.dim},
                           {&evec_, static_cast<std::size_t>(h.NE) * h.nd * h.dim},
                           {&elem_dt_, static_cast<std::size_t>(h.NE)},
-                          {&partial_, static_cast<std::size_t>(kReduceBlocks)}}) {
+                          {&out_.partial, static_cast<std::size_t>(kReduceBlocks)}}) {
       *ptr = alloc(n);
       owned_.push_back(*ptr);
     }
-    out_.partial = partial_;
     out_.arrivals = static_cast<unsigned int*>(copa::gpu::device_pool().allocate(sizeof(unsigned int)));
     copa::gpu::fill_zero(out_.arrivals, sizeof(unsigned int));
     out_.result = static_cast<double*>(copa::gpu::device_pointer(host_result_));
@@ -638,7 +637,7 @@ class GpuKernels final : public HydroKernels {
   const double* B2_ = nullptr;
   const int* ess_[3] = {nullptr, nullptr, nullptr};
   const int *offsets_ = nullptr, *positions_ = nullptr;
-  double *stress_ = nullptr, *evec_ = nullptr, *elem_dt_ = nullptr, *partial_ = nullptr;
+  double *stress_ = nullptr, *evec_ = nullptr, *elem_dt_ = nullptr;
   double* host_result_ = static_cast<double*>(copa::gpu::malloc_mapped(sizeof(double)));
   ReductionOut out_{};
   const unsigned char* ess_mask_[3] = {nullptr, nullptr, nullptr};
