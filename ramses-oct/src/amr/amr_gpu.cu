@@ -1046,7 +1046,6 @@ class GpuAmrStep final : public DeviceStep {
     char* h = staging_.reserve(cells * sizeof(double));
     std::memcpy(h, u.data(), cells * sizeof(double));
     copa::gpu::copy_to_device(u_.data(), h, cells * sizeof(double));
-    copa::gpu::copy_on_device(unew_.data(), u_.data(), cells * sizeof(double));
     copa::gpu::synchronize();
     upload_tree(t);
   }
@@ -1218,8 +1217,11 @@ class GpuAmrStep final : public DeviceStep {
     u_.swap(unew_);
     copa::gpu::require_device_memory(unew_.growth(cells) + step_growth(nn, level_begin_[max_level_]),
                                      "ramses-oct AMR state, fluxes and plan workspace on the rebuilt tree");
+    // No copy of u_ into unew_: a step writes every cell of unew_ (leaf cells in the leaf update,
+    // covered cells in the restriction; emulate_plan_step starts from NaN to prove it), and the
+    // subcycled step reads back only the leaf cells its update wrote. The copy moved the whole
+    // state twice per regrid (0.96 GB at 1.5M octs).
     unew_.resize(cells);
-    copa::gpu::copy_on_device(unew_.data(), u_.data(), u_.bytes());
     prepare_step_buffers();
     build_lists(Sizing::queued);
     build_plan(Sizing::queued);
@@ -1975,8 +1977,10 @@ class GpuAmrStep final : public DeviceStep {
 
   // The flux buffer zeroed and the dt scan's words for the current tree (noct_, max_level_).
   void prepare_step_buffers() {
+    // Not zeroed: a step reads only the kept fine faces, which its own leaf update wrote before
+    // (amr_subcycle_every_kept_fine_face_is_read_by_one_reflux_face); the memset wrote 960 B per
+    // oct at every regrid (1.4 GB at 1.5M octs).
     fine_flux_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
-    copa::gpu::fill_zero(fine_flux_.data(), fine_flux_.bytes());
     if (subcycle_) {
       // The sums start at zero and every coarse step leaves them at zero (advance_subcycled).
       flux_sum_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "amr_leaf_block.hpp"
@@ -276,7 +277,10 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
   emulate_ghosts(p, hp, u, stride, 0, nghost, ghost);
-  unew = u;
+  // The device's unew holds an older state (or nothing, after a regrid): the step must write every
+  // cell, leaf cells in the units and covered cells in the restriction. NaN here makes a cell it
+  // missed show in the state.
+  unew.assign(u.size(), std::numeric_limits<double>::quiet_NaN());
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                       t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
   emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, static_cast<long long>(p.singles.size()),
