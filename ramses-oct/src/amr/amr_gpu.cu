@@ -1975,11 +1975,11 @@ class GpuAmrStep final : public DeviceStep {
            (subcycle_ ? flux_sum_.growth(n * fine_flux_per_oct) : 0) + 4096;
   }
 
-  // The flux buffer zeroed and the dt scan's words for the current tree (noct_, max_level_).
+  // The flux buffers sized and the dt scan's words zeroed for the current tree (noct_, max_level_).
   void prepare_step_buffers() {
-    // Not zeroed: a step reads only the kept fine faces, which its own leaf update wrote before
-    // (amr_subcycle_every_kept_fine_face_is_read_by_one_reflux_face); the memset wrote 960 B per
-    // oct at every regrid (1.4 GB at 1.5M octs).
+    // The fine fluxes are not zeroed: a step reads only the kept fine faces, which its own leaf
+    // update wrote before (amr_subcycle_every_kept_fine_face_is_read_by_one_reflux_face); the
+    // memset wrote 960 B per oct at every regrid (1.4 GB at 1.5M octs).
     fine_flux_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
     if (subcycle_) {
       // The sums start at zero and every coarse step leaves them at zero (advance_subcycled).
