@@ -56,6 +56,8 @@ std::string default_variant(copa::Backend b);
 // Whether a variant can run on a mesh: the GPU tiles need whole 2x2x2 groups in the owned range,
 // zmarch a power-of-two brick on one rank (README, "Distributed runs").
 bool variant_applies(copa::Backend b, const std::string& variant, const OctMesh& m);
+// split, split3: one rank (every oct owned) and periodic in every axis (split_cells.hpp).
+bool split_applies(const OctMesh& m);
 // The backend's default variant, or the fastest one that applies to the mesh.
 std::string default_variant(copa::Backend b, const OctMesh& m);
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup);

@@ -57,9 +57,15 @@ std::string default_variant(copa::Backend b) {
   return variants_of(b).front();
 }
 
+bool split_applies(const OctMesh& m) {
+  return m.nowned == m.noct && m.bc[0] == Boundary::periodic && m.bc[1] == Boundary::periodic &&
+         m.bc[2] == Boundary::periodic;
+}
+
 bool variant_applies(copa::Backend b, const std::string& variant, const OctMesh& m) {
   if (!copa::is_gpu(b)) return true;
   if (variant.rfind("zmarch", 0) == 0) return m.dense && m.nowned == m.noct;
+  if (variant.rfind("split", 0) == 0) return split_applies(m);
   if (variant == "subgrid6") return true;
   return m.whole_groups() && m.first_global % 8 == 0 && m.nowned % 8 == 0;
 }

@@ -16,6 +16,8 @@
 //             march (zmarch_col.hpp): two block syncs per cell plane instead of 3.5, the z faces
 //             and the update in the predictor's phase, 30 KB of shared memory instead of 37 KB.
 //   zmarch-col7  zmarch-col's body with its registers capped for 7 blocks of 96 threads per SM.
+//   split, split3  no tiles: one thread per cell, the predicted states in global memory between
+//             cell-parallel passes (split_cells.hpp); periodic meshes on one rank.
 // The grid stays on the device; --host-resident copies it in and out every step (rows h2d, d2h).
 // Block-wide loops stride by blockDim.x, so any multiple of the warp size is a valid block size.
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
 #include "kernels.hpp"
+#include "split_cells.hpp"
 #include "tile_geometry.hpp"
 #include "zmarch.hpp"
 #include "zmarch_col.hpp"
@@ -354,7 +357,29 @@ __global__ void __launch_bounds__(zmarch_col7_threads, 7)
   zmarch_col_device<Fixed42>(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
 }
 
-enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4, zmarch_col, zmarch_col7 };
+// split, split3 (split_cells.hpp): one thread per cell and pass, n = every cell of the mesh.
+__global__ void split_predict_kernel(MeshView m, HydroParams hp, const double* __restrict__ u, double* __restrict__ ext,
+                                     long long n, double dtdx) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < n) split::predict_cell(m, hp, u, n, g, dtdx, ext);
+}
+__global__ void split_update_kernel(MeshView m, HydroParams hp, const double* __restrict__ ext,
+                                    const double* __restrict__ u, double* __restrict__ unew, long long n, double dtdx) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < n) split::update_cell(m, hp, ext, u, unew, n, g, dtdx);
+}
+__global__ void split_faces_kernel(MeshView m, HydroParams hp, const double* __restrict__ ext,
+                                   double* __restrict__ flux, long long n) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < n) split::low_faces_cell(m, hp, ext, flux, n, g);
+}
+__global__ void split_faces_update_kernel(MeshView m, const double* __restrict__ flux, const double* __restrict__ u,
+                                          double* __restrict__ unew, long long n, double dtdx) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g < n) split::update_from_faces(m, flux, u, unew, n, g, dtdx);
+}
+
+enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4, zmarch_col, zmarch_col7, split, split3 };
 
 class GpuKernels final : public HydroKernels {
  public:
@@ -368,9 +393,11 @@ class GpuKernels final : public HydroKernels {
     else if (s.variant == "zmarch4x4") variant_ = Variant::zmarch4x4;
     else if (s.variant == "zmarch-col") variant_ = Variant::zmarch_col;
     else if (s.variant == "zmarch-col7") variant_ = Variant::zmarch_col7;
+    else if (s.variant == "split") variant_ = Variant::split;
+    else if (s.variant == "split3") variant_ = Variant::split3;
     else throw copa::InputError("--variant: unknown GPU variant '" + s.variant +
                                 "' (balanced, subgrid8, subgrid6, fused, zmarch, zmarch2x2, zmarch4x4, zmarch-col, "
-                                "zmarch-col7)");
+                                "zmarch-col7, split, split3)");
     block_ = s.block_size > 0 ? s.block_size : default_block(variant_);
     if (variant_ == Variant::balanced && block_ > balanced_max_threads)
       throw copa::InputError("--block-size: " + std::to_string(block_) + " exceeds the launch bound of variant balanced (" +
@@ -381,7 +408,10 @@ class GpuKernels final : public HydroKernels {
     // Tiles of 2x2x2 octs need whole aligned groups in the owned range; zmarch marches whole
     // columns of a power-of-two brick held by one rank.
     const bool grouped = mesh_.whole_groups() && mesh_.first_global % 8 == 0 && mesh_.nowned % 8 == 0;
-    if (variant_ != Variant::subgrid6 && !is_zmarch() && !grouped)
+    if (is_split() && !split_applies(mesh_))
+      throw copa::InputError("--variant: " + s.variant + " needs a mesh periodic in every axis on one rank; use "
+                             "balanced (or subgrid6)");
+    if (variant_ != Variant::subgrid6 && !is_zmarch() && !is_split() && !grouped)
       throw copa::InputError("--variant: " + s.variant + " needs whole 2x2x2 oct groups (cells per axis a multiple "
                              "of 4, rank boundaries on groups); use subgrid6");
     if (is_zmarch() && (!mesh_.dense || mesh_.nowned != mesh_.noct))
@@ -389,7 +419,13 @@ class GpuKernels final : public HydroKernels {
                              "(or subgrid6) for other extents and for several ranks");
     const std::size_t state_bytes = std::size_t(mesh_.ncell()) * nvar * sizeof(double);
     const std::size_t mesh_bytes = std::size_t(mesh_.noct) * 9 * sizeof(std::int32_t);
-    copa::gpu::require_device_memory(2 * state_bytes + mesh_bytes + 4096, "ramses-oct state (2 copies) and oct tables");
+    // split, split3: the predicted states (20 doubles per cell) and split3's low-face fluxes (15).
+    const int pass_vars = variant_ == Variant::split ? split::ext_vars
+                          : variant_ == Variant::split3 ? split::ext_vars + split::flux_vars : 0;
+    const std::size_t pass_bytes = std::size_t(mesh_.ncell()) * pass_vars * sizeof(double);
+    copa::gpu::require_device_memory(2 * state_bytes + pass_bytes + mesh_bytes + 4096,
+                                     is_split() ? "ramses-oct state (2 copies), predicted states, fluxes and oct tables"
+                                                : "ramses-oct state (2 copies) and oct tables");
     for (int a = 0; a < 3; ++a) {
       coord_[a] = copa::gpu::DeviceArray<std::int32_t>(mesh_.noct);
       coord_[a].copy_from_host(mesh_.coord[a].data());
@@ -403,6 +439,8 @@ class GpuKernels final : public HydroKernels {
     for (int f = 0; f < 6; ++f) view_.nbor[f] = nbor_[f].data();
     u_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * nvar);
     unew_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * nvar);
+    if (is_split()) ext_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * split::ext_vars);
+    if (variant_ == Variant::split3) flux_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * split::flux_vars);
     scan_ = copa::gpu::DeviceArray<DeviceScan>(1);
     host_scan_ = static_cast<DeviceScan*>(copa::gpu::malloc_pinned(sizeof(DeviceScan)));
     if (setup_.host_resident) {
@@ -469,6 +507,7 @@ class GpuKernels final : public HydroKernels {
         if (variant_ == Variant::subgrid6) launch_update<1, false>(dtdx);
         else if (variant_ == Variant::balanced) launch_balanced(dtdx);
         else if (is_zmarch()) launch_zmarch(dtdx);
+        else if (is_split()) launch_split(dtdx);
         else launch_update<2, false>(dtdx);
         std::swap(u_, unew_);
       }
@@ -515,6 +554,8 @@ class GpuKernels final : public HydroKernels {
       case Variant::subgrid6: return 64;
       case Variant::balanced: return balanced_max_threads;
       case Variant::zmarch2x2: return 64;
+      case Variant::split:
+      case Variant::split3: return 128;
       // 96 on CUDA; the next multiple of the 64-wide wavefront (128) on HIP.
       case Variant::zmarch_col:
       case Variant::zmarch_col7:
@@ -528,6 +569,24 @@ class GpuKernels final : public HydroKernels {
            is_zmarch_col();
   }
   bool is_zmarch_col() const { return variant_ == Variant::zmarch_col || variant_ == Variant::zmarch_col7; }
+  bool is_split() const { return variant_ == Variant::split || variant_ == Variant::split3; }
+
+  void launch_split(double dtdx) {
+    const long long n = mesh_.ncell();
+    const unsigned blocks = static_cast<unsigned>((n + block_ - 1) / block_);
+    split_predict_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, u_.data(), ext_.data(), n, dtdx);
+    COPA_GPU_CHECK_LAUNCH("split_predict_kernel");
+    if (variant_ == Variant::split) {
+      split_update_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, ext_.data(), u_.data(), unew_.data(), n,
+                                                          dtdx);
+      COPA_GPU_CHECK_LAUNCH("split_update_kernel");
+      return;
+    }
+    split_faces_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, ext_.data(), flux_.data(), n);
+    COPA_GPU_CHECK_LAUNCH("split_faces_kernel");
+    split_faces_update_kernel<<<blocks, block_, 0, nullptr>>>(view_, flux_.data(), u_.data(), unew_.data(), n, dtdx);
+    COPA_GPU_CHECK_LAUNCH("split_faces_update_kernel");
+  }
 
   void launch_zmarch(double dtdx) {
     const unsigned blocks = static_cast<unsigned>(zbases_.size());
@@ -627,7 +686,7 @@ class GpuKernels final : public HydroKernels {
   ZPatch zpatch_;
   copa::gpu::DeviceArray<std::int32_t> zbases_;
   copa::gpu::DeviceArray<std::int32_t> coord_[3], nbor_[6];
-  copa::gpu::DeviceArray<double> u_, unew_;
+  copa::gpu::DeviceArray<double> u_, unew_, ext_, flux_;
   copa::gpu::DeviceArray<DeviceScan> scan_;
   DeviceScan* host_scan_ = nullptr;
   double* host_state_ = nullptr;
@@ -636,7 +695,8 @@ class GpuKernels final : public HydroKernels {
 }  // namespace
 
 std::vector<std::string> gpu_variants() {
-  return {"balanced", "subgrid8", "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4", "zmarch-col", "zmarch-col7"};
+  return {"balanced",   "subgrid8",   "subgrid6", "fused", "zmarch", "zmarch2x2", "zmarch4x4",
+          "zmarch-col", "zmarch-col7", "split",    "split3"};
 }
 
 std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup) {

@@ -68,6 +68,7 @@ struct Options {
   bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
   bool host_dt = false;       // AMR GPU: the host computes each dt between steps (README "The device dt")
   int group_min = ro::amr::default_group_min;  // AMR GPU: fewest leaf octs of a sibling group (README "Partial sibling groups")
+  std::string leaf_update = "units";  // AMR GPU: the leaf update's kernels (README "The leaf update by cells")
   long long max_octs = 0;
 };
 
@@ -221,6 +222,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.phase_timing = o.phase_timing;
   ac.host_dt = o.host_dt;
   ac.group_min = o.group_min;
+  ac.leaf_update = o.leaf_update == "cells" ? ro::amr::LeafUpdate::cells : ro::amr::LeafUpdate::units;
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
@@ -282,6 +284,7 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
                  {"reflux", ac.reflux}, {"subcycle", ac.subcycle}, {"group_min", ac.group_min},
+                 {"leaf_update", copa::is_gpu(b) ? ro::amr::to_string(ac.leaf_update) : "host"},
                  {"time_stepping", ac.subcycle ? "level subcycling (dt_l = dt_0 / 2^l)" : "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
                  {"step_on", copa::is_gpu(b) ? "device" : "host"},
                  {"dt_on", r.device_dt ? "device (checked bit for bit by the host)" : "host"},
@@ -406,6 +409,12 @@ int run(int argc, char** argv) {
                  "AMR, GPU backends: fewest leaf octs of a 2x2x2 sibling block updated as one 4^3 unit (1..8; 8 = "
                  "complete blocks only, the behaviour before); the host backends accept and ignore it")
       ->capture_default_str();
+  app.add_option("--leaf-update", o.leaf_update,
+                 "AMR, GPU backends: the leaf update's kernels: units (a sibling group's or an oct's subgrid in shared "
+                 "memory) or cells (two cell-parallel passes, the predicted states in device memory); the same results "
+                 "to round-off; the host backends accept and ignore it")
+      ->check(CLI::IsMember({"units", "cells"}))
+      ->capture_default_str();
   app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
@@ -446,6 +455,8 @@ int run(int argc, char** argv) {
     throw copa::InputError("--host-dt: needs --levels >= 1 (it selects the AMR device step's dt path)");
   if (app.get_option("--group-min")->count() > 0 && o.levels == 0)
     throw copa::InputError("--group-min: needs --levels >= 1 (it shapes the AMR device step's sibling groups)");
+  if (app.get_option("--leaf-update")->count() > 0 && o.levels == 0)
+    throw copa::InputError("--leaf-update: needs --levels >= 1 (it selects the AMR device step's kernels)");
   if (o.group_min < 1 || o.group_min > 8)
     throw copa::InputError("--group-min: " + std::to_string(o.group_min) + " is not in 1..8");
   if (o.subcycle && o.levels == 0)

@@ -30,52 +30,6 @@ using namespace ro::amr_test;
 
 namespace {
 
-// The plan cases with the final state of their run (the trees of case_tree).
-struct StateCase {
-  explicit StateCase(const PlanCase& c)
-      : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
-        base(build_mesh(c.base, {c.bc, c.bc, c.bc})),
-        run(amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps),
-                         amr_levels(c.levels, c.kind, 2))),
-        lists(amr::build_step_lists(run.tree)) {}
-  StateCase(const StateCase&) = delete;
-  StateCase& operator=(const StateCase&) = delete;
-  std::string name;
-  OctMesh base;
-  amr::AmrResult run;
-  amr::StepLists lists;
-};
-
-// The largest difference of a state (nvar blocks of stride values) from another, per variable
-// relative to that variable's largest magnitude in b.
-double state_difference(const std::vector<double>& a, const std::vector<double>& b, std::size_t stride) {
-  EXPECT_EQ(a.size(), b.size());
-  double worst = 0;
-  for (std::size_t f = 0; f * stride < b.size(); ++f) {
-    double scale = 0, diff = 0;
-    for (std::size_t k = f * stride; k < (f + 1) * stride; ++k) {
-      scale = std::max(scale, std::fabs(b[k]));
-      diff = std::max(diff, std::fabs(a[k] - b[k]));
-    }
-    if (scale > 0) worst = std::max(worst, diff / scale);
-  }
-  return worst;
-}
-
-// The fine-flux buffers: the same entries written (non-zero) and the values as state_difference.
-double flux_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double scale = 0, diff = 0;
-  long long written_differently = 0;
-  for (std::size_t k = 0; k < b.size(); ++k) {
-    written_differently += (a[k] != 0) != (b[k] != 0);
-    scale = std::max(scale, std::fabs(b[k]));
-    diff = std::max(diff, std::fabs(a[k] - b[k]));
-  }
-  EXPECT_EQ(written_differently, 0);
-  return scale > 0 ? diff / scale : diff;
-}
-
 constexpr double shape_tolerance = 1e-13;
 
 struct GroupStats {

@@ -1,6 +1,7 @@
 // The AMR runs the device plan, device lists and device regrid path tests take (PlanCase; the
 // plan and lists tests use plan_cases' final trees, test_amr_device_plan.cpp,
-// test_amr_device_lists.cpp).
+// test_amr_device_lists.cpp; StateCase: a case's final tree and state, test_amr_partial_groups.cpp
+// and test_amr_leaf_cells.cpp).
 #pragma once
 #include <array>
 #include <string>
@@ -51,6 +52,22 @@ struct BuiltCase {
   amr::Tree tree;
   amr::StepLists lists;
   amr::StepPlan plan;
+};
+
+// The plan cases with the final state of their run (the trees of case_tree).
+struct StateCase {
+  explicit StateCase(const PlanCase& c)
+      : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
+        base(build_mesh(c.base, {c.bc, c.bc, c.bc})),
+        run(amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps),
+                         amr_levels(c.levels, c.kind, 2))),
+        lists(amr::build_step_lists(run.tree)) {}
+  StateCase(const StateCase&) = delete;
+  StateCase& operator=(const StateCase&) = delete;
+  std::string name;
+  OctMesh base;
+  amr::AmrResult run;
+  amr::StepLists lists;
 };
 
 }  // namespace ro::amr_test

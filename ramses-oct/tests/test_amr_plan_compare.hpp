@@ -1,13 +1,48 @@
 // Field-by-field comparison of two GPU step plans (test_amr_regrid_parts.cpp: parallel against
 // serial; test_amr_device_plan.cpp: the device plan's emulation against the host plan) and of the
 // parts of two step lists the device builds, leaf octs and reflux faces (the device lists, emulated
-// or downloaded, against the host's; the parallel lists against the serial ones).
+// or downloaded, against the host's; the parallel lists against the serial ones); and two states or
+// fine-flux buffers of emulated steps, per value (test_amr_partial_groups.cpp, test_amr_leaf_cells.cpp).
 #pragma once
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "amr_plan.hpp"
 
 namespace ro::amr_test {
+
+// The largest difference of a state (nvar blocks of stride values) from another, per variable
+// relative to that variable's largest magnitude in b.
+inline double state_difference(const std::vector<double>& a, const std::vector<double>& b, std::size_t stride) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (std::size_t f = 0; f * stride < b.size(); ++f) {
+    double scale = 0, diff = 0;
+    for (std::size_t k = f * stride; k < (f + 1) * stride; ++k) {
+      scale = std::max(scale, std::fabs(b[k]));
+      diff = std::max(diff, std::fabs(a[k] - b[k]));
+    }
+    if (scale > 0) worst = std::max(worst, diff / scale);
+  }
+  return worst;
+}
+
+// The fine-flux buffers: the same entries written (non-zero) and the values as state_difference.
+inline double flux_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double scale = 0, diff = 0;
+  long long written_differently = 0;
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    written_differently += (a[k] != 0) != (b[k] != 0);
+    scale = std::max(scale, std::fabs(b[k]));
+    diff = std::max(diff, std::fabs(a[k] - b[k]));
+  }
+  EXPECT_EQ(written_differently, 0);
+  return scale > 0 ? diff / scale : diff;
+}
 
 inline void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
   EXPECT_EQ(a.leaf_octs, b.leaf_octs);

@@ -17,6 +17,7 @@
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
+#include "amr_leaf_cells.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_plan_body.hpp"
 #include "amr_rebuild.hpp"
@@ -190,6 +191,91 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
   block::fluxes<4, N>(hp, L, lane, s);
   __syncthreads();
   block::update<4, N>(a, L, u, unew, unit, lane, s);
+}
+
+// The leaf update by cells (--leaf-update cells, amr_leaf_cells.hpp): per pass one launch over
+// the singles (T = 2) and one over the groups (T = 4), one thread per item and no shared memory.
+// Pass 1: per unit its predictor cells (Unit<T>::P: 32 per single, 160 per group); pass 2: per
+// unit its cells (8 and 64). One kernel per unit size, not one for both: the two bodies in one
+// kernel took 166 registers. 128 threads per block: the uniform analogue (variant split) ran
+// fastest there on the H200. Measured slower than the unit kernel (README "The leaf update by
+// cells"): the default stays units.
+inline constexpr int cell_threads = 128;
+// The units of a launch: singles (T = 2: leaf indices, their rows at slots + 27 i and edges +
+// 6 i) or groups (T = 4: first leaf indices, 64 slots, members and 6 edges per group).
+struct CellUnits {
+  long long n;
+  const std::int32_t* first;
+  const std::int32_t* slots;
+  const std::uint8_t* members;
+  const std::int8_t* edges;
+  const long long* ghost_begin;  // unit j's ghosts: [ghost_begin[j], ghost_begin[j + 1])
+};
+
+template <int T>
+__device__ inline void cell_unit(const block::Args& a, const CellUnits& cu, long long j, block::UnitRef& unit,
+                                 const std::int32_t*& row) {
+  if constexpr (T == 2) {
+    const std::int32_t i = cu.first[j];
+    unit = block::UnitRef{i, 1u, a.edges + 6LL * i};
+    row = cu.slots + 27LL * i;
+  } else {
+    unit = block::UnitRef{cu.first[j], cu.members[j], cu.edges + 6 * j};
+    row = cu.slots + 64 * j;
+  }
+}
+
+template <int T>
+__global__ void __launch_bounds__(cell_threads)
+    cells_predict_kernel(block::Args a, HydroParams hp, CellUnits cu, const double* __restrict__ u,
+                         double* __restrict__ ext, long long rows) {
+  copa::gpu::wait_for_prior_grid();
+  constexpr int P = block::Unit<T>::P;
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if ((a.clock && a.clock->halt) || k >= cu.n * P) return;
+  block::UnitRef unit;
+  const std::int32_t* row;
+  cell_unit<T>(a, cu, k / P, unit, row);
+  cells::predict_item<T>(a, hp, u, unit, row, cu.ghost_begin + k / P, static_cast<int>(k % P), ext, rows);
+}
+
+template <int T, bool Predicts>
+__device__ inline void cells_update(const block::Args& a, const HydroParams& hp, const CellUnits& cu, bool reflux,
+                                    const double* __restrict__ ext, long long rows, const double* __restrict__ u,
+                                    double* __restrict__ unew) {
+  copa::gpu::wait_for_prior_grid();
+  constexpr int C = T * T * T;
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k >= cu.n * C) return;
+  block::UnitRef unit;
+  const std::int32_t* row;
+  cell_unit<T>(a, cu, k / C, unit, row);
+  cells::update_item<T, Predicts>(a, hp, u, unew, unit, row, static_cast<int>(k % C), reflux, ext, rows);
+}
+// Pass 2 without predicted neighbours (cells::needs_predicts false), registers capped so that
+// cell_update_blocks blocks fit per SM; with them (images, or no reflux: off the measured path),
+// uncapped. Sedov 128^3 + 2 levels to t = 0.05 on the H200 (results/h200/20261130-2), steps in
+// all: 4 blocks (114 registers, no spills) 28.50 s, 5 (96, 96 B of spill stores) 27.26 s, 6 (80,
+// 152 B) 27.02 s. HIP's second __launch_bounds__ argument means warps per execution unit: not
+// given there.
+inline constexpr int cell_update_blocks = 6;
+#if defined(COPA_HAVE_HIP)
+#define RO_CELL_UPDATE_BOUNDS __launch_bounds__(cell_threads)
+#else
+#define RO_CELL_UPDATE_BOUNDS __launch_bounds__(cell_threads, cell_update_blocks)
+#endif
+template <int T>
+__global__ void RO_CELL_UPDATE_BOUNDS
+    cells_update_kernel(block::Args a, HydroParams hp, CellUnits cu, bool reflux, const double* __restrict__ ext,
+                        long long rows, const double* __restrict__ u, double* __restrict__ unew) {
+  cells_update<T, false>(a, hp, cu, reflux, ext, rows, u, unew);
+}
+template <int T>
+__global__ void __launch_bounds__(cell_threads)
+    cells_update_predicting_kernel(block::Args a, HydroParams hp, CellUnits cu, bool reflux,
+                                   const double* __restrict__ ext, long long rows, const double* __restrict__ u,
+                                   double* __restrict__ unew) {
+  cells_update<T, true>(a, hp, cu, reflux, ext, rows, u, unew);
 }
 
 // Restriction pairs [first, last) over the blocks from skip on (the blocks before them do another
@@ -1024,8 +1110,9 @@ inline void set_leaf_carveout() {
 
 class GpuAmrStep final : public DeviceStep {
  public:
-  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, RegridCapacity capacity)
-      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min), capacity_(capacity) {
+  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, LeafUpdate update,
+             RegridCapacity capacity)
+      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min), update_(update), capacity_(capacity) {
     // One wave of scan blocks (sm_90: 62 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
@@ -1456,7 +1543,11 @@ class GpuAmrStep final : public DeviceStep {
                         dt,               dx0_,          clock};
     const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
-    if (unit_blocks > 0) {
+    if (update_ == LeafUpdate::cells) {
+      launch_cells(a, CellUnits{c.singles, singles_.data(), slots_.data(), nullptr, nullptr, ghost_begin_.data()},
+                   CellUnits{c.groups, groups_.data(), group_slots_.data(), group_members_.data(), group_edges_.data(),
+                             ghost_begin_.data() + c.singles});
+    } else if (unit_blocks > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel", leaf_update_kernel, unit_blocks, block::group_threads, a, hp_,
                                 oct_layout_.data(), group_layout_.data(), c.singles, single_blocks, singles_.data(),
                                 slots_.data(), groups_.data(), group_slots_.data(), group_members_.data(),
@@ -1489,6 +1580,32 @@ class GpuAmrStep final : public DeviceStep {
                                        : launch_scan(0, 0, true);
     end_phase();
     return set;
+  }
+
+  // The leaf update by cells: pass 1 into ext_ over the singles and the groups, then pass 2 over
+  // both (amr_leaf_cells.hpp).
+  void launch_cells(const block::Args& a, const CellUnits& singles, const CellUnits& groups) {
+    if (singles.n > 0)
+      COPA_GPU_LAUNCH_DEPENDENT("amr cells_predict_kernel<2>", cells_predict_kernel<2>,
+                                copa::gpu::blocks_for(singles.n * block::Unit<2>::P, cell_threads), cell_threads, a, hp_,
+                                singles, u_.data(), ext_.data(), ext_rows_);
+    if (groups.n > 0)
+      COPA_GPU_LAUNCH_DEPENDENT("amr cells_predict_kernel<4>", cells_predict_kernel<4>,
+                                copa::gpu::blocks_for(groups.n * block::Unit<4>::P, cell_threads), cell_threads, a, hp_,
+                                groups, u_.data(), ext_.data(), ext_rows_);
+    if (cells::needs_predicts(bc_, reflux_)) {
+      launch_cells_update("amr cells_update_predicting_kernel<2>", cells_update_predicting_kernel<2>, a, singles, 8);
+      launch_cells_update("amr cells_update_predicting_kernel<4>", cells_update_predicting_kernel<4>, a, groups, 64);
+    } else {
+      launch_cells_update("amr cells_update_kernel<2>", cells_update_kernel<2>, a, singles, 8);
+      launch_cells_update("amr cells_update_kernel<4>", cells_update_kernel<4>, a, groups, 64);
+    }
+  }
+  template <class Kernel>
+  void launch_cells_update(const char* name, Kernel kernel, const block::Args& a, const CellUnits& units, int cells) {
+    if (units.n > 0)
+      COPA_GPU_LAUNCH_DEPENDENT(name, kernel, copa::gpu::blocks_for(units.n * cells, cell_threads), cell_threads, a, hp_,
+                                units, reflux_, ext_.data(), ext_rows_, u_.data(), unew_.data());
   }
 
   // How build_lists and build_plan size their launches and arrays (README "The regrid's count waits"):
@@ -1524,7 +1641,11 @@ class GpuAmrStep final : public DeviceStep {
     const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
     const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
     const unsigned unit_blocks = single_blocks + static_cast<unsigned>(ngroup);
-    if (unit_blocks > 0) {
+    if (update_ == LeafUpdate::cells) {
+      launch_cells(a, CellUnits{nsingle, singles_.data() + s0, slots_.data(), nullptr, nullptr, ghost_begin_.data() + s0},
+                   CellUnits{ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0, group_members_.data() + g0,
+                             group_edges_.data() + 6 * g0, ghost_begin_.data() + counts_.singles + g0});
+    } else if (unit_blocks > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel (one level)", leaf_update_kernel, unit_blocks,
                                 block::group_threads, a, hp_, oct_layout_.data(), group_layout_.data(), nsingle,
                                 single_blocks, singles_.data() + s0, slots_.data(), groups_.data() + g0,
@@ -1768,8 +1889,10 @@ class GpuAmrStep final : public DeviceStep {
     const long long* h = exact ? count_words_up(nword) : nullptr;
     ghost_capacity_ = exact ? h[w.ghosts()] : queued_capacity(counts_.ghosts);
     copa::gpu::require_device_memory(ghost_src_.growth(7 * ghost_capacity_) + ghost_flip_.growth(7 * ghost_capacity_) +
-                                         ghost_.growth(ghost_capacity_ * 8 * nvar),
-                                     "ramses-oct AMR step plan (ghost slots)");
+                                         ghost_.growth(ghost_capacity_ * 8 * nvar) + ext_growth(ghost_capacity_),
+                                     update_ == LeafUpdate::cells
+                                         ? "ramses-oct AMR step plan (ghost slots, predicted states of the leaf update by cells)"
+                                         : "ramses-oct AMR step plan (ghost slots)");
     size_ghost_arrays(ghost_capacity_);
     if (nunit > 0 && ghost_capacity_ > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr plan_unit_ghosts_kernel", plan_unit_ghosts_kernel, unit_blocks, unit_slot_threads,
@@ -1877,10 +2000,19 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The ghost slots' sources, flips and states.
+  // With the leaf update by cells also its stored predicted states: a row per cell of the tree
+  // and per ghost cell (amr_leaf_cells.hpp), sized with the ghosts since they come last.
   void size_ghost_arrays(long long nghost) {
     ghost_src_.resize(7 * nghost);
     ghost_flip_.resize(7 * nghost);
     ghost_.resize(nghost * 8 * nvar);
+    if (update_ == LeafUpdate::cells) {
+      ext_rows_ = (noct_ + nghost) * 8;
+      ext_.resize(static_cast<std::size_t>(cells::ext_vars * ext_rows_));
+    }
+  }
+  std::size_t ext_growth(long long nghost) const {
+    return update_ == LeafUpdate::cells ? ext_.growth(static_cast<std::size_t>(cells::ext_vars * (noct_ + nghost) * 8)) : 0;
   }
 
   // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
@@ -2032,6 +2164,7 @@ class GpuAmrStep final : public DeviceStep {
   HydroParams hp_;
   bool reflux_, subcycle_;
   int group_min_;  // --group-min (plan_leaf_entries)
+  LeafUpdate update_;  // --leaf-update
   RegridCapacity capacity_;
   // The reflux faces and ghosts the lists and plan arrays were built to hold (the counts on the
   // exact path, queued_capacity's guesses on the queued one), and the queued builds redone exactly.
@@ -2061,6 +2194,8 @@ class GpuAmrStep final : public DeviceStep {
   MappedWords<long long> mapped_counts_{static_cast<std::size_t>(CountWords{max_levels + 1}.total(true))};
   std::unique_ptr<copa::gpu::EventTimer> phases_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
+  GrowArray<double> ext_;    // --leaf-update cells: the predicted states, [cells::ext_vars][ext_rows_]
+  long long ext_rows_ = 0;
   // --subcycle: per oct its fine-face fluxes summed times dt over the substeps.
   GrowArray<double> flux_sum_;
   GrowArray<std::int8_t> level_, edges_, group_edges_;
@@ -2104,8 +2239,9 @@ class GpuAmrStep final : public DeviceStep {
 }  // namespace
 
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle, int group_min,
+                                              LeafUpdate update,
                                               RegridCapacity capacity) {
-  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min, capacity);
+  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min, update, capacity);
 }
 
 }  // namespace ro::amr

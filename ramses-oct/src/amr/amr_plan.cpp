@@ -1,11 +1,14 @@
 #include "amr_plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "amr_leaf_block.hpp"
+#include "amr_leaf_cells.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_regrid.hpp"
 #include "copa/errors.hpp"
@@ -47,6 +50,51 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
 block::UnitRef single_unit(const StepPlan& p, long long i) { return {i, 1u, &p.edges[6 * i]}; }
 block::UnitRef group_unit(const StepPlan& p, long long g) {
   return {p.groups[g], p.group_members[g], &p.group_edges[6 * g]};
+}
+
+std::array<int, 3> bc_of(const Tree& t) {
+  return {int(t.base->bc[0]), int(t.base->bc[1]), int(t.base->bc[2])};
+}
+
+// The leaf update by cells (amr_leaf_cells.hpp) over singles [s0, s1) and groups [g0, g1): pass 1
+// over every unit's predictor cells, then pass 2 over every unit's cells, as the two launches.
+// The stored states start from NaN (the device's buffer holds an older step's), so a row that
+// pass 1 failed to store and pass 2 reads shows in the state.
+void emulate_cells(const block::Args& a, const HydroParams& hp, const StepPlan& p, const std::vector<double>& u,
+                   std::vector<double>& unew, long long s0, long long s1, long long g0, long long g1,
+                   long long nghost, bool reflux, const int bc[3]) {
+  const long long rows = a.stride + 8 * nghost;
+  std::vector<double> ext(cells::ext_vars * rows, std::numeric_limits<double>::quiet_NaN());
+  const auto single_row = [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; };
+  const auto group_row = [&](long long g) { return &p.group_slots[64 * static_cast<std::size_t>(g)]; };
+  // The device's element type; unit k's ghosts are [ghost_begin[k], ghost_begin[k + 1]), the
+  // singles' units first, then the groups'.
+  const std::vector<long long> ghost_begin(p.ghost_begin.begin(), p.ghost_begin.end());
+  const long long nsingle = static_cast<long long>(p.singles.size());
+  for (long long j = s0; j < s1; ++j)
+    for (int m = 0; m < block::Unit<2>::P; ++m)
+      cells::predict_item<2>(a, hp, u.data(), single_unit(p, p.singles[j]), single_row(j), &ghost_begin[j], m,
+                             ext.data(), rows);
+  for (long long g = g0; g < g1; ++g)
+    for (int m = 0; m < block::Unit<4>::P; ++m)
+      cells::predict_item<4>(a, hp, u.data(), group_unit(p, g), group_row(g), &ghost_begin[nsingle + g], m, ext.data(),
+                             rows);
+  // The device's choice of pass 2 kernel (cells::needs_predicts), so that the lean one is tested.
+  const auto update = [&](auto predicts) {
+    constexpr bool P = decltype(predicts)::value;
+    for (long long j = s0; j < s1; ++j)
+      for (int c = 0; c < 8; ++c)
+        cells::update_item<2, P>(a, hp, u.data(), unew.data(), single_unit(p, p.singles[j]), single_row(j), c, reflux,
+                                 ext.data(), rows);
+    for (long long g = g0; g < g1; ++g)
+      for (int c = 0; c < 64; ++c)
+        cells::update_item<4, P>(a, hp, u.data(), unew.data(), group_unit(p, g), group_row(g), c, reflux, ext.data(),
+                                 rows);
+  };
+  if (cells::needs_predicts(bc, reflux))
+    update(std::true_type{});
+  else
+    update(std::false_type{});
 }
 
 // Ghost slots [first, last) prolonged from u, each son as one device thread does it, the eight
@@ -272,7 +320,7 @@ void emulate_device_lists(const Tree& t, StepLists& s) {
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out) {
+                       std::vector<double>* fine_flux_out, LeafUpdate update) {
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
@@ -283,12 +331,17 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   unew.assign(u.size(), std::numeric_limits<double>::quiet_NaN());
   const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                       t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
-  emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, static_cast<long long>(p.singles.size()),
-                                 [&](long long j) { return single_unit(p, p.singles[j]); },
-                                 [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
-  emulate_units<4, block::group_threads>(
-      a, hp, u, unew, 1, static_cast<long long>(p.groups.size()), [&](long long j) { return group_unit(p, j); },
-      [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(j)]; });
+  const long long nsingle = static_cast<long long>(p.singles.size()), ngroup = static_cast<long long>(p.groups.size());
+  if (update == LeafUpdate::cells) {
+    emulate_cells(a, hp, p, u, unew, 0, nsingle, 0, ngroup, nghost, reflux, bc_of(t).data());
+  } else {
+    emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, nsingle,
+                                   [&](long long j) { return single_unit(p, p.singles[j]); },
+                                   [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
+    emulate_units<4, block::group_threads>(
+        a, hp, u, unew, 1, ngroup, [&](long long j) { return group_unit(p, j); },
+        [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(j)]; });
+  }
   const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
     for (long long k = 0; k < nfaces * nvar; ++k)
@@ -340,7 +393,8 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
 
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0) {
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
+                                 LeafUpdate update) {
   const long long stride = t.noct() * 8;
   std::vector<double> ghost(lv.ghosts * 8 * nvar);
   const auto amr_step = [&](const auto& self, int l, double dt) -> void {
@@ -356,14 +410,18 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                         t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
-    emulate_units<2, block::lanes>(
-        a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
-        [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
-        [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
-    emulate_units<4, block::group_threads>(
-        a, hp, u, unew, 1, lv.group_begin[l + 1] - g0,
-        [&](long long j) { return group_unit(p, g0 + j); },
-        [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
+    if (update == LeafUpdate::cells) {
+      emulate_cells(a, hp, p, u, unew, s0, lv.single_begin[l + 1], g0, lv.group_begin[l + 1], lv.ghosts, reflux,
+                    bc_of(t).data());
+    } else {
+      emulate_units<2, block::lanes>(
+          a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
+          [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
+          [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
+      emulate_units<4, block::group_threads>(
+          a, hp, u, unew, 1, lv.group_begin[l + 1] - g0, [&](long long j) { return group_unit(p, g0 + j); },
+          [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
+    }
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
@@ -383,6 +441,8 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
   };
   amr_step(amr_step, 0, dt0);
 }
+
+const char* to_string(LeafUpdate u) { return u == LeafUpdate::cells ? "cells" : "units"; }
 
 LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel) {
   LeafScan s;

@@ -52,6 +52,13 @@ struct PlanLevels {
   long long ghosts = 0;
 };
 PlanLevels plan_levels_from_words(const long long* words, int max_level);
+
+// How the GPU step updates the leaf cells (--leaf-update): units, one block per sibling group or
+// four single octs with the unit's subgrid in shared memory (amr_leaf_block.hpp); or cells, two
+// cell-parallel passes over the same units with the predicted states in global memory
+// (amr_leaf_cells.hpp). The same arithmetic on the same values: the same result to round-off.
+enum class LeafUpdate { units, cells };
+const char* to_string(LeafUpdate u);
 // The device's pass on the host: the scans the device lists and plan hold (leaf flags per oct,
 // reflux faces per coarse oct, single and head flags per leaf, ghost_begin) rebuilt from the tree
 // and the plan, then plan_level_ranges.
@@ -99,9 +106,11 @@ void emulate_device_lists(const Tree& t, StepLists& s);
 // looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;
 // u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.
 // fine_flux_out: where given, the step's fine-flux buffer (the kept fluxes) copied there.
+// update: the leaf update's kernels (LeafUpdate::cells: both passes over every unit, the stored
+// predicted states starting from NaN, so that a row the first pass missed shows in the state).
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out = nullptr);
+                       std::vector<double>* fine_flux_out = nullptr, LeafUpdate update = LeafUpdate::units);
 
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
@@ -112,7 +121,8 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 // u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0);
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
+                                 LeafUpdate update = LeafUpdate::units);
 
 // The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
 // leaf cell as ~index, 0 = none) as a LeafScan.
