@@ -573,7 +573,7 @@ class GpuKernels final : public HydroKernels {
 
   void launch_split(double dtdx) {
     const long long n = mesh_.ncell();
-    const unsigned blocks = static_cast<unsigned>((n + block_ - 1) / block_);
+    const unsigned blocks = copa::gpu::blocks_for(n, block_);
     split_predict_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, u_.data(), ext_.data(), n, dtdx);
     COPA_GPU_CHECK_LAUNCH("split_predict_kernel");
     if (variant_ == Variant::split) {
