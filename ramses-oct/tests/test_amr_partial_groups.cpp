@@ -237,7 +237,7 @@ TEST(AmrPartialGroups, amr_partial_groups_subcycled_step_equals_complete_groups)
       amr::emulate_plan_subcycled_step(t, p, c.lists, lv, hp, true, u[k], unew, kept[k], sums, dt0);
     }
     EXPECT_LT(state_difference(u[0], u[1], t.noct() * 8), shape_tolerance);
-    // The kept fluxes of the last substeps (the sums are zeroed as the reflux reads them).
+    // The kept fluxes of the last substeps.
     EXPECT_LT(flux_difference(kept[0], kept[1]), shape_tolerance);
     EXPECT_TRUE(u[0] != c.run.u);
     if (pc.levels >= 2) {

@@ -2,10 +2,10 @@
 // on the plan cases' trees (one to three levels; periodic, reflecting and outflow faces):
 // (1) the commit of level l (unew -> u on its leaf cells) and the restriction of level l + 1 into
 // level l's covered cells share one launch, so the cells one writes are neither written nor read
-// by the other; (2) the reflux zeroes each fine-flux sum element it reads in place of a memset of
-// the finer level's sums, which is complete only if every sum element the leaf update
-// accumulates (a kept face of a leaf oct of level l >= 1) is read by exactly one reflux face of
-// level l - 1, and if every reflux face reads a kept face.
+// by the other; (2) nothing zeroes the fine-flux sums: a level's first substep starts every sum
+// element it keeps (block::flux_sum_add), which serves the reflux only if every reflux face of
+// level l - 1 reads a kept face of a leaf oct of level l (written by each substep), and every kept
+// face is read by exactly one reflux face (none is summed for nothing or refluxed twice).
 #include <cstdint>
 #include <iostream>
 #include <string>

@@ -318,15 +318,15 @@ __global__ void __launch_bounds__(reflux_threads)
 }
 
 // --subcycle, the reflux of one level's coarse cells from the finer level's sums over its
-// substeps (time-integrated: dt = 1, factor 1 / dx_l), each sum zeroed once read
-// (block::reflux_cell<true>: in place of a memset of the finer level's sums).
+// substeps (time-integrated: dt = 1, factor 1 / dx_l), read only: the finer level's first
+// substep starts them (block::flux_sum_add).
 __global__ void __launch_bounds__(reflux_threads)
     reflux_sums_kernel(long long nfaces, const RefluxFace* __restrict__ faces, const std::int8_t* __restrict__ level,
-                       double* __restrict__ sum, long long stride, double dx0, double* __restrict__ unew) {
+                       const double* __restrict__ sum, long long stride, double dx0, double* __restrict__ unew) {
   copa::gpu::wait_for_prior_grid();
   const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (k < nfaces * nvar)
-    block::reflux_cell<true>(k % nfaces, int(k / nfaces), nfaces, faces, level, sum, stride, 1.0, dx0, unew);
+    block::reflux_cell(k % nfaces, int(k / nfaces), nfaces, faces, level, sum, stride, 1.0, dx0, unew);
 }
 
 __global__ void restrict_kernel(long long first, long long last, const std::int64_t* __restrict__ cell,
@@ -1518,7 +1518,7 @@ class GpuAmrStep final : public DeviceStep {
                              "(make_gpu_amr_step(hp, reflux, true) keeps the per-level ranges)");
     host_dt_only("advance_subcycled");
     drop_scans();
-    subcycle_level(0, dt0);
+    subcycle_level(0, dt0, true);
     const int set = launch_scan();
     copa::gpu::synchronize();
     next_scan_.hold(leaf_scan_from_words(scan_words_.host(set), max_level_ + 1));
@@ -1619,15 +1619,15 @@ class GpuAmrStep final : public DeviceStep {
   // amr_step(l, dt) on the device: the finer level's two substeps first; then level l's ghost
   // slots from the current u (level l - 1 at its old time), its units with dt (the global step's
   // kernel over the level's slices of singles and groups, which for l >= 1 also adds the
-  // substep's kept fine fluxes times dt into the sums: no launch of its own),
-  // the reflux of its coarse cells from level l + 1's sums (factor 1 / dx_l: reflux_cell with
-  // dt = 1) and those sums zeroed as they are read, its leaf cells committed (unew -> u) and level l + 1 restricted
-  // into its covered cells in one launch.
-  void subcycle_level(int l, double dt) {
+  // substep's kept fine fluxes times dt into the sums, starting them on the first of its two
+  // substeps (first_substep): no launch of its own), the reflux of its coarse cells from level
+  // l + 1's sums (factor 1 / dx_l: reflux_cell with dt = 1), its leaf cells committed (unew -> u)
+  // and level l + 1 restricted into its covered cells in one launch.
+  void subcycle_level(int l, double dt, bool first_substep) {
     const bool finer = l < max_level_ && level_begin_[l + 2] > level_begin_[l + 1];
     if (finer) {
-      subcycle_level(l + 1, 0.5 * dt);
-      subcycle_level(l + 1, 0.5 * dt);
+      subcycle_level(l + 1, 0.5 * dt, true);
+      subcycle_level(l + 1, 0.5 * dt, false);
     }
     const PlanLevels& lv = counts_.levels;
     const long long stride = noct_ * 8;
@@ -1635,8 +1635,9 @@ class GpuAmrStep final : public DeviceStep {
                   GhostRange{lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1] - lv.group_ghost_begin[l]});
     // Level l >= 1 adds its kept fine fluxes times dt into the sums as it stores them.
     double* sums = reflux_ && l > 0 ? flux_sum_.data() : nullptr;
-    const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
-                        son_.data(), ghost_.data(), fine_flux_.data(), sums, stride, dt, dx0_};
+    block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
+                  son_.data(), ghost_.data(), fine_flux_.data(), sums, stride, dt, dx0_};
+    a.sum_first = first_substep;
     const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
     const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
     const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
@@ -2113,11 +2114,9 @@ class GpuAmrStep final : public DeviceStep {
     // update wrote before (amr_subcycle_every_kept_fine_face_is_read_by_one_reflux_face); the
     // memset wrote 960 B per oct at every regrid (1.4 GB at 1.5M octs).
     fine_flux_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
-    if (subcycle_) {
-      // The sums start at zero and every coarse step leaves them at zero (advance_subcycled).
-      flux_sum_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
-      copa::gpu::fill_zero(flux_sum_.data(), flux_sum_.bytes());
-    }
+    // The sums are not zeroed either: each level's first substep starts every sum it keeps
+    // (block::flux_sum_add), before any reflux reads it.
+    if (subcycle_) flux_sum_.resize(static_cast<std::size_t>(noct_) * fine_flux_per_oct);
     if (max_level_ + 1 > scan_levels)
       throw std::logic_error("ramses-oct AMR dt scan: " + std::to_string(max_level_ + 1) + " levels, more than its " +
                              std::to_string(scan_levels));

@@ -141,7 +141,19 @@ struct Args {
   // The device dt (README "The device dt"): the step's dt is clock->dt, written by the scan
   // before the step, and dt above is unused; null: dt above (--subcycle, the host emulation).
   const DeviceClock* clock = nullptr;
+  // --subcycle, levels >= 1: this visit is the first of the level's two substeps in its parent's
+  // step, so each kept flux's sum starts here: 0 + dt F, the bits of an add into a zeroed sum
+  // (flux_sum_add). Nothing zeroes the sums (README "Level subcycling on the GPU").
+  bool sum_first = false;
 };
+
+// The kept flux v's sum over the level's substeps (--subcycle): sum = 0 + dt v on the first
+// substep, sum + dt v on the second (Stepper::update_level's sum += dt F on sums it zeroes after
+// each reflux: the same operations, so the same bits). Written where the oracle's sum starts at 0,
+// the first substep's sum is stored without a load, and no reflux has to zero what it read.
+RO_HD void flux_sum_add(const Args& a, long long at, double v) {
+  a.flux_sum[at] = (a.sum_first ? 0.0 : a.flux_sum[at]) + a.dt * v;
+}
 
 template <int T>
 struct Shared {
@@ -402,7 +414,7 @@ RO_HD void update(const Args& a, const LeafLayout<T>& L, const double* u, double
     for (int f = 0; f < nvar; ++f) {
       const double v = flux[(x * nvar + f) * F + r];
       a.fine_flux[at + f] = v;
-      if (a.flux_sum) a.flux_sum[at + f] += a.dt * v;
+      if (a.flux_sum) flux_sum_add(a, at + f, v);
     }
   }
 }
@@ -444,15 +456,13 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
 // so a cell's faces are consecutive), and adds, face by face in list order, dt/dx_c times the
 // average of the son oct's four face fluxes (area ratio 1/4). Every (cell, variable) sums its
 // faces in one fixed order, the order of the oracle's per-oct loop: the same bits, no atomics.
-// Reset (--subcycle, fine_flux = the sums over the substeps): each value read is zeroed after
-// it is read, for the next coarse step's sums. A (fine oct, face) belongs to one reflux face,
-// so each element is read by one (cell, variable) thread only; and every sum element the leaf
-// update accumulates is a kept face that some reflux face reads (test_amr_subcycle_fused.cpp),
-// so this resets all of them, as a memset of the finer level's sums did.
-template <bool Reset = false>
+// --subcycle passes the sums over the substeps as fine_flux (dt = 1); every element a reflux face
+// reads is a kept face (test_amr_subcycle_fused.cpp), which each substep's leaf update writes, the
+// first one without reading it (flux_sum_add), so the sums are only read here. (They were zeroed
+// here as they were read, scattered 8-byte stores: 0.92 ms of a 1.0 ms coarse-level visit on the
+// H200, Sedov 128^3 + 2; README "Level subcycling on the GPU".)
 RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
-                       std::conditional_t<Reset, double*, const double*> fine_flux, long long stride, double dt,
-                       double dx0, double* unew) {
+                       const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
   const long long cell = faces[e].cell;
   if (e > 0 && faces[e - 1].cell == cell) return;
   const double dtdx = dt / (dx0 / double(1 << level[cell >> 3]));
@@ -461,7 +471,6 @@ RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* f
     const RefluxFace rf = faces[e];
     const auto in = fine_flux + ((long long)rf.fine_oct * 6 + (rf.face ^ 1)) * 4 * nvar;
     const double fl = (in[f] + in[nvar + f] + in[2 * nvar + f] + in[3 * nvar + f]) * 0.25;
-    if constexpr (Reset) in[f] = in[nvar + f] = in[2 * nvar + f] = in[3 * nvar + f] = 0.0;
     v = rf.face % 2 ? v - dtdx * fl : v + dtdx * fl;
   }
 }

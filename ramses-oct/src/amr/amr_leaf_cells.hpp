@@ -217,7 +217,7 @@ RO_HD void face_of_cell(const block::Args& a, const HydroParams& hp, const doubl
     const long long at = ((g >> 3) * 6 + face) * 4 * nvar + sub * nvar;
     for (int f = 0; f < nvar; ++f) {
       a.fine_flux[at + f] = flux[f];
-      if (a.flux_sum) a.flux_sum[at + f] += a.dt * flux[f];
+      if (a.flux_sum) block::flux_sum_add(a, at + f, flux[f]);
     }
   }
 }

@@ -397,18 +397,22 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
                                  LeafUpdate update) {
   const long long stride = t.noct() * 8;
   std::vector<double> ghost(lv.ghosts * 8 * nvar);
-  const auto amr_step = [&](const auto& self, int l, double dt) -> void {
+  // The device never zeroes the sums (block::flux_sum_add): a sum the reflux read before this
+  // coarse step's substeps wrote it would carry NaN into u.
+  std::fill(flux_sum.begin(), flux_sum.end(), std::numeric_limits<double>::quiet_NaN());
+  const auto amr_step = [&](const auto& self, int l, double dt, bool first_substep) -> void {
     const bool finer = l < t.max_level && t.octs_at(l + 1) > 0;
     if (finer) {
-      self(self, l + 1, 0.5 * dt);
-      self(self, l + 1, 0.5 * dt);
+      self(self, l + 1, 0.5 * dt, true);
+      self(self, l + 1, 0.5 * dt, false);
     }
     // One ghost_kernel launch over both ranges on the device; the ranges' slots are disjoint and read only u.
     emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
     emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
     double* sums = reflux && l > 0 ? flux_sum.data() : nullptr;
-    const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
-                        t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
+    block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
+                  t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
+    a.sum_first = first_substep;
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     if (update == LeafUpdate::cells) {
       emulate_cells(a, hp, p, u, unew, s0, lv.single_begin[l + 1], g0, lv.group_begin[l + 1], lv.ghosts, reflux,
@@ -425,10 +429,9 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
-      // Each sum read is zeroed as it is read (reflux_cell<true>): no memset of level l + 1's sums.
       for (long long k = 0; k < nf * nvar; ++k)
-        block::reflux_cell<true>(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(),
-                                 stride, 1.0, t.base->dx, unew.data());
+        block::reflux_cell(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(), stride,
+                           1.0, t.base->dx, unew.data());
     }
     // commit_restrict_kernel: the commit's blocks, then the restriction's (disjoint cells).
     for (long long i = i0; i < i1; ++i)
@@ -439,7 +442,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
         restrict_cell(u.data(), stride, p.restrict_cell[e], p.restrict_son[e]);
     }
   };
-  amr_step(amr_step, 0, dt0);
+  amr_step(amr_step, 0, dt0, true);
 }
 
 const char* to_string(LeafUpdate u) { return u == LeafUpdate::cells ? "cells" : "units"; }

@@ -115,10 +115,10 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
 // ranges, its units through the GPU body (for l >= 1 adding the substep's fine-flux sums as they
-// store the kept fluxes; flux_sum: fine_flux_per_oct per oct, zero before the first step, zero
-// again after every coarse step), the reflux from the
-// level below's sums, their reset, the commit of its leaf cells and the restriction; in place on
-// u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
+// store the kept fluxes, the first of a level's two substeps starting them; flux_sum:
+// fine_flux_per_oct per oct, scratch like fine_flux, none of it read before it is written), the
+// reflux from the level below's sums, the commit of its leaf cells and the restriction; in place
+// on u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
                                  std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
