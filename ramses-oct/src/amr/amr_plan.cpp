@@ -397,9 +397,11 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
                                  LeafUpdate update) {
   const long long stride = t.noct() * 8;
   std::vector<double> ghost(lv.ghosts * 8 * nvar);
-  // The device never zeroes the sums (block::flux_sum_add): a sum the reflux read before this
-  // coarse step's substeps wrote it would carry NaN into u.
+  // The device never zeroes the sums (block::flux_sum_add), and the finest level's second substep
+  // reads the unew its first wrote: a sum or a cell read before this coarse step wrote it would
+  // carry NaN into u.
   std::fill(flux_sum.begin(), flux_sum.end(), std::numeric_limits<double>::quiet_NaN());
+  std::fill(unew.begin(), unew.end(), std::numeric_limits<double>::quiet_NaN());
   const auto amr_step = [&](const auto& self, int l, double dt, bool first_substep) -> void {
     const bool finer = l < t.max_level && t.octs_at(l + 1) > 0;
     if (finer) {
@@ -413,19 +415,25 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                   t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     a.sum_first = first_substep;
+    // The finest level's two substeps ping-pong between u and unew without a commit (the device's
+    // subcycle_level).
+    const bool pingpong = !finer && l > 0;
+    const std::vector<double>& in = pingpong && !first_substep ? unew : u;
+    std::vector<double>& out = pingpong && !first_substep ? u : unew;
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     if (update == LeafUpdate::cells) {
-      emulate_cells(a, hp, p, u, unew, s0, lv.single_begin[l + 1], g0, lv.group_begin[l + 1], lv.ghosts, reflux,
+      emulate_cells(a, hp, p, in, out, s0, lv.single_begin[l + 1], g0, lv.group_begin[l + 1], lv.ghosts, reflux,
                     bc_of(t).data());
     } else {
       emulate_units<2, block::lanes>(
-          a, hp, u, unew, block::octs_per_block, lv.single_begin[l + 1] - s0,
+          a, hp, in, out, block::octs_per_block, lv.single_begin[l + 1] - s0,
           [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
           [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
       emulate_units<4, block::group_threads>(
-          a, hp, u, unew, 1, lv.group_begin[l + 1] - g0, [&](long long j) { return group_unit(p, g0 + j); },
+          a, hp, in, out, 1, lv.group_begin[l + 1] - g0, [&](long long j) { return group_unit(p, g0 + j); },
           [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
     }
+    if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
