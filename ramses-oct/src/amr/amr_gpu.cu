@@ -1627,7 +1627,8 @@ class GpuAmrStep final : public DeviceStep {
   // substep's kept fine fluxes times dt into the sums, starting them on the first of its two
   // substeps (first_substep): no launch of its own), the reflux of its coarse cells from level
   // l + 1's sums (factor 1 / dx_l: reflux_cell with dt = 1), its leaf cells committed (unew -> u)
-  // and level l + 1 restricted into its covered cells in one launch.
+  // and level l + 1 restricted into its covered cells in one launch (the finest level instead
+  // alternates u and unew between its two substeps: pingpong below).
   void subcycle_level(int l, double dt, bool first_substep) {
     const bool finer = l < max_level_ && level_begin_[l + 2] > level_begin_[l + 1];
     if (finer) {

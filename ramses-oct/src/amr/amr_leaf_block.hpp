@@ -459,7 +459,7 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
 // --subcycle passes the sums over the substeps as fine_flux (dt = 1); every element a reflux face
 // reads is a kept face (test_amr_subcycle_fused.cpp), which each substep's leaf update writes, the
 // first one without reading it (flux_sum_add), so the sums are only read here. (They were zeroed
-// here as they were read, scattered 8-byte stores: 0.92 ms of a 1.0 ms coarse-level visit on the
+// here as they were read, scattered 8-byte stores: 0.92 ms of a 1.3 ms level-1 visit on the
 // H200, Sedov 128^3 + 2; README "Level subcycling on the GPU".)
 RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
                        const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
