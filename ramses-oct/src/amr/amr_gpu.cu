@@ -1637,8 +1637,12 @@ class GpuAmrStep final : public DeviceStep {
     }
     const PlanLevels& lv = counts_.levels;
     const long long stride = noct_ * 8;
-    launch_ghosts(GhostRange{lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1] - lv.single_ghost_begin[l]},
-                  GhostRange{lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1] - lv.group_ghost_begin[l]});
+    // The second substep's ghost slots are the first's: they are prolonged from the coarser
+    // levels, which advance only after both substeps, and no other level writes this level's
+    // slots. (0.36 of 13 ms per coarse step for the finest level, Sedov 128^3 + 2 on the H200.)
+    if (first_substep)
+      launch_ghosts(GhostRange{lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1] - lv.single_ghost_begin[l]},
+                    GhostRange{lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1] - lv.group_ghost_begin[l]});
     // Level l >= 1 adds its kept fine fluxes times dt into the sums as it stores them.
     double* sums = reflux_ && l > 0 ? flux_sum_.data() : nullptr;
     block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),

@@ -396,7 +396,8 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
                                  std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
                                  LeafUpdate update) {
   const long long stride = t.noct() * 8;
-  std::vector<double> ghost(lv.ghosts * 8 * nvar);
+  // NaN until the ghost pass writes them: the second substep reuses the first's (as the device).
+  std::vector<double> ghost(lv.ghosts * 8 * nvar, std::numeric_limits<double>::quiet_NaN());
   // The device never zeroes the sums (block::flux_sum_add), and the finest level's second substep
   // reads the unew its first wrote: a sum or a cell read before this coarse step wrote it would
   // carry NaN into u.
@@ -409,8 +410,10 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
       self(self, l + 1, 0.5 * dt, false);
     }
     // One ghost_kernel launch over both ranges on the device; the ranges' slots are disjoint and read only u.
-    emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
-    emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
+    if (first_substep) {
+      emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
+      emulate_ghosts(p, hp, u, stride, lv.group_ghost_begin[l], lv.group_ghost_begin[l + 1], ghost);
+    }
     double* sums = reflux && l > 0 ? flux_sum.data() : nullptr;
     block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                   t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
