@@ -19,7 +19,6 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "amr_clock.hpp"
 #include "amr_interp.hpp"
