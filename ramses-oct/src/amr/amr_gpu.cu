@@ -105,12 +105,12 @@ __device__ inline void oct_barrier(int oct) {
 
 // Blocks per SM the leaf update is compiled for on NVIDIA: four blocks of 256 threads take 4 x
 // 37.9 KB of shared memory and 65536 / 1024 = 64 registers per thread (32 warps per SM). ptxas
-// (sm_90) then spills 192 B (224 B since partial groups, 216 B with the device dt's clock;
-// 80 registers and 16 B at three blocks),
-// yet the update is 8% shorter
-// on the H200: the gather is latency-bound and the fourth block hides more of it (results/h200/
-// 20261125-22: 102 -> 94 us on Sedov 32^3 + 2). HIP's second __launch_bounds__ argument means
-// warps per execution unit: not given there.
+// (sm_90) then spills 104 B (stores; 44 B of loads) in the groups' kernel and 88 B in the singles'
+// (216 B when one kernel held both). Measured on the H200 (Sedov 128^3 + 2, global dt, steps):
+// four blocks 21.18 s; five (48 registers, 304 B of spills) 21.22 s; three (80 registers) 24.73 s
+// (results/h200/20261130-4). With one kernel for both, four blocks were 8% faster than three
+// (results/h200/20261125-22): the gather is latency-bound and the fourth block hides more of it.
+// HIP's second __launch_bounds__ argument means warps per execution unit: not given there.
 inline constexpr int leaf_blocks_per_sm = 4;
 #if defined(COPA_HAVE_HIP)
 #define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads)
@@ -118,52 +118,37 @@ inline constexpr int leaf_blocks_per_sm = 4;
 #define RO_LEAF_LAUNCH_BOUNDS __launch_bounds__(block::group_threads, leaf_blocks_per_sm)
 #endif
 
-// A halted step's leaf update (block::hold_unit): block b's units as leaf_update_kernel takes them.
-__device__ void hold_units(const block::Args& a, long long nsingle, unsigned single_blocks,
-                           const std::int32_t* __restrict__ singles, const std::int32_t* __restrict__ groups,
-                           const std::uint8_t* __restrict__ group_members, const double* __restrict__ u,
-                           double* __restrict__ unew) {
-  if (blockIdx.x < single_blocks) {
-    constexpr int N = block::lanes;
-    const long long j = (long long)blockIdx.x * block::octs_per_block + threadIdx.x / N;
-    if (j < nsingle) block::hold_unit<N>(a, u, unew, block::UnitRef{singles[j], 1u, nullptr}, threadIdx.x % N);
-    return;
-  }
-  const unsigned g = blockIdx.x - single_blocks;
-  block::hold_unit<block::group_threads>(a, u, unew, block::UnitRef{groups[g], group_members[g], nullptr},
-                                         threadIdx.x);
-}
+// A leaf-update launch takes one kind of unit: single leaf octs (T = 2) or sibling groups (T = 4).
+// One kernel per kind, not one for both: in one kernel (a block took the singles' or the groups'
+// path by its index) ptxas (sm_90) gave the pair 64 registers and 216 B of spills, which the groups,
+// nearly every leaf cell, paid for although the singles' path caused them.
+enum class LeafUnits { singles, groups };
 
-// Every leaf oct of every level in one launch: blocks [0, single_blocks) take octs_per_block single
-// leaf octs each (each oct its own shared slice and barrier), the blocks after them one sibling
-// group each (a 4^3 block of cells: the leaf octs of group_members, the block's boundary kinds in
-// group_edges). The singles' blocks come first so that they run among the groups' rather than
-// after them.
+// The unit kernel: a block takes octs_per_block single leaf octs (each its own shared slice and
+// barrier) or one sibling group (a 4^3 block of cells: the leaf octs of group_members, the block's
+// boundary kinds in group_edges). n: the launch's singles or groups; units: their leaf indices
+// (a group's first). A halted step (DeviceClock::halt, block::hold_unit): the block copies its
+// units' leaf cells and returns before any barrier.
+template <LeafUnits K>
 __global__ void RO_LEAF_LAUNCH_BOUNDS
     leaf_update_kernel(block::Args a, HydroParams hp, const block::LeafLayout<2>* __restrict__ oct_layout,
-                       const block::LeafLayout<4>* __restrict__ group_layout, long long nsingle,
-                       unsigned single_blocks, const std::int32_t* __restrict__ singles,
-                       const std::int32_t* __restrict__ slots, const std::int32_t* __restrict__ groups,
-                       const std::int32_t* __restrict__ group_slots,
+                       const block::LeafLayout<4>* __restrict__ group_layout, long long n,
+                       const std::int32_t* __restrict__ units, const std::int32_t* __restrict__ slots,
                        const std::uint8_t* __restrict__ group_members, const std::int8_t* __restrict__ group_edges,
                        const double* __restrict__ u, double* __restrict__ unew) {
   copa::gpu::wait_for_prior_grid();
-  __shared__ union {
-    block::GroupShared group;
-    block::OctShared oct[block::octs_per_block];
-  } sh;
-  // A halted step: the whole block copies its units' leaf cells and returns before any barrier.
-  if (a.clock && a.clock->halt) {
-    hold_units(a, nsingle, single_blocks, singles, groups, group_members, u, unew);
-    return;
-  }
-  if (blockIdx.x < single_blocks) {
+  if constexpr (K == LeafUnits::singles) {
     constexpr int N = block::lanes;
+    __shared__ block::OctShared sh[block::octs_per_block];
     const int k = threadIdx.x / N, lane = threadIdx.x % N;
     const long long j = (long long)blockIdx.x * block::octs_per_block + k;
-    const bool active = j < nsingle;
-    const int i = active ? singles[j] : 0;
-    block::OctShared& s = sh.oct[k];
+    const bool active = j < n;
+    const int i = active ? units[j] : 0;
+    if (a.clock && a.clock->halt) {
+      if (active) block::hold_unit<N>(a, u, unew, block::UnitRef{i, 1u, nullptr}, lane);
+      return;
+    }
+    block::OctShared& s = sh[k];
     const block::LeafLayout<2>& L = *oct_layout;
     if (active) block::load_slots<2, N>(slots + 27LL * i, lane, s);
     oct_barrier(k);
@@ -174,23 +159,27 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
     if (active) block::fluxes<2, N>(hp, L, lane, s);
     oct_barrier(k);
     if (active) block::update<2, N>(a, L, u, unew, block::UnitRef{i, 1u, a.edges + 6LL * i}, lane, s);
-    return;
+  } else {
+    constexpr int N = block::group_threads;
+    __shared__ block::GroupShared s;
+    const unsigned g = blockIdx.x;
+    const block::UnitRef unit{units[g], group_members[g], group_edges + 6LL * g};
+    const int lane = threadIdx.x;
+    if (a.clock && a.clock->halt) {
+      block::hold_unit<N>(a, u, unew, unit, lane);
+      return;
+    }
+    const block::LeafLayout<4>& L = *group_layout;
+    block::load_slots<4, N>(slots + 64LL * g, lane, s);
+    __syncthreads();
+    block::gather<4, N>(a, hp, L, u, unit.edges, lane, s);
+    __syncthreads();
+    block::predict<4, N>(hp, L, block::dtdx_of(a, a.leaf_octs[unit.first]), lane, s);
+    __syncthreads();
+    block::fluxes<4, N>(hp, L, lane, s);
+    __syncthreads();
+    block::update<4, N>(a, L, u, unew, unit, lane, s);
   }
-  constexpr int N = block::group_threads;
-  const unsigned g = blockIdx.x - single_blocks;
-  const block::UnitRef unit{groups[g], group_members[g], group_edges + 6LL * g};
-  const int lane = threadIdx.x;
-  block::GroupShared& s = sh.group;
-  const block::LeafLayout<4>& L = *group_layout;
-  block::load_slots<4, N>(group_slots + 64LL * g, lane, s);
-  __syncthreads();
-  block::gather<4, N>(a, hp, L, u, unit.edges, lane, s);
-  __syncthreads();
-  block::predict<4, N>(hp, L, block::dtdx_of(a, a.leaf_octs[unit.first]), lane, s);
-  __syncthreads();
-  block::fluxes<4, N>(hp, L, lane, s);
-  __syncthreads();
-  block::update<4, N>(a, L, u, unew, unit, lane, s);
 }
 
 // The leaf update by cells (--leaf-update cells, amr_leaf_cells.hpp): per pass one launch over
@@ -1095,16 +1084,17 @@ class ScanEvent {
 // supported size; the rest of the SM's 256 KB stays L1. With the maximum carveout (233 KB of
 // shared memory, 23 KB of L1: one block more than the registers let run) Nsight Compute at 512^3
 // finest found the update's register spills missing L1 94% of the time (results/h200/20261129-9).
-inline void set_leaf_carveout() {
+template <LeafUnits K>
+void set_leaf_carveout() {
   cudaFuncAttributes attr{};
-  COPA_GPU_CHECK(cudaFuncGetAttributes(&attr, leaf_update_kernel));
+  COPA_GPU_CHECK(cudaFuncGetAttributes(&attr, leaf_update_kernel<K>));
   const int device = copa::gpu::current_device();
   int per_sm = 0, reserved = 0;
   COPA_GPU_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   COPA_GPU_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
   const long need = long(leaf_blocks_per_sm) * (long(attr.sharedSizeBytes) + reserved);
   const int percent = per_sm > 0 ? int(std::min<long>(100, (100 * need + per_sm - 1) / per_sm)) : 100;
-  COPA_GPU_CHECK(cudaFuncSetAttribute(leaf_update_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  COPA_GPU_CHECK(cudaFuncSetAttribute(leaf_update_kernel<K>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
 }
 #endif
 
@@ -1118,7 +1108,8 @@ class GpuAmrStep final : public DeviceStep {
     scan_blocks_ = 4u * static_cast<unsigned>(
                             std::max(copa::gpu::device_info(copa::gpu::current_device()).multiprocessors, 1));
 #if defined(COPA_HAVE_CUDA)
-    set_leaf_carveout();
+    set_leaf_carveout<LeafUnits::singles>();
+    set_leaf_carveout<LeafUnits::groups>();
 #endif
     copa::gpu::copy_to_device(oct_layout_.data(), &block::leaf_layout<2>(), sizeof(block::LeafLayout<2>));
     copa::gpu::copy_to_device(group_layout_.data(), &block::leaf_layout<4>(), sizeof(block::LeafLayout<4>));
@@ -1541,18 +1532,14 @@ class GpuAmrStep final : public DeviceStep {
     const block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                         son_.data(),      ghost_.data(), fine_flux_.data(), nullptr,   stride,
                         dt,               dx0_,          clock};
-    const unsigned single_blocks = copa::gpu::blocks_for(c.singles, block::octs_per_block);
-    const unsigned unit_blocks = single_blocks + static_cast<unsigned>(c.groups);
     if (update_ == LeafUpdate::cells) {
       launch_cells(a, CellUnits{c.singles, singles_.data(), slots_.data(), nullptr, nullptr, ghost_begin_.data()},
                    CellUnits{c.groups, groups_.data(), group_slots_.data(), group_members_.data(), group_edges_.data(),
                              ghost_begin_.data() + c.singles},
                    u_.data(), unew_.data());
-    } else if (unit_blocks > 0) {
-      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel", leaf_update_kernel, unit_blocks, block::group_threads, a, hp_,
-                                oct_layout_.data(), group_layout_.data(), c.singles, single_blocks, singles_.data(),
-                                slots_.data(), groups_.data(), group_slots_.data(), group_members_.data(),
-                                group_edges_.data(), u_.data(), unew_.data());
+    } else {
+      launch_units(a, c.singles, singles_.data(), c.groups, groups_.data(), group_slots_.data(), group_members_.data(),
+                   group_edges_.data(), u_.data(), unew_.data());
     }
     // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
     std::vector<std::pair<long long, long long>> ranges;
@@ -1583,6 +1570,27 @@ class GpuAmrStep final : public DeviceStep {
     return set;
   }
 
+  // The leaf update by units: the singles' launch (octs_per_block octs per block), then the groups'
+  // (one per block), both on the default stream. Two kernels, so that the groups do not carry the
+  // singles' registers (LeafUnits). The singles are 1.5% of the leaf octs at the default
+  // --group-min on Sedov 128^3 + 2 (--subcycle on the H200: 681 of 17710 ms of the update, 41 us a
+  // launch). Measured there and not kept: the singles' launch forked onto a side stream beside the
+  // groups' (the same step time; the groups' kernel took longer by what the singles took). On small
+  // trees the singles' launch is a short grid that runs alone: Sedov 32^3 + 2 --subcycle's steps
+  // took 12% longer than with one kernel for both (README "Two leaf-update kernels").
+  void launch_units(const block::Args& a, long long nsingle, const std::int32_t* singles, long long ngroup,
+                    const std::int32_t* groups, const std::int32_t* group_slots, const std::uint8_t* members,
+                    const std::int8_t* edges, const double* u, double* unew) {
+    if (nsingle > 0)
+      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel<singles>", leaf_update_kernel<LeafUnits::singles>,
+                                copa::gpu::blocks_for(nsingle, block::octs_per_block), block::group_threads, a, hp_,
+                                oct_layout_.data(), group_layout_.data(), nsingle, singles, slots_.data(), members,
+                                edges, u, unew);
+    if (ngroup > 0)
+      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel<groups>", leaf_update_kernel<LeafUnits::groups>,
+                                static_cast<unsigned>(ngroup), block::group_threads, a, hp_, oct_layout_.data(),
+                                group_layout_.data(), ngroup, groups, group_slots, members, edges, u, unew);
+  }
   // The leaf update by cells: pass 1 into ext_ over the singles and the groups, then pass 2 over
   // both (amr_leaf_cells.hpp).
   void launch_cells(const block::Args& a, const CellUnits& singles, const CellUnits& groups, const double* u,
@@ -1659,19 +1667,14 @@ class GpuAmrStep final : public DeviceStep {
     double* out = pingpong && !first_substep ? u_.data() : unew_.data();
     const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
     const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
-    const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
-    const unsigned unit_blocks = single_blocks + static_cast<unsigned>(ngroup);
     if (update_ == LeafUpdate::cells) {
       launch_cells(a, CellUnits{nsingle, singles_.data() + s0, slots_.data(), nullptr, nullptr, ghost_begin_.data() + s0},
                    CellUnits{ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0, group_members_.data() + g0,
                              group_edges_.data() + 6 * g0, ghost_begin_.data() + counts_.singles + g0},
                    in, out);
-    } else if (unit_blocks > 0) {
-      COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel (one level)", leaf_update_kernel, unit_blocks,
-                                block::group_threads, a, hp_, oct_layout_.data(), group_layout_.data(), nsingle,
-                                single_blocks, singles_.data() + s0, slots_.data(), groups_.data() + g0,
-                                group_slots_.data() + 64 * g0, group_members_.data() + g0, group_edges_.data() + 6 * g0,
-                                in, out);
+    } else {
+      launch_units(a, nsingle, singles_.data() + s0, ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0,
+                   group_members_.data() + g0, group_edges_.data() + 6 * g0, in, out);
     }
     if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
