@@ -11,8 +11,8 @@
 #include "halo_impl.hpp"
 #if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
 #include "copa/gpu.hpp"
+#include "copa/gpu_side_stream.hpp"
 #include "halo_kernels.hpp"
-#include "halo_side_stream.hpp"
 #define COPA_HALO_GPU 1
 #endif
 
@@ -225,7 +225,7 @@ class Exchange::Impl {
     if (started_ || forked_) throw RuntimeError("halo: fork() inside an exchange (after start() or fork())");
 #if defined(COPA_HALO_GPU)
     if (memory_ == Memory::device) {
-      if (!fork_) fork_ = std::make_unique<detail::SideStream>();
+      if (!fork_) fork_ = std::make_unique<gpu::SideStream>();
       fork_->mark_start(stream());
       buffers_.pack_stream = fork_->after_start();
       forked_ = true;
@@ -338,7 +338,7 @@ class Exchange::Impl {
   }
 
   std::vector<void*> device_allocations_;
-  std::unique_ptr<detail::SideStream> fork_;  // the stream fork() hands out, made at the first fork()
+  std::unique_ptr<gpu::SideStream> fork_;  // the stream fork() hands out, made at the first fork()
   const std::int64_t* gather_source_ = nullptr;
   const std::int64_t* target_ = nullptr;
   const std::int64_t* begin_ = nullptr;

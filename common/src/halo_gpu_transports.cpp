@@ -11,8 +11,8 @@
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
 #include "copa/halo.hpp"
+#include "copa/gpu_side_stream.hpp"
 #include "halo_impl.hpp"
-#include "halo_side_stream.hpp"
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // OpenMPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
@@ -215,7 +215,15 @@ class IpcMover : public Mover {
   std::vector<void*> opened_;
   std::vector<Destination> destinations_;
   std::vector<MPI_Request> pending_;
-  SideStream side_;
+  // The transfer's own stream, ordered after the pack and before the unpack by events rather than
+  // by the caller's stream: work enqueued on the caller's stream between start() and finish()
+  // (laghos-like's interior elements under --overlap) then runs while the message moves, where on
+  // the caller's stream it queued behind the transfer (ipc synchronised in start(), nccl's kernels
+  // ran first) and --overlap gained nothing (results/h200-x2/20261129). Of the highest priority: on
+  // a normal-priority stream laghos-like's boundary elements, enqueued just before the interior
+  // kernel, got their multiprocessors only as that kernel drained, and the pack, the transfer and
+  // the unpack waited 18 us per CG iteration behind it (copa-gputrace, 44^3 per H200).
+  gpu::SideStream side_;
 };
 
 #if defined(COPA_HAVE_NCCL)
@@ -266,7 +274,7 @@ class NcclMover : public Mover {
   void complete(Buffers& b) override { side_.join(static_cast<gpu::stream_t>(b.stream)); }
 
  private:
-  SideStream side_;
+  gpu::SideStream side_;  // the transfer's own stream, as IpcMover's
   ncclComm_t comm_ = nullptr;
 };
 #endif

@@ -27,6 +27,7 @@
 #include "copa/errors.hpp"
 #include "copa/gpu_cub.hpp"
 #include "copa/gpu_launch.hpp"
+#include "copa/gpu_side_stream.hpp"
 #include "copa/gpu_timing.hpp"
 #include "tile_geometry.hpp"
 
@@ -110,6 +111,9 @@ __device__ inline void oct_barrier(int oct) {
 // four blocks 21.18 s; five (48 registers, 304 B of spills) 21.22 s; three (80 registers) 24.73 s
 // (results/h200/20261130-4). With one kernel for both, four blocks were 8% faster than three
 // (results/h200/20261125-22): the gather is latency-bound and the fourth block hides more of it.
+// Groups of 288 threads (three blocks, 72 registers, 16 B of spills) and of 320 (three blocks,
+// 64 registers, the gather's 304 cells in one round) took 24.80 and 24.39 s
+// (results/h200/20261130-5): 27 or 30 resident warps per SM lose to 32.
 // HIP's second __launch_bounds__ argument means warps per execution unit: not given there.
 inline constexpr int leaf_blocks_per_sm = 4;
 #if defined(COPA_HAVE_HIP)
@@ -1570,26 +1574,33 @@ class GpuAmrStep final : public DeviceStep {
     return set;
   }
 
-  // The leaf update by units: the singles' launch (octs_per_block octs per block), then the groups'
-  // (one per block), both on the default stream. Two kernels, so that the groups do not carry the
-  // singles' registers (LeafUnits). The singles are 1.5% of the leaf octs at the default
-  // --group-min on Sedov 128^3 + 2 (--subcycle on the H200: 681 of 17710 ms of the update, 41 us a
-  // launch). Measured there and not kept: the singles' launch forked onto a side stream beside the
-  // groups' (the same step time; the groups' kernel took longer by what the singles took). On small
-  // trees the singles' launch is a short grid that runs alone: Sedov 32^3 + 2 --subcycle's steps
-  // took 12% longer than with one kernel for both (README "Two leaf-update kernels").
+  // The leaf update by units: the singles' launch (octs_per_block octs per block) and the groups'
+  // (one per block). Two kernels, so that the groups do not carry the singles' registers
+  // (LeafUnits). The singles run on a side stream forked from the default stream just before the
+  // groups' launch and joined just after it, so that their short grid runs beside the groups'
+  // instead of alone before it: with the singles first on the default stream, Sedov 32^3 + 2
+  // --subcycle's steps took 0.073 s against 0.066 s here (README "Two leaf-update kernels"). The
+  // two write disjoint cells and fine-flux rows, so neither waits for the other.
   void launch_units(const block::Args& a, long long nsingle, const std::int32_t* singles, long long ngroup,
                     const std::int32_t* groups, const std::int32_t* group_slots, const std::uint8_t* members,
                     const std::int8_t* edges, const double* u, double* unew) {
-    if (nsingle > 0)
+    const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
+    if (nsingle > 0 && ngroup > 0) {
+      const copa::gpu::stream_t side = singles_stream_.fork(nullptr);
+      leaf_update_kernel<LeafUnits::singles><<<single_blocks, block::group_threads, 0, side>>>(
+          a, hp_, oct_layout_.data(), group_layout_.data(), nsingle, singles, slots_.data(), members, edges, u, unew);
+      COPA_GPU_CHECK_LAUNCH("amr leaf_update_kernel<singles> (side stream)");
+      singles_stream_.mark_end();
+    } else if (nsingle > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel<singles>", leaf_update_kernel<LeafUnits::singles>,
-                                copa::gpu::blocks_for(nsingle, block::octs_per_block), block::group_threads, a, hp_,
-                                oct_layout_.data(), group_layout_.data(), nsingle, singles, slots_.data(), members,
-                                edges, u, unew);
+                                single_blocks, block::group_threads, a, hp_, oct_layout_.data(),
+                                group_layout_.data(), nsingle, singles, slots_.data(), members, edges, u, unew);
+    }
     if (ngroup > 0)
       COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel<groups>", leaf_update_kernel<LeafUnits::groups>,
                                 static_cast<unsigned>(ngroup), block::group_threads, a, hp_, oct_layout_.data(),
                                 group_layout_.data(), ngroup, groups, group_slots, members, edges, u, unew);
+    if (nsingle > 0 && ngroup > 0) singles_stream_.join(nullptr);
   }
   // The leaf update by cells: pass 1 into ext_ over the singles and the groups, then pass 2 over
   // both (amr_leaf_cells.hpp).
@@ -2247,6 +2258,7 @@ class GpuAmrStep final : public DeviceStep {
   // The leaf block's shared-memory layout tables (amr_leaf_layout.cpp), read through L1.
   copa::gpu::DeviceArray<block::LeafLayout<2>> oct_layout_{1};
   copa::gpu::DeviceArray<block::LeafLayout<4>> group_layout_{1};
+  copa::gpu::SideStream singles_stream_;  // the singles' leaf update beside the groups' (launch_units)
   // The device rebuild: the new tree's tables (swapped with the current ones by adopt), the
   // per-old-oct counts and scans, the rows' old father cells, the counts copied up.
   GrowArray<std::uint64_t> key_, nkey_;

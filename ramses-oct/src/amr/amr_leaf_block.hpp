@@ -103,12 +103,12 @@ LayoutWavefronts shared_wavefronts(const LeafLayout<T>& L);
 // faces (1), 64 cells, 96 kept sub-faces on the unit's faces and 48 inside it (1); 37.9 KB of
 // shared memory.
 inline constexpr int group_threads = 256;
-// The single leaf octs run in a launch of their own just before the groups' (amr_gpu.cu,
-// LeafUnits), in blocks of the same 256 threads: four octs per block, each with its own 8.4 KB
-// slice of shared memory and 64 threads (two NVIDIA warps, one HIP wavefront). An oct's phases:
-// 80 gathers (2 rounds), 32 predictor cells (1), 36 faces (1), 32 update items (1). (From the
-// device step's round 3 their blocks sat in the groups' launch, which cost the groups the singles'
-// registers: README "Two leaf-update kernels".)
+// The single leaf octs run in a launch of their own beside the groups' (amr_gpu.cu, LeafUnits;
+// on a side stream, launch_units), in blocks of the same 256 threads: four octs per block, each
+// with its own 8.4 KB slice of shared memory and 64 threads (two NVIDIA warps, one HIP
+// wavefront). An oct's phases: 80 gathers (2 rounds), 32 predictor cells (1), 36 faces (1), 32
+// update items (1). (From the device step's round 3 their blocks sat in the groups' launch, which
+// cost the groups the singles' registers: README "Two leaf-update kernels".)
 inline constexpr int lanes = 64;
 inline constexpr int octs_per_block = group_threads / lanes;
 inline constexpr int T = 2, F = Unit<2>::F, Q = Unit<2>::Q, P = Unit<2>::P;
