@@ -226,8 +226,7 @@ class Exchange::Impl {
 #if defined(COPA_HALO_GPU)
     if (memory_ == Memory::device) {
       if (!fork_) fork_ = std::make_unique<gpu::SideStream>();
-      fork_->mark_start(stream());
-      buffers_.pack_stream = fork_->after_start();
+      buffers_.pack_stream = fork_->fork(stream());
       forked_ = true;
       return buffers_.pack_stream;
     }

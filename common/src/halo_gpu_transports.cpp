@@ -255,8 +255,7 @@ class NcclMover : public Mover {
 
   void post(Buffers& b) override {
     const Plan& plan = *b.plan;
-    side_.mark_start(static_cast<gpu::stream_t>(b.pack_stream));
-    const auto stream = static_cast<cudaStream_t>(side_.after_start());
+    const auto stream = static_cast<cudaStream_t>(side_.fork(static_cast<gpu::stream_t>(b.pack_stream)));
     nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (const Peer& p : plan.remote) {
       if (p.send_count > 0)

@@ -25,17 +25,13 @@ class SideStream {
   SideStream(const SideStream&) = delete;
   SideStream& operator=(const SideStream&) = delete;
 
-  // Marks what `main` holds so far.
+  // Marks what `main` holds so far (wait_start_on_host() waits for it).
   void mark_start(stream_t main) { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(entered_, main)); }
-  // The side stream, after the mark on `main`.
-  stream_t after_start() {
-    COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamWaitEvent)(stream_, entered_, 0));
-    return stream_;
-  }
-  // mark_start(main), then after_start(): the fork.
+  // The fork: the side stream, ordered after what `main` holds so far.
   stream_t fork(stream_t main) {
     mark_start(main);
-    return after_start();
+    COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamWaitEvent)(stream_, entered_, 0));
+    return stream_;
   }
   void wait_start_on_host() { COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventSynchronize)(entered_)); }
   stream_t stream() const { return stream_; }

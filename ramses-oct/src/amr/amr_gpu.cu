@@ -1585,7 +1585,8 @@ class GpuAmrStep final : public DeviceStep {
                     const std::int32_t* groups, const std::int32_t* group_slots, const std::uint8_t* members,
                     const std::int8_t* edges, const double* u, double* unew) {
     const unsigned single_blocks = copa::gpu::blocks_for(nsingle, block::octs_per_block);
-    if (nsingle > 0 && ngroup > 0) {
+    const bool beside = nsingle > 0 && ngroup > 0;
+    if (beside) {
       const copa::gpu::stream_t side = singles_stream_.fork(nullptr);
       leaf_update_kernel<LeafUnits::singles><<<single_blocks, block::group_threads, 0, side>>>(
           a, hp_, oct_layout_.data(), group_layout_.data(), nsingle, singles, slots_.data(), members, edges, u, unew);
@@ -1600,7 +1601,7 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel<groups>", leaf_update_kernel<LeafUnits::groups>,
                                 static_cast<unsigned>(ngroup), block::group_threads, a, hp_, oct_layout_.data(),
                                 group_layout_.data(), ngroup, groups, group_slots, members, edges, u, unew);
-    if (nsingle > 0 && ngroup > 0) singles_stream_.join(nullptr);
+    if (beside) singles_stream_.join(nullptr);
   }
   // The leaf update by cells: pass 1 into ext_ over the singles and the groups, then pass 2 over
   // both (amr_leaf_cells.hpp).
