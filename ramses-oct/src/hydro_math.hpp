@@ -27,10 +27,17 @@ struct HydroParams {
 
 // RAMSES uslope: dl, dr one-sided differences scaled by slope_type, dc the central one;
 // slope_type 1 gives minmod, 2 the MC limiter min(2|dl|, 2|dr|, |dc|).
+// The division by slope_type (1 or 2) is a product with its reciprocal, a power of two:
+// x / 2 and x * 0.5 are the same correctly rounded value (subnormals included), while an
+// FP64 division on the GPU is a long Newton-iteration sequence (it was the predictor's
+// largest cost in the AMR groups' kernel, whose leaf cells are where the slopes are active).
+// The formula's shape is kept: forming dc only for MC changed how compilers contract the
+// callers' products into FMAs (other bits on the host's AMR path and in split) and ran the
+// uniform GPU variants 1-8% slower (ramses-oct README, session 24).
 RO_HD double limited_slope(double qm, double q0, double qp, int slope_type) {
   const double dl = slope_type * (q0 - qm);
   const double dr = slope_type * (qp - q0);
-  const double dc = 0.5 * (dl + dr) / slope_type;
+  const double dc = 0.5 * (dl + dr) * (slope_type == 2 ? 0.5 : 1.0);
   if (dl * dr <= 0.0) return 0.0;
   return copysign(fmin(fmin(fabs(dl), fabs(dr)), fabs(dc)), dc);
 }
