@@ -6,10 +6,12 @@
 //
 // "The same" is per value to 1e-13 of its variable's largest magnitude, and the same set of
 // fine-flux entries written, not the same bits: every shape reads the same inputs in the same
-// arithmetic, but the host compiler (GCC 12, -O3 -march=native) inlines and contracts the oct
+// arithmetic, but the host compiler (GCC 12, -O3 -march=native) inlined and contracted the oct
 // (T = 2) and group (T = 4) instances of the bodies differently, so an oct alone and the same
-// oct in a group differ in the last bits (complete groups did before partial ones: the
-// amr_gpu_body_emulation_equals_serial test's "groups vs per oct"; at -O2 they agree bit for bit).
+// oct in a group differed in the last bits (complete groups did before partial ones: the
+// amr_gpu_body_emulation_equals_serial test's "groups vs per oct"; at -O2 they agreed bit for bit).
+// The host code is now compiled without contraction (ramses-oct/CMakeLists.txt, README "Leaf
+// cubes"); the bound was kept.
 // A wrong index map or a missing kept face moves a value by O(1), far above the bound.
 #include <gtest/gtest.h>
 

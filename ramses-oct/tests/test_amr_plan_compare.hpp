@@ -51,6 +51,7 @@ inline void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
   EXPECT_EQ(a.skip, b.skip);
   EXPECT_EQ(a.keep, b.keep);
   EXPECT_EQ(a.head, b.head);
+  EXPECT_EQ(a.cube, b.cube);
   EXPECT_EQ(a.ghost_src, b.ghost_src);
   EXPECT_EQ(a.ghost_flip, b.ghost_flip);
   EXPECT_EQ(a.ghost_begin, b.ghost_begin);

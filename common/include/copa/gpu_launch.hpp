@@ -18,6 +18,7 @@
 // On HIP, and on CUDA devices older than 9.0, the launch is ordinary and the wait does nothing.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -30,7 +31,10 @@
 // Launches kernel<<<grid, block>>>(args...) on the default stream with PDL, then checks it as
 // COPA_GPU_CHECK_LAUNCH(name) does (the kernel's name in the message).
 #define COPA_GPU_LAUNCH_DEPENDENT(kernel_name, kernel, grid, block, ...) \
-  ::copa::gpu::launch_dependent((kernel_name), __FILE__, __LINE__, (kernel), (grid), (block), __VA_ARGS__)
+  ::copa::gpu::launch_dependent((kernel_name), __FILE__, __LINE__, (kernel), (grid), (block), 0, __VA_ARGS__)
+// The same with shared_bytes of dynamic shared memory per block (kernel<<<grid, block, shared_bytes>>>).
+#define COPA_GPU_LAUNCH_DEPENDENT_SHARED(kernel_name, kernel, grid, block, shared_bytes, ...) \
+  ::copa::gpu::launch_dependent((kernel_name), __FILE__, __LINE__, (kernel), (grid), (block), (shared_bytes), __VA_ARGS__)
 
 namespace copa::gpu {
 
@@ -42,7 +46,7 @@ __device__ inline void wait_for_prior_grid() {
 
 template <class... Params, class... Args>
 void launch_dependent(const char* kernel_name, const char* file, int line, void (*kernel)(Params...), dim3 grid,
-                      dim3 block, Args&&... args) {
+                      dim3 block, std::size_t shared_bytes, Args&&... args) {
 #if defined(COPA_HAVE_CUDA)
   cudaLaunchAttribute serialization{};
   serialization.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -50,7 +54,7 @@ void launch_dependent(const char* kernel_name, const char* file, int line, void 
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
-  config.dynamicSmemBytes = 0;
+  config.dynamicSmemBytes = shared_bytes;
   config.stream = nullptr;  // the default stream, as kernel<<<grid, block>>>
   config.attrs = &serialization;
   config.numAttrs = 1;
@@ -62,7 +66,7 @@ void launch_dependent(const char* kernel_name, const char* file, int line, void 
     fail(code, (std::string("launch of ") + kernel_name).c_str(), file, line);
   }
 #else
-  kernel<<<grid, block>>>(std::forward<Args>(args)...);
+  kernel<<<grid, block, shared_bytes>>>(std::forward<Args>(args)...);
 #endif
   check_launch(kernel_name, file, line);
 }

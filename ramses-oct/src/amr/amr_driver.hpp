@@ -28,6 +28,7 @@ struct AmrConfig {
   bool host_dt = false;
   int group_min = default_group_min;  // --group-min: GPU path, fewest leaf octs of a sibling group (amr_plan.hpp)
   LeafUpdate leaf_update = LeafUpdate::units;  // --leaf-update: GPU path, the leaf update's kernels (amr_plan.hpp)
+  bool cubes = false;  // --leaf-cubes: GPU path, units update: the leaf cubes marched (amr_leaf_cube.hpp)
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
   std::function<void(const Tree&, std::vector<double>&)> set_state;

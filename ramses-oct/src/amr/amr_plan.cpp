@@ -9,6 +9,7 @@
 
 #include "amr_leaf_block.hpp"
 #include "amr_leaf_cells.hpp"
+#include "amr_leaf_cube.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_regrid.hpp"
 #include "copa/errors.hpp"
@@ -50,6 +51,26 @@ void emulate_units(const block::Args& a, const HydroParams& hp, const std::vecto
 block::UnitRef single_unit(const StepPlan& p, long long i) { return {i, 1u, &p.edges[6 * i]}; }
 block::UnitRef group_unit(const StepPlan& p, long long g) {
   return {p.groups[g], p.group_members[g], &p.group_edges[6 * g]};
+}
+
+// The groups' and the cubes' launches over groups [g0, g1) (leaf_update_kernel<groups>, then
+// leaf_cube_kernel): the groups outside the leaf cubes as units, then each cube marched by one
+// "thread". a.cube null: no cubes, every group a unit.
+void emulate_groups(const block::Args& a, const HydroParams& hp, const StepPlan& p, const std::vector<double>& u,
+                    std::vector<double>& unew, long long g0, long long g1) {
+  std::vector<long long> plain, cubes;
+  for (long long g = g0; g < g1; ++g) {
+    const std::uint8_t c = a.cube ? a.cube[p.groups[g]] : 0;
+    if (c == 0) plain.push_back(g);
+    else if (c == plan_cube_first) cubes.push_back(g);
+  }
+  emulate_units<4, block::group_threads>(
+      a, hp, u, unew, 1, static_cast<long long>(plain.size()), [&](long long j) { return group_unit(p, plain[j]); },
+      [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(plain[j])]; });
+  const auto sh = std::make_unique<cube::Shared>();
+  for (const long long g : cubes)
+    cube::march<1>(a, hp, p.groups[g], &p.group_slots[64 * static_cast<std::size_t>(g)],
+                   &p.group_edges[6 * static_cast<std::size_t>(g)], u.data(), unew.data(), 0, *sh);
 }
 
 std::array<int, 3> bc_of(const Tree& t) {
@@ -143,10 +164,11 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.skip.resize(nleaf);
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
+  p.cube.resize(nleaf);
   loops.run(nleaf, [&](std::int64_t i, int) {
     plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, nullptr, t.level_begin[t.max_level],
                       p.edges.data(), p.skip.data(),
-                      p.keep.data(), p.head.data());
+                      p.keep.data(), p.head.data(), p.cube.data());
   });
   p.singles.clear();
   p.groups.clear();
@@ -229,10 +251,11 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   p.skip.resize(nleaf);
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
+  p.cube.resize(nleaf);
   for (long long i = 0; i < nleaf; ++i)
     plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, nullptr, t.level_begin[t.max_level],
                       p.edges.data(), p.skip.data(),
-                      p.keep.data(), p.head.data());
+                      p.keep.data(), p.head.data(), p.cube.data());
   std::vector<long long> single_scan(nleaf + 1, 0), group_scan(nleaf + 1, 0);
   for (long long i = 0; i < nleaf; ++i) {
     single_scan[i] = plan_is_single(v, p.leaf_octs.data(), p.head.data(), i);
@@ -320,7 +343,7 @@ void emulate_device_lists(const Tree& t, StepLists& s) {
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out, LeafUpdate update) {
+                       std::vector<double>* fine_flux_out, LeafUpdate update, bool cubes) {
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
@@ -329,8 +352,9 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   // cell, leaf cells in the units and covered cells in the restriction. NaN here makes a cell it
   // missed show in the state.
   unew.assign(u.size(), std::numeric_limits<double>::quiet_NaN());
-  const block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
-                      t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
+  block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
+                t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
+  a.cube = cubes && !p.cube.empty() ? p.cube.data() : nullptr;
   const long long nsingle = static_cast<long long>(p.singles.size()), ngroup = static_cast<long long>(p.groups.size());
   if (update == LeafUpdate::cells) {
     emulate_cells(a, hp, p, u, unew, 0, nsingle, 0, ngroup, nghost, reflux, bc_of(t).data());
@@ -338,9 +362,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
     emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, nsingle,
                                    [&](long long j) { return single_unit(p, p.singles[j]); },
                                    [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
-    emulate_units<4, block::group_threads>(
-        a, hp, u, unew, 1, ngroup, [&](long long j) { return group_unit(p, j); },
-        [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(j)]; });
+    emulate_groups(a, hp, p, u, unew, 0, ngroup);
   }
   const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
@@ -394,7 +416,7 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
                                  std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
-                                 LeafUpdate update) {
+                                 LeafUpdate update, bool cubes) {
   const long long stride = t.noct() * 8;
   // NaN until the ghost pass writes them: the second substep reuses the first's (as the device).
   std::vector<double> ghost(lv.ghosts * 8 * nvar, std::numeric_limits<double>::quiet_NaN());
@@ -418,6 +440,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                   t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     a.sum_first = first_substep;
+    a.cube = cubes && !p.cube.empty() ? p.cube.data() : nullptr;
     // The finest level's two substeps ping-pong between u and unew without a commit (the device's
     // subcycle_level).
     const bool pingpong = !finer && l > 0;
@@ -432,9 +455,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
           a, hp, in, out, block::octs_per_block, lv.single_begin[l + 1] - s0,
           [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
           [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
-      emulate_units<4, block::group_threads>(
-          a, hp, in, out, 1, lv.group_begin[l + 1] - g0, [&](long long j) { return group_unit(p, g0 + j); },
-          [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
+      emulate_groups(a, hp, p, in, out, g0, lv.group_begin[l + 1]);
     }
     if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];

@@ -35,6 +35,9 @@ struct StepPlan {
   std::vector<std::uint8_t> ghost_flip;   // 7 per ghost: bits of the axes whose momentum flips
   std::vector<std::int64_t> ghost_begin;  // per unit (singles, then groups), its first ghost (+ end)
   std::vector<std::uint8_t> head;         // workspace: per leaf oct, the member mask of the group starting there, or 0
+  // Per leaf oct its cube byte (plan_cube_entry): the leaf cubes, 8 complete groups of an aligned
+  // 4 x 4 x 4 oct block, whose groups the update runs as one z-marched cube (amr_leaf_cube.hpp).
+  std::vector<std::uint8_t> cube;
   std::vector<std::int64_t> restrict_cell, restrict_son;  // pairs, finest level first
   std::vector<std::int64_t> restrict_begin;               // per level from L-1 down to 0 (+ end)
 };
@@ -108,9 +111,12 @@ void emulate_device_lists(const Tree& t, StepLists& s);
 // fine_flux_out: where given, the step's fine-flux buffer (the kept fluxes) copied there.
 // update: the leaf update's kernels (LeafUpdate::cells: both passes over every unit, the stored
 // predicted states starting from NaN, so that a row the first pass missed shows in the state).
+// cubes: with LeafUpdate::units, the plan's leaf cubes marched (amr_leaf_cube.hpp, --leaf-cubes on);
+// false (the device's default) runs their groups.
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out = nullptr, LeafUpdate update = LeafUpdate::units);
+                       std::vector<double>* fine_flux_out = nullptr, LeafUpdate update = LeafUpdate::units,
+                       bool cubes = false);
 
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
@@ -122,7 +128,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
                                  std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
-                                 LeafUpdate update = LeafUpdate::units);
+                                 LeafUpdate update = LeafUpdate::units, bool cubes = false);
 
 // The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
 // leaf cell as ~index, 0 = none) as a LeafScan.
