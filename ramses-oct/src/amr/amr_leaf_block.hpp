@@ -194,6 +194,14 @@ RO_HD void load_slots(const std::int32_t* row, int lane, Shared<T>& sh) {
   for (int s = lane; s < Unit<T>::slots; s += N) sh.slot[s] = row[s];
 }
 
+// The oct slot (x fastest, S = B + 2 per axis) of a unit of B octs per axis nearest to slot sl and
+// inside the unit (each axis clamped into [1, B]): what a gather reads where sl holds no_slot.
+RO_HD int nearest_inner_slot(const int sl[3], int B) {
+  int in[3];
+  for (int d = 0; d < 3; ++d) in[d] = sl[d] < 1 ? 1 : (sl[d] > B ? B : sl[d]);
+  return in[0] + (B + 2) * (in[1] + (B + 2) * in[2]);
+}
+
 // Subgrid coordinates ((T + 4)^3) of gathered cell m in [0, Q): the interior (x fastest), then
 // per face 2 * axis + side its slab (layer 0 next to the interior, then the two tangential axes
 // in order), then per edge (axis along it, signs of the other two axes in order) its T cells.
@@ -269,11 +277,7 @@ RO_HD void gather(const Args& a, const HydroParams& hp, const LeafLayout<T>& L, 
     // A partial group's slot next to none of its leaf octs: only cells that update nothing read
     // it, so any physical state serves; the block's own oct (or ghost) nearest to it, clamped
     // into the block per axis, never empty.
-    if (src == no_slot) {
-      int in[3];
-      for (int d = 0; d < 3; ++d) in[d] = sl[d] < 1 ? 1 : (sl[d] > U::B ? U::B : sl[d]);
-      src = sh.slot[in[0] + U::S * (in[1] + U::S * in[2])];
-    }
+    if (src == no_slot) src = sh.slot[nearest_inner_slot(sl, U::B)];
     if (src >= 0) {
       for (int f = 0; f < nvar; ++f) uc[r][f] = u[f * a.stride + (long long)src * 8 + local];
     } else {

@@ -70,11 +70,7 @@ RO_HD Source source(const std::int32_t* row, const std::int8_t* edges, const int
   s.local = loc[0] + 2 * loc[1] + 4 * loc[2];
   s.entry = row[sl[0] + U::S * (sl[1] + U::S * sl[2])];
   s.src = s.entry;
-  if (s.src == no_slot) {
-    int in[3];
-    for (int d = 0; d < 3; ++d) in[d] = sl[d] < 1 ? 1 : (sl[d] > U::B ? U::B : sl[d]);
-    s.src = row[in[0] + U::S * (in[1] + U::S * in[2])];
-  }
+  if (s.src == no_slot) s.src = row[block::nearest_inner_slot(sl, U::B)];
   s.member = inside ? (sl[0] - 1) + U::B * ((sl[1] - 1) + U::B * (sl[2] - 1)) : -1;
   return s;
 }

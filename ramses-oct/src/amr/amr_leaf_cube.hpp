@@ -19,12 +19,7 @@
 #include <cstdint>
 
 #include "amr_leaf_block.hpp"
-
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define RO_CUBE_SYNC() __syncthreads()
-#else
-#define RO_CUBE_SYNC() ((void)0)
-#endif
+#include "zmarch.hpp"  // the march's ring indices (zm_ring2, 3, 4) and RO_BLOCK_SYNC
 
 namespace ro::amr::cube {
 
@@ -37,7 +32,7 @@ inline constexpr int SX = T + 4, SP = SX * SX;     // a gathered plane: the cell
 inline constexpr int EX = T + 2, EP = EX * EX;     // a predicted plane: the cells and a 1-cell ring
 inline constexpr int TP = T * T, FX = (T + 1) * T;  // cells, and x (or y) faces, per plane
 // Threads per cube: 7 warps, so that each phase but the update takes one round (144 gathered cells,
-// 96 predictor cells, 64 + 2 x 72 faces per plane); three cubes' 61 KB of shared memory per SM.
+// 96 predictor cells, 64 + 2 x 72 faces per plane); three cubes' 62 KB of shared memory per SM.
 inline constexpr int threads = 224;
 
 struct Shared {
@@ -48,16 +43,12 @@ struct Shared {
   double fz[2][nvar][TP];      // z faces below and above it
   // Per cell of the last 4 gathered interior planes (ring of 4: the update of plane p - 2 may run
   // beside the gather of plane p + 1), taken by the gather with the cell's state so that the
-  // update waits for no load of its own: the cell (oct * 8 + cell) and its flags (bits 0-5 the
-  // faces that take no flux, bit 6 covered, bits 8-13 its oct's kept faces).
+  // update waits for no load of its own: the cell's oct and its flags (bits 0-5 the faces that
+  // take no flux, bit 6 covered, bits 8-13 its oct's kept faces).
   std::int32_t cell[4][TP];
   std::uint16_t flags[4][TP];
   std::int32_t slot[S * S * S];  // the cube's oct slots (x fastest), as a group's slot row
 };
-
-RO_HD int ring3(int x) { return (x + 3) % 3; }  // x >= -2
-RO_HD int ring2(int x) { return (x + 2) & 1; }  // x >= -1
-RO_HD int ring4(int x) { return (x + 4) & 3; }  // x >= -2
 
 // The cube's leaf octs are i0 + 8 group + member (groups and members in cube order, x fastest):
 // the leaf index of the oct at (ox, oy, oz) in the cube.
@@ -103,11 +94,7 @@ RO_HD void fetch_cell(const Args& a, long long i0, const double* u, const std::i
   bool flip[3];
   for (int d = 0; d < 3; ++d) tile_axis_source(tc[d], B, lo[d], hi[d], sl[d], loc[d], flip[d]);
   std::int32_t src = sh.slot[sl[0] + S * (sl[1] + S * sl[2])];
-  if (src == no_slot) {
-    int in[3];
-    for (int d = 0; d < 3; ++d) in[d] = sl[d] < 1 ? 1 : (sl[d] > B ? B : sl[d]);
-    src = sh.slot[in[0] + S * (in[1] + S * in[2])];
-  }
+  if (src == no_slot) src = sh.slot[block::nearest_inner_slot(sl, B)];
   const int local = loc[0] + 2 * loc[1] + 4 * loc[2];
   const int ci = tc[0] - 2, cj = tc[1] - 2, ck = t - 2;
   out.oct = -1;
@@ -132,20 +119,20 @@ RO_HD void put_cell(const HydroParams& hp, int t, int j, const Fetched& in, Shar
   double qc[nvar];
   cons_to_prim(in.u, hp.gamma, qc);
   const int p = t - 2;
-  for (int f = 0; f < nvar; ++f) sh.q[ring3(p)][f][j] = qc[f];
+  for (int f = 0; f < nvar; ++f) sh.q[zm_ring3(p)][f][j] = qc[f];
   if (in.oct >= 0) {
     const int c = (j % SX - 2) + T * (j / SX - 2);
-    sh.cell[ring4(p)][c] = in.oct;
-    sh.flags[ring4(p)][c] = in.flags;
+    sh.cell[zm_ring4(p)][c] = in.oct;
+    sh.flags[zm_ring4(p)][c] = in.flags;
   }
 }
 
 // Predicted cell c of plane e (the ring of EX x EX without its 4 corners), as block::predict.
 RO_HD void predict_cell(const HydroParams& hp, double dtdx, int e, int c, Shared& sh) {
   const int sc = (c % EX + 1) + SX * (c / EX + 1);
-  const auto& qm = sh.q[ring3(e - 1)];
-  const auto& q0 = sh.q[ring3(e)];
-  const auto& qq = sh.q[ring3(e + 1)];
+  const auto& qm = sh.q[zm_ring3(e - 1)];
+  const auto& q0 = sh.q[zm_ring3(e)];
+  const auto& qq = sh.q[zm_ring3(e + 1)];
   double qc[nvar], d[3][nvar], qh[nvar];
   for (int f = 0; f < nvar; ++f) qc[f] = q0[f][sc];
   for (int f = 0; f < nvar; ++f) {
@@ -154,7 +141,7 @@ RO_HD void predict_cell(const HydroParams& hp, double dtdx, int e, int c, Shared
     d[2][f] = limited_slope(qm[f][sc], qc[f], qq[f][sc], hp.slope_type);
   }
   predict_half_step(qc, d[0], d[1], d[2], dtdx, hp.gamma, qh);
-  auto& eb = sh.ext[ring2(e)];
+  auto& eb = sh.ext[zm_ring2(e)];
   for (int f = 0; f < nvar; ++f) {
     eb[0][f][c] = qh[f];
     for (int x = 0; x < 3; ++x) eb[1 + x][f][c] = d[x][f];
@@ -165,9 +152,9 @@ RO_HD void predict_cell(const HydroParams& hp, double dtdx, int e, int c, Shared
 // x faces ((T + 1) per row) and y faces (T per row), as block::fluxes.
 RO_HD void face(const HydroParams& hp, int k, int r, Shared& sh) {
   double qhl[nvar], dql[nvar], qhr[nvar], dqr[nvar], fl[nvar];
-  const auto& ek = sh.ext[ring2(k)];
+  const auto& ek = sh.ext[zm_ring2(k)];
   if (r < TP) {
-    const auto& ek1 = sh.ext[ring2(k + 1)];
+    const auto& ek1 = sh.ext[zm_ring2(k + 1)];
     const int c = (r % T + 1) + EX * (r / T + 1);
     for (int f = 0; f < nvar; ++f) {
       qhl[f] = ek[0][f][c];
@@ -176,7 +163,7 @@ RO_HD void face(const HydroParams& hp, int k, int r, Shared& sh) {
       dqr[f] = ek1[3][f][c];
     }
     face_flux<2>(qhl, dql, qhr, dqr, hp, fl);
-    for (int f = 0; f < nvar; ++f) sh.fz[ring2(k + 1)][f][r] = fl[f];
+    for (int f = 0; f < nvar; ++f) sh.fz[zm_ring2(k + 1)][f][r] = fl[f];
     return;
   }
   const bool xface = r < TP + FX;
@@ -205,12 +192,12 @@ RO_HD void face(const HydroParams& hp, int k, int r, Shared& sh) {
 // come from the gather (Shared::cell, flags).
 RO_HD void update_cell(const Args& a, double dtdx, const double* u, double* unew, int k, int c, const Shared& sh) {
   const int ci = c % T, cj = c / T;
-  const std::int32_t oct = sh.cell[ring4(k)][c];
-  const unsigned flags = sh.flags[ring4(k)][c];
+  const std::int32_t oct = sh.cell[zm_ring4(k)][c];
+  const unsigned flags = sh.flags[zm_ring4(k)][c];
   const int cell = (ci & 1) + 2 * (cj & 1) + 4 * (k & 1);
   const int ix = ci + (T + 1) * cj, iy = ci + T * cj;
-  const auto& fzlo = sh.fz[ring2(k)];
-  const auto& fzhi = sh.fz[ring2(k + 1)];
+  const auto& fzlo = sh.fz[zm_ring2(k)];
+  const auto& fzhi = sh.fz[zm_ring2(k + 1)];
   const unsigned keep = flags >> 8;
   if (keep) {
     // Face 2 x + side of the cube's boundary through this cell, its flux and its sub-face in the oct.
@@ -230,11 +217,10 @@ RO_HD void update_cell(const Args& a, double dtdx, const double* u, double* unew
   }
   if (flags & 64u) return;
   const long long g = (long long)oct * 8 + cell;
-  const unsigned sk = flags;
   for (int f = 0; f < nvar; ++f) {
-    const double fxl = (sk & 1) ? 0.0 : sh.fx[f][ix], fxh = (sk & 2) ? 0.0 : sh.fx[f][ix + 1];
-    const double fyl = (sk & 4) ? 0.0 : sh.fy[f][iy], fyh = (sk & 8) ? 0.0 : sh.fy[f][iy + T];
-    const double fzl = (sk & 16) ? 0.0 : fzlo[f][c], fzh = (sk & 32) ? 0.0 : fzhi[f][c];
+    const double fxl = (flags & 1) ? 0.0 : sh.fx[f][ix], fxh = (flags & 2) ? 0.0 : sh.fx[f][ix + 1];
+    const double fyl = (flags & 4) ? 0.0 : sh.fy[f][iy], fyh = (flags & 8) ? 0.0 : sh.fy[f][iy + T];
+    const double fzl = (flags & 16) ? 0.0 : fzlo[f][c], fzh = (flags & 32) ? 0.0 : fzhi[f][c];
     unew[f * a.stride + g] = conservative_update(u[f * a.stride + g], fxl, fxh, fyl, fyh, fzl, fzh, dtdx);
   }
 }
@@ -253,7 +239,7 @@ RO_HD void march(const Args& a, const HydroParams& hp, long long i0, const std::
   const std::int8_t* hi = group_edges + 6 * 7 + 3;
   const double dtdx = dtdx_of(a, a.leaf_octs[i0]);
   load_slots(group_rows, tid, N, sh);
-  RO_CUBE_SYNC();
+  RO_BLOCK_SYNC();
   Fetched next[rounds];
   for (int r = 0; r < rounds; ++r)
     if (tid + r * N < SP) fetch_cell(a, i0, u, lo, hi, 0, tid + r * N, sh, next[r]);
@@ -263,7 +249,7 @@ RO_HD void march(const Args& a, const HydroParams& hp, long long i0, const std::
     if (p + 1 < T + 2)
       for (int r = 0; r < rounds; ++r)
         if (tid + r * N < SP) fetch_cell(a, i0, u, lo, hi, p + 3, tid + r * N, sh, next[r]);
-    RO_CUBE_SYNC();
+    RO_BLOCK_SYNC();
     if (p >= 0) {
       for (int c = tid; c < EP; c += N) {
         const int ei = c % EX, ej = c / EX;
@@ -271,13 +257,13 @@ RO_HD void march(const Args& a, const HydroParams& hp, long long i0, const std::
         predict_cell(hp, dtdx, p - 1, c, sh);
       }
     }
-    RO_CUBE_SYNC();
+    RO_BLOCK_SYNC();
     if (p >= 1) {
       const int k = p - 2;
       const int nfaces = TP + (k >= 0 ? 2 * FX : 0);
       for (int r = tid; r < nfaces; r += N) face(hp, k, r, sh);
     }
-    RO_CUBE_SYNC();
+    RO_BLOCK_SYNC();
     if (p >= 2) {
       for (int c = tid; c < TP; c += N) update_cell(a, dtdx, u, unew, p - 2, c, sh);
     }
