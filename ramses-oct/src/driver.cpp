@@ -37,7 +37,7 @@ static void check_bad_cell(HydroKernels& k, const OctMesh& m, const RunConfig& c
   os.precision(10);
   os << "non-physical state after step " << step << " (t = " << t << "): cell " << global_cell << " (oct "
      << global_cell / 8 << ", cell " << global_cell % 8 << ", i,j,k = " << ic[0] << "," << ic[1] << "," << ic[2]
-     << ") has density " << q[0] << " and pressure " << q[4];
+     << ") has density " << q[0] << " and pressure " << q[4] << non_physical_hint;
   throw copa::RuntimeError(os.str());
 }
 

@@ -35,7 +35,7 @@ void check_bad_cell(const Tree& t, const std::vector<double>& u, double gamma, l
   os.precision(10);
   os << "non-physical state after step " << step << " (t = " << time << "): leaf cell of level "
      << int(t.level[cell / 8]) << " (oct " << cell / 8 << ", cell " << cell % 8 << ", i,j,k = " << ic[0] << ","
-     << ic[1] << "," << ic[2] << ") has density " << q[0] << " and pressure " << q[4];
+     << ic[1] << "," << ic[2] << ") has density " << q[0] << " and pressure " << q[4] << non_physical_hint;
   throw copa::RuntimeError(os.str());
 }
 
