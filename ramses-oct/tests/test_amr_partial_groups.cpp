@@ -4,15 +4,12 @@
 // step's emulation giving the same state and kept fine fluxes whatever the unit shapes (groups of
 // any size, or every oct alone), global and subcycled, and the serial oracle's step to round-off.
 //
-// "The same" is per value to 1e-13 of its variable's largest magnitude, and the same set of
-// fine-flux entries written, not the same bits: every shape reads the same inputs in the same
-// arithmetic, but the host compiler (GCC 12, -O3 -march=native) inlined and contracted the oct
-// (T = 2) and group (T = 4) instances of the bodies differently, so an oct alone and the same
-// oct in a group differed in the last bits (complete groups did before partial ones: the
-// amr_gpu_body_emulation_equals_serial test's "groups vs per oct"; at -O2 they agreed bit for bit).
-// The host code is now compiled without contraction (ramses-oct/CMakeLists.txt, README "Leaf
-// cubes"); the bound was kept.
-// A wrong index map or a missing kept face moves a value by O(1), far above the bound.
+// "The same" is bit for bit (state_difference and flux_difference 0, the same set of fine-flux
+// entries written): every shape reads the same inputs in the same arithmetic, and the host code is
+// compiled without FP contraction (ramses-oct/CMakeLists.txt, README "Leaf cubes"), so the oct
+// (T = 2) and group (T = 4) instances of the bodies round alike however they are inlined (with
+// GCC's default contraction they differed in the last bits, and this bound was 1e-13).
+// A wrong index map or a missing kept face moves a value by O(1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,8 +28,6 @@ using namespace ro;
 using namespace ro::amr_test;
 
 namespace {
-
-constexpr double shape_tolerance = 1e-13;
 
 struct GroupStats {
   long long groups = 0, partial = 0, grouped_octs = 0, absent = 0, internal_kept = 0, unreached_slots = 0;
@@ -191,14 +186,14 @@ TEST(AmrPartialGroups, amr_partial_groups_step_equals_every_unit_shape) {
         plan_step(c, group_min, reflux, dt, unew, fine_flux);
         SCOPED_TRACE("group_min " + std::to_string(group_min) + " reflux " + std::to_string(reflux));
         const double du = state_difference(unew, alone, t.noct() * 8), df = flux_difference(fine_flux, alone_flux);
-        EXPECT_LT(du, shape_tolerance);
-        EXPECT_LT(df, shape_tolerance);
+        EXPECT_EQ(du, 0.0);
+        EXPECT_EQ(df, 0.0);
         worst = std::max({worst, du, df});
         if (group_min == 8) {
           complete = unew;
           complete_flux = fine_flux;
         } else if (!complete.empty()) {
-          EXPECT_LT(state_difference(unew, complete, t.noct() * 8), shape_tolerance);
+          EXPECT_EQ(state_difference(unew, complete, t.noct() * 8), 0.0);
         }
       }
       amr::Stepper stepper(*loops, hp, reflux);
@@ -238,9 +233,9 @@ TEST(AmrPartialGroups, amr_partial_groups_subcycled_step_equals_complete_groups)
       kept[k].assign(t.noct() * amr::fine_flux_per_oct, 0.0);
       amr::emulate_plan_subcycled_step(t, p, c.lists, lv, hp, true, u[k], unew, kept[k], sums, dt0);
     }
-    EXPECT_LT(state_difference(u[0], u[1], t.noct() * 8), shape_tolerance);
+    EXPECT_EQ(state_difference(u[0], u[1], t.noct() * 8), 0.0);
     // The kept fluxes of the last substeps.
-    EXPECT_LT(flux_difference(kept[0], kept[1]), shape_tolerance);
+    EXPECT_EQ(flux_difference(kept[0], kept[1]), 0.0);
     EXPECT_TRUE(u[0] != c.run.u);
     if (pc.levels >= 2) {
       EXPECT_GT(partial, 0);
