@@ -1,6 +1,7 @@
 // copa-commbench: ping-pong (ranks 0 <-> 1) and a 3D 26-neighbour halo per transport of the halo
 // layer, host and device memory, message sizes in powers of 4; writes copa-comm/1 JSON.
 #include <algorithm>
+#include "copa/gpu_model.hpp"
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -13,7 +14,7 @@
 #include "copa/halo.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -29,7 +30,7 @@ struct Options {
 };
 
 bool gpu_build() {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   return true;
 #else
   return false;
@@ -39,7 +40,7 @@ bool gpu_build() {
 void require_fits(const copa::commbench::Footprint& f, std::size_t bytes) {
   const std::string what = "a " + copa::format_bytes(static_cast<double>(bytes)) + " exchange";
   copa::require_host_memory(f.host, what);
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   if (f.device > 0) copa::gpu::require_device_memory(f.device, what);
 #endif
 }

@@ -1,11 +1,12 @@
 #include <algorithm>
+#include "copa/gpu_model.hpp"
 #include <memory>
 
 #include "commbench.hpp"
 #include "copa/mpi.hpp"
 #include "copa/stats.hpp"
 #include "copa/timing.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -31,7 +32,7 @@ Timing time_exchanges(const std::vector<std::vector<halo::Link>>& exchanges, std
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<double>(i);
   double* field = host.data();
   void* stream = nullptr;
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   gpu::stream_t s{};
   if (memory == halo::Memory::device) {
     s = gpu::create_stream();
@@ -48,7 +49,7 @@ Timing time_exchanges(const std::vector<std::vector<halo::Link>>& exchanges, std
                                                     halo::Combine::replace, stream));
     t.bytes_per_direction = xs.front()->bytes_sent();
     auto complete = [&] {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
       if (memory == halo::Memory::device) gpu::synchronize(s);
 #endif
     };
@@ -63,7 +64,7 @@ Timing time_exchanges(const std::vector<std::vector<halo::Link>>& exchanges, std
     }
     t.median_s = summarize(mpi::max_all(samples)).median;
   }
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   if (memory == halo::Memory::device) {
     gpu::free_device(field);
     gpu::destroy_stream(s);

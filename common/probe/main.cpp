@@ -1,5 +1,6 @@
 // copa-probe: measures the machine's ceilings for each backend built and writes copa-ceilings/1.
 #include <fstream>
+#include "copa/gpu_model.hpp"
 #include <iomanip>
 #include <iostream>
 
@@ -10,7 +11,7 @@
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
 #include "probe.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
       } else if (b == copa::Backend::openmp) {
         doc["backends"]["openmp"] = copa::probe::probe_cpu(o, copa::apply_threads(o.threads));
       } else {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
         copa::select_device(device);
         doc["backends"][copa::to_string(b)] = copa::probe::probe_gpu(o);
 #endif

@@ -1,4 +1,5 @@
 #include "copa/cli.hpp"
+#include "copa/gpu_model.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -11,7 +12,7 @@
 #if defined(COPA_HAVE_OPENMP)
 #include <omp.h>
 #endif
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -25,7 +26,9 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "Programming model: " + built + "|all (all = every backend built, each checked against serial)")
       ->capture_default_str();
   app.add_option("--variant", o.variant, "Kernel strategy of the backend (see --list); default: the backend's best");
-  app.add_flag("--list", o.list, "List the backends and variants built, then exit");
+  app.add_option("--tuning", o.tunings, "AXIS=VALUE: a tuning of the variant (repeatable; --list names the axes)")
+      ->delimiter(',');
+  app.add_flag("--list", o.list, "List the variants (backends, default, summary, tunings), then exit");
   app.add_option("--reps", o.reps, "Timed repetitions (medians are reported)")->check(CLI::Range(1, 1000000))->capture_default_str();
   app.add_option("--warmup", o.warmup, "Untimed warm-up repetitions")->check(CLI::Range(0, 1000000))->capture_default_str();
   app.add_option("--json", o.json, "Write the copa-result/1 JSON document to FILE (FILE.<backend>.json with --backend all)");
@@ -97,7 +100,7 @@ int apply_threads([[maybe_unused]] int threads) {
 }
 
 int select_device([[maybe_unused]] int requested) {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   const int count = gpu::device_count();
   if (count == 0) throw RuntimeError("a GPU backend was requested but no GPU device is present");
   const int device = requested >= 0 ? requested : mpi::local_rank() % count;

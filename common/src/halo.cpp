@@ -1,6 +1,7 @@
 // copa::halo::Exchange: pack (one gather), move (the transport), unpack (one scatter); the host
 // transport (MPI on host buffers, or on pinned staging buffers for device fields).
 #include "copa/halo.hpp"
+#include "copa/gpu_model.hpp"
 
 #include <algorithm>
 #include <string>
@@ -9,7 +10,7 @@
 #include "copa/mpi.hpp"
 #include "halo_combine.hpp"
 #include "halo_impl.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #include "copa/gpu_side_stream.hpp"
 #include "halo_kernels.hpp"

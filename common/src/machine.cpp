@@ -1,4 +1,5 @@
 #include "copa/machine.hpp"
+#include "copa/gpu_model.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +11,7 @@
 #include "copa/build_config.hpp"
 #include "copa/git_info.hpp"
 #include "copa/topology.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -59,7 +60,7 @@ nlohmann::json build_info() {
 }
 
 std::string gpu_name([[maybe_unused]] int device) {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   if (device >= 0 && device < gpu::device_count()) return gpu::device_info(device).name;
 #endif
   return "";
@@ -71,7 +72,7 @@ nlohmann::json machine_info(Backend backend, [[maybe_unused]] int device) {
                       {"cores", std::thread::hardware_concurrency()},
                       {"topology", cpu_topology()},
                       {"gpu", nullptr}};
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   if (is_gpu(backend) && device >= 0 && device < gpu::device_count()) {
     const gpu::DeviceInfo d = gpu::device_info(device);
     m["gpu"] = {{"name", d.name},

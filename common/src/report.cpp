@@ -1,4 +1,5 @@
 #include "copa/report.hpp"
+#include "copa/gpu_model.hpp"
 
 #include <sys/resource.h>
 
@@ -12,7 +13,7 @@
 #include "copa/machine.hpp"
 #include "copa/memory.hpp"
 #include "copa/mpi.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/device_memory.hpp"
 #endif
 
@@ -113,7 +114,7 @@ void Report::reduce_over_ranks() {
 void Report::set_memory(std::size_t device_peak, std::size_t host_peak) { memory_ = {device_peak, host_peak}; }
 
 std::size_t Report::device_pool_peak() {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   return gpu::device_pool_counters().peak_bytes;
 #else
   return 0;
@@ -137,6 +138,7 @@ nlohmann::json Report::to_json() const {
   doc["machine"]["ceilings"] = roofs ? copa::to_json(*roofs) : nlohmann::json(nullptr);
   doc["run"] = {{"backend", to_string(backend_)},
                 {"variant", variant_},
+                {"tunings", tunings_},
                 {"variants_built", variants_built_},
                 {"problem", problem_},
                 {"mpi_ranks", mpi_ranks_ ? *mpi_ranks_ : mpi::size()},
@@ -192,7 +194,7 @@ nlohmann::json Report::to_json() const {
                            {"passed", verification_->passed}};
   }
   std::size_t device_peak = 0, host_peak = host_peak_rss_bytes();
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   device_peak = gpu::device_pool_counters().peak_bytes;
 #endif
   if (memory_) std::tie(device_peak, host_peak) = *memory_;

@@ -2,13 +2,14 @@
 // device copy of it (copied to the GPU, exchanged there, copied back) for device fields.
 #pragma once
 #include <algorithm>
+#include "copa/gpu_model.hpp"
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "copa/halo.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -16,7 +17,7 @@ namespace copa::halo::testing {
 
 inline Memory memory_named(const std::string& name) { return name == "device" ? Memory::device : Memory::host; }
 
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 // Runs body(d, stream) on a device copy d of `field` (copied in before, back after, on a stream
 // of its own); the exchange inside body is destroyed before the copy back.
 template <class Body>
@@ -47,7 +48,7 @@ inline void exchange_on(std::vector<double>& field, const std::vector<Link>& lin
     }
     return;
   }
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   on_device_copy(field, [&](double* d, gpu::stream_t stream) {
     Exchange x(links, layout, transport, memory, combine, stream);
     for (int s = 0; s < steps; ++s) {
@@ -75,7 +76,7 @@ inline void exchange_forked(std::vector<double>& field, const std::vector<double
     x.finish(field.data());
     return;
   }
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   on_device_copy(field, [&](double* d, gpu::stream_t stream) {
     Exchange x(links, layout, transport, memory, combine, stream);
     auto forked = static_cast<gpu::stream_t>(x.fork());

@@ -17,6 +17,7 @@ namespace copa {
 struct CommonOptions {
   std::string backend;     // serial|openmp|cuda|hip|all; default: default_backend()
   std::string variant;     // "" = the app's default for the backend
+  std::vector<std::string> tunings;  // --tuning AXIS=VALUE, checked by VariantRegistry::select
   bool list = false;
   int reps = 5;
   int warmup = 1;

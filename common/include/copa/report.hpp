@@ -13,6 +13,7 @@
 #include "copa/roofline.hpp"
 #include "copa/stats.hpp"
 #include "copa/timing.hpp"
+#include "copa/variants.hpp"
 
 namespace copa {
 
@@ -61,6 +62,11 @@ class Report {
   // run section
   void set_backend(Backend b) { backend_ = b; }
   void set_variant(std::string v) { variant_ = std::move(v); }
+  // run.variant (the name) and run.tunings (every axis of the variant with its value).
+  void set_selection(const Selection& s) {
+    variant_ = s.name();
+    tunings_ = s.tunings_json();
+  }
   void set_threads(int t) { threads_ = t; }
   void set_command_line(std::string c) { command_line_ = std::move(c); }
   void set_device(int d) { device_ = d; }
@@ -117,6 +123,7 @@ class Report {
   nlohmann::json decomposition_;
   nlohmann::json problem_ = nlohmann::json::object();
   nlohmann::json variants_built_ = nlohmann::json::object();
+  nlohmann::json tunings_ = nlohmann::json::object();
   nlohmann::json extra_ = nlohmann::json::object();
   std::vector<KernelRow> kernels_;
   std::optional<Ceilings> ceilings_;
