@@ -2,8 +2,9 @@
 HTML page (verdicts coloured). Both hold the same sections in the same order."""
 import html
 
-from .compare import (CASE_HEADERS, FASTER, KERNEL_HEADERS, SAME, SLOWER, case_label, case_rows,
-                      kernel_rows)
+from .compare_model import (CASE_HEADERS, FASTER, KERNEL_HEADERS, SAME, SLOWER, case_label, case_rows,
+                            kernel_rows)
+from .compare_machines import sections
 from .tables import markdown_table
 
 
@@ -62,14 +63,12 @@ BULLET_SECTIONS = ("Problems", "Cases and kernels present on one side only", "Ca
 def markdown_report(c, machines=False):
     """c: a Comparison (regression mode) or, with machines=True, a MachineComparison."""
     if machines:
-        from .compare_machines import sections
         return render_markdown("copa machine comparison", sections(c))
     return render_markdown("copa performance comparison", _sections(c))
 
 
 def html_report(c, machines=False):
     if machines:
-        from .compare_machines import sections
         return render_html("copa machine comparison", sections(c))
     return render_html("copa performance comparison", _sections(c))
 
