@@ -18,22 +18,22 @@ run() {  # name, then arguments
   echo "=== mps-density $name: $*"
   "$BIN" "$@" "${CEIL[@]}" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"
 }
-GPU_VARIANTS=fine-lean,fine-lean-cellrows,fine-group4,fine-group8,fine-rows,sorted-particle,sorted-packed,warp-particle,verlet,bucket-block,bucket-thread
-FINE_VARIANTS=fine-group4,fine-group8,fine-rows,sorted-particle
+GPU_VARIANTS=fine-lean-cellrows,fine-lean,fine-rows,sorted-particle,verlet,bucket-thread,bucket-block
+FP32_VARIANTS=fine-rows,sorted-particle
 START=$SECONDS
 
 # 1. P-Flow case (224k particles, 70 x 70 x 14 buckets): target <= 50 us per evaluation incl. rebucketing.
 run pflow-cuda --case pflow --backend cuda --variants $GPU_VARIANTS --warmup 5 --reps 50
-run pflow-cuda-fp32 --case pflow --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 5 --reps 50
-run pflow-cuda-noreorder --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows,fine-group4,sorted-particle,bucket-block --reorder off --warmup 5 --reps 20
-# The rebucket in 3 launches instead of 5 (--rebucket fused, issue 18), same variants' densities.
+run pflow-cuda-fp32 --case pflow --backend cuda --variants $FP32_VARIANTS --precision fp32 --warmup 5 --reps 50
+run pflow-cuda-noreorder --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows,sorted-particle,bucket-block --reorder off --warmup 5 --reps 20
+# The rebucket in 3 launches instead of 5 (--rebucket fused), same variants' densities.
 run pflow-cuda-rebucket-fused --case pflow --backend cuda --variants fine-lean,fine-lean-cellrows --rebucket fused --warmup 5 --reps 50
 echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 2. 10M particles: target >= 5e9 evaluations/s for the best variant (FP64).
 run medium-cuda --case pflow --size medium --backend cuda --variants $GPU_VARIANTS --warmup 2 --reps 10
 run medium-cuda-rebucket-fused --case pflow --size medium --backend cuda --variants fine-lean-cellrows --rebucket fused --warmup 2 --reps 10
-run medium-cuda-fp32 --case pflow --size medium --backend cuda --variants $FINE_VARIANTS --precision fp32 --warmup 2 --reps 10
+run medium-cuda-fp32 --case pflow --size medium --backend cuda --variants $FP32_VARIANTS --precision fp32 --warmup 2 --reps 10
 echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 3. 100M particles (about 20 GB on the device at FP64; verlet about 50 GB): one set-up, every variant.
@@ -41,7 +41,7 @@ run large-cuda --case pflow --size large --backend cuda --variants $GPU_VARIANTS
 echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 4. Short full semi-implicit MPS simulation of the P-Flow tank (particle-steps/s).
-run pflow-simulation-cuda --case pflow --mode simulation --steps 20 --backend cuda --variants fine-group4,sorted-particle,verlet
+run pflow-simulation-cuda --case pflow --mode simulation --steps 20 --backend cuda --variants fine-lean,sorted-particle,verlet
 
 # 5. OpenMP on the host's cores (sorted particles with the SIMD row loop; P-Flow's bucket-thread).
 run pflow-openmp --case pflow --backend openmp --variants fine-rows,sorted-particle,bucket-thread,verlet --warmup 1 --reps 5
@@ -50,7 +50,7 @@ echo "=== mps-density: $((SECONDS - START)) s so far"
 
 # 6. FP32 at 100M (a second 100M set-up: last).
 if (( SECONDS - START < 95 )); then
-  run large-cuda-fp32 --case pflow --size large --backend cuda --variants fine-group4,sorted-particle --precision fp32 --warmup 1 --reps 3
+  run large-cuda-fp32 --case pflow --size large --backend cuda --variants fine-rows,sorted-particle --precision fp32 --warmup 1 --reps 3
 else
   echo "=== mps-density large-cuda-fp32: skipped (over 95 s already, keeping the script near 120 s)"
 fi

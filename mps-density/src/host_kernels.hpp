@@ -1,6 +1,6 @@
-// The host implementation of the kernel family, shared by the serial oracle (parallel = false)
-// and the OpenMP backend (parallel = true: the same loops with OpenMP work sharing; the sorted
-// number density has a SIMD inner loop over contiguous bucket rows).
+// The host implementation of the kernel family (kernels_serial.cpp), shared by the serial oracle
+// (parallel = false) and the OpenMP backend (kernels_openmp.cpp: parallel = true, the same loops
+// with OpenMP work sharing, and its own number density with a SIMD loop over contiguous rows).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -15,7 +15,7 @@
 
 namespace mps {
 
-class HostKernels final : public MpsKernels {
+class HostKernels : public MpsKernels {
  public:
   HostKernels(const KernelOptions& o, bool parallel) : opt_(o), parallel_(parallel) {}
   copa::Backend backend() const override { return parallel_ ? copa::Backend::openmp : copa::Backend::serial; }
@@ -57,35 +57,14 @@ class HostKernels final : public MpsKernels {
   void check_state() override;
   std::size_t bytes_needed(std::size_t n, long long cells, double neighbours) const override;
 
- private:
+ protected:
   static int idx(Field f) { return static_cast<int>(f); }
   double* fd(Field f) { return f_[idx(f)].data(); }
   View view() {
-    View v;
-    v.x = fd(Field::x);
-    v.y = fd(Field::y);
-    v.z = fd(Field::z);
-    v.u = fd(Field::u);
-    v.v = fd(Field::v);
-    v.w = fd(Field::w);
-    v.p = fd(Field::p);
-    v.type = type_.data();
-    v.n = n_;
-    v.dim = grid_.dim;
-    if (ghosts_ > 0) {  // over MPI ranks: only the owned particles are targets
-      v.load_id = id_.data();
-      v.targets = n_ - ghosts_;
-    }
-    return v;
+    return particle_view([this](int k) { return fd(static_cast<Field>(k)); }, type_.data(), n_, grid_.dim, id_.data(),
+                         ghosts_);
   }
-  BucketsView buckets() const {
-    BucketsView b;
-    b.grid = grid_;
-    b.start = start_.data();
-    b.order = opt_.reorder ? nullptr : order_.data();
-    b.reach = reach_;
-    return b;
-  }
+  BucketsView buckets() const { return buckets_view(grid_, start_.data(), order_.data(), opt_.reorder, reach_); }
   VerletView lists() const { return VerletView{list_.data(), list_count_.data(), n_, capacity_}; }
   void rebucket();
   void build_verlet();
@@ -128,14 +107,10 @@ void HostKernels::run(const Op& op) {
       break;
     }
     case Strategy::sorted_particle:
-    case Strategy::sorted_packed:
-    case Strategy::warp_particle:
 #pragma omp parallel for if (parallel_) schedule(static)
       for (int k = 0; k < n; ++k) target_rows(v, b, op, b.particle(k));
       break;
     case Strategy::fine_rows:
-    case Strategy::fine_group4:
-    case Strategy::fine_group8:
     case Strategy::fine_lean:
     case Strategy::fine_lean_cellrows:
 #pragma omp parallel for if (parallel_) schedule(static)

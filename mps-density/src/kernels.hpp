@@ -25,18 +25,16 @@ namespace mps {
 enum class Field : int { x, y, z, u, v, w, p, n, ax, ay, az, rhs, res, dir, adir, count_ };
 constexpr int field_count = static_cast<int>(Field::count_);
 
-enum class Strategy {
-  brute, bucket_block, bucket_thread, sorted_particle, verlet, warp_particle, sorted_packed,
-  fine_rows, fine_group4, fine_group8, fine_lean, fine_lean_cellrows
-};
+// The neighbour-search strategies; their names, backends and defaults are the rows of the
+// variant registry (variants.cpp).
+enum class Strategy { brute, bucket_block, bucket_thread, sorted_particle, verlet, fine_rows, fine_lean, fine_lean_cellrows };
 // fine-rows strategies: buckets of edge r_max / fine_divisions, rows pruned per target.
 constexpr int fine_divisions = 2;
 inline bool is_fine(Strategy s) {
-  return s == Strategy::fine_rows || s == Strategy::fine_group4 || s == Strategy::fine_group8 || s == Strategy::fine_lean ||
-         s == Strategy::fine_lean_cellrows;
+  return s == Strategy::fine_rows || s == Strategy::fine_lean || s == Strategy::fine_lean_cellrows;
 }
-std::string to_string(Strategy s);
-Strategy parse_strategy(const std::string& name);  // throws InputError naming --variant
+const std::string& to_string(Strategy s);     // the registry name
+Strategy strategy_named(const std::string& name);  // a registry name; throws std::logic_error otherwise
 
 struct KernelOptions {
   Strategy strategy = Strategy::sorted_particle;
@@ -182,6 +180,10 @@ class MpsKernels {
 
   // Device/host bytes the backend needs for n particles and the grid (for the memory estimate).
   virtual std::size_t bytes_needed(std::size_t n, long long cells, double neighbours_per_particle) const = 0;
+
+ protected:
+  // store's part that every backend shares: the dimension and x, y, z, u, v, w, p through get().
+  void store_fields(Particles& out, int dim);
 };
 
 // Candidate pairs a strategy tests and true neighbours within re, counted on the host from the
@@ -193,8 +195,5 @@ std::unique_ptr<MpsKernels> make_serial_kernels(const KernelOptions& o);
 std::unique_ptr<MpsKernels> make_openmp_kernels(const KernelOptions& o);
 std::unique_ptr<MpsKernels> make_gpu_kernels(const KernelOptions& o);
 std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o);
-
-// Variants each backend offers (--list, --variant).
-std::vector<std::string> variants_for(copa::Backend b);
 
 }  // namespace mps

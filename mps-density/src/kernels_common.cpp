@@ -1,9 +1,10 @@
-// Strategy names, the factory per backend and the neighbour statistics (host).
+// The factory per backend, the search geometry, the host-driven CG and the neighbour statistics (host).
 #include <algorithm>
 #include <cmath>
 
 #include "buckets.hpp"
 #include "copa/errors.hpp"
+#include "copa/gpu_model.hpp"
 #include "copa/halo.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
@@ -22,54 +23,29 @@ SearchGeometry search_geometry(const Problem& pr, double max_radius, const Kerne
   return g;
 }
 
-std::string to_string(Strategy s) {
-  switch (s) {
-    case Strategy::brute: return "brute";
-    case Strategy::bucket_block: return "bucket-block";
-    case Strategy::bucket_thread: return "bucket-thread";
-    case Strategy::sorted_particle: return "sorted-particle";
-    case Strategy::verlet: return "verlet";
-    case Strategy::warp_particle: return "warp-particle";
-    case Strategy::sorted_packed: return "sorted-packed";
-    case Strategy::fine_rows: return "fine-rows";
-    case Strategy::fine_group4: return "fine-group4";
-    case Strategy::fine_group8: return "fine-group8";
-    case Strategy::fine_lean: return "fine-lean";
-    case Strategy::fine_lean_cellrows: return "fine-lean-cellrows";
-  }
-  return "?";
-}
-
-Strategy parse_strategy(const std::string& name) {
-  for (Strategy s : {Strategy::brute, Strategy::bucket_block, Strategy::bucket_thread, Strategy::sorted_particle,
-                     Strategy::verlet, Strategy::warp_particle, Strategy::sorted_packed, Strategy::fine_rows,
-                     Strategy::fine_group4, Strategy::fine_group8, Strategy::fine_lean, Strategy::fine_lean_cellrows})
-    if (to_string(s) == name) return s;
-  throw copa::InputError("--variant: unknown strategy '" + name + "'");
-}
-
-std::vector<std::string> variants_for(copa::Backend b) {
-  switch (b) {
-    case copa::Backend::serial: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet", "brute"};
-    case copa::Backend::openmp: return {"sorted-particle", "fine-rows", "bucket-thread", "verlet"};
-    default:
-      return {"fine-lean", "fine-lean-cellrows", "fine-group4", "fine-group8", "fine-rows", "sorted-particle", "sorted-packed",
-              "bucket-block", "bucket-thread", "verlet", "warp-particle"};
-  }
-}
-
 std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o) {
   switch (b) {
     case copa::Backend::serial: return make_serial_kernels(o);
 #if defined(COPA_HAVE_OPENMP)
     case copa::Backend::openmp: return make_openmp_kernels(o);
 #endif
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
     case copa::Backend::cuda:
     case copa::Backend::hip: return make_gpu_kernels(o);
 #endif
     default: throw copa::InputError("--backend " + copa::to_string(b) + " is not built");
   }
+}
+
+void MpsKernels::store_fields(Particles& out, int dim) {
+  out.dim = dim;
+  out.x = get(Field::x);
+  out.y = get(Field::y);
+  out.z = get(Field::z);
+  out.u = get(Field::u);
+  out.v = get(Field::v);
+  out.w = get(Field::w);
+  out.p = get(Field::p);
 }
 
 void MpsKernels::fill_ghosts(copa::halo::Exchange&, std::size_t) {

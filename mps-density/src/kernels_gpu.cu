@@ -6,21 +6,15 @@
 //   bucket-thread   thread per bucket, its particles one after another (P-Flow CPU mapping)
 //   sorted-particle thread per bucket-sorted particle, 9 contiguous row ranges (coalesced)
 //   verlet          thread per particle over its ELL list (list[s*n+i]: coalesced in s)
-//   warp-particle   a warp per particle, lanes stride over the row ranges, shuffle reduction
-//   sorted-packed   sorted-particle reading positions packed as 32-byte records (one load per
-//                   candidate), kept in step with x, y, z by every kernel that moves particles
 //   fine-rows       buckets of edge r_max/2, a thread per particle scanning only the parts of the
 //                   (y, z) rows within reach (for_each_pruned_row): ~2.5x fewer candidates
 //   fine-lean       fine-rows with a density-only candidate loop (rsqrt weight, select, no
 //                   order[] look-up when reordered); other ops as fine-rows
 //   fine-lean-cellrows  fine-lean with the rows chosen in FP32 bucket-edge units
 //                   (for_each_pruned_row_cell): cheaper row set-ups; other ops as fine-rows
-//   fine-group4/8   fine-rows with 4 or 8 threads per particle in different warps of a block,
-//                   lane l taking rows l, l + G, ... (each warp still walks 32 consecutive
-//                   particles' rows in lockstep), partial sums added through shared memory
 // Rebucketing is four launches: count (+ rank of each particle in its bucket), block scan, scan
 // of the block totals, add (which also zeroes the counts for the next call); then one scatter
-// writes order and every reordered array (and the fp32/packed positions) at start[c] + rank.
+// writes order and every reordered array (and the fp32 positions) at start[c] + rank.
 // --rebucket cub replaces the scan by cub::DeviceScan::ExclusiveSum and the ranks by a stable
 // cub::DeviceRadixSort::SortPairs of (bucket, index) (hipCUB on HIP where installed).
 // --rebucket fused does the same atomic sort in three launches: count, a scan whose last block
@@ -225,11 +219,6 @@ __global__ void rank_from_order_kernel(const int* order, const int* cell, const 
 }
 #endif
 
-__global__ void pack_kernel(const double* x, const double* y, const double* z, int n, Pos4* pos) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
-}
-
 // FP32 positions relative to the particle's own bucket origin (|q| < edge, so rounding is below
 // 6e-8 of the bucket edge whatever the box size) plus the bucket's x index in w:
 // r_j - r_i = (c_j - c_i) edge + (q_j - q_i), with |c_j - c_i| <= 1 (2 for fine buckets).
@@ -241,8 +230,8 @@ __device__ float4 float_position(const Grid& g, double x, double y, double z) {
 
 // The scatter of the counting sort: particle i goes to sorted position k = start[c] + rank;
 // with reorder every per-particle array is written there in the same launch (coalesced reads,
-// scattered writes), else only order[k] = i. The fp32 and packed position copies are refreshed
-// at the particle's storage index.
+// scattered writes), else only order[k] = i. The fp32 position copy is refreshed at the
+// particle's storage index.
 struct ScatterSet {
   const double* in[7];
   double* out[7];
@@ -251,7 +240,6 @@ struct ScatterSet {
   const int* id_in;
   int* id_out;
   bool reorder;
-  Pos4* pos;
   float4* q;
 };
 __device__ void scatter_one(const Grid& g, int i, int k, int* order, const ScatterSet& s) {
@@ -263,7 +251,6 @@ __device__ void scatter_one(const Grid& g, int i, int k, int* order, const Scatt
     s.id_out[k] = s.id_in[i];
   }
   const int dst = s.reorder ? k : i;
-  if (s.pos) s.pos[dst] = Pos4{s.in[0][i], s.in[1][i], s.in[2][i], 0.0};
   if (s.q) s.q[dst] = float_position(g, s.in[0][i], s.in[1][i], s.in[2][i]);
 }
 __global__ void scatter_kernel(Grid g, const int* cell, const int* rank, const int* start, int n, int* order, ScatterSet s) {
@@ -309,33 +296,6 @@ __global__ void verlet_kernel(View v, VerletView l, Op op) {
   if (i < v.n) target_verlet(v, l, op, i);
 }
 
-template <int K>
-__device__ void warp_reduce(Acc<K>& a) {
-  for (int k = 0; k < K; ++k) a.s[k] = copa::gpu::warp_sum(a.s[k]);
-  for (int off = COPA_WARP_SIZE / 2; off > 0; off /= 2) {
-    const double o = copa::gpu::shfl_down(a.m, off);
-    a.m = o < a.m ? o : a.m;
-  }
-}
-
-template <class Op>
-__global__ void warp_particle_kernel(View v, BucketsView b, Op op) {
-  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long k = gt / COPA_WARP_SIZE;
-  const int lane = static_cast<int>(gt % COPA_WARP_SIZE);
-  if (k >= v.n) return;  // uniform per warp: blockDim is a multiple of the warp size
-  const int i = b.particle(static_cast<int>(k));
-  if (!v.is_target(i)) return;  // uniform too: the whole warp serves particle i
-  const Grid& g = b.grid;
-  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
-  auto a = op.init(i);
-  for_each_row_range(g, b.start, g.cx(xi), g.cy(yi), g.cz(zi), [&](int k0, int k1) {
-    for (int kk = k0 + lane; kk < k1; kk += COPA_WARP_SIZE) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
-  });
-  warp_reduce(a);
-  if (lane == 0) op.finish(i, a);
-}
-
 // FP32 number density on the bucket-relative float positions (float_position above).
 __global__ void density_fp32_kernel(const float4* q, const double* y, const double* z, BucketsView b, int n, float re,
                                     const int* load_id, int targets, double* out) {
@@ -366,80 +326,31 @@ __global__ void density_fp32_kernel(const float4* q, const double* y, const doub
   out[i] = sum;
 }
 
-// fine-group G: the kThreads threads of a block (every launch uses kThreads) serve P = kThreads / G
-// consecutive bucket-sorted particles; thread t is group lane l = t / P of particle p = t % P, so
-// a warp holds consecutive particles at one lane (a 64-wide HIP wavefront with G = 8: two lanes of
-// 32 particles) and walks their rows in lockstep as fine-rows does, while the G warps of a
-// particle split its rows (row l, l + G, ...). The earlier mapping (measured on the H200, commit
-// 29b3b91) put the G lanes of a particle side by side in one warp: a warp then ran G different
-// rows of 32/G particles, so its lanes waited for the longest of G rows (lane utilisation 0.74 ->
-// 0.60 (G=4) / 0.54 (G=8) in the tank) and one load touched 4.3 / 5.9 cache lines instead of 2.9
-// (a host model of the tank's rows); the H200 measured 2.6x / 4.6x the fine-rows time.
-// The partial sums meet in shared memory ([field][thread], conflict-free) and lane 0 adds them.
-template <int G>
-struct FineGroupMap {
-  static constexpr int P = static_cast<int>(kThreads) / G;
-  static_assert(G >= 1 && static_cast<int>(kThreads) % G == 0, "G must divide the block size");
-  MPS_HD static long long particle(unsigned block, unsigned t) { return static_cast<long long>(block) * P + t % P; }
-  MPS_HD static int lane(unsigned t) { return static_cast<int>(t / P); }
-};
-
-template <int G, int K>
-__device__ void block_group_reduce(Acc<K>& a, double (*part)[kThreads]) {
-  const unsigned t = threadIdx.x;
-  for (int k = 0; k < K; ++k) part[k][t] = a.s[k];
-  part[K][t] = a.m;
-  __syncthreads();
-  if (FineGroupMap<G>::lane(t) == 0)
-    for (int l = 1; l < G; ++l) {
-      const unsigned u = t + l * FineGroupMap<G>::P;
-      for (int k = 0; k < K; ++k) a.s[k] += part[k][u];
-      a.m = part[K][u] < a.m ? part[K][u] : a.m;
-    }
-}
-
-// fine-rows (G = 1, a thread per particle) and fine-group G (FineGroupMap above) over the pruned
-// row ranges of fine buckets. Per candidate the same visit_candidate as every strategy: 8 FLOPs,
-// and 4 more (sqrt, divide, subtract, add) for the ~35% within r_e.
-template <class Op, int G>
+// fine-rows: a thread per particle over the pruned row ranges of fine buckets. Per candidate the
+// same visit_candidate as every strategy: 8 FLOPs, and 4 more (sqrt, divide, subtract, add) for
+// the ~35% within r_e.
+template <class Op>
 __global__ void fine_rows_kernel(View v, BucketsView b, Op op) {
-  const long long k = G == 1 ? static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x
-                             : FineGroupMap<G>::particle(blockIdx.x, threadIdx.x);
-  const int lane = G == 1 ? 0 : FineGroupMap<G>::lane(threadIdx.x);
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int i = k < v.n ? b.particle(static_cast<int>(k)) : 0;
-  // Inactive threads (past the end, or a ghost's lanes: not a target) only join the reduction.
-  const bool active = k < v.n && v.is_target(i);
-  if (G == 1 && !active) return;
+  if (!(k < v.n && v.is_target(i))) return;
   auto a = op.init(i);
-  if (active) {
-    const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
-    for_each_pruned_row(
-        b.grid, b.start, xi, yi, zi, b.reach,
-        [&](int k0, int k1, int, int) {
-          for (int kk = k0; kk < k1; ++kk) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
-        },
-        lane, G);
-  }
-  if constexpr (G > 1) {
-    __shared__ double part[Op::K + 1][kThreads];
-    block_group_reduce<G>(a, part);
-  }
-  if (active && lane == 0) op.finish(i, a);
+  const double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+  for_each_pruned_row(b.grid, b.start, xi, yi, zi, b.reach, [&](int k0, int k1, int, int) {
+    for (int kk = k0; kk < k1; ++kk) visit_candidate(v, op, a, i, xi, yi, zi, b.particle(kk));
+  });
+  op.finish(i, a);
 }
 
-// FP32 number density over the pruned rows of fine buckets, G lanes per particle (rows chosen in
-// FP64 from x, y, z, so the candidate set is the FP64 one; only the pair arithmetic is FP32).
-template <int G>
+// FP32 number density over the pruned rows of fine buckets, a thread per particle (rows chosen
+// in FP64 from x, y, z, so the candidate set is the FP64 one; only the pair arithmetic is FP32).
 __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const double* y, const double* z, BucketsView b,
                                          int n, float re, const int* load_id, int targets, double* out) {
-  const long long k = G == 1 ? static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x
-                             : FineGroupMap<G>::particle(blockIdx.x, threadIdx.x);
-  const int lane = G == 1 ? 0 : FineGroupMap<G>::lane(threadIdx.x);
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int i = k < n ? b.particle(static_cast<int>(k)) : 0;
-  const bool active = k < n && is_target(load_id, targets, i);
-  if (G == 1 && !active) return;
+  if (!(k < n && is_target(load_id, targets, i))) return;
   float sum = 0.f;
-  if (active) {
+  {
     const Grid& g = b.grid;
     const float4 qi = q[i];
     const float re2 = re * re, edge = static_cast<float>(g.edge);
@@ -455,17 +366,9 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
             const float r2 = dx * dx + dy * dy + dz * dz;
             if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
           }
-        },
-        lane, G);
+        });
   }
-  if constexpr (G > 1) {
-    __shared__ float part[kThreads];
-    part[threadIdx.x] = sum;
-    __syncthreads();
-    if (lane == 0)
-      for (int l = 1; l < G; ++l) sum += part[threadIdx.x + l * FineGroupMap<G>::P];
-  }
-  if (active && lane == 0) out[i] = sum;
+  out[i] = sum;
 }
 
 // fine-lean number density: the fine-rows walk (same pruned rows, same candidates, a thread per
@@ -512,12 +415,12 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
   fine_lean_density<Sorted, false>(x, y, z, b, n, re, load_id, targets, out);
 }
 
-// fine-lean-cellrows (issue 18): the same candidate loop over rows chosen by
-// for_each_pruned_row_cell (FP32, in bucket edges relative to the target's bucket) instead of
-// for_each_pruned_row (FP64 floors and conversions, IEEE square root per row): ncu on the H200
-// (100M) counted ~6,560 instructions per warp of 32 targets, ~50 per lockstep candidate
-// iteration, while the unrolled candidate body is ~20 PTX instructions per candidate: the ~21
-// row set-ups per target take roughly half (README, "Issue 18"). The bound keeps fine-lean's
+// fine-lean-cellrows: the same candidate loop over rows chosen by for_each_pruned_row_cell (FP32,
+// in bucket edges relative to the target's bucket) instead of for_each_pruned_row (FP64 floors
+// and conversions, IEEE square root per row): fine-lean executes ~6,560 instructions per warp of
+// 32 targets at 100M (ncu, H200), ~50 per lockstep candidate iteration, while the unrolled
+// candidate body is ~20 PTX instructions: the ~21 row set-ups per target take roughly half
+// (RESULTS.md, "Profile of fine-lean"). The bound keeps fine-lean's
 // 48 registers and 5 blocks of 256 per SM: without it ptxas gives the cell-row walk 52
 // registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
 template <bool Sorted>
@@ -606,7 +509,7 @@ __global__ void count_active_kernel(const std::uint8_t* active, const int* id, i
 // ---------------------------------------------------------------- pointwise and vector kernels
 __global__ void predictor_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
                                  const double* ay, const double* az, const std::uint8_t* type, int n, double dt, double nu,
-                                 double gx, double gy, double gz, bool three, Pos4* pos) {
+                                 double gx, double gy, double gz, bool three) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n || type[i] != fluid) return;
   u[i] += dt * (nu * ax[i] + gx);
@@ -615,12 +518,11 @@ __global__ void predictor_kernel(double* x, double* y, double* z, double* u, dou
   x[i] += dt * u[i];
   y[i] += dt * v[i];
   z[i] += dt * w[i];
-  if (pos) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
 __global__ void correct_kernel(double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
                                const double* ay, const double* az, const std::uint8_t* type, int n, double scale, double dt,
-                               bool three, Pos4* pos) {
+                               bool three) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n || type[i] != fluid) return;
   const double du = scale * ax[i], dv = scale * ay[i], dw = three ? scale * az[i] : 0.0;
@@ -630,7 +532,6 @@ __global__ void correct_kernel(double* x, double* y, double* z, double* u, doubl
   x[i] += dt * du;
   y[i] += dt * dv;
   z[i] += dt * dw;
-  if (pos) pos[i] = Pos4{x[i], y[i], z[i], 0.0};
 }
 
 __global__ void ppe_setup_kernel(const double* nd, const std::uint8_t* type, int n, double n_surface, double n0, double src,
@@ -853,7 +754,6 @@ class GpuKernels final : public MpsKernels {
       type_.copy_from_host(ps.type.data());
     }
     have_global_ids_ = false;
-    if (packed()) pack();
   }
 
   void set_global_ids(const std::vector<std::int64_t>& ids) override {
@@ -869,14 +769,7 @@ class GpuKernels final : public MpsKernels {
   RebuiltLayout migrate_on_device(const DeviceRebuild& plan, std::size_t owned) override;
 
   void store(Particles& out) override {
-    out.dim = grid_.dim;
-    out.x = get(Field::x);
-    out.y = get(Field::y);
-    out.z = get(Field::z);
-    out.u = get(Field::u);
-    out.v = get(Field::v);
-    out.w = get(Field::w);
-    out.p = get(Field::p);
+    store_fields(out, grid_.dim);
     std::vector<std::uint8_t> t(n_);
     if (n_ > 0) type_.copy_to_host(t.data());
     const auto id = ids();
@@ -898,7 +791,6 @@ class GpuKernels final : public MpsKernels {
     std::vector<double> a(n_);
     for (int i = 0; i < n_; ++i) a[i] = values[id[i]];
     fa(f).copy_from_host(a.data());
-    if (packed() && (f == Field::x || f == Field::y || f == Field::z)) pack();
     copa::gpu::synchronize();
   }
 
@@ -915,7 +807,6 @@ class GpuKernels final : public MpsKernels {
       halo_unpack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(halo_.data(), id_.data(), n_, static_cast<int>(owned),
                                                                  fd(Field::x), fd(Field::y), fd(Field::z), type_.data());
       COPA_GPU_CHECK_LAUNCH("halo_unpack_kernel");
-      if (packed()) pack();
     }
   }
 
@@ -934,7 +825,6 @@ class GpuKernels final : public MpsKernels {
                                                                        static_cast<int>(owned), fd(f));
       COPA_GPU_CHECK_LAUNCH("halo_unpack_field_kernel");
     }
-    if (packed() && (f == Field::x || f == Field::y || f == Field::z)) pack();
   }
   double dot_owned(Field a, Field b, std::size_t owned) override {
     if (n_ == 0) return 0.0;
@@ -1014,12 +904,7 @@ class GpuKernels final : public MpsKernels {
   void number_density(double re) override {
     if (n_ == 0) return;
     if (opt_.precision == copa::Precision::fp32 && is_fine(opt_.strategy)) {
-      const float r = static_cast<float>(re);
-      switch (opt_.strategy) {
-        case Strategy::fine_group4: launch_fp32_fine<4>(r); break;
-        case Strategy::fine_group8: launch_fp32_fine<8>(r); break;
-        default: launch_fp32_fine<1>(r); break;
-      }
+      launch_fp32_fine(static_cast<float>(re));
       return;
     }
     if (opt_.precision == copa::Precision::fp32) {
@@ -1057,14 +942,14 @@ class GpuKernels final : public MpsKernels {
     predictor_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
                                                              fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
                                                              fd(Field::az), type_.data(), n_, dt, nu, g[0], g[1], g[2],
-                                                             grid_.dim == 3, packed());
+                                                             grid_.dim == 3);
     COPA_GPU_CHECK_LAUNCH("predictor_kernel");
   }
   void correct(double scale, double dt) override {
     if (n_ == 0) return;
     correct_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), fd(Field::u),
                                                            fd(Field::v), fd(Field::w), fd(Field::ax), fd(Field::ay),
-                                                           fd(Field::az), type_.data(), n_, scale, dt, grid_.dim == 3, packed());
+                                                           fd(Field::az), type_.data(), n_, scale, dt, grid_.dim == 3);
     COPA_GPU_CHECK_LAUNCH("correct_kernel");
   }
   std::size_t ppe_setup(double n_surface, double n0, double src) override {
@@ -1169,7 +1054,6 @@ class GpuKernels final : public MpsKernels {
     std::size_t b = n * ((field_count + 7) * sizeof(double) + 3 + 5 * sizeof(int)) + static_cast<std::size_t>(cells + 1) * 2 * sizeof(int);
     if (opt_.strategy == Strategy::verlet) b += static_cast<std::size_t>(n * (neighbours * 1.3 + 1) * sizeof(int)) + 3 * n * sizeof(double);
     if (opt_.precision == copa::Precision::fp32) b += n * 16;
-    if (opt_.strategy == Strategy::sorted_packed) b += n * sizeof(Pos4);
     // --rebucket cub: sorted keys and the index sequence, plus the library's temporary storage
     // (counted as the radix sort's double buffers of keys and values).
     if (opt_.cub_rebucket) b += n * 4 * sizeof(int);
@@ -1223,7 +1107,6 @@ class GpuKernels final : public MpsKernels {
     cg_scalars_ = DeviceArray<double>(5);
     copa::gpu::fill_zero(cg_scalars_.data(), cg_scalars_.bytes());
     q_ = opt_.precision == copa::Precision::fp32 ? DeviceArray<float4>(n) : DeviceArray<float4>();
-    pos_ = opt_.strategy == Strategy::sorted_packed ? DeviceArray<Pos4>(n) : DeviceArray<Pos4>();
     if (opt_.cub_rebucket) prepare_library_sort();
     lists_valid_ = false;
     rebuilds_ = 0;
@@ -1251,12 +1134,6 @@ class GpuKernels final : public MpsKernels {
     st.type = type_.data();
     return st;
   }
-  Pos4* packed() { return opt_.strategy == Strategy::sorted_packed ? pos_.data() : nullptr; }
-  void pack() {
-    if (n_ == 0) return;
-    pack_kernel<<<blocks_for(n_, kThreads), kThreads>>>(fd(Field::x), fd(Field::y), fd(Field::z), n_, pos_.data());
-    COPA_GPU_CHECK_LAUNCH("pack_kernel");
-  }
   DeviceArray<double>& fa(Field f) { return f_[idx(f)]; }
   // Dot product into a device scalar (two launches, no synchronisation).
   void dot_to(Field a, Field b, double* out) {
@@ -1275,32 +1152,10 @@ class GpuKernels final : public MpsKernels {
     return id;
   }
   View view() {
-    View v;
-    v.x = fd(Field::x);
-    v.y = fd(Field::y);
-    v.z = fd(Field::z);
-    v.u = fd(Field::u);
-    v.v = fd(Field::v);
-    v.w = fd(Field::w);
-    v.p = fd(Field::p);
-    v.type = type_.data();
-    v.n = n_;
-    v.dim = grid_.dim;
-    v.pos = packed();
-    if (ghosts_ > 0) {  // over MPI ranks: only the owned particles are targets
-      v.load_id = id_.data();
-      v.targets = n_ - ghosts_;
-    }
-    return v;
+    return particle_view([this](int k) { return fd(static_cast<Field>(k)); }, type_.data(), n_, grid_.dim, id_.data(),
+                         ghosts_);
   }
-  BucketsView buckets() {
-    BucketsView b;
-    b.grid = grid_;
-    b.start = start_.data();
-    b.order = opt_.reorder ? nullptr : order_.data();
-    b.reach = reach_;
-    return b;
-  }
+  BucketsView buckets() { return buckets_view(grid_, start_.data(), order_.data(), opt_.reorder, reach_); }
 
   void rebucket() {
     if (opt_.cub_rebucket) {
@@ -1365,7 +1220,6 @@ class GpuKernels final : public MpsKernels {
     ss.id_in = id_.data();
     ss.id_out = id_tmp_.data();
     ss.reorder = opt_.reorder;
-    ss.pos = packed();
     ss.q = opt_.precision == copa::Precision::fp32 ? q_.data() : nullptr;
     return ss;
   }
@@ -1438,10 +1292,9 @@ class GpuKernels final : public MpsKernels {
     COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
   }
 
-  template <int G>
   void launch_fp32_fine(float re) {
     const View v = view();
-    density_fp32_fine_kernel<G><<<blocks_for(static_cast<std::size_t>(n_) * G, kThreads), kThreads>>>(
+    density_fp32_fine_kernel<<<blocks_for(static_cast<std::size_t>(n_), kThreads), kThreads>>>(
         q_.data(), fd(Field::x), fd(Field::y), fd(Field::z), buckets(), n_, re, v.load_id, v.targets, fd(Field::n));
     COPA_GPU_CHECK_LAUNCH("density_fp32_fine_kernel");
   }
@@ -1496,7 +1349,6 @@ class GpuKernels final : public MpsKernels {
         COPA_GPU_CHECK_LAUNCH("bucket_thread_kernel");
         break;
       case Strategy::sorted_particle:
-      case Strategy::sorted_packed:
         sorted_particle_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("sorted_particle_kernel");
         break;
@@ -1507,20 +1359,8 @@ class GpuKernels final : public MpsKernels {
       case Strategy::fine_rows:
       case Strategy::fine_lean:  // its own kernel for the density only (number_density)
       case Strategy::fine_lean_cellrows:
-        fine_rows_kernel<Op, 1><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
+        fine_rows_kernel<Op><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
         COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
-        break;
-      case Strategy::fine_group4:
-        fine_rows_kernel<Op, 4><<<blocks_for(static_cast<std::size_t>(n_) * 4, kThreads), kThreads>>>(v, b, op);
-        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel<4>");
-        break;
-      case Strategy::fine_group8:
-        fine_rows_kernel<Op, 8><<<blocks_for(static_cast<std::size_t>(n_) * 8, kThreads), kThreads>>>(v, b, op);
-        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel<8>");
-        break;
-      case Strategy::warp_particle:
-        warp_particle_kernel<<<blocks_for(static_cast<std::size_t>(n_) * COPA_WARP_SIZE, kThreads), kThreads>>>(v, b, op);
-        COPA_GPU_CHECK_LAUNCH("warp_particle_kernel");
         break;
     }
   }
@@ -1542,7 +1382,6 @@ class GpuKernels final : public MpsKernels {
   DeviceArray<double> halo_;  // ghost fill of a distributed run (fill_ghosts)
   DeviceArray<double> halo_field_;  // ghost refresh of one field (distributed simulation)
   DeviceArray<double> x_ref_, y_ref_, z_ref_;  // remember_positions (load order)
-  DeviceArray<Pos4> pos_;
   int scan_blocks_ = 0, capacity_ = 0, rebuilds_ = 0;
   DeviceArray<int> iota_, cell_sorted_;  // --rebucket cub
   DeviceArray<int> part_;                // --rebucket fused: block-local exclusive scan of the counts
@@ -1661,7 +1500,6 @@ RebuiltLayout GpuKernels::migrate_on_device(const DeviceRebuild& plan, std::size
     records_to_state_kernel<<<blocks_for(n, kThreads), kThreads>>>(all.data(), n, state(), gid_.data());
     COPA_GPU_CHECK_LAUNCH("records_to_state_kernel");
   }
-  if (packed()) pack();
   std::vector<double> ids(n);
   if (n > 0) gid_.copy_to_host(ids.data());
   copa::gpu::synchronize();

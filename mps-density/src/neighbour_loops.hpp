@@ -20,6 +20,38 @@ struct BucketsView {
   MPS_HD int particle(int k) const { return order ? order[k] : k; }
 };
 
+// The views of a backend's storage, built the same way by the host and the GPU backends:
+// field(k) is the k-th of x, y, z, u, v, w, p; over MPI ranks (ghosts > 0) only the particles of
+// load index (load_id, kept through the bucket reordering) below n - ghosts are targets.
+template <class FieldAt>
+View particle_view(FieldAt field, const std::uint8_t* type, int n, int dim, const int* load_id, int ghosts) {
+  View v;
+  v.x = field(0);
+  v.y = field(1);
+  v.z = field(2);
+  v.u = field(3);
+  v.v = field(4);
+  v.w = field(5);
+  v.p = field(6);
+  v.type = type;
+  v.n = n;
+  v.dim = dim;
+  if (ghosts > 0) {
+    v.load_id = load_id;
+    v.targets = n - ghosts;
+  }
+  return v;
+}
+// With reorder the storage is in bucket order (no index list); without, order[] maps to storage.
+inline BucketsView buckets_view(const Grid& grid, const int* start, const int* order, bool reorder, double reach) {
+  BucketsView b;
+  b.grid = grid;
+  b.start = start;
+  b.order = reorder ? nullptr : order;
+  b.reach = reach;
+  return b;
+}
+
 // Verlet neighbour lists in ELL layout (list[s * n + i], s < count[i]); radius re_list = r_max + skin.
 struct VerletView {
   const int* list = nullptr;
@@ -31,13 +63,7 @@ struct VerletView {
 template <class Op>
 MPS_HD void visit_candidate(const View& v, const Op& op, Acc<Op::K>& a, int i, double xi, double yi, double zi, int j) {
   if (j == i) return;
-  double dx, dy, dz;
-  if (v.pos) {
-    const Pos4 q = v.pos[j];
-    dx = q.x - xi, dy = q.y - yi, dz = q.z - zi;
-  } else {
-    dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
-  }
+  const double dx = v.x[j] - xi, dy = v.y[j] - yi, dz = v.z[j] - zi;
   op.pair(a, i, j, dx, dy, dz, dx * dx + dy * dy + dz * dz);
 }
 
@@ -110,20 +136,15 @@ MPS_HD void target_rows(const View& v, const BucketsView& b, const Op& op, int i
 // bounds; rx is taken in FP32 (one hardware square root instead of an FP64 one) and enlarged by
 // 1e-6 relative, above the FP32 rounding (< 2e-7), so it never falls below the exact value.
 // Scanned volume per target for d = 2: 85 candidates for P-Flow's tank instead of 213.
-// Rows are numbered in loop order; the call handles rows first, first + stride, ... (several
-// lanes of one target split its rows; the host uses 0, 1).
 template <class F>
-MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, double yi, double zi, double reach, F&& f,
-                                int first = 0, int stride = 1) {
+MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, double yi, double zi, double reach, F&& f) {
   const double rs = reach * (1.0 + 1e-9), rs2 = rs * rs;
   const int ylo = g.cy(yi - rs), yhi = g.cy(yi + rs);
   const int zlo = g.dim == 2 ? 0 : g.cz(zi - rs), zhi = g.dim == 2 ? 0 : g.cz(zi + rs);
-  int row = 0;
   for (int z = zlo; z <= zhi; ++z) {
     const double zb = g.z0 + z * g.edge;
     const double dz = g.dim == 2 ? 0.0 : (zi < zb ? zb - zi : (zi > zb + g.edge ? zi - zb - g.edge : 0.0));
-    for (int y = ylo; y <= yhi; ++y, ++row) {
-      if (row % stride != first) continue;
+    for (int y = ylo; y <= yhi; ++y) {
       const double yb = g.y0 + y * g.edge;
       const double dy = yi < yb ? yb - yi : (yi > yb + g.edge ? yi - yb - g.edge : 0.0);
       const double d2 = dy * dy + dz * dz;
@@ -138,7 +159,7 @@ MPS_HD void for_each_pruned_row(const Grid& g, const int* start, double xi, doub
 // own bucket (cx, cy, cz) (fine-lean-cellrows): for_each_pruned_row spends per row two FP64
 // floors and float-to-int conversions, an IEEE square root and FP64 distances; by ncu's
 // instruction count and a host model of the lockstep walk the row set-ups are roughly half of
-// fine-lean's instructions (README, "Issue 18"). Here the target's offset in its bucket,
+// fine-lean's instructions (RESULTS.md, "Profile of fine-lean"). Here the target's offset in its bucket,
 // f = u - floor(u) with u = (x - x0) / edge, is exact in FP64 and then rounded to float (< 6e-8);
 // a row (cy + oy, cz + oz) lies at distance d = max(0, oy - f, f - oy - 1) per axis (in edges,
 // for any f), it is skipped when dy^2 + dz^2 >= D^2 with D = reach / edge + m, and scanned

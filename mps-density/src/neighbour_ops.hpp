@@ -34,15 +34,8 @@ MPS_HD Acc<K> zero_acc(double m = 1e300) {
 // Whether particle i is a target of the neighbour sums (View::load_id below).
 MPS_HD bool is_target(const int* load_id, int targets, int i) { return load_id == nullptr || load_id[i] < targets; }
 
-// Positions packed in one 32-byte record: one aligned load per candidate instead of three.
-struct alignas(32) Pos4 {
-  double x, y, z, pad;
-};
-
-// Read-only view of the particle arrays (structure of arrays) in storage order; `pos`, when set,
-// is a packed copy of x, y, z that the candidate loop reads instead.
+// Read-only view of the particle arrays (structure of arrays) in storage order.
 struct View {
-  const Pos4* pos = nullptr;
   const double *x = nullptr, *y = nullptr, *z = nullptr;
   const double *u = nullptr, *v = nullptr, *w = nullptr;
   const double* p = nullptr;

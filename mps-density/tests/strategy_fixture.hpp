@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "copa/backend.hpp"
+#include "copa/gpu_model.hpp"
 #include "kernels.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "variants.hpp"
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 
@@ -17,23 +19,23 @@ namespace mps::test {
 
 // A GPU build on a machine without a device (CI's compile checks) skips the GPU backends.
 inline bool gpu_present() {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   return copa::gpu::device_count() > 0;
 #else
   return false;
 #endif
 }
 
-// Calls f(backend, variant name, options) for every variant of every built backend that can run
-// here, with the bucket reordering on and then off; options carry the strategy and reorder flag.
+// Calls f(backend, variant name, options) for every registry row of every built backend that can
+// run here, with the bucket reordering on and then off; options carry the strategy and reorder flag.
 template <class F>
 void for_each_runnable_variant(F&& f) {
   for (auto b : copa::built_backends()) {
     if (copa::is_gpu(b) && !gpu_present()) continue;
-    for (const auto& name : variants_for(b))
+    for (const auto& name : registry().names(b))
       for (bool reorder : {true, false}) {
         KernelOptions ko;
-        ko.strategy = parse_strategy(name);
+        ko.strategy = strategy_named(name);
         ko.reorder = reorder;
         f(b, name, ko);
       }

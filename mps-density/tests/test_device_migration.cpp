@@ -15,6 +15,7 @@
 #include "dist/migrate.hpp"
 #include "dist/slabs.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 
 namespace {
 
@@ -113,7 +114,7 @@ TEST(DeviceMigration, records_kept_sent_merged_and_ghosts_as_the_host_reference)
     for (const char* variant : {"fine-lean", "sorted-particle", "verlet"}) {
       SCOPED_TRACE(std::string(copa::to_string(be)) + " " + variant);
       mps::KernelOptions ko;
-      ko.strategy = mps::parse_strategy(variant);
+      ko.strategy = mps::strategy_named(variant);
       auto k = mps::make_kernels(be, ko);
       if (!k->migrates_on_device()) continue;
       ran = true;

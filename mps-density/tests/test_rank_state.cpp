@@ -9,6 +9,7 @@
 #include "copa/backend.hpp"
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 
 TEST(RankState, displacement_and_active_count_select_by_load_index) {
   const auto pr = mps::random_cloud_problem(3, 3000, 14.0, 2.1, 7u);
@@ -61,7 +62,7 @@ TEST(RankState, kernels_with_no_particle_run_every_operation) {
   for (auto be : copa::built_backends())
     for (const char* variant : {"sorted-particle", "verlet", "fine-rows"}) {
       mps::KernelOptions ko;
-      ko.strategy = mps::parse_strategy(variant);
+      ko.strategy = mps::strategy_named(variant);
       auto k = mps::make_kernels(be, ko);
       k->load(pr, std::max(pr.re, pr.re_lap));
       k->prepare_neighbours(true);

@@ -144,30 +144,3 @@ TEST(Strategies, verlet_rebuild_under_motion) {
     EXPECT_TRUE(k->list_rebuilds() > 1 && k->list_rebuilds() < 9);
   }
 }
-
-// Several lanes of one target split its pruned rows (first = lane, stride = lanes, as the GPU
-// fine-group kernels do): together they visit exactly the ranges of the single-lane walk.
-TEST(Strategies, pruned_rows_split_over_lanes_cover_the_same_ranges) {
-  for (const auto& pr : problems()) {
-    const mps::Grid g = mps::refine(pr.grid, mps::fine_divisions);
-    const auto& ps = pr.particles;
-    std::vector<int> start, order, cell;
-    mps::build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), static_cast<int>(ps.size()), false, start, order, cell);
-    for (std::size_t i = 0; i < ps.size(); i += 7) {
-      std::vector<std::array<int, 2>> one, split;
-      mps::for_each_pruned_row(g, start.data(), ps.x[i], ps.y[i], ps.z[i], pr.re,
-                               [&](int k0, int k1, int, int) { one.push_back({k0, k1}); });
-      for (int lanes : {4, 8})
-        for (int lane = 0; lane < lanes; ++lane)
-          mps::for_each_pruned_row(
-              g, start.data(), ps.x[i], ps.y[i], ps.z[i], pr.re, [&](int k0, int k1, int, int) { split.push_back({k0, k1}); },
-              lane, lanes);
-      std::vector<std::array<int, 2>> twice = one;
-      twice.insert(twice.end(), one.begin(), one.end());
-      std::sort(twice.begin(), twice.end());
-      std::sort(split.begin(), split.end());
-      EXPECT_TRUE(!one.empty());
-      EXPECT_TRUE(split == twice);
-    }
-  }
-}

@@ -11,6 +11,7 @@
 
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "strategy_fixture.hpp"
 
 namespace {
@@ -99,15 +100,15 @@ TEST(Targets, only_owned_particles_are_evaluated) {
     std::vector<Case> cases;
     for (auto b : copa::built_backends()) {
       if (copa::is_gpu(b) && !gpu_present()) continue;
-      for (const auto& name : mps::variants_for(b)) cases.push_back({b, name, copa::Precision::fp64});
+      for (const auto& name : mps::registry().names(b)) cases.push_back({b, name, copa::Precision::fp64});
       if (copa::is_gpu(b))
-        for (const char* name : {"sorted-particle", "fine-rows", "fine-group4", "fine-group8", "fine-lean"})
+        for (const char* name : {"sorted-particle", "fine-rows", "fine-lean"})
           cases.push_back({b, name, copa::Precision::fp32});
     }
     for (const auto& c : cases)
       for (bool reorder : {true, false}) {
         mps::KernelOptions ko;
-        ko.strategy = mps::parse_strategy(c.variant);
+        ko.strategy = mps::strategy_named(c.variant);
         ko.reorder = reorder;
         ko.precision = c.precision;
         const bool fp32 = c.precision == copa::Precision::fp32;
