@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mom-efie over MPI ranks (README, "Distributed matrix"; issues 16 and 20): the PEC sphere at ka = 2
+# mom-efie over MPI ranks (README, "More than one MPI rank"): the PEC sphere at ka = 2
 # on one rank and on NRANKS ranks, for every process grid P x Q with P Q = NRANKS, the Pliris-style
 # LU with every panel-broadcast transport and ScaLAPACK (CPU ranks), at a fixed N and at the largest
 # N that fits. Every run is verified against Mie (and the owned entries against the serial formula).

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # mom-efie on the H200: usage  bench/h200.sh BUILD_DIR OUT_DIR   (CUDA build; about 60-90 s)
 # Cases, most important first:
-#   1. the ~30,000-unknown sphere from mesh to RCS (the default fill, triangle-pair-upper-lanes,
-#      + cuSOLVER LU + RCS)
+#   1. the ~30,000-unknown sphere from mesh to RCS (the default fill, triangle-pair-upper with
+#      merge=lanes, + cuSOLVER LU + RCS)
 #   2. the device LU alternatives on the same matrix (64-bit cusolverDnXgetrf, ALG_0 / ALG_1)
-#   3. every GPU fill variant on the large and medium spheres (fill only, sampled-entry oracle;
-#      triangle-pair-sym, triangle-pair-upper, -upper-merge, -upper-lanes: the symmetric rule in the
-#      fill pass, issue 18)
+#   3. every GPU fill variant and tuning on the large and medium spheres (fill only, sampled-entry
+#      oracle)
 #   4. OpenMP fill + LAPACK LU on 16 host cores, small and medium
 #   5. the formulations (efie, mfie, cfie) end to end at the interior resonance ka = 2.7437 on the
 #      medium sphere (cuda; the MFIE is expected to FAIL there, exit 1, reported), the CFIE on the
@@ -31,24 +30,29 @@ run_case() {
   "$APP" "$@" 2>&1 | tee -a "$LOG"
 }
 
-run_case "large sphere end to end (cuda, triangle-pair-upper-lanes fill + cuSOLVER getrf + RCS)" \
-  --backend cuda --variant triangle-pair-upper-lanes --size large --reps 2 --warmup 1 \
+run_case "large sphere end to end (cuda, triangle-pair-upper fill + cuSOLVER getrf + RCS)" \
+  --backend cuda --variant triangle-pair-upper --size large --reps 2 --warmup 1 \
   --json "$OUT/mom-efie_large_e2e_cuda.json" --rcs "$OUT/mom-efie_large_rcs.csv"
 
 for lu in xgetrf-alg0 xgetrf-alg1; do
   run_case "large sphere end to end with --lu $lu" \
-    --backend cuda --variant triangle-pair-upper-lanes --size large --reps 1 --warmup 1 --lu "$lu" \
+    --backend cuda --variant triangle-pair-upper --size large --reps 1 --warmup 1 --lu "$lu" \
     --json "$OUT/mom-efie_large_e2e_cuda_${lu}.json" || echo "(--lu $lu failed: exit $?)" | tee -a "$LOG"
 done
 
 for size in large medium; do
-  for v in triangle-pair triangle-pair-upper-lanes triangle-pair-upper-merge triangle-pair-upper triangle-pair-sym block basis-pair blas; do
-    # basis-pair evaluates 4 triangle pairs per entry (9x the kernel values): fewer reps
-    reps=3
-    if [[ "$size" == large && "$v" == basis-pair ]]; then reps=1; fi
-    run_case "fill $v, $size sphere" \
-      --backend cuda --variant "$v" --size "$size" --fill-only --reps "$reps" --warmup 1 \
-      --json "$OUT/mom-efie_${size}_fill_${v}.json"
+  # "variant[:merge]": the variant, and the merge tuning where it has one
+  for vt in triangle-pair triangle-pair-upper:lanes triangle-pair-upper:source block blas; do
+    v=${vt%%:*}
+    args=(--variant "$v")
+    name=$v
+    if [[ "$vt" == *:* ]]; then
+      args+=(--tuning "merge=${vt#*:}")
+      name="$v-merge-${vt#*:}"
+    fi
+    run_case "fill $name, $size sphere" \
+      --backend cuda "${args[@]}" --size "$size" --fill-only --reps 3 --warmup 1 \
+      --json "$OUT/mom-efie_${size}_fill_${name}.json"
   done
 done
 

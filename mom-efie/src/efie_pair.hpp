@@ -155,7 +155,7 @@ EFIE_HD void pair_block(const Triangle& t, const Triangle& s, K k, Cplx out[3][3
     for (int j = 0; j < 3; ++j) out[i][j] = (t.coef[i] * s.coef[j]) * out[i][j];
 }
 
-// One entry (i, j) of the block: what a basis-pair thread needs from each of its 4 triangle pairs.
+// One entry (i, j) of the block from the plain formula (the sampled-entry oracle, verify.cpp).
 template <bool Singular>
 EFIE_HD Cplx pair_entry(const Triangle& t, int i, const Triangle& s, int j, double k) {
   const double k2q = 0.25 * k * k;
@@ -339,12 +339,6 @@ EFIE_HD PairMoments symmetric_far_moments(const QuadTriangle& t, const QuadTrian
     m.u = m.u + r0 * g1.x + r1 * g1.y + r2 * g1.z;
   }
   return m;
-}
-
-// One entry (i, j) of the local far block (the basis-pair and block variants).
-EFIE_HD Cplx far_entry_local(const QuadTriangle& t, int i, const QuadTriangle& s, int j, double k) {
-  const PairMoments m = far_moments(t, s, k);
-  return moment_entry(m, t, i, s, j, vertex_dot(s.vert[j], m.t0), vertex_dot(t.vert[i], m.s1), k);
 }
 
 // Near-pair correction B_near - B_far: the fill kernels treat every pair as far (no branch), then

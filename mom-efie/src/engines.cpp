@@ -1,9 +1,12 @@
-// Backend dispatch: variant lists, memory estimates and the engine factory.
+// Backend dispatch: formulations, memory estimates and the engine factory (the variants are in
+// variants.cpp).
 #include <algorithm>
 #include <cstdio>
 
 #include "copa/errors.hpp"
+#include "copa/gpu_model.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 
 namespace efie {
 
@@ -28,33 +31,17 @@ Formulation make_formulation(const std::string& name, double cfie_alpha, std::co
   return f;
 }
 
-std::vector<std::string> variants(copa::Backend b) {
-  switch (b) {
-    case copa::Backend::serial: return {"pairs"};
-    case copa::Backend::openmp: return {"triangle-rows"};
-    // CUDA: triangle-pair-upper-lanes, the fastest fill measured on the H200 (issue 18: 7.07e9
-    // triangle pairs/s at N = 30,720 against triangle-pair's 5.18e9). HIP keeps triangle-pair: no
-    // variant has run on AMD, and the upper variants' 54 KB of shared memory per block leaves one
-    // block of 2 wavefronts per CU on gfx90a (64 KB LDS).
-    case copa::Backend::cuda: return {"triangle-pair-upper-lanes", "triangle-pair", "triangle-pair-upper-merge", "triangle-pair-upper",
-                                      "triangle-pair-sym", "basis-pair", "block", "blas"};
-    case copa::Backend::hip: return {"triangle-pair", "basis-pair", "block", "blas", "triangle-pair-sym", "triangle-pair-upper",
-                                     "triangle-pair-upper-merge", "triangle-pair-upper-lanes"};
-  }
-  return {};
-}
-
 // Host bytes of one problem per triangle, generously: mesh (36 B), Triangle (144), RWG (36),
 // near list (about 60 pairs of 8 B near the diagonal of a fine mesh), QuadTriangle and the
 // OpenMP source SoA (376 + 288), the RCS source points and moments (7 x 72), the right-hand side.
 constexpr double host_bytes_per_triangle = 2048;
 
-double engine_bytes(copa::Backend b, const std::string& variant, long n, long triangles) {
+double engine_bytes(copa::Backend b, const copa::Selection& variant, long n, long triangles) {
   const double matrix = 16.0 * double(n) * double(n);
   // + per-thread rows (3 N complex) and far-block arrays (18 N_T doubles), up to 64 threads; pivots
   if (!copa::is_gpu(b)) return matrix + (48.0 * double(n) + 144.0 * double(triangles)) * 64 + 4.0 * double(n);
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  return matrix + gpu_workspace_bytes(variant, n, triangles);
+#if COPA_GPU
+  return matrix + gpu_workspace_bytes(gpu_fill_of(variant), n, triangles);
 #else
   (void)variant;
   (void)triangles;
@@ -62,7 +49,7 @@ double engine_bytes(copa::Backend b, const std::string& variant, long n, long tr
 #endif
 }
 
-void require_memory(copa::Backend b, const std::string& variant, double n, double triangles) {
+void require_memory(copa::Backend b, const copa::Selection& variant, double n, double triangles) {
   char what[160];
   std::snprintf(what, sizeof what, "the %.4g-unknown EFIE problem (%.4g triangles, matrix %s)", n, triangles,
                 copa::format_bytes(16 * n * n).c_str());
@@ -72,12 +59,12 @@ void require_memory(copa::Backend b, const std::string& variant, double n, doubl
   double host = host_bytes_per_triangle * triangles;
   if (!copa::is_gpu(b)) host += engine_bytes(b, variant, long(n), long(triangles));
   copa::require_host_memory(std::size_t(std::min(host, 1e19)), std::string(what) + " on the host");
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-  if (copa::is_gpu(b)) gpu_require_memory(variant, long(n), long(triangles));
+#if COPA_GPU
+  if (copa::is_gpu(b)) gpu_require_memory(gpu_fill_of(variant), variant.label(), long(n), long(triangles));
 #endif
 }
 
-std::unique_ptr<Engine> make_engine(copa::Backend b, const std::string& variant, long n, long triangles) {
+std::unique_ptr<Engine> make_engine(copa::Backend b, const copa::Selection& variant, long n, long triangles) {
   switch (b) {
     case copa::Backend::serial: return make_serial_engine(n);
     case copa::Backend::openmp:
@@ -88,8 +75,8 @@ std::unique_ptr<Engine> make_engine(copa::Backend b, const std::string& variant,
 #endif
     case copa::Backend::cuda:
     case copa::Backend::hip:
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-      return make_gpu_engine(variant, n, triangles);
+#if COPA_GPU
+      return make_gpu_engine(gpu_fill_of(variant), variant.label(), n, triangles);
 #else
       break;
 #endif

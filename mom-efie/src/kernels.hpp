@@ -14,6 +14,10 @@
 #include "problem.hpp"
 #include "solver.hpp"
 
+namespace copa {
+struct Selection;  // copa/variants.hpp (not included: this header is compiled by nvcc too)
+}
+
 namespace efie {
 
 // The integral equation of the matrix (--formulation, --cfie-alpha). The engine's matrix is
@@ -85,24 +89,28 @@ class Engine {
 // cusolverDnXgetrf with CUSOLVER_ALG_0 or CUSOLVER_ALG_1 (cusolverDnSetAdvOptions).
 inline std::vector<std::string> lu_methods() { return {"getrf", "xgetrf-alg0", "xgetrf-alg1"}; }
 
-// Variant names per backend; the first is the default.
-std::vector<std::string> variants(copa::Backend b);
+// The GPU fills (kernels_gpu.cu) a --variant/--tuning selection resolves to (variants.cpp).
+enum class GpuFill { triangle_pair, upper_source, upper_lanes, block, blas };
+GpuFill gpu_fill_of(const copa::Selection& s);
+
 // Bytes the engine will allocate for N unknowns and T triangles (matrix + workspace), for refusing
 // problems that do not fit before allocating.
-double engine_bytes(copa::Backend b, const std::string& variant, long n, long triangles);
-std::unique_ptr<Engine> make_engine(copa::Backend b, const std::string& variant, long n, long triangles);
+double engine_bytes(copa::Backend b, const copa::Selection& variant, long n, long triangles);
+// The engine of a one-rank selection (variants.hpp) on a backend.
+std::unique_ptr<Engine> make_engine(copa::Backend b, const copa::Selection& variant, long n, long triangles);
 // Refuses (copa::OutOfMemoryError, exit 3, with the estimate and what is free) a problem that
 // cannot fit, from its size alone, before the mesh is built: on the host the problem data (mesh,
 // RWG, near list, quadrature data, RCS points) plus, for host engines, the matrix and the LU's
 // pivots; on the device the matrix, the variant's workspace and the LU workspace.
-void require_memory(copa::Backend b, const std::string& variant, double n, double triangles);
+void require_memory(copa::Backend b, const copa::Selection& variant, double n, double triangles);
 
 // Per-backend factories (kernels_serial.cpp, kernels_openmp.cpp, kernels_gpu.cu).
 std::unique_ptr<Engine> make_serial_engine(long n);
 std::unique_ptr<Engine> make_openmp_engine(long n);
-std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles);
-double gpu_workspace_bytes(const std::string& variant, long n, long triangles);
-void gpu_require_memory(const std::string& variant, long n, long triangles);
+// label: the selection as --list spells it (copa::Selection::label), for messages.
+std::unique_ptr<Engine> make_gpu_engine(GpuFill fill, const std::string& label, long n, long triangles);
+double gpu_workspace_bytes(GpuFill fill, long n, long triangles);
+void gpu_require_memory(GpuFill fill, const std::string& label, long n, long triangles);
 
 // Host LAPACK (LAPACKE zgetrf / zgetrs through OpenBLAS), shared by the host engines.
 void host_lu_factor(complex* a, long n, std::vector<int>& pivots);

@@ -1,14 +1,15 @@
 // GPU fill variants (CUDA and HIP from one source) and the device-resident LU (cuSOLVER).
 // Every variant first treats all pairs as far (no branch on the hot path), then the near-pair list
 // adds B_near - B_far (singularity extraction), then A = (P + P^T)/2. The matrix stays on the
-// device from fill to solve.
-//
-// Variants (FLOPs per fill by the study's counts, bytes = minimum traffic):
+// device from fill to solve. The variants (variants.cpp; FLOPs by the study's count, 2335 per
+// triangle pair; bytes = minimum traffic):
 //   triangle-pair  one thread per test triangle x 16 source triangles (far_block_local), 3x3 blocks
 //                  scattered with atomics; 2335 N_T^2 FLOPs; reads N_T triangles, 9 N_T^2 atomic
-//                  complex adds (16 N^2 B minimum).
-//   basis-pair     one thread per entry (m, n), its 4 triangle pairs (far_entry_local), no atomics;
-//                  4 N^2 triangle pairs.
+//                  complex adds (16 N^2 B minimum); then the symmetrise pass.
+//   triangle-pair-upper  the symmetric rule A = (P + P^T)/2 in the fill pass (no symmetrise
+//                  kernel), one thread per unordered triangle pair, both directions from one set of
+//                  moments; the atomics of shared edges merged (merge=source: along the sources;
+//                  merge=lanes: along the lanes of a warp too).
 //   block          32 test x 32 source bases per thread block; the tile's triangles deduplicated in
 //                  shared memory, each distinct triangle pair once, entries accumulated in shared
 //                  memory and stored once; about 1.1 N^2 triangle pairs on the sphere.
@@ -16,10 +17,6 @@
 //                  source points (3 tc x 7 per source triangle), contracted with the source RWG
 //                  factors by a strided-batched ZGEMM (3 tc x 7) x (7 x 12), then a small kernel
 //                  applies the test factors; workspace 57 tc N_T x 16 B (reported).
-//   triangle-pair-sym, triangle-pair-upper, -upper-merge, -upper-lanes (issue 18): the symmetric
-//                  rule A = (P + P^T)/2 in the fill pass (no symmetrise kernel), one thread per
-//                  unordered triangle pair; the same N_T^2 pair evaluations and atomics per ordered
-//                  pair as triangle-pair (fewer with -merge and -lanes).
 // MFIE / CFIE (--formulation): after the variant's EFIE fill (CFIE) the matrix is scaled by alpha
 // and the MFIE part added by one fill for every variant (mfie_far_kernel, mfie_near_kernel).
 // PMCHWT / Mueller (--formulation): one fill for every variant (dielectric_far_kernel,
@@ -98,44 +95,14 @@ __global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_kernel(con
   }
 }
 
-// triangle-pair-sym: the symmetric rule A = (P + P^T)/2 in the same pass, without the symmetrise
-// kernel. Each unordered pair {t, s}, t <= s, is one thread's: its two blocks P(t, s) and P(s, t)
-// (the same FLOPs as two ordered pairs) give A's entries at (t_i, s_j) and, mirrored, at (s_j, t_i)
-// the one value (P(t,s)_ij + P(s,t)_ji)/2; a self pair writes (B_ij + B_ji)/2 once. 18 atomics per
-// unordered pair, as many in all as triangle-pair's 9 per ordered pair, but the mirrored 9 go to
-// neighbouring threads' columns (not coalesced). The grid is triangle-pair's; blocks whose source
-// chunk lies wholly below their test triangles return at once.
-__global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_sym_kernel(const QuadTriangle* __restrict__ quad, int nt, double k,
-                                                                              Cplx* a, long n) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= nt) return;
-  const QuadTriangle tt = quad[t];
-  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
-  for (int s = max(t, int(blockIdx.y) * pair_sources); s < s_end; ++s) {
-    const QuadTriangle ss = quad[s];
-    Cplx b[3][3], mirror[3][3];
-    far_block_local(tt, ss, k, b);
-    far_block_local(ss, tt, k, mirror);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) b[i][j] = 0.5 * (b[i][j] + mirror[j][i]);
-    scatter_block(a, n, tt.basis, ss.basis, b);
-    if (s == t) continue;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) mirror[j][i] = b[i][j];
-    scatter_block(a, n, ss.basis, tt.basis, mirror);
-  }
-}
-
-// triangle-pair-upper (issue 18): the symmetric rule in the fill pass like triangle-pair-sym
-// (upper_thread_pairs, upper_fill.hpp), with what ncu showed for triangle-pair-sym on the H200
-// (2.1x slower than triangle-pair; 2.5e9 local-memory spill requests against 1.6e8, 8.3 of 18.3
-// stall cycles per instruction on instruction fetch) removed:
+// triangle-pair-upper: the symmetric rule in the fill pass (upper_thread_pairs, upper_fill.hpp).
+// One thread computing both blocks of a pair as two far blocks spills registers and stalls on
+// instruction fetch, so:
 // - the grid holds only the (test tile, source chunk) blocks that meet s >= t (upper_block: the
 //   upper triangle of triangle-pair's grid, half its blocks, each doing twice the work);
 // - the two blocks of a pair are summed as moments (symmetric_far_moments, efie_pair.hpp) over a
 //   loop of the 6 test points that is not unrolled: one set of 16 doubles stays live, the code is
-//   one 7-point body, the 9 entries are formed once (ptxas: 56 B of stack and 16 B of spill
-//   stores per thread against triangle-pair-sym's 784 B and 1380 B, triangle-pair's 80 B and 32 B);
+//   one 7-point body, the 9 entries are formed once;
 // - the thread's own triangle t, needed whole (as test in P(t,s), as source in P(s,t): 45 doubles),
 //   and the chunk's 16 source triangles are read from shared memory where used. The stride of
 //   sizeof(QuadTriangle) = 376 B = 94 words puts the 16 lanes of a half-warp's 8-byte loads on 16
@@ -145,7 +112,6 @@ __global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_sym_kernel
 // consecutive triangles' edges in one column, not contiguous either.
 constexpr int upper_shared_bytes = (upper_tile + upper_chunk) * int(sizeof(QuadTriangle));
 
-template <bool MergeShared>
 __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel(const QuadTriangle* __restrict__ quad, int nt,
                                                                                 double k, Cplx* a, long n) {
   // upper_shared_bytes: the test tile's triangles, then the source chunk's (54 KB: dynamic).
@@ -160,10 +126,10 @@ __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel
   if (int(threadIdx.x) < s_end - s0) chunk[threadIdx.x] = quad[s0 + threadIdx.x];
   __syncthreads();
   if (t >= nt) return;
-  upper_thread_pairs<MergeShared>(own[threadIdx.x], t, chunk, s0, s_end, k, AtomicScatter{a, n});
+  upper_thread_pairs(own[threadIdx.x], t, chunk, s0, s_end, k, AtomicScatter{a, n});
 }
 
-// triangle-pair-upper-lanes: triangle-pair-upper-merge, and lane l+1 hands its row of the edge it
+// triangle-pair-upper with merge=lanes: the source merge, and lane l+1 hands its row of the edge it
 // shares with lane l's triangle to lane l by a shuffle (upper_lane_*, upper_fill.hpp). Every lane
 // runs every step of the chunk (idle ones with a zero block) so that the shuffles see the whole warp.
 __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_lanes_kernel(const QuadTriangle* __restrict__ quad, int nt,
@@ -190,23 +156,6 @@ __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_lanes_
     for (int j = 0; j < 3; ++j) recv[j] = {copa::gpu::shfl_down(send[j].re, 1), copa::gpu::shfl_down(send[j].im, 1)};
     upper_lane_write(lane, tt, chunk[s - s0], s, c, keep, recv, scatter);
   }
-}
-
-// The entry (m, n) from its 4 triangle pairs by the local far formula (triangles from L1/L2).
-__device__ inline Cplx basis_entry(const QuadTriangle* quad, const BasisTriangles& bm, const BasisTriangles& bn, double k) {
-  Cplx sum{0, 0};
-  for (int x = 0; x < 2; ++x)
-    for (int y = 0; y < 2; ++y) sum = sum + far_entry_local(quad[bm.tri[x]], bm.local[x], quad[bn.tri[y]], bn.local[y], k);
-  return sum;
-}
-
-// x: test basis m (coalesced writes down column n), y: source basis n.
-__global__ void fill_basis_pair_kernel(const QuadTriangle* __restrict__ quad, const BasisTriangles* __restrict__ bases, long n,
-                                       double k, Cplx* a) {
-  const long m = long(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (m >= n) return;
-  const BasisTriangles bm = bases[m];
-  for (long c = blockIdx.y; c < n; c += gridDim.y) a[m + c * n] = basis_entry(quad, bm, bases[c], k);
 }
 
 // Block (32 x 8 threads) fills the 32 x 32 tile of test bases [bx*32, +32) x source bases
@@ -513,18 +462,18 @@ void check_cusolver(cusolverStatus_t s, const char* what) {
 
 class GpuEngine final : public Engine {
  public:
-  GpuEngine(std::string variant, long n, long nt) : variant_(std::move(variant)), n_(n), nt_(nt) {
+  GpuEngine(GpuFill fill, const std::string& label, long n, long nt) : fill_(fill), n_(n), nt_(nt) {
 #if !defined(COPA_HAVE_CUDA)
-    if (variant_ == "blas")
+    if (fill_ == GpuFill::blas)
       throw copa::RuntimeError("--variant blas is unavailable in the HIP build: hipBLAS/rocBLAS are not installed here");
 #endif
-    gpu_require_memory(variant_, n, nt);
+    gpu_require_memory(fill_, label, n, nt);
     a_ = copa::gpu::DeviceArray<Cplx>(std::size_t(n) * std::size_t(n));
     tris_ = copa::gpu::DeviceArray<Triangle>(nt);
     quad_ = copa::gpu::DeviceArray<QuadTriangle>(nt);
 #if defined(COPA_HAVE_CUDA)
     check_cusolver(cusolverDnCreate(&solver_), "cusolverDnCreate");
-    if (variant_ == "blas") {
+    if (fill_ == GpuFill::blas) {
       check_cublas(cublasCreate(&blas_), "cublasCreate");
       chunk_ = blas_chunk(nt);
       green_ = copa::gpu::DeviceArray<Cplx>(std::size_t(21) * chunk_ * nt);
@@ -609,42 +558,27 @@ class GpuEngine final : public Engine {
   void fill_efie(copa::RegionTimer& timer) {
     const double k = p_->k;
     const int nt = int(nt_);
-    const bool symmetric_fill = variant_ == "triangle-pair-sym" || variant_.rfind("triangle-pair-upper", 0) == 0;
+    const bool symmetric_fill = fill_ == GpuFill::upper_source || fill_ == GpuFill::upper_lanes;
     {
       copa::Region r(timer, "fill.far");
-      if (variant_ == "triangle-pair") {
+      if (fill_ == GpuFill::triangle_pair) {
         copa::gpu::fill_zero(a_.data(), a_.bytes());
         const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
         fill_triangle_pair_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_kernel");
-      } else if (variant_ == "triangle-pair-sym") {
+      } else if (fill_ == GpuFill::upper_source) {
         copa::gpu::fill_zero(a_.data(), a_.bytes());
-        const dim3 grid(copa::gpu::blocks_for(nt, pair_threads), copa::gpu::blocks_for(nt, pair_sources));
-        fill_triangle_pair_sym_kernel<<<grid, pair_threads, 0, nullptr>>>(quad_.data(), nt, k, a_.data(), n_);
-        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_sym_kernel");
-      } else if (variant_ == "triangle-pair-upper") {
-        copa::gpu::fill_zero(a_.data(), a_.bytes());
-        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_kernel<false>, upper_shared_bytes);
-        fill_triangle_pair_upper_kernel<false><<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
-            quad_.data(), nt, k, a_.data(), n_);
-        COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_kernel");
-      } else if (variant_ == "triangle-pair-upper-merge") {
-        copa::gpu::fill_zero(a_.data(), a_.bytes());
-        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_kernel<true>, upper_shared_bytes);
-        fill_triangle_pair_upper_kernel<true><<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
-            quad_.data(), nt, k, a_.data(), n_);
+        copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_kernel, upper_shared_bytes);
+        fill_triangle_pair_upper_kernel<<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(quad_.data(), nt, k,
+                                                                                                                     a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_kernel (merge)");
-      } else if (variant_ == "triangle-pair-upper-lanes") {
+      } else if (fill_ == GpuFill::upper_lanes) {
         copa::gpu::fill_zero(a_.data(), a_.bytes());
         copa::gpu::set_max_dynamic_shared(fill_triangle_pair_upper_lanes_kernel, upper_shared_bytes);
         fill_triangle_pair_upper_lanes_kernel<<<unsigned(upper_block_count(nt)), upper_tile, upper_shared_bytes, nullptr>>>(
             quad_.data(), nt, k, a_.data(), n_);
         COPA_GPU_CHECK_LAUNCH("fill_triangle_pair_upper_lanes_kernel");
-      } else if (variant_ == "basis-pair") {
-        const dim3 grid(copa::gpu::blocks_for(n_, 128), unsigned(std::min<long>(n_, 65535)));
-        fill_basis_pair_kernel<<<grid, 128, 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
-        COPA_GPU_CHECK_LAUNCH("fill_basis_pair_kernel");
-      } else if (variant_ == "block") {
+      } else if (fill_ == GpuFill::block) {
         const dim3 grid(copa::gpu::blocks_for(n_, block_bases), copa::gpu::blocks_for(n_, block_bases));
         fill_block_kernel<<<grid, dim3(block_bases, block_rows), 0, nullptr>>>(quad_.data(), bases_.data(), n_, k, a_.data());
         COPA_GPU_CHECK_LAUNCH("fill_block_kernel");
@@ -656,7 +590,7 @@ class GpuEngine final : public Engine {
       copa::Region r(timer, "fill.near");
       const long count = long(p_->near_pairs.size());
       near_correction_kernel<<<copa::gpu::blocks_for(count, 64), 64, 0, nullptr>>>(
-          tris_.data(), quad_.data(), near_.data(), count, k, variant_ != "blas", symmetric_fill, a_.data(), n_);
+          tris_.data(), quad_.data(), near_.data(), count, k, fill_ != GpuFill::blas, symmetric_fill, a_.data(), n_);
       COPA_GPU_CHECK_LAUNCH("near_correction_kernel");
     }
     if (symmetric_fill) return;
@@ -786,7 +720,7 @@ class GpuEngine final : public Engine {
   }
 
   // The fill workspace (estimate) plus the device LU workspace its query returned (after factor).
-  double workspace_bytes() const override { return gpu_workspace_bytes(variant_, n_, nt_) + lu_workspace_bytes_ + irs_workspace_bytes_; }
+  double workspace_bytes() const override { return gpu_workspace_bytes(fill_, n_, nt_) + lu_workspace_bytes_ + irs_workspace_bytes_; }
 
  private:
 #if defined(COPA_HAVE_CUDA)
@@ -837,7 +771,7 @@ class GpuEngine final : public Engine {
     if (info != 0) throw copa::RuntimeError(std::string(what) + " on the device: info " + std::to_string(info) + " (singular EFIE matrix?)");
   }
 
-  std::string variant_;
+  GpuFill fill_;
   long n_, nt_;
   const Problem* p_ = nullptr;
   copa::gpu::DeviceArray<Cplx> a_, green_, gemm_out_, source_factor_;
@@ -864,20 +798,20 @@ class GpuEngine final : public Engine {
 
 }  // namespace
 
-double gpu_workspace_bytes(const std::string& variant, long n, long nt) {
+double gpu_workspace_bytes(GpuFill fill, long n, long nt) {
   // cuSOLVER getrf workspace is small (a panel); 1% of the matrix covers it.
   double bytes = 0.01 * 16.0 * double(n) * double(n) + 64.0 * double(n) + 160.0 * double(nt);
-  if (variant == "blas") bytes += (57.0 * blas_chunk(nt) + 84.0) * 16.0 * double(nt);
+  if (fill == GpuFill::blas) bytes += (57.0 * blas_chunk(nt) + 84.0) * 16.0 * double(nt);
   return bytes;
 }
 
-void gpu_require_memory(const std::string& variant, long n, long nt) {
-  copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(variant, n, nt)),
-                                   "the " + std::to_string(n) + "-unknown EFIE matrix (" + variant + " fill + LU)");
+void gpu_require_memory(GpuFill fill, const std::string& label, long n, long nt) {
+  copa::gpu::require_device_memory(std::size_t(16.0 * double(n) * double(n) + gpu_workspace_bytes(fill, n, nt)),
+                                   "the " + std::to_string(n) + "-unknown EFIE matrix (" + label + " fill + LU)");
 }
 
-std::unique_ptr<Engine> make_gpu_engine(const std::string& variant, long n, long triangles) {
-  return std::make_unique<GpuEngine>(variant, n, triangles);
+std::unique_ptr<Engine> make_gpu_engine(GpuFill fill, const std::string& label, long n, long triangles) {
+  return std::make_unique<GpuEngine>(fill, label, n, triangles);
 }
 
 }  // namespace efie

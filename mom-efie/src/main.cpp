@@ -4,21 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <filesystem>
-#include <sstream>
 #include <iostream>
-
-#include <unistd.h>
-#include <map>
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/halo.hpp"
+#include "copa/mpi.hpp"
 #include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/timing.hpp"
 #include "copa/vtk.hpp"
-#include "copa/halo.hpp"
-#include "copa/mpi.hpp"
+#include "cost_model.hpp"
 #include "dielectric.hpp"
 #include "distributed/block_cyclic.hpp"
 #include "distributed/dist_run.hpp"
@@ -27,24 +23,13 @@
 #include "run_report.hpp"
 #include "setup.hpp"
 #include "solution_report.hpp"
+#include "variants.hpp"
 #include "verify.hpp"
 #include "vtk_output.hpp"
 
 namespace {
 
 using namespace efie;
-
-// The study's FLOP model (issue 5): 2335 real FLOPs per triangle pair with reuse of the 21 kernel
-// values over the 9 entries; 6044 per basis pair (one entry from 4 triangle pairs).
-constexpr double flops_per_triangle_pair = 2335;
-constexpr double flops_per_basis_pair = 6044;
-// The MFIE part (fill.mfie): hand count of mfie_pair_block's far path, sqrt, division and sincos
-// counted as one FLOP each: 21 x 50 (point, kernel, Ig) + 3 x 271 (9 entries per test point) +
-// about 130 (normal, scaling, weighted add) = about 2000 per triangle pair.
-constexpr double flops_per_triangle_pair_mfie = 2000;
-// PMCHWT / Mueller (fill.dielectric): the EFIE pair (2335) and the K pair (about 1900: the MFIE's
-// without the normal) in both media, plus the 4 quadrants' weighted adds (about 200).
-constexpr double flops_per_triangle_pair_dielectric = 2 * 2335 + 2 * 1900 + 200;
 
 struct AppOptions {
   copa::CommonOptions common;
@@ -67,114 +52,6 @@ struct AppOptions {
   int lookahead = 1;
 };
 
-// Triangle pairs the block variant evaluates: per 32 x 32 tile the distinct triangles of its test
-// bases times those of its source bases (kernels_gpu.cu), summed over tiles.
-double block_triangle_pairs(const Problem& p) {
-  const long n = p.unknowns();
-  double sum = 0;
-  for (long m0 = 0; m0 < n; m0 += 32) {
-    std::vector<int> tris;
-    for (long m = m0; m < std::min(n, m0 + 32); ++m)
-      for (int t : p.rwg[m].tri)
-        if (std::find(tris.begin(), tris.end(), t) == tris.end()) tris.push_back(t);
-    sum += double(tris.size());
-  }
-  return sum * sum;
-}
-
-// FLOPs of one fill by the variant's own algorithm (the study's counts).
-double variant_fill_flops(const std::string& variant, const Problem& p) {
-  const double n = double(p.unknowns()), nt = double(p.triangle_count());
-  if (variant == "basis-pair") return flops_per_basis_pair * n * n;
-  if (variant == "block") return flops_per_triangle_pair * block_triangle_pairs(p);
-  return flops_per_triangle_pair * nt * nt;
-}
-
-// n_matrix: the matrix dimension (2N for the dielectric formulations, J and M).
-// FLOPs per triangle pair of the whole fill of a formulation (the study's count for the EFIE part).
-double fill_flops_per_triangle_pair(const Formulation& f) {
-  if (f.dielectric()) return flops_per_triangle_pair_dielectric;
-  return (f.alpha > 0 ? flops_per_triangle_pair : 0.0) + (f.alpha < 1 ? flops_per_triangle_pair_mfie : 0.0);
-}
-
-copa::KernelCost cost_of(const std::string& region, const Problem& p, long n_matrix, const Formulation& form) {
-  const double n = double(n_matrix), nt = double(p.triangle_count()), nn = double(p.near_pairs.size());
-  const double tri_bytes = double(sizeof(Triangle)) * nt;
-  copa::KernelCost c;
-  if (region == "fill") {
-    c.flops = fill_flops_per_triangle_pair(form) * nt * nt;
-    c.bytes_read = tri_bytes;
-    c.bytes_written = 16 * n * n;
-  } else if (region == "fill.pairs" || region == "fill.far") {
-    c.flops = flops_per_triangle_pair * nt * nt;
-    c.bytes_read = tri_bytes;
-    c.bytes_written = 16 * n * n;
-  } else if (region == "fill.mfie") {
-    c.flops = flops_per_triangle_pair_mfie * nt * nt;
-    c.bytes_read = tri_bytes + 16 * n * n;
-    c.bytes_written = 16 * n * n;
-  } else if (region == "fill.dielectric") {
-    c.flops = flops_per_triangle_pair_dielectric * nt * nt;
-    c.bytes_read = tri_bytes;
-    c.bytes_written = 16 * n * n;
-  } else if (region == "fill.near") {
-    c.flops = 2 * flops_per_triangle_pair * nn;  // near block and the far block it replaces
-    c.bytes_read = nn * (8 + 2 * double(sizeof(Triangle)));
-    c.bytes_written = nn * 9 * 16;
-  } else if (region == "fill.symmetrise") {
-    c.flops = 4 * n * n / 2;
-    c.bytes_read = 16 * n * n;
-    c.bytes_written = 16 * n * n;
-  } else if (region == "lu") {
-    c.flops = 8.0 / 3.0 * n * n * n;
-    c.bytes_read = 16 * n * n;
-    c.bytes_written = 16 * n * n;
-    c.precision = copa::Precision::fp64_matrix;  // cuSOLVER / LAPACK: GEMM-rich, the DGEMM roof
-  } else if (region == "solve.irs") {
-    // The FP64 LU's count: the rate is FP64-equivalent (what the LU would need to run as fast).
-    c.flops = 8.0 / 3.0 * n * n * n + 8 * n * n;
-    c.bytes_read = 16 * n * n;
-    c.bytes_written = 16 * n;
-    c.precision = copa::Precision::fp64_matrix;
-  } else if (region == "solve") {
-    c.flops = 8 * n * n;
-    c.bytes_read = 16 * n * n;
-    c.bytes_written = 16 * n;
-  }
-  return c;
-}
-
-// "re" or "re,im" (a complex material constant).
-std::complex<double> parse_complex(const std::string& text, const std::string& option) {
-  std::stringstream ss(text);
-  std::string item;
-  std::vector<double> v;
-  while (std::getline(ss, item, ',')) {
-    try {
-      std::size_t used = 0;
-      v.push_back(std::stod(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw copa::InputError(option + " '" + text + "': expected a number or re,im");
-    }
-  }
-  if (v.empty() || v.size() > 2) throw copa::InputError(option + " '" + text + "': expected a number or re,im");
-  return {v[0], v.size() == 2 ? v[1] : 0.0};
-}
-
-// An output file must be writable before the run starts (not found missing after minutes of
-// work): its directory exists and is writable, and the path is not a directory.
-void check_output_path(const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " does not exist");
-  if (fs::is_directory(p, ec)) throw copa::InputError(option + " " + path + ": is a directory");
-  if (::access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " is not writable");
-}
-
 // The mesh resolves the shortest wavelength of the problem: inside a dielectric body it is
 // |sqrt(eps_r mu_r)| times shorter (mesh_k_factor), so --elements-per-wavelength and the presets'
 // 10 per wavelength refer to it.
@@ -185,8 +62,7 @@ Problem build_problem(const AppOptions& o, double mesh_k_factor) {
 }
 
 int run_backend(const AppOptions& o, copa::Backend backend, bool several, int argc, char** argv) {
-  const std::string variant = o.common.variant.empty() ? variants(backend).front() : o.common.variant;
-  copa::check_variant(variant, variants(backend), backend);
+  const copa::Selection variant = select_variant(o.common, backend, 1);
   const Formulation form = make_formulation(o.formulation, o.cfie_alpha, parse_complex(o.eps_r, "--eps-r"), parse_complex(o.mu_r, "--mu-r"));
   const int threads = copa::apply_threads(o.common.threads);
   int device = -1;
@@ -211,7 +87,6 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   engine->set_lu_method(o.lu_method);
   engine->set_formulation(form);
   const auto rhs = form.dielectric() ? dielectric_rhs(problem) : excitation(problem, form.alpha);
-  const Dielectric body{form.eps_r, form.mu_r};
 
   const double sphere_r = o.problem.mesh_file.empty() ? (o.problem.geometry == "sphere" ? o.problem.radius : 0.0)
                                                       : sphere_radius_of(problem.mesh);
@@ -261,102 +136,20 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   }
 
   copa::Report report = start_report(o.common, backend, variant, threads, device, argc, argv);
-  auto& pj = report.problem();
-  pj["geometry"] = o.problem.mesh_file.empty() ? o.problem.geometry : ("mesh " + o.problem.mesh_file);
-  pj["size"] = o.problem.size;
-  pj["unknowns"] = n;
-  pj["triangles"] = nt;
-  pj["k"] = problem.k;
-  pj["radius"] = problem.radius;
-  pj["ka"] = ka;
-  pj["mean_edge"] = problem.summary.mean_edge;
-  pj["elements_per_wavelength"] = 2 * M_PI / problem.k / problem.summary.mean_edge;
-  if (form.dielectric()) pj["elements_per_interior_wavelength"] = 2 * M_PI / (problem.k * mesh_k_factor) / problem.summary.mean_edge;
-  pj["near_factor"] = near_factor;
-  pj["fill_only"] = o.fill_only;
-  pj["formulation"] = form.name;
-  pj["cfie_alpha"] = form.alpha;
-  pj["eps_r"] = {form.eps_r.real(), form.eps_r.imag()};
-  pj["mu_r"] = {form.mu_r.real(), form.mu_r.imag()};
+  describe_problem(report, o.problem, problem, form, mesh_k_factor, o.fill_only);
 
   for (const auto& name : profile.names()) report.add_kernel(name, profile.stats(name), cost_of(name, problem, n_matrix, form));
   if (!e2e.empty()) report.add_kernel(o.fill_only ? "end_to_end(mesh..fill)" : "end_to_end(mesh..rcs)", copa::summarize(e2e), {});
 
-  const double t_fill = profile.stats("fill").median;
-  const double pairs = double(nt) * double(nt);
-  nlohmann::json mom;
-  mom["triangle_pairs"] = pairs;
-  mom["triangle_pairs_per_s"] = pairs / t_fill;
-  mom["matrix_entries_per_s"] = double(n) * double(n) / t_fill;
-  mom["gflops_study_model"] = fill_flops_per_triangle_pair(form) * pairs / t_fill * 1e-9;
-  // The variant's own count applies to the EFIE part; the other parts are counted as in the study model.
-  mom["gflops_variant_model"] =
-      ((form.alpha > 0 && !form.dielectric() ? variant_fill_flops(variant, problem) : 0.0) +
-       (fill_flops_per_triangle_pair(form) - (form.alpha > 0 && !form.dielectric() ? flops_per_triangle_pair : 0.0)) * pairs) /
-      t_fill * 1e-9;
-  if (variant == "block") mom["block_triangle_pairs"] = block_triangle_pairs(problem);
-  mom["flop_model"] =
-      "study counts: 2335 FLOPs per triangle pair with reuse (the fill rows and gflops_study_model, for every variant); "
-      "gflops_variant_model counts the variant's own algorithm: 6044 per basis pair for basis-pair, 2335 per "
-      "evaluated triangle pair for block (block_triangle_pairs: distinct triangles per tile side, multiplied) and "
-      "the others; near pairs are counted at 2 x 2335 (the analytic integrals are not counted)";
-  mom["near_pairs"] = problem.near_pairs.size();
-  mom["near_pair_fraction"] = problem.near_fraction();
-  mom["workspace_bytes"] = engine->workspace_bytes();
-  mom["matrix_bytes"] = 16.0 * double(n_matrix) * double(n_matrix);
-  if (profile.has("lu")) {
-    mom["lu_tflops"] = cost_of("lu", problem, n_matrix, form).flops / profile.stats("lu").median * 1e-12;
-    mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
-  }
+  nlohmann::json mom = fill_rates_json(problem, variant, form, n_matrix, profile, engine->workspace_bytes());
+  if (profile.has("lu")) mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
   // ||C||_1 ||C^-1||_1 estimated from the LU (host: LAPACK zgecon; GPU: Hager/Higham with getrs).
   if (engine->condition_estimate() > 0)
     mom["condition_number_1norm_estimate"] = engine->condition_estimate();
   else
     mom["condition_number_1norm_estimate"] = nullptr;
-
-  // Without Mie (fill only, or not a sphere) the sampled oracle checks the filled matrix: refill
-  // (untimed) after the LU.
-  double sample_err = -1;
+  const copa::Verification v = check_run({problem, *engine, form, cuts, sphere_r, o.fill_only, o.sampled_entries, o.tolerance_db, o.eps_r, o.mu_r}, mom);
   const bool mie_check = sphere_r > 0 && !o.fill_only;
-  // The sampled-entry oracle recomputes EFIE entries only.
-  const bool sampled_check = o.sampled_entries > 0 && !mie_check && form.name == "efie";
-  if (sampled_check) {
-    copa::Profile scratch;
-    auto timer = engine->make_timer(scratch);
-    engine->fill(*timer);
-    timer->flush();
-    sample_err = sampled_entry_error(problem, *engine, o.sampled_entries);
-    mom["sampled_entry_rel_error_vs_serial"] = sample_err;
-  }
-
-  copa::Verification v;
-  if (mie_check) {
-    const double rms = form.dielectric() ? rms_db_error_dielectric(cuts, ka, body) : rms_db_error(cuts, ka);
-    double e90, h90, e180, h180;
-    if (form.dielectric()) {
-      mie_bistatic_dielectric(ka, body.eps_r, body.mu_r, M_PI / 2, e90, h90);
-      mie_bistatic_dielectric(ka, body.eps_r, body.mu_r, M_PI, e180, h180);
-    } else {
-      mie_bistatic(ka, M_PI / 2, e90, h90);
-      e180 = mie_monostatic(ka);
-    }
-    mom["rms_db_error"] = rms;
-    mom["monostatic_sigma_over_pia2"] = {{"efie", 0.5 * (cuts.e_plane.back() + cuts.h_plane.back())}, {"mie", e180}};
-    mom["sigma_90deg_over_pia2"] = {{"efie_e", cuts.e_plane[90]}, {"efie_h", cuts.h_plane[90]}, {"mie_e", e90}, {"mie_h", h90}};
-    mom["distance_to_interior_resonance"] = distance_to_resonance(ka);
-    v = {form.dielectric() ? "Mie series (dielectric sphere, eps_r " + o.eps_r + ", mu_r " + o.mu_r + ")"
-                           : std::string("Mie series (PEC sphere)"),
-         "rms_db_error", rms, o.tolerance_db, rms <= o.tolerance_db};
-  } else if (sampled_check) {
-    v = {o.fill_only ? "serial pair formula (sampled entries)" : "serial pair formula (sampled entries; the LU and RCS have no reference here)",
-         "max_rel_entry_error", sample_err, 1e-12, sample_err <= 1e-12};
-  } else if (form.name != "efie") {
-    v = copa::not_verified(std::string(sphere_r > 0 ? "--fill-only" : "not a sphere (no Mie series)") + " with --formulation " +
-                           form.name + ": the sampled-entry oracle covers the EFIE only");
-  } else {
-    v = copa::not_verified(std::string(sphere_r > 0 ? "--fill-only" : "not a sphere (no Mie series)") +
-                           " and --sampled-entries 0: nothing to compare the matrix with");
-  }
   copa::vtk::Series vtk(o.vtk, "mom-efie", "vtu");
   vtk.at_end(0, 0.0, [&](const std::string& path) { write_currents_vtk(path, problem, o.solver.irs() ? x_irs : x_lu, form.dielectric(), vtk.encoding()); });
   if (vtk.enabled()) mom["vtk_files"] = vtk.files();
@@ -366,13 +159,13 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     if (o.solver.irs()) rec.lu_relative_residual = engine->relative_residual(x_lu, rhs);
     if (mie_check) {
       rec.rms_db = mom["rms_db_error"].get<double>();
-      rec.rms_db_lu = form.dielectric() ? rms_db_error_dielectric(cuts_lu, ka, body) : rms_db_error(cuts_lu, ka);
+      rec.rms_db_lu = form.dielectric() ? rms_db_error_dielectric(cuts_lu, ka, Dielectric{form.eps_r, form.mu_r}) : rms_db_error(cuts_lu, ka);
     }
     report.extra()["solution"] = solution_json(rec);
     if (!o.common.quiet) print_solution(std::cout, rec);
   }
   report.set_verification(v);
-  report.set_fom({"fill triangle pairs per second", pairs / t_fill * 1e-9, "Gpairs/s"});
+  report.set_fom({"fill triangle pairs per second", mom["triangle_pairs_per_s"].get<double>() * 1e-9, "Gpairs/s"});
 
   if (!o.rcs_file.empty() && !o.fill_only) write_rcs_csv(several ? copa::json_path_for(o.rcs_file, backend, true) : o.rcs_file, cuts);
   if (!o.common.quiet) report.print(std::cout);
@@ -476,9 +269,7 @@ int main(int argc, char** argv) {
     if (o.vtk.enabled() && copa::mpi::size() > 1) throw copa::InputError("--vtk: not done over MPI ranks; run on one rank");
     copa::vtk::prepare(o.vtk);
     if (o.common.list) {
-      std::map<copa::Backend, std::vector<std::string>> vs;
-      for (auto b : copa::built_backends()) vs[b] = variants(b);
-      copa::print_list(std::cout, "mom-efie", vs);
+      registry().print(std::cout);
       return 0;
     }
     const auto backends = copa::requested_backends(o.common);

@@ -1,6 +1,9 @@
 #include "setup.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "copa/errors.hpp"
@@ -134,6 +137,34 @@ double sphere_radius_of(const Mesh& m) {
     hi = std::max(hi, r);
   }
   return hi > 0 && hi - lo <= 1e-6 * hi ? 0.5 * (lo + hi) : 0.0;
+}
+
+std::complex<double> parse_complex(const std::string& text, const std::string& option) {
+  std::stringstream ss(text);
+  std::string item;
+  std::vector<double> v;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t used = 0;
+      v.push_back(std::stod(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw copa::InputError(option + " '" + text + "': expected a number or re,im");
+    }
+  }
+  if (v.empty() || v.size() > 2) throw copa::InputError(option + " '" + text + "': expected a number or re,im");
+  return {v[0], v.size() == 2 ? v[1] : 0.0};
+}
+
+void check_output_path(const std::string& path, const std::string& option) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " does not exist");
+  if (fs::is_directory(p, ec)) throw copa::InputError(option + " " + path + ": is a directory");
+  if (::access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " is not writable");
 }
 
 }  // namespace efie

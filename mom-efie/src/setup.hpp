@@ -1,5 +1,6 @@
 // Problem options of the command line and how they become a mesh and a wavenumber.
 #pragma once
+#include <complex>
 #include <string>
 
 #include "problem.hpp"
@@ -42,5 +43,12 @@ SizeEstimate estimate_size(const ProblemOptions& o, double k);
 constexpr double min_elements_per_wavelength = 10.0;
 // Radius of the sphere all mesh vertices lie on (centre at the origin), or 0 when they do not.
 double sphere_radius_of(const Mesh& m);
+
+// "re" or "re,im" (a complex material constant, --eps-r, --mu-r); InputError naming the option.
+std::complex<double> parse_complex(const std::string& text, const std::string& option);
+
+// An output file must be writable before the run starts (not found missing after minutes of
+// work): its directory exists and is writable, and the path is not a directory (InputError).
+void check_output_path(const std::string& path, const std::string& option);
 
 }  // namespace efie

@@ -1,4 +1,4 @@
-// The triangle-pair-upper fills (kernels_gpu.cu): their grid (triangle-pair's blocks of upper_tile
+// The triangle-pair-upper fill (kernels_gpu.cu): its grid (triangle-pair's blocks of upper_tile
 // test triangles x upper_chunk source triangles, only those that hold a pair s >= t) and one
 // thread's work. Host and device code: the host tests run the same code over the whole grid with a
 // plain scatter and compare with the symmetrised far matrix.
@@ -57,17 +57,17 @@ EFIE_HD int shared_with_next(const QuadTriangle& s, const QuadTriangle& next) {
 // C = (B(t,s) + B(s,t)^T)/2 of A = (P + P^T)/2 (symmetric_far_moments), each entry added at
 // (t_i, s_j) and, unless s = t, at (s_j, t_i) (a self pair's block is symmetric already) by
 // scatter(row, column, value).
-// MergeShared (triangle-pair-upper-merge): the mesh numbers triangles along strips, so consecutive
+// The source merge (merge=source): the mesh numbers triangles along strips, so consecutive
 // source triangles s, s+1 mostly share an edge m (make_sphere pushes each up triangle and then the
 // down triangle beside it). The thread's entries (t_i, m), equal to the mirrored (m, t_i), receive
 // C(t,s)_i. and C(t,s+1)_i. one step apart: that column is carried in registers to the next step
 // and added there, so it goes out once for both (6 entries instead of 9 per step along a strip:
 // 24 instead of 36 FP64 atomics per unordered pair). Nothing is carried out of a self pair (it is
 // not mirrored) or past the chunk.
-template <bool MergeShared, class Scatter>
+template <class Scatter>
 EFIE_HD void upper_thread_pairs(const QuadTriangle& tt, int t, const QuadTriangle* chunk, int s0, int s_end, double k,
                                 const Scatter& scatter) {
-  int carried = -1;  // the basis whose column the carry holds (MergeShared)
+  int carried = -1;  // the basis whose column the carry holds
   Cplx carry[3] = {{0, 0}, {0, 0}, {0, 0}};
   for (int s = t > s0 ? t : s0; s < s_end; ++s) {
     const QuadTriangle& ss = chunk[s - s0];
@@ -75,20 +75,18 @@ EFIE_HD void upper_thread_pairs(const QuadTriangle& tt, int t, const QuadTriangl
     block_from_moments(symmetric_far_moments(tt, ss, k), tt, ss, k, c);
     const bool mirror = s != t;
     int keep = -1;  // the column carried to the next step
-    if (MergeShared) {
 #pragma unroll
-      for (int j = 0; j < 3; ++j)
-        if (carried >= 0 && ss.basis[j] == carried) {
+    for (int j = 0; j < 3; ++j)
+      if (carried >= 0 && ss.basis[j] == carried) {
 #pragma unroll
-          for (int i = 0; i < 3; ++i) c[i][j] = c[i][j] + carry[i];
-        }
-      if (mirror && s + 1 < s_end) keep = shared_with_next(ss, chunk[s + 1 - s0]);
-      carried = -1;
-    }
+        for (int i = 0; i < 3; ++i) c[i][j] = c[i][j] + carry[i];
+      }
+    if (mirror && s + 1 < s_end) keep = shared_with_next(ss, chunk[s + 1 - s0]);
+    carried = -1;
 #pragma unroll
     for (int j = 0; j < 3; ++j) {
       if (ss.basis[j] < 0) continue;
-      if (MergeShared && j == keep) {
+      if (j == keep) {
 #pragma unroll
         for (int i = 0; i < 3; ++i) carry[i] = c[i][j];
         carried = ss.basis[j];
@@ -105,7 +103,7 @@ EFIE_HD void upper_thread_pairs(const QuadTriangle& tt, int t, const QuadTriangl
   }
 }
 
-// ---- triangle-pair-upper-lanes: the source merge above, and the same along the lanes ------------
+// ---- merge=lanes: the source merge above, and the same along the lanes ------------
 // The 32 lanes of a warp hold consecutive test triangles, which share edges along the strips as
 // consecutive sources do: lane l's row of the edge shared with lane l+1's triangle and lane
 // l+1's row of it are one entry in every column (and mirrored, one row). Each step lane l+1 hands

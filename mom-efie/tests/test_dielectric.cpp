@@ -7,6 +7,7 @@
 #include "copa/testing.hpp"
 #include "dielectric.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "mfie_pair.hpp"
 
 using namespace efie;
@@ -67,7 +68,7 @@ TEST(Dielectric, openmp_matches_serial) {
   for (const char* name : {"pmchwt", "muller"}) {
     const Formulation form = make_formulation(name, 0.5, 3.0, 2.0);
     auto fill = [&](copa::Backend b) {
-      auto e = make_engine(b, variants(b).front(), 2 * p.unknowns(), p.triangle_count());
+      auto e = make_engine(b, default_selection(b), 2 * p.unknowns(), p.triangle_count());
       e->set_formulation(form);
       e->upload(p);
       copa::Profile prof;

@@ -5,6 +5,7 @@
 
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "reference.hpp"
 #include "verify.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 Problem sphere(double ka, int frequency) { return make_problem(make_sphere(1.0, frequency), ka, 1.0, PlaneWave{}); }
 
 std::vector<complex> fill(copa::Backend b, const Problem& p) {
-  auto e = make_engine(b, variants(b).front(), p.unknowns(), p.triangle_count());
+  auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
   e->upload(p);
   copa::Profile prof;
   copa::HostTimer t(prof);
@@ -33,7 +34,7 @@ double rel_frobenius(const std::vector<complex>& a, const std::vector<complex>& 
 }
 
 double rcs_error(const Problem& p) {
-  auto e = make_engine(copa::Backend::openmp, variants(copa::Backend::openmp).front(), p.unknowns(), p.triangle_count());
+  auto e = make_engine(copa::Backend::openmp, default_selection(copa::Backend::openmp), p.unknowns(), p.triangle_count());
   e->upload(p);
   copa::Profile prof;
   copa::HostTimer t(prof);
@@ -178,7 +179,7 @@ TEST(Efie, rcs_ka2_refinement) { rcs_refinement(2.0, 4, 8); }
 TEST(Efie, plate_and_cube) {
   for (const Problem& p : {make_problem(make_cube(1.0, 3), 2.0, 0.5, PlaneWave{}),
                            make_problem(make_plate(1.0, 6), 2.0, 0.5, PlaneWave{{0, 0, -1}, {1, 0, 0}})}) {
-    auto e = make_engine(copa::Backend::serial, "pairs", p.unknowns(), p.triangle_count());
+    auto e = make_engine(copa::Backend::serial, default_selection(copa::Backend::serial), p.unknowns(), p.triangle_count());
     e->upload(p);
     copa::Profile prof;
     copa::HostTimer t(prof);
@@ -202,7 +203,7 @@ TEST(Efie, determinism) {
     std::vector<complex> matrix[2], current[2];
     RcsCuts cuts[2];
     for (int run = 0; run < 2; ++run) {
-      auto e = make_engine(b, variants(b).front(), p.unknowns(), p.triangle_count());
+      auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
       e->upload(p);
       copa::Profile prof;
       copa::HostTimer t(prof);

@@ -6,6 +6,7 @@
 #include "copa/cli.hpp"
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "dielectric.hpp"
 #include "reference.hpp"
 
@@ -21,7 +22,7 @@ copa::Backend gpu_backend() {
 #endif
 }
 
-std::vector<complex> fill(copa::Backend b, const std::string& variant, const Problem& p, const Formulation& f = {}) {
+std::vector<complex> fill(copa::Backend b, const copa::Selection& variant, const Problem& p, const Formulation& f = {}) {
   auto e = make_engine(b, variant, p.unknowns(), p.triangle_count());
   e->set_formulation(f);
   e->upload(p);
@@ -48,10 +49,10 @@ TEST(Gpu, variants_match_serial) {
   // sizes not multiples of the 32-base tile, a sphere and an open plate
   for (const Problem& p : {make_problem(make_sphere(1.0, 5), 2.0, 1.0, PlaneWave{}),
                            make_problem(make_plate(1.0, 7), 2.0, 0.5, PlaneWave{})}) {
-    const auto ref = fill(copa::Backend::serial, "pairs", p);
-    for (const auto& v : variants(gpu_backend())) {
+    const auto ref = fill(copa::Backend::serial, default_selection(copa::Backend::serial), p);
+    for (const auto& v : engine_selections(gpu_backend())) {
       const double err = rel_frobenius(fill(gpu_backend(), v, p), ref);
-      std::cout << "  " << v << " (N = " << p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
+      std::cout << "  " << v.label() << " (N = " << p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
       EXPECT_TRUE(err <= 1e-12);
     }
   }
@@ -62,7 +63,7 @@ TEST(Gpu, lu_matches_host) {
   copa::select_device(-1);
   const Problem p = make_problem(make_sphere(1.0, 6), 2.0, 1.0, PlaneWave{});
   auto solve_with = [&](copa::Backend b, const std::string& lu) {
-    auto e = make_engine(b, variants(b).front(), p.unknowns(), p.triangle_count());
+    auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
     e->set_lu_method(lu);
     e->upload(p);
     copa::Profile prof;
@@ -92,10 +93,10 @@ TEST(Gpu, mfie_cfie_match_serial) {
                            make_problem(make_cube(1.0, 4), 2.0, 0.5, PlaneWave{})})
     for (const char* name : {"mfie", "cfie"}) {
       const Formulation form = make_formulation(name, 0.3);
-      const auto ref = fill(copa::Backend::serial, "pairs", p, form);
-      for (const auto& v : variants(gpu_backend())) {
+      const auto ref = fill(copa::Backend::serial, default_selection(copa::Backend::serial), p, form);
+      for (const auto& v : engine_selections(gpu_backend())) {
         const double err = rel_frobenius(fill(gpu_backend(), v, p, form), ref);
-        std::cout << "  " << name << " " << v << " (N = " << p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
+        std::cout << "  " << name << " " << v.label() << " (N = " << p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
         EXPECT_TRUE(err <= 1e-12);
       }
     }
@@ -107,7 +108,7 @@ TEST(Gpu, cfie_resonance_device) {
   const Problem p = make_problem(make_sphere(1.0, 6), 2.7437, 1.0, PlaneWave{});
   const Formulation form = make_formulation("cfie", 0.5);
   auto solve_on = [&](copa::Backend b) {
-    auto e = make_engine(b, variants(b).front(), p.unknowns(), p.triangle_count());
+    auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
     e->set_formulation(form);
     e->upload(p);
     copa::Profile prof;
@@ -136,7 +137,7 @@ TEST(Gpu, dielectric_match_serial) {
     for (const char* name : {"pmchwt", "muller"}) {
       const Formulation form = make_formulation(name, 0.5, 3.0, 2.0);
       auto fill2 = [&](copa::Backend b) {
-        auto e = make_engine(b, variants(b).front(), 2 * p.unknowns(), p.triangle_count());
+        auto e = make_engine(b, default_selection(b), 2 * p.unknowns(), p.triangle_count());
         e->set_formulation(form);
         e->upload(p);
         copa::Profile prof;

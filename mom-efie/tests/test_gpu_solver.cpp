@@ -7,6 +7,7 @@
 #include "copa/cli.hpp"
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "reference.hpp"
 #include "solution_report.hpp"
 #include "solver_checks.hpp"
@@ -42,7 +43,7 @@ TEST(GpuSolver, irs_matches_lu) {
       SolverOptions o;
       o.solver = solver;
       o.refinement = refinement;
-      auto e = make_engine(gpu_backend(), variants(gpu_backend()).front(), n, p.triangle_count());
+      auto e = make_engine(gpu_backend(), default_selection(gpu_backend()), n, p.triangle_count());
       e->upload(p);
       copa::Profile prof;
       auto t = e->make_timer(prof);
@@ -87,7 +88,7 @@ TEST(GpuSolver, condition_estimate_vs_zgecon) {
   const long n = p.unknowns();
   for (const char* name : {"efie", "cfie"})
     for (const auto& lu : lu_methods()) {
-      auto e = make_engine(gpu_backend(), variants(gpu_backend()).front(), n, p.triangle_count());
+      auto e = make_engine(gpu_backend(), default_selection(gpu_backend()), n, p.triangle_count());
       e->set_formulation(make_formulation(name, 0.5));
       e->set_lu_method(lu);
       e->upload(p);

@@ -6,6 +6,7 @@
 
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "reference.hpp"
 
 using namespace efie;
@@ -19,7 +20,7 @@ struct Solved {
 };
 
 Solved solve(copa::Backend b, const Problem& p, const Formulation& f) {
-  auto e = make_engine(b, variants(b).front(), p.unknowns(), p.triangle_count());
+  auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
   e->set_formulation(f);
   e->upload(p);
   copa::Profile prof;
@@ -32,7 +33,7 @@ Solved solve(copa::Backend b, const Problem& p, const Formulation& f) {
 }
 
 std::vector<complex> fill(copa::Backend b, const Problem& p, const Formulation& f) {
-  auto e = make_engine(b, variants(b).front(), p.unknowns(), p.triangle_count());
+  auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
   e->set_formulation(f);
   e->upload(p);
   copa::Profile prof;

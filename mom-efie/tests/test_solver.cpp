@@ -6,6 +6,7 @@
 
 #include "copa/testing.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "reference.hpp"
 #include "solution_report.hpp"
 #include "solver_checks.hpp"
@@ -25,7 +26,7 @@ TEST(Solver, irs_fp32_matches_lu) {
   o.solver = "irs-fp32";
   for (auto b : copa::built_backends()) {
     if (copa::is_gpu(b)) continue;
-    auto e = make_engine(b, variants(b).front(), n, p.triangle_count());
+    auto e = make_engine(b, default_selection(b), n, p.triangle_count());
     e->upload(p);
     copa::Profile prof;
     copa::HostTimer t(prof);
@@ -67,7 +68,7 @@ TEST(Solver, condition_estimator) {
   for (const Case& c : {Case{sphere, {}}, Case{cube, {}}, Case{cube, make_formulation("cfie", 0.5)}}) {
     const Problem& p = c.p;
     const long n = p.unknowns();
-    auto e = make_engine(copa::Backend::serial, "pairs", n, p.triangle_count());
+    auto e = make_engine(copa::Backend::serial, default_selection(copa::Backend::serial), n, p.triangle_count());
     e->set_formulation(c.f);
     e->upload(p);
     copa::Profile prof;

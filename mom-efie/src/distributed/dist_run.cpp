@@ -9,9 +9,11 @@
 #include "copa/halo.hpp"
 #include "copa/mpi.hpp"
 #include "copa/report.hpp"
+#include "cost_model.hpp"
 #include "distributed/dist_engine.hpp"
 #include "distributed/owned_fill.hpp"
 #include "kernels.hpp"
+#include "variants.hpp"
 #include "run_report.hpp"
 #include "reference.hpp"
 #include "verify.hpp"
@@ -19,8 +21,6 @@
 namespace efie::dist {
 namespace {
 
-// The study's count for the EFIE pair (main.cpp): 2335 real FLOPs per triangle pair.
-constexpr double flops_per_triangle_pair = 2335;
 // Host bytes per triangle of the problem data every rank builds (kernels' engines.cpp value).
 constexpr double host_bytes_per_triangle = 2048;
 
@@ -93,7 +93,7 @@ struct OneRankCheck {
 OneRankCheck compare_one_rank(const Problem& p, const std::vector<complex>& rhs, const std::vector<complex>& x,
                               const RcsCuts& cuts) {
   OneRankCheck c;
-  auto engine = make_engine(copa::Backend::serial, "pairs", p.unknowns(), p.triangle_count());
+  auto engine = make_engine(copa::Backend::serial, default_selection(copa::Backend::serial), p.unknowns(), p.triangle_count());
   engine->upload(p);
   copa::Profile scratch;
   auto timer = engine->make_timer(scratch);
@@ -141,10 +141,7 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
   if (o.formulation != "efie")
     throw copa::InputError("--formulation " + o.formulation + " on " + std::to_string(ranks) +
                            " ranks: the distributed matrix is the EFIE's only (run the other formulations on one rank)");
-  const std::string variant = "owned-pairs";
-  if (!o.common.variant.empty() && o.common.variant != variant)
-    throw copa::InputError("--variant " + o.common.variant + " cannot fill a block-cyclic block (it writes the whole matrix); on " +
-                           std::to_string(ranks) + " ranks the fill is 'owned-pairs'");
+  const copa::Selection variant = select_variant(o.common, backend, ranks);
   // The Pliris-style LU's default grid is 1 x ranks (panel pivoting local to the owner, lookahead);
   // P x Q grids with P > 1 pivot across the process rows (pliris_lu_2d.hpp).
   const bool one_row = gpu || o.dist_lu == "pliris";
