@@ -31,10 +31,9 @@ mkdir -p "$OUT"
 source "$(dirname "$0")/../../scripts/mpirun-args.sh"
 source "$(dirname "$0")/../../scripts/dist-bench.sh"
 COMMON=(--backend "$BACKEND" --problem 1 --dim 3 --ode rk2avg --max-steps 20 --tf 10 --quiet)
-# One variant on 1 and on NRANKS ranks: the GPU default differs between them (one rank:
-# block-xy-atomic-qlean-flean on CUDA; over ranks: block-xy-atomic, README "Variants"), and the
-# efficiency must compare the same kernels.
-case "$BACKEND" in cuda | hip) COMMON+=(--variant block-xy-atomic) ;; esac
+# One variant on 1 and on NRANKS ranks: the CUDA default differs between them (one rank: lean;
+# over ranks: block, README "Variants"), and the efficiency must compare the same kernels.
+case "$BACKEND" in cuda | hip) COMMON+=(--variant block --tuning layout=xy --tuning mass=atomic) ;; esac
 TRANSPORTS=(ipc nccl host cuda-aware)
 [[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || TRANSPORTS=(host)
 

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "copa/backend.hpp"
+#include "copa/gpu_model.hpp"
+#include "copa/variants.hpp"
 #include "discretization.hpp"
 #include "element_split.hpp"
 
@@ -20,8 +22,11 @@ namespace laghos {
 class HydroKernels {
  public:
   virtual ~HydroKernels() = default;
-  virtual std::string name() const = 0;
   virtual void setup(const Discretization& d) = 0;
+  // After setup: where the kernels that run differ from what the selection names, one line each
+  // (a layout or kernel that does not exist for this dimension or order and its stand-in). The
+  // console and the JSON (solution.kernel_substitutions) report them.
+  virtual std::vector<std::string> substitutions() const { return {}; }
 
   // Memory of this backend.
   virtual double* alloc(std::size_t n) = 0;
@@ -83,19 +88,24 @@ class HydroKernels {
   virtual double quadrature_update(const double* x, const double* v, const double* e, double* source) = 0;
 };
 
-// Variants offered by each backend (the first is the default on one rank).
-std::vector<std::string> variants_of(copa::Backend backend);
-// The variant a run without --variant gets on `nranks` ranks.
-std::string default_variant(copa::Backend backend, int nranks);
-std::unique_ptr<HydroKernels> make_kernels(copa::Backend backend, const std::string& variant);
+// The kernels of a selection of the variant table (variants.cpp) on a backend.
+std::unique_ptr<HydroKernels> make_kernels(copa::Backend backend, const copa::Selection& selection);
 
 std::unique_ptr<HydroKernels> make_serial_kernels();
 #if defined(COPA_HAVE_OPENMP)
 std::unique_ptr<HydroKernels> make_openmp_kernels();
 #endif
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-std::vector<std::string> gpu_variants();
-std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant);
+#if COPA_GPU
+// The GPU strategies of the table's rows: fixed (compile-time-specialised) or generic kernels,
+// their thread layout, the CG mass by atomics or gather, and the lean quadrature update and 3D
+// force kernels.
+struct GpuChoice {
+  bool fixed = true;
+  bool xyz = false;
+  bool atomic = true;
+  bool lean = false;
+};
+std::unique_ptr<HydroKernels> make_gpu_kernels(const GpuChoice& choice);
 #endif
 
 }  // namespace laghos

@@ -1,18 +1,17 @@
-// CUDA and HIP variants (one source through copa/gpu.hpp). Every element operator runs one
-// thread block per element with sum factorization in shared memory; the contractions are
-// distributed over the block's threads, so the two strategies differ only in the thread layout:
-//   "block-xy"  : Q1D x Q1D threads per element (loops over the third index), MFEM's 3D layout;
-//   "block-xyz" : Q1D^3 threads per element (one thread per quadrature point in 3D).
+// CUDA and HIP kernels (one source through copa/gpu.hpp) of the table's GPU rows (variants.cpp).
+// Every element operator runs sum factorization in shared memory within a thread block:
+//   fixed kernels (kernels_gpu_fixed.cuh, rows "block" and "lean"): specialised at compile time on
+//     (dim, D1D, Q1D, L1D) for Laghos's pairs Q_k/Q_{k-1}, several elements per block, with
+//     Q1D x Q1D threads per element (layout xy, MFEM's 3D layout) or Q1D^3 (layout xyz, 3D);
+//   generic kernels (kernels_gpu_generic.cuh, row "generic" and every order without a fixed
+//     kernel): run-time sizes, one element per block.
 // H1 outputs go to an E-vector and are assembled by a dof-parallel gather through the transposed
-// element map (no atomics). The "-atomic" variants (block-xy-atomic, block-xyz-atomic) differ only
-// in the CG's H1 mass: the element kernel adds into the assembled vector with FP64 atomics. The
-// "-qlean" variants (block-xy-atomic-qlean, block-xyz-atomic-qlean) differ from their "-atomic"
-// twins only in the quadrature update: k_qupdate_staged (gradients staged in shared memory, the
-// register-lean point physics of qpoint_lean.hpp, 64 registers; issue 18). The "-flean" variants
-// (block-xy-atomic-flean, block-xy-atomic-qlean-flean, block-xyz-atomic-qlean-flean) run F 1 and
-// F^T v of 3D with the lean kernels of kernels_gpu_force_lean.cuh (a thread per (x, y) point, the z
-// column in registers, whatever the prefix's layout; 2D keeps the block kernels; issue 18). All state
-// stays on the device; only dot products and the time-step estimate (scalars) come back to the host.
+// element map, except the CG's H1 mass with mass=atomic: the element kernel adds into the assembled
+// vector with FP64 atomics. "lean" replaces two kernels of "block": the quadrature update
+// (k_qupdate_staged: gradients staged in shared memory, the register-lean point physics of
+// qpoint.hpp, 64 registers) and, in 3D, F 1 and F^T v (kernels_gpu_force_lean.cuh: a thread per
+// (x, y) point, the z column in registers). All state stays on the device; only dot products and
+// the time-step estimate (scalars) come back to the host.
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -226,10 +225,10 @@ LaunchShape launch_shape(Kernel kernel, int NE, int tpe, int basis, int per_elem
   return s;
 }
 
-// Options of the specialised operators beside the thread layout.
+// Options of the specialised operators beside the thread layout ("lean": both).
 struct FixedChoice {
-  bool staged_qupdate = false;  // "-qlean": k_qupdate_staged instead of k_qupdate
-  bool lean_force = false;      // "-flean": k_force_lean, k_force_t_lean in 3D
+  bool staged_qupdate = false;  // k_qupdate_staged instead of k_qupdate
+  bool lean_force = false;      // k_force_lean, k_force_t_lean in 3D
 };
 
 template <int DIM, int D, int Q, int L, bool XYZ>
@@ -326,19 +325,9 @@ std::unique_ptr<FixedOps> make_fixed(int dim, bool xyz, int D, int Q, int L, int
   if (dim == 2) return make_fixed_dim<2, false>(D, Q, L, NE, choice);
   return xyz ? make_fixed_dim<3, true>(D, Q, L, NE, choice) : make_fixed_dim<3, false>(D, Q, L, NE, choice);
 }
-// Variant names: a layout prefix, then the tags "-atomic", "-qlean", "-flean" (in that order).
-bool has_tag(const std::string& variant, const std::string& tag) {
-  return variant.find(tag) != std::string::npos;
-}
-
 class GpuKernels final : public HydroKernels {
  public:
-  explicit GpuKernels(std::string variant)
-      : variant_(std::move(variant)),
-        xyz_(variant_.rfind("block-xyz", 0) == 0),
-        atomic_(has_tag(variant_, "-atomic")),
-        qlean_(has_tag(variant_, "-qlean")),
-        flean_(has_tag(variant_, "-flean")) {}
+  explicit GpuKernels(const GpuChoice& c) : choice_(c) {}
   ~GpuKernels() override {
     for (double* p : owned_) copa::gpu::device_pool().deallocate(p);
     for (int* p : owned_int_) copa::gpu::device_pool().deallocate(p);
@@ -346,7 +335,19 @@ class GpuKernels final : public HydroKernels {
     copa::gpu::device_pool().deallocate(out_.arrivals);
     copa::gpu::free_mapped(host_result_);
   }
-  std::string name() const override { return "gpu/" + variant_; }
+  std::vector<std::string> substitutions() const override {
+    std::vector<std::string> out;
+    if (choice_.fixed && !fixed_)
+      out.push_back("no fixed kernels for (D1D, Q1D, L1D) = (" + std::to_string(dd_.D1D) + ", " +
+                    std::to_string(dd_.Q1D) + ", " + std::to_string(dd_.L1D) +
+                    "): the generic kernels ran (the CG mass by gather)");
+    if (fixed_ && choice_.xyz && dd_.dim == 2) out.push_back("layout xyz is 3D only: 2D ran layout xy");
+    if (fixed_ && choice_.lean && dd_.dim == 2)
+      out.push_back("the lean force kernels are 3D only: 2D ran the block force kernels");
+    if (h_ && h_->taylor_source && fixed_)
+      out.push_back("2D Taylor-Green's energy source: the generic quadrature update ran");
+    return out;
+  }
 
   void setup(const Discretization& h) override {
     h_ = &h;
@@ -395,15 +396,15 @@ class GpuKernels final : public HydroKernels {
     out_.result = static_cast<double*>(copa::gpu::device_pointer(host_result_));
     const int n = h.D1D > h.Q1D ? h.D1D : h.Q1D;
     big_ = h.dim == 2 ? n * n : n * n * n;
-    if (xyz_ && h.dim == 3)
+    if (choice_.xyz && h.dim == 3)
       block_ = dim3(h.Q1D, h.Q1D, h.Q1D);
     else
       block_ = dim3(h.Q1D, h.Q1D, 1);
     const int threads = block_.x * block_.y * block_.z;
     qshared_ = ((2 * h.dim * h.dim * h.nq) + 4 * big_ + (threads > big_ ? threads : big_)) * sizeof(double);
     eshared_ = 6 * big_ * sizeof(double);
-    if (variant_ != "generic")
-      fixed_ = make_fixed(h.dim, xyz_, h.D1D, h.Q1D, h.L1D, h.NE, FixedChoice{qlean_, flean_});
+    if (choice_.fixed)
+      fixed_ = make_fixed(h.dim, choice_.xyz, h.D1D, h.Q1D, h.L1D, h.NE, FixedChoice{choice_.lean, choice_.lean});
     for (int c = 0; c < h.dim; ++c) {
       std::vector<unsigned char> mask(h.nh1, 0);
       for (int g : h.ess[c]) mask[g] = 1;
@@ -588,7 +589,7 @@ class GpuKernels final : public HydroKernels {
     for (int c = 0; c < dd_.dim; ++c) gather_list(dofs, evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
   }
   // The atomic variants assemble the H1 mass action by atomics into y (no E-vector, no gather).
-  bool scatters() const { return atomic_ && fixed_; }
+  bool scatters() const { return choice_.atomic && fixed_; }
   void scatter_mass_h1(const int* elements, int count, const double* x, double* y, bool zero_first,
                        copa::gpu::stream_t stream = nullptr) {
     if (zero_first) copa::gpu::fill_zero(y, static_cast<std::size_t>(dd_.nh1) * sizeof(double));
@@ -628,10 +629,7 @@ class GpuKernels final : public HydroKernels {
     return p;
   }
 
-  std::string variant_;
-  // Q1D^3 threads per element (3D); CG H1 mass by atomics; k_qupdate_staged; the lean force
-  // kernels (the last two: fixed kernels only)
-  bool xyz_ = false, atomic_ = false, qlean_ = false, flean_ = false;
+  GpuChoice choice_;
   const Discretization* h_ = nullptr;
   DeviceDisc dd_{};
   const double* B2_ = nullptr;
@@ -653,15 +651,8 @@ class GpuKernels final : public HydroKernels {
 
 }  // namespace
 
-std::vector<std::string> gpu_variants() {
-  return {"block-xy-atomic",       "block-xyz-atomic",       "block-xy",
-          "block-xyz",             "generic",                "block-xy-atomic-qlean",
-          "block-xyz-atomic-qlean", "block-xy-atomic-flean", "block-xy-atomic-qlean-flean",
-          "block-xyz-atomic-qlean-flean"};
-}
-
-std::unique_ptr<HydroKernels> make_gpu_kernels(const std::string& variant) {
-  return std::make_unique<GpuKernels>(variant);
+std::unique_ptr<HydroKernels> make_gpu_kernels(const GpuChoice& choice) {
+  return std::make_unique<GpuKernels>(choice);
 }
 
 }  // namespace laghos

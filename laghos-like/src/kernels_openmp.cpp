@@ -16,7 +16,6 @@ namespace {
 
 class OpenMPKernels final : public HydroKernels {
  public:
-  std::string name() const override { return "openmp"; }
 
   void setup(const Discretization& d) override {
     d_ = &d;

@@ -11,7 +11,6 @@ namespace {
 
 class SerialKernels final : public HydroKernels {
  public:
-  std::string name() const override { return "serial"; }
 
   void setup(const Discretization& d) override {
     d_ = &d;

@@ -1,379 +1,36 @@
 // laghos-like: Laghos's Lagrange phase (PA mass, force, quadrature update) on serial, OpenMP,
 // CUDA and HIP backends, reproducing Laghos's verification table and reporting its FOM.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
-#include "copa/machine.hpp"
 #include "copa/mpi.hpp"
 #include "copa/progress.hpp"
 #include "copa/report.hpp"
-#include "copa/stats.hpp"
 #include "copa/vtk.hpp"
-#include "discretization.hpp"
+#include "cost_model.hpp"
 #include "element_split.hpp"
-#include "hydro.hpp"
 #include "global_state.hpp"
+#include "hydro.hpp"
 #include "kernels.hpp"
-#include "node_memory.hpp"
 #include "laghos_flags.hpp"
 #include "partition.hpp"
-#include "problem_size.hpp"
-#include "reference.hpp"
+#include "run_report.hpp"
+#include "setup.hpp"
 #include "shared_dofs.hpp"
+#include "variants.hpp"
+#include "verification.hpp"
 #include "vtk_output.hpp"
 
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-#include "copa/gpu.hpp"
-#endif
-
 using namespace laghos;
-
-namespace {
-
-struct AppOptions {
-  int laghos_run = 0;
-  int problem = 1;
-  std::string mesh;
-  int dim = 3;
-  int refine = 0;
-  int order_k = 2, order_t = 1;
-  std::string ode = "rk4";
-  double t_final = 0.6;
-  double cfl = 0.5;
-  double cg_tol = 1e-8;
-  int cg_max = 300;
-  int max_steps = -1;
-  double energy = 1.0;
-  int nx = 0, ny = 0, nz = 0;
-  int print_every = 5;
-  double tolerance = 1e-8;
-  double energy_tolerance = -1;  // < 0: derived (README "Verification": rk2avg cg_tol, rk4 no bound)
-  std::vector<int> proc_grid;    // ranks per axis (empty: like MPI_Dims_create)
-  int zones_per_rank = 0;        // Laghos -epm: the generated box grows with the rank count
-  bool compare_one_rank = false;
-  std::string transport = "host";  // halo transport of the shared H1 dofs (copa::halo)
-  bool overlap = false;            // F 1's and the CG mass's exchanges overlapped with interior elements
-  copa::vtk::Options vtk;          // ParaView output of the first backend of a run
-};
-
-// N ranks against one: the same step count and |e| to this relative difference (README
-// "Distributed runs": interface sums and dots change the association, not the algorithm).
-constexpr double kOneRankTolerance = 1e-10;
-
-struct Setup {
-  std::string mesh;  // a named mesh, or empty for the generated box
-  int dim = 3, nx = 2, ny = 2, nz = 2, refine = 0;
-  ProblemSize size;  // known before the mesh is built (memory estimate, index range)
-  ProblemSpec spec;
-  RunOptions run;
-  std::optional<LaghosRun> reference;
-  std::array<int, 3> grid{1, 1, 1};  // ranks per axis
-};
-
-constexpr const char* kSizeOptions = "--nx/--ny/--nz/--refine/--order-k/--order-t";
-
-Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
-  Setup s;
-  if (o.max_steps < -1) throw copa::InputError("--max-steps: must be -1 (no limit) or at least 0");
-  require_supported_problem(o.problem);
-  const bool problem_given = app.count("--problem") > 0;
-  const int ranks = copa::mpi::size();
-  if (o.zones_per_rank != 0) {
-    // Laghos's -epm: every rank holds an n^dim box of the generated unit box.
-    if (o.laghos_run || !o.mesh.empty() || o.nx || o.ny || o.nz)
-      throw copa::InputError("--zones-per-rank: sizes the generated box; not with --laghos-run, --mesh or --nx/--ny/--nz");
-    if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim: must be 2 or 3");
-    const int n = static_cast<int>(std::lround(std::pow(static_cast<double>(o.zones_per_rank), 1.0 / o.dim)));
-    if (o.zones_per_rank < 0 || n < 1 || std::pow(n, o.dim) != o.zones_per_rank)
-      throw copa::InputError("--zones-per-rank: must be n^" + std::to_string(o.dim) + " (each rank holds an n^dim box)");
-    const auto grid = choose_grid(ranks, o.dim, o.proc_grid);
-    o.nx = grid[0] * n;
-    o.ny = grid[1] * n;
-    o.nz = grid[2] * n;
-  }
-  if (o.laghos_run) {
-    auto r = laghos_run(o.laghos_run);
-    if (!r) throw copa::InputError("--laghos-run: runs 1, 2, 3, 4, 6, 7, 8 are reproduced");
-    if (problem_given && o.problem != r->problem)
-      throw copa::InputError("--problem " + std::to_string(o.problem) + ": --laghos-run " +
-                             std::to_string(o.laghos_run) + " runs problem " + std::to_string(r->problem));
-    s.reference = r;
-    o.problem = r->problem;
-    o.mesh = r->mesh;
-    o.refine = r->refine;
-    o.order_k = r->order_k;
-    o.order_t = r->order_t;
-    o.t_final = r->t_final;
-    o.ode = r->ode == 7 ? "rk2avg" : "rk4";
-    o.energy = (r->run == 4) ? 2.0 : 1.0;
-    if (o.max_steps >= 0) s.reference.reset();  // a truncated run has no table entry
-  } else if (o.mesh.empty() && o.nx == 0) {
-    // --size presets: 3D Q2Q1 on the unit cube with RK2Avg, Sedov unless --problem names Taylor-Green
-    // (the two problems posed on the unit cube; total-energy conservation is verified to the CG
-    // tolerance, README "Verification"); 40 RK2Avg steps are the 80 velocity and energy solves of
-    // 20 RK4 steps. The triple point and Gresho are posed on other domains: they are refused here
-    // rather than run on the cube (the problem was once silently replaced by Sedov).
-    if (!problem_given) o.problem = 1;
-    if (o.problem != 0 && o.problem != 1)
-      throw copa::InputError("--problem " + std::to_string(o.problem) +
-                             ": the --size presets generate the 3D unit cube, which poses problems 0 and 1; give the "
-                             "problem's mesh (--mesh box01_hex or rectangle01_quad for 3, square_gresho for 4), "
-                             "--dim and --nx, or --laghos-run");
-    o.dim = 3;
-    o.order_k = app.count("--order-k") ? o.order_k : 2;
-    o.order_t = app.count("--order-t") ? o.order_t : o.order_k - 1;
-    if (!app.count("--ode")) o.ode = "rk2avg";
-    const int n = size == "large" ? 44 : size == "medium" ? 20 : 8;
-    o.nx = o.ny = o.nz = n;
-    if (o.max_steps < 0) o.max_steps = size == "small" ? 20 : 40;
-    o.t_final = 10.0;
-  }
-  if (o.nx < 0 || o.ny < 0 || o.nz < 0) throw copa::InputError("--nx/--ny/--nz: must be positive (0 = default)");
-  if (o.refine < 0 || o.refine > 8) throw copa::InputError("--refine: must be in 0..8");
-  // Laghos's -m takes a file (data/square01_quad.mesh): its name picks the built-in mesh.
-  o.mesh = std::filesystem::path(o.mesh).filename().string();
-  if (o.mesh.size() > 5 && o.mesh.substr(o.mesh.size() - 5) == ".mesh") o.mesh.resize(o.mesh.size() - 5);
-  s.mesh = o.mesh == "box" ? std::string() : o.mesh;
-  s.refine = o.refine;
-  if (!s.mesh.empty()) {
-    const CartesianMesh base = named_mesh(s.mesh);  // a handful of vertices per axis
-    s.dim = base.dim;
-    for (int c = 0; c < s.dim; ++c) s.size.cells[c] = base.cells(c);
-  } else {
-    if (o.dim != 2 && o.dim != 3) throw copa::InputError("--dim: must be 2 or 3");
-    s.dim = o.dim;
-    s.nx = o.nx > 0 ? o.nx : 2;
-    s.ny = o.ny > 0 ? o.ny : s.nx;
-    s.nz = o.nz > 0 ? o.nz : s.nx;
-    s.size.cells = {static_cast<double>(s.nx), static_cast<double>(s.ny), static_cast<double>(s.nz)};
-  }
-  for (int c = 0; c < s.dim; ++c) s.size.cells[c] *= std::ldexp(1.0, s.refine);
-  s.grid = choose_grid(ranks, s.dim, o.proc_grid);
-  const int kmax = s.dim == 2 ? 5 : 4;
-  if (o.order_k < 1 || o.order_k > kmax)
-    throw copa::InputError("--order-k: must be in 1.." + std::to_string(kmax) + " in " + std::to_string(s.dim) + "D");
-  if (o.order_t < 0 || o.order_t > o.order_k) throw copa::InputError("--order-t: must be in 0..order-k");
-  s.size.dim = s.dim;
-  s.size.order_k = o.order_k;
-  s.size.order_t = o.order_t;
-  s.size.energy_source = (o.problem == 0 && s.dim == 2);
-  s.spec.problem = o.problem;
-  s.spec.order_k = o.order_k;
-  s.spec.order_t = o.order_t;
-  s.spec.blast_energy = o.energy;
-  s.spec.cfl = o.cfl;
-  if (o.ode != "rk4" && o.ode != "rk2avg") throw copa::InputError("--ode: rk4 or rk2avg");
-  s.run.ode = o.ode == "rk2avg" ? 7 : 4;
-  if (!(o.t_final > 0)) throw copa::InputError("--tf: must be positive");
-  if (!(o.cfl > 0)) throw copa::InputError("--cfl: must be positive");
-  if (!(o.cg_tol > 0)) throw copa::InputError("--cg-tol: must be positive");
-  if (!(o.tolerance > 0)) throw copa::InputError("--tolerance: must be positive");
-  if (app.count("--energy-tolerance") && !(o.energy_tolerance > 0))
-    throw copa::InputError("--energy-tolerance: must be positive");
-  if (o.cg_max < 1) throw copa::InputError("--cg-max: must be at least 1");
-  s.run.t_final = o.t_final;
-  s.run.cg_tol = o.cg_tol;
-  s.run.cg_max_iter = o.cg_max;
-  s.run.max_steps = o.max_steps;
-  s.run.print_every = o.print_every;
-  return s;
-}
-
-CartesianMesh build_mesh(const Setup& s) {
-  CartesianMesh mesh = s.mesh.empty() ? box_mesh(s.dim, s.nx, s.ny, s.nz) : named_mesh(s.mesh);
-  for (int i = 0; i < s.refine; ++i) mesh.refine();
-  return mesh;
-}
-
-// Refuses, before anything is allocated, a run whose estimated memory exceeds what is free: the
-// host for every backend (they run one after another, so the largest counts) and each GPU
-// backend's device. The message carries both estimates. On ranks `size` is this rank's box and
-// `extra_host` what else it holds (rank 0: the gathered global state); the ranks of one node add
-// their host estimates (they share its memory) before the comparison. Collective.
-void require_memory(const ProblemSize& size, const std::vector<copa::Backend>& backends, int device_option,
-                    double extra_host) {
-  double host = 0, device = 0;
-  for (auto b : backends) {
-    const MemoryEstimate m = estimate_memory(size, b);
-    host = std::max(host, m.host_bytes);
-    device = std::max(device, m.device_bytes);
-  }
-  const NodeShare node = sum_over_node(host + extra_host);
-  host = node.bytes;
-  const auto bytes = [](double b) {
-    return static_cast<std::size_t>(std::min(b, static_cast<double>(std::numeric_limits<std::size_t>::max() / 2)));
-  };
-  const std::string what = "laghos-like (estimate from " + std::string(kSizeOptions) + ": host " +
-                           copa::format_bytes(host) +
-                           (node.ranks > 1 ? " for the " + std::to_string(node.ranks) + " ranks of this node" : "") +
-                           (device > 0 ? ", device " + copa::format_bytes(device) : std::string()) + ")";
-  copa::require_host_memory(bytes(host), what);
-  for (auto b : backends) {
-    if (!copa::is_gpu(b)) continue;
-    copa::select_device(device_option);
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-    copa::gpu::require_device_memory(bytes(estimate_memory(size, b).device_bytes), what);
-#endif
-  }
-}
-
-// An output file whose directory is missing or not writable is refused before the run (not after
-// minutes of work, when the report is written).
-void require_writable_output(const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw copa::InputError(option + ": directory '" + dir.string() + "' of '" + path + "' does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw copa::InputError(option + ": directory '" + dir.string() + "' of '" + path + "' is not writable");
-  if (std::filesystem::is_directory(p, ec)) throw copa::InputError(option + ": '" + path + "' is a directory");
-}
-
-// A kernel row: median/min/max over the recorded samples (per call, or per CG solve divided by its
-// iterations), count = calls (or iterations), total and mean over all of them.
-copa::Stats row_stats(const std::vector<double>& samples, double total, std::int64_t calls) {
-  copa::Stats st = samples.empty() ? copa::Stats{} : copa::summarize(samples);
-  st.count = static_cast<std::size_t>(calls);
-  st.total = total;
-  st.mean = calls > 0 ? total / static_cast<double>(calls) : 0.0;
-  return st;
-}
-
-// FLOP/byte model (README): sum factorization costs 2 * sum over the dim contractions of
-// (outputs x inputs per contraction); bytes are each input read once and each output written once.
-struct CostModel {
-  const Discretization& d;
-  double contraction_flops(int n, int q) const {  // n^dim -> q^dim (or back)
-    if (d.dim == 2) return 2.0 * (q * n * n + q * q * n);
-    return 2.0 * (static_cast<double>(q) * n * n * n + static_cast<double>(q) * q * n * n +
-                  static_cast<double>(q) * q * q * n);
-  }
-  copa::KernelCost cg_h1_iteration() const {
-    copa::KernelCost c;
-    const double NE = d.NE, n = d.nh1;
-    c.flops = NE * (2 * contraction_flops(d.D1D, d.Q1D) + d.nq) + 12.0 * n;
-    c.bytes_read = NE * (d.nd * 4.0 + d.nq * 8.0) + n * 8.0 * 9;
-    c.bytes_written = n * 8.0 * 5;
-    return c;
-  }
-  copa::KernelCost cg_l2_iteration() const {
-    copa::KernelCost c;
-    const double NE = d.NE, n = d.nl2;
-    c.flops = NE * (2 * contraction_flops(d.L1D, d.Q1D) + d.nq) + 10.0 * n;
-    c.bytes_read = NE * d.nq * 8.0 + n * 8.0 * 7;
-    c.bytes_written = n * 8.0 * 4;
-    return c;
-  }
-  copa::KernelCost force_call() const {  // mean of F 1 and F^T v
-    copa::KernelCost c;
-    const double NE = d.NE, DD = d.dim * d.dim;
-    const double f = NE * (d.dim * d.dim * contraction_flops(d.D1D, d.Q1D) + 2 * DD * d.nq);
-    const double ft = NE * (d.dim * d.dim * contraction_flops(d.D1D, d.Q1D) + 2 * DD * d.nq +
-                            contraction_flops(d.L1D, d.Q1D));
-    c.flops = 0.5 * (f + ft);
-    c.bytes_read = NE * (DD * d.nq * 8.0 + d.nd * 4.0) + 0.5 * d.h1_vsize() * 8.0;
-    c.bytes_written = 0.5 * (d.h1_vsize() + d.nl2) * 8.0;
-    return c;
-  }
-  copa::KernelCost qupdate_call() const {
-    copa::KernelCost c;
-    const double NE = d.NE, DD = d.dim * d.dim;
-    c.flops = NE * (2 * d.dim * d.dim * contraction_flops(d.D1D, d.Q1D) + contraction_flops(d.L1D, d.Q1D) +
-                    d.nq * (d.dim == 2 ? 150.0 : 600.0));
-    c.bytes_read = 2.0 * d.h1_vsize() * 8.0 + d.nl2 * 8.0 + NE * (d.nd * 4.0 + d.nq * 8.0 * (1 + DD) + 8.0);
-    c.bytes_written = NE * d.nq * DD * 8.0;
-    return c;
-  }
-};
-
-// FNV-1a (64-bit) over the bytes of the final state (x, v, e): equal checksums mean bitwise-equal
-// states, so two runs can be compared for determinism beyond the printed |e|.
-std::string state_checksum(const std::vector<double>& state) {
-  std::uint64_t h = 14695981039346656037ull;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(state.data());
-  for (std::size_t i = 0; i < state.size() * sizeof(double); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-  std::ostringstream os;
-  os << std::hex << std::setw(16) << std::setfill('0') << h;
-  return os.str();
-}
-
-// The halo row's bytes per exchange: what this rank sends (read) and receives (written), averaged
-// over its exchanges (1- and dim-component sums differ).
-copa::KernelCost halo_cost(const HydroTiming& T) {
-  copa::KernelCost c;
-  const double n = static_cast<double>(T.halo_samples.size());
-  if (n > 0) {
-    c.bytes_read = T.halo_bytes_sent / n;
-    c.bytes_written = T.halo_bytes_received / n;
-  }
-  return c;
-}
-
-// Communication fraction of each rank: (halo + allreduce) / the four Laghos timers' total (CG H1,
-// CG L2, forces, quadrature update), which contain all of it. Collective.
-struct CommShare {
-  double mean = 0, max = 0;
-  std::vector<double> per_rank;
-};
-CommShare comm_share(const HydroTiming& T) {
-  const double timed = T.cg_h1 + T.cg_l2 + T.force + T.qdata;
-  CommShare s;
-  s.per_rank = copa::mpi::gather_all(timed > 0 ? (T.halo + T.allreduce) / timed : 0.0);
-  for (double f : s.per_rank) {
-    s.mean += f / static_cast<double>(s.per_rank.size());
-    s.max = std::max(s.max, f);
-  }
-  return s;
-}
-
-// Largest of max |a - b| / max |b| over the fields x, v and e (state layout of Discretization, vs =
-// H1 vector size): a field-wise scale, since e is orders of magnitude larger than v in Sedov.
-// Infinity when the sizes differ.
-double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b, std::size_t vs) {
-  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
-  const std::size_t ends[4] = {0, vs, 2 * vs, b.size()};
-  double worst = 0.0;
-  for (int f = 0; f < 3; ++f) {
-    double diff = 0.0, scale = 0.0;
-    for (std::size_t i = ends[f]; i < ends[f + 1]; ++i) {
-      diff = std::max(diff, std::fabs(a[i] - b[i]));
-      scale = std::max(scale, std::fabs(b[i]));
-    }
-    if (diff > 0) worst = std::max(worst, scale > 0 ? diff / scale : std::numeric_limits<double>::infinity());
-  }
-  return worst;
-}
-
-std::string laghos_timing_block(const RunResult& r) {
-  std::ostringstream os;
-  const HydroTiming& T = r.timing;
-  os << "\nCG (H1) total time: " << T.cg_h1 << "\nCG (H1) rate (megadofs x cg_iterations / second): " << r.rate_cg_h1
-     << "\n\nCG (L2) total time: " << T.cg_l2 << "\nCG (L2) rate (megadofs x cg_iterations / second): " << r.rate_cg_l2
-     << "\n\nForces total time: " << T.force << "\nForces rate (megadofs x timesteps / second): " << r.rate_force
-     << "\n\nUpdateQuadData total time: " << T.qdata
-     << "\nUpdateQuadData rate (megaquads x timesteps / second): " << r.rate_qdata
-     << "\n\nMajor kernels total time (seconds): " << T.cg_h1 + T.force + T.qdata
-     << "\nMajor kernels total rate (megadofs x time steps / second): " << r.rate_total << "\n";
-  return os.str();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   copa::mpi::Session mpi_session(argc, argv);
@@ -382,55 +39,7 @@ int main(int argc, char** argv) {
     copa::CommonOptions common;
     copa::add_common_options(app, common);
     AppOptions o;
-    app.add_option("--laghos-run", o.laghos_run, "Reproduce run N of Laghos's verification table (1,2,3,4,6,7,8)");
-    // Laghos numbers its problems; the other copa apps name theirs, so both are accepted.
-    const std::map<std::string, std::string> problem_names{
-        {"taylor-green", "0"}, {"sedov", "1"}, {"triple-point", "3"}, {"gresho", "4"}};
-    app.add_option("-p,--problem", o.problem,
-                   "Problem (Laghos -p), by number or name: 0 taylor-green, 1 sedov, 3 triple-point, 4 gresho")
-        ->transform(CLI::Transformer(problem_names, CLI::ignore_case).description(""))
-        ->check(CLI::Validator(
-            [&problem_names](const std::string& v) {
-              if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) return std::string();
-              std::string names;
-              for (const auto& [name, number] : problem_names) names += (names.empty() ? "" : ", ") + name;
-              return "'" + v + "' is neither a problem number nor a name (" + names + ")";
-            },
-            ""));
-    app.add_option("-m,--mesh", o.mesh, "Built-in mesh (Laghos -m): square01_quad, cube01_hex, rectangle01_quad, box01_hex, square_gresho, rt2D, box");
-    app.add_option("--dim", o.dim, "Dimension of the generated box (Laghos -dim)");
-    app.add_option("--nx", o.nx, "Cells in x of the generated unit box (Laghos -nx)");
-    app.add_option("--ny", o.ny, "Cells in y (Laghos -ny)");
-    app.add_option("--nz", o.nz, "Cells in z (Laghos -nz)");
-    app.add_option("--refine", o.refine, "Uniform refinements (Laghos -rs)");
-    app.add_option("--order-k", o.order_k, "Kinematic H1 order (Laghos -ok)");
-    app.add_option("--order-t", o.order_t, "Thermodynamic L2 order (Laghos -ot)");
-    app.add_option("--ode", o.ode, "Time integrator: rk4 (Laghos -s 4) or rk2avg (-s 7)");
-    app.add_option("--tf", o.t_final, "Final time (Laghos -tf)");
-    app.add_option("--cfl", o.cfl, "CFL number (Laghos -cfl)");
-    app.add_option("--cg-tol", o.cg_tol, "Relative CG tolerance (Laghos -cgt)");
-    app.add_option("--cg-max", o.cg_max, "Maximum CG iterations (Laghos -cgm)");
-    app.add_option("--max-steps", o.max_steps, "Maximum number of steps, -1 = none (Laghos -ms)");
-    app.add_option("--energy", o.energy, "Sedov blast energy, divided by 2^dim inside (Laghos -E0)");
-    app.add_option("--print-every", o.print_every, "Step line every N steps (Laghos -vs)");
-    app.add_option("--tolerance", o.tolerance, "Relative |e| tolerance vs the reference");
-    app.add_option("--proc-grid", o.proc_grid, "MPI ranks per axis, e.g. 2 2 1 (default: balanced, like MPI_Dims_create)")
-        ->expected(2, 3);
-    app.add_option("--zones-per-rank", o.zones_per_rank,
-                   "Weak scaling (Laghos -epm): each rank holds an n^dim box of the generated unit box");
-    app.add_option("--transport", o.transport,
-                   "Halo transport of shared H1 dofs for GPU backends: host | cuda-aware | nccl | ipc (CPU: host)");
-    app.add_flag("--overlap", o.overlap,
-                 "Over ranks: compute F 1 and the CG's H1 mass action of the elements touching shared dofs "
-                 "first, exchange their sums while the interior elements are computed (every backend and "
-                 "variant); accepted and a no-op on one rank");
-    app.add_flag("--compare-one-rank", o.compare_one_rank,
-                 "Also run the whole mesh on rank 0 alone; verify same step count and |e| within 1e-10");
-    app.add_option("--energy-tolerance", o.energy_tolerance,
-                   "Relative total-energy change accepted when there is no reference run (default: "
-                   "rk2avg the CG tolerance; rk4 none, the change is only reported)");
-    copa::vtk::add_options(app, o.vtk);
-    app.footer(laghos_flags_help());
+    add_app_options(app, o);
     // Only rank 0 prints the human tables (docs/CONVENTIONS.md); errors still reach every rank's stderr.
     if (!copa::mpi::is_root()) std::cout.setstate(std::ios::badbit);
     std::vector<std::string> args = translate_laghos_flags(argc, argv);
@@ -438,10 +47,8 @@ int main(int argc, char** argv) {
     for (std::string& a : args) args_c.push_back(a.data());
     const int rc = copa::parse_command_line(app, static_cast<int>(args_c.size()), args_c.data());
     if (rc >= 0) return rc;
-    std::map<copa::Backend, std::vector<std::string>> variants;
-    for (auto b : copa::built_backends()) variants[b] = variants_of(b);
     if (common.list) {
-      copa::print_list(std::cout, "laghos-like", variants);
+      registry().print(std::cout);
       return 0;
     }
     if (common.size != "small" && common.size != "medium" && common.size != "large")
@@ -452,8 +59,17 @@ int main(int argc, char** argv) {
     setup.run.quiet = common.quiet;
     const auto backends = copa::requested_backends(common);
     const bool several = backends.size() > 1;
-    const int threads = copa::apply_threads(common.threads);
     const int nranks = copa::mpi::size(), me = copa::mpi::rank();
+    // Checked before anything runs. With several backends, a --variant that a backend does not
+    // offer selects its default there (its --tuning assignments are for the variant named).
+    std::map<copa::Backend, copa::Selection> selections;
+    for (auto b : backends) {
+      const copa::VariantInfo* named = registry().find(common.variant);
+      selections[b] = (several && named && !named->offered_on(b))
+                          ? registry().default_selection(b, nranks)
+                          : registry().select(b, nranks, common.variant, common.tunings);
+    }
+    const int threads = copa::apply_threads(common.threads);
     const copa::halo::Transport transport = copa::halo::parse_transport(o.transport);
     if (nranks > 1) {
       for (auto b : backends) {
@@ -527,17 +143,14 @@ int main(int argc, char** argv) {
                                 : (setup.run.ode == 7 ? setup.run.cg_tol : -1.0);
     int exit_code = 0;
     for (auto backend : backends) {
-      // With several backends, a --variant that a backend does not offer selects its default there.
-      const auto& offered = variants[backend];
-      const bool offers = std::find(offered.begin(), offered.end(), common.variant) != offered.end();
-      std::string variant = (common.variant.empty() || (several && !offers)) ? default_variant(backend, nranks) : common.variant;
-      copa::check_variant(variant, offered, backend);
+      const copa::Selection& sel = selections.at(backend);
       int device = -1;
       if (copa::is_gpu(backend)) {
         device = copa::select_device(common.device);
       }
-      auto kernels = make_kernels(backend, variant);
+      auto kernels = make_kernels(backend, sel);
       kernels->setup(d);
+      const std::vector<std::string> substitutions = kernels->substitutions();
       if (nranks > 1) {
         // The backend's own memory: GPU fields are exchanged on the device through --transport.
         shared = std::make_unique<SharedDofs>(
@@ -569,7 +182,10 @@ int main(int argc, char** argv) {
         progress.update(step, std::max(t / setup.run.t_final, by_steps));
       };
       LagrangianHydro hydro(d, *kernels, run, shared.get(), overlap ? &split : nullptr);
-      if (!common.quiet) std::cout << "\n[" << copa::to_string(backend) << " / " << variant << "]\n";
+      if (!common.quiet) {
+        std::cout << "\n[" << copa::to_string(backend) << " / " << full_label(sel) << "]\n";
+        for (const auto& line : substitutions) std::cout << "kernels: " << line << "\n";
+      }
       RunResult res = hydro.run(state0, [&](const std::string& line) {
         if (!common.quiet) std::cout << line << "\n";
       });
@@ -582,13 +198,11 @@ int main(int argc, char** argv) {
 
       copa::Report report("laghos-like", "1.0");
       report.set_backend(backend);
-      report.set_variant(variant);
+      report.set_selection(sel);
       report.set_threads(threads);
       report.set_device(device);
       report.set_command_line(copa::command_line(argc, argv));
-      nlohmann::json vb = nlohmann::json::object();
-      for (auto& [b, v] : variants) vb[copa::to_string(b)] = v;
-      report.set_variants_built(vb);
+      report.set_variants_built(registry().built_json());
       auto& pj = report.problem();
       pj["problem"] = setup.spec.problem;
       pj["dim"] = d.dim;
@@ -670,6 +284,7 @@ int main(int argc, char** argv) {
                       {"update_quad_data", res.rate_qdata}, {"major_kernels_total", res.rate_total}};
       // Laghos's four timers as Laghos defines them (slowest rank; communication inside included).
       sol["laghos_timers_s"] = {{"cg_h1", T.cg_h1}, {"cg_l2", T.cg_l2}, {"forces", T.force}, {"update_quad_data", T.qdata}};
+      sol["kernel_substitutions"] = substitutions;
       sol["h1_cg_iterations"] = T.h1_iter;
       sol["l2_cg_iterations"] = T.l2_iter;
       if (setup.spec.problem == 0 || setup.spec.problem == 4) {
@@ -685,84 +300,20 @@ int main(int argc, char** argv) {
       if (vtk.enabled()) sol["vtk_files"] = vtk.files();
       report.extra()["solution"] = sol;
 
-      copa::Verification v;
+      VerdictInput vin;
+      vin.result = &res;
       if (o.compare_one_rank) {
-        // Rank 0 runs the whole mesh alone on the same backend; the others wait for its result.
-        double one_e = 0.0, state_diff = 0.0;
-        long long one_steps = 0;
-        if (me == 0) {
-          std::vector<double> whole_state;
-          const Discretization whole = build_discretization(global_mesh, setup.spec, whole_state);
-          auto one_kernels = make_kernels(backend, variant);
-          one_kernels->setup(whole);
-          RunOptions quiet = setup.run;
-          quiet.quiet = true;
-          LagrangianHydro one(whole, *one_kernels, quiet);
-          const RunResult r1 = one.run(whole_state, [](const std::string&) {});
-          one_e = r1.e_norm;
-          one_steps = r1.steps;
-          state_diff = max_relative_difference(global_state, r1.state, whole.h1_vsize());
-          sol["state_vs_one_rank"] = {{"max_relative_difference", state_diff},
-                                      {"one_rank_checksum", state_checksum(r1.state)},
-                                      {"bitwise_equal", global_state == r1.state}};
-          report.extra()["solution"] = sol;
-          std::cout << "state vs one rank: max |difference| / max |value| per field = " << state_diff
-                    << (global_state == r1.state ? " (bitwise equal)" : "") << "\n";
-        }
-        one_e = copa::mpi::sum_ordered(one_e);  // rank 0's value, exactly (x + 0 = x)
-        state_diff = copa::mpi::sum_ordered(state_diff);
-        one_steps = copa::mpi::sum_all(one_steps);
-        const double rel = std::fabs(res.e_norm - one_e) / one_e;
-        v.reference = "one-rank run of the same mesh (step " + std::to_string(one_steps) + ")";
-        // The gathered state is also held to the bound, field by field: it checks the gather's
-        // placement (a misplaced node or zone differs at O(1)) beyond the single |e| number.
-        std::ostringstream metric;
-        metric << "relative |e| difference vs one rank (steps " << res.steps << " vs " << one_steps
-               << ", state max relative difference " << state_diff << ")";
-        v.metric = metric.str();
-        v.value = rel;
-        v.tolerance = kOneRankTolerance;
-        v.passed = res.steps == one_steps && rel <= kOneRankTolerance && state_diff <= kOneRankTolerance;
-      } else if (setup.reference) {
-        const auto& r = *setup.reference;
-        const double rel = std::fabs(res.e_norm - r.e_norm) / r.e_norm;
-        v.reference = "Laghos verification run " + std::to_string(r.run) + " (step " + std::to_string(r.steps) +
-                      ", |e| " + std::to_string(r.e_norm) + ")";
-        v.metric = "relative |e| difference (steps " + std::to_string(res.steps) + " vs " + std::to_string(r.steps) + ")";
-        v.value = rel;
-        v.tolerance = o.tolerance;
-        v.passed = (res.steps == r.steps) && rel <= o.tolerance;
-      } else if (backend != copa::Backend::serial && several && std::isfinite(serial_e)) {
-        const double rel = std::fabs(res.e_norm - serial_e) / serial_e;
-        v.reference = "serial oracle";
-        v.metric = "relative |e| difference";
-        v.value = rel;
-        v.tolerance = 1e-10;
-        v.passed = rel <= 1e-10;
-      } else if (!d.taylor_source && energy_bound > 0) {
-        // Total energy IE + KE is conserved by the semi-discrete scheme (Dobrev, Kolev & Rieben
-        // 2012, sec. 5) and by RK2Avg up to the CG solves; RK4's drift is a time-step error with
-        // no a-priori bound here, so RK4 is checked only against a bound the user gives.
-        v.reference = "total-energy conservation (|E_final - E_initial| / |E_initial|)";
-        v.metric = "relative total-energy change";
-        v.value = energy_rel;
-        v.tolerance = energy_bound;
-        v.passed = std::isfinite(res.e_norm) && energy_rel <= energy_bound;
-      } else if (!std::isfinite(res.e_norm)) {
-        v.reference = "finite state";
-        v.metric = "|e|";
-        v.value = res.e_norm;
-        v.passed = false;
-      } else {
-        // No reference that could fail: a finite state is not a verification.
-        v = copa::not_verified(
-            d.taylor_source
-                ? "no reference for this configuration (the Taylor-Green energy source breaks energy "
-                  "conservation; --laghos-run 1 is the verified Taylor-Green run)"
-                : "no reference for this configuration (RK4 conserves total energy only up to its time-step "
-                  "error, which has no a-priori bound: use --ode rk2avg, --energy-tolerance or --laghos-run; "
-                  "solution.energy_relative_change reports the drift)");
+        vin.one_rank = run_one_rank(global_mesh, setup.spec, setup.run, backend, sel, global_state, sol);
+        report.extra()["solution"] = sol;
       }
+      vin.reference = setup.reference;
+      vin.table_tolerance = o.tolerance;
+      vin.serial_e = serial_e;
+      vin.against_serial = backend != copa::Backend::serial && several;
+      vin.taylor_source = d.taylor_source;
+      vin.energy_bound = energy_bound;
+      vin.energy_relative_change = energy_rel;
+      const copa::Verification v = verdict(vin);
       if (backend == copa::Backend::serial) serial_e = res.e_norm;
       report.set_verification(v);
       if (common.quiet) std::cout << copa::verdict_line(v) << "\n";

@@ -1,0 +1,84 @@
+// The variant table (variants.cpp): one default per backend and rank class, the selections that
+// tests/CMakeLists.txt runs on the GPU are exactly the table's, and bad names and values are input
+// errors (exit 2) that name the valid ones.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "copa/errors.hpp"
+#include "variants.hpp"
+
+using copa::Backend;
+
+namespace {
+
+const std::vector<Backend> kBackends{Backend::serial, Backend::openmp, Backend::cuda, Backend::hip};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream is(s);
+  while (std::getline(is, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+TEST(Variants, one_default_per_backend_and_rank_class) {
+  for (Backend b : kBackends) {
+    ASSERT_FALSE(laghos::registry().offered(b).empty()) << copa::to_string(b);
+    for (int ranks : {1, 2}) {
+      int defaults = 0;
+      for (const auto* r : laghos::registry().offered(b))
+        for (const auto& d : r->default_for)
+          if (d.backend == b && (d.ranks == copa::Ranks::any || (d.ranks == copa::Ranks::one) == (ranks == 1)))
+            ++defaults;
+      EXPECT_EQ(defaults, 1) << copa::to_string(b) << " on " << ranks << " rank(s)";
+    }
+  }
+}
+
+// The defaults of each backend and rank class, as the README's variants table states them.
+TEST(Variants, defaults) {
+  const auto label = [](Backend b, int ranks) {
+    return laghos::full_label(laghos::registry().default_selection(b, ranks));
+  };
+  EXPECT_EQ(label(Backend::serial, 1), "reference");
+  EXPECT_EQ(label(Backend::serial, 4), "reference");
+  EXPECT_EQ(label(Backend::openmp, 2), "element-parallel");
+  EXPECT_EQ(label(Backend::cuda, 1), "lean[layout=xy]");
+  EXPECT_EQ(label(Backend::cuda, 2), "block[layout=xy,mass=atomic]");
+  EXPECT_EQ(label(Backend::hip, 1), "block[layout=xy,mass=atomic]");
+  EXPECT_EQ(label(Backend::hip, 2), "block[layout=xy,mass=atomic]");
+}
+
+// LAGHOS_GPU_SELECTIONS (tests/CMakeLists.txt) is every GPU selection of the table.
+TEST(Variants, gpu_tests_cover_the_table) {
+  std::vector<std::string> table;
+  for (const auto& s : laghos::registry().all_tunings(Backend::cuda)) table.push_back(laghos::full_label(s));
+  EXPECT_EQ(split(LAGHOS_GPU_SELECTIONS, '|'), table);
+  std::vector<std::string> hip;
+  for (const auto& s : laghos::registry().all_tunings(Backend::hip)) hip.push_back(laghos::full_label(s));
+  EXPECT_EQ(hip, table);
+}
+
+TEST(Variants, bad_names_and_values_are_input_errors) {
+  const auto& reg = laghos::registry();
+  const auto message = [&](const std::string& variant, const std::vector<std::string>& tunings) {
+    try {
+      reg.select(Backend::cuda, 1, variant, tunings);
+    } catch (const copa::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("block-xy-atomic", {}).find("offered: lean, block, generic"), std::string::npos);
+  EXPECT_NE(message("reference", {}).find("--variant"), std::string::npos);
+  EXPECT_NE(message("block", {"mass=staged"}).find("values: atomic, gather"), std::string::npos);
+  EXPECT_NE(message("lean", {"mass=gather"}).find("axes: layout"), std::string::npos);
+  EXPECT_NE(message("generic", {"layout=xy"}).find("axes: none"), std::string::npos);
+  EXPECT_EQ(message("block", {"layout=xyz", "mass=gather"}), "no error");
+}
