@@ -17,7 +17,7 @@
 // <f_m, K f_n> = k_pair_block (mfie_pair.hpp). Unknowns x = [eta0 J; M] (both in volts), so
 //   [ sum_i (j eta_ri / k_i) A_i     sum_i K_i                  ] [eta0 J]   [<f, E_inc>         ]
 //   [ -sum_i K_i                     sum_i (j / (k_i eta_ri)) A_i ] [M     ] = [<f, eta0 H_inc>   ]
-// Mueller (the EFIE+ + alpha EFIE-, MFIE+ + beta MFIE-): the interior conditions enter with
+// Mueller (the form EFIE+ + alpha EFIE-, MFIE+ + beta MFIE-): the interior conditions enter with
 // weights -eps_r and -mu_r instead of 1 (the exterior minus w times the interior one), so the
 // hypersingular parts of eta1 L1 - eps_r eta2 L2 cancel (eta_i / k_i = eta0 / (k0 eps_ri)) and the
 // jumps no longer do: the electric row gains (1 + eps_r)/2 <f, n x f'> on M, the magnetic row

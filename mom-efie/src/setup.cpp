@@ -11,7 +11,9 @@
 namespace efie {
 namespace {
 
-std::vector<double> parse_list(const std::string& text, std::size_t count, const std::string& option) {
+// The comma-separated numbers of an option's value; InputError "<option> '<text>': <bad>" when an
+// item is not a number.
+std::vector<double> parse_numbers(const std::string& text, const std::string& option, const std::string& bad) {
   std::vector<double> v;
   std::stringstream ss(text);
   std::string item;
@@ -21,9 +23,14 @@ std::vector<double> parse_list(const std::string& text, std::size_t count, const
       v.push_back(std::stod(item, &used));
       if (used != item.size()) throw std::invalid_argument(item);
     } catch (const std::exception&) {
-      throw copa::InputError(option + " '" + text + "': not a comma-separated list of numbers");
+      throw copa::InputError(option + " '" + text + "': " + bad);
     }
   }
+  return v;
+}
+
+std::vector<double> parse_list(const std::string& text, std::size_t count, const std::string& option) {
+  const std::vector<double> v = parse_numbers(text, option, "not a comma-separated list of numbers");
   if (v.size() != count) throw copa::InputError(option + " '" + text + "': expected " + std::to_string(count) + " numbers");
   return v;
 }
@@ -140,18 +147,7 @@ double sphere_radius_of(const Mesh& m) {
 }
 
 std::complex<double> parse_complex(const std::string& text, const std::string& option) {
-  std::stringstream ss(text);
-  std::string item;
-  std::vector<double> v;
-  while (std::getline(ss, item, ',')) {
-    try {
-      std::size_t used = 0;
-      v.push_back(std::stod(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw copa::InputError(option + " '" + text + "': expected a number or re,im");
-    }
-  }
+  const std::vector<double> v = parse_numbers(text, option, "expected a number or re,im");
   if (v.empty() || v.size() > 2) throw copa::InputError(option + " '" + text + "': expected a number or re,im");
   return {v[0], v.size() == 2 ? v[1] : 0.0};
 }

@@ -8,30 +8,15 @@
 #include "variants.hpp"
 #include "reference.hpp"
 #include "verify.hpp"
+#include "fixtures.hpp"
 
 using namespace efie;
+using efie_test::rel_frobenius;
+using efie_test::sphere;
 
 namespace {
 
-Problem sphere(double ka, int frequency) { return make_problem(make_sphere(1.0, frequency), ka, 1.0, PlaneWave{}); }
-
-std::vector<complex> fill(copa::Backend b, const Problem& p) {
-  auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
-  e->upload(p);
-  copa::Profile prof;
-  copa::HostTimer t(prof);
-  e->fill(t);
-  return e->matrix();
-}
-
-double rel_frobenius(const std::vector<complex>& a, const std::vector<complex>& b) {
-  double d = 0, s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    d += std::norm(a[i] - b[i]);
-    s += std::norm(b[i]);
-  }
-  return std::sqrt(d / s);
-}
+std::vector<complex> fill(copa::Backend b, const Problem& p) { return efie_test::fill_matrix(b, p); }
 
 double rcs_error(const Problem& p) {
   auto e = make_engine(copa::Backend::openmp, default_selection(copa::Backend::openmp), p.unknowns(), p.triangle_count());

@@ -9,37 +9,17 @@
 #include "variants.hpp"
 #include "dielectric.hpp"
 #include "reference.hpp"
+#include "fixtures.hpp"
 
 using namespace efie;
 
 namespace {
 
-copa::Backend gpu_backend() {
-#if defined(COPA_HAVE_CUDA)
-  return copa::Backend::cuda;
-#else
-  return copa::Backend::hip;
-#endif
-}
+using efie_test::gpu_backend;
+using efie_test::rel_frobenius;
 
 std::vector<complex> fill(copa::Backend b, const copa::Selection& variant, const Problem& p, const Formulation& f = {}) {
-  auto e = make_engine(b, variant, p.unknowns(), p.triangle_count());
-  e->set_formulation(f);
-  e->upload(p);
-  copa::Profile prof;
-  auto t = e->make_timer(prof);
-  e->fill(*t);
-  t->flush();
-  return e->matrix();
-}
-
-double rel_frobenius(const std::vector<complex>& a, const std::vector<complex>& b) {
-  double d = 0, s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    d += std::norm(a[i] - b[i]);
-    s += std::norm(b[i]);
-  }
-  return std::sqrt(d / s);
+  return efie_test::fill_matrix(b, variant, p, f);
 }
 
 }  // namespace
@@ -136,16 +116,7 @@ TEST(Gpu, dielectric_match_serial) {
                            make_problem(make_cube(1.0, 3), 1.0, 0.5, PlaneWave{})})
     for (const char* name : {"pmchwt", "muller"}) {
       const Formulation form = make_formulation(name, 0.5, 3.0, 2.0);
-      auto fill2 = [&](copa::Backend b) {
-        auto e = make_engine(b, default_selection(b), 2 * p.unknowns(), p.triangle_count());
-        e->set_formulation(form);
-        e->upload(p);
-        copa::Profile prof;
-        auto t = e->make_timer(prof);
-        e->fill(*t);
-        t->flush();
-        return e->matrix();
-      };
+      auto fill2 = [&](copa::Backend b) { return efie_test::fill_matrix(b, p, form, 2 * p.unknowns()); };
       const double err = rel_frobenius(fill2(gpu_backend()), fill2(copa::Backend::serial));
       std::cout << "  " << name << " (2N = " << 2 * p.unknowns() << "): relative Frobenius vs serial " << err << "\n";
       EXPECT_TRUE(err <= 1e-12);

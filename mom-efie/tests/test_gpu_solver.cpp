@@ -11,18 +11,13 @@
 #include "reference.hpp"
 #include "solution_report.hpp"
 #include "solver_checks.hpp"
+#include "fixtures.hpp"
 
 using namespace efie;
 
 namespace {
 
-copa::Backend gpu_backend() {
-#if defined(COPA_HAVE_CUDA)
-  return copa::Backend::cuda;
-#else
-  return copa::Backend::hip;
-#endif
-}
+using efie_test::gpu_backend;
 
 Problem small_sphere() { return make_problem(make_sphere(1.0, 6), 2.0, 1.0, PlaneWave{}); }
 
