@@ -146,12 +146,7 @@ void HostKernels::predictor(double dt, double nu, const double g[3]) {
 #pragma omp parallel for if (parallel_) schedule(static)
   for (int i = 0; i < n_; ++i) {
     if (type_[i] != fluid) continue;
-    u[i] += dt * (nu * ax[i] + g[0]);
-    v[i] += dt * (nu * ay[i] + g[1]);
-    w[i] = three ? w[i] + dt * (nu * az[i] + g[2]) : 0.0;
-    x[i] += dt * u[i];
-    y[i] += dt * v[i];
-    z[i] += dt * w[i];
+    predict_particle(i, x, y, z, u, v, w, ax, ay, az, dt, nu, g[0], g[1], g[2], three);
   }
 }
 
@@ -163,13 +158,7 @@ void HostKernels::correct(double scale, double dt) {
 #pragma omp parallel for if (parallel_) schedule(static)
   for (int i = 0; i < n_; ++i) {
     if (type_[i] != fluid) continue;
-    const double du = scale * ax[i], dv = scale * ay[i], dw = three ? scale * az[i] : 0.0;
-    u[i] += du;
-    v[i] += dv;
-    w[i] += dw;
-    x[i] += dt * du;
-    y[i] += dt * dv;
-    z[i] += dt * dw;
+    correct_particle(i, x, y, z, u, v, w, ax, ay, az, scale, dt, three);
   }
 }
 

@@ -161,4 +161,28 @@ struct CollisionOp {
   }
 };
 
+// The pointwise updates of one fluid particle, one body for the host loops and the GPU kernels.
+// Predictor: u += dt (nu a + g), r += dt u (2D: w = 0).
+MPS_HD void predict_particle(int i, double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
+                             const double* ay, const double* az, double dt, double nu, double gx, double gy, double gz,
+                             bool three) {
+  u[i] += dt * (nu * ax[i] + gx);
+  v[i] += dt * (nu * ay[i] + gy);
+  w[i] = three ? w[i] + dt * (nu * az[i] + gz) : 0.0;
+  x[i] += dt * u[i];
+  y[i] += dt * v[i];
+  z[i] += dt * w[i];
+}
+// Correction: du = scale a, u += du, r += dt du (2D: no w change).
+MPS_HD void correct_particle(int i, double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
+                             const double* ay, const double* az, double scale, double dt, bool three) {
+  const double du = scale * ax[i], dv = scale * ay[i], dw = three ? scale * az[i] : 0.0;
+  u[i] += du;
+  v[i] += dv;
+  w[i] += dw;
+  x[i] += dt * du;
+  y[i] += dt * dv;
+  z[i] += dt * dw;
+}
+
 }  // namespace mps
