@@ -2,8 +2,8 @@
 # ramses-oct AMR benchmarks (README "AMR"). Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS] [BACKENDS]
 # BUILD_DIR: a build with OpenMP, with CUDA for the GPU cases. Sedov to t = 0.05 on base 32^3 + 2
 # levels (128^3 finest), OpenMP and GPU (device step and state; host tree), against the uniform 128^3 runs
-# (OpenMP; GPU zmarch, named: the AMR goal is set against the uniform zmarch rate, and zmarch-col is
-# the CUDA default since issue 18): time to solution, the leaf-cell update rate against the uniform
+# (OpenMP; GPU zmarch, named: the AMR goal is set against the uniform zmarch rate, while zmarch-col is
+# the CUDA default): time to solution, the leaf-cell update rate against the uniform
 # cell-update rate, the step's medians (step, dt_reduction, and on the GPU hydro_update+reflux+restriction),
 # and the regrid cost (its own row; its parts regrid.* on the GPU in the --phase-timing runs). GPU also: base 64^3 + 2 levels (256^3
 # finest) for 200 steps with a regrid every 4 (rates only), against the uniform 256^3 run; and both
@@ -12,15 +12,12 @@
 # against the global dt: time to solution, and "step" is then one coarse step.
 # The two GPU AMR cases again with --phase-timing (cases *-phases; events between the device
 # step's phases: rows amr.*, in a second table of amr.md; their step rows carry the events' cost).
-# The two global-dt GPU AMR cases again with --group-min 8 (cases *-groupmin8: complete sibling
-# groups only, the leaf update before partial groups; the other GPU cases run the default
-# --group-min, 3, README "Partial sibling groups"), so one lease compares the two, and with --group-min
-# 1, 2, 4, 5, 6 (cases *-groupminK: a second or so each) to check the default; the table gives
-# each case's group_min and sibling_group_share (the leaf octs updated in groups).
-# The two global-dt GPU AMR cases again with --host-dt (cases *-hostdt: dt computed by the host
-# between steps, the path before the device dt; README "The device dt"). With the device dt a step's
-# row times its launch and the wait for the step before it, so the step MEDIAN is not a step's
-# time: compare the step mean (steps_s / steps) and the FOM. regrid_fallbacks: regrids whose queued
+# The two global-dt GPU AMR cases again with --tuning group-min=8 (cases *-groupmin8: complete sibling
+# groups only; the other GPU cases run the default group-min, 3) and with group-min 1, 2, 4, 5, 6
+# (cases *-groupminK: a second or so each) to check the default; the table gives each case's
+# group_min and sibling_group_share (the leaf octs updated in groups).
+# With the device dt a step's row times its launch and the wait for the step before it, so the step
+# MEDIAN is not a step's time: compare the step mean (steps_s / steps) and the FOM. regrid_fallbacks: regrids whose queued
 # plan build was redone with exact sizes (README "The regrid's count waits").
 # BACKENDS "cuda-large" (not in the default; about 2.5 min on an H200, 28 GB of host memory): the
 # scale-up at 512^3 finest, Sedov to t = 0.05 on base 128^3 + 2 levels and base 64^3 + 3 levels
@@ -61,17 +58,14 @@ if [[ " $BACKENDS " == *" cuda "* ]] && $has_cuda; then
   run amr-sedov-32-l2-cuda --problem sedov --n 32 --levels 2 --backend cuda
   run uniform-sedov-128-cuda --problem sedov --n 128 --backend cuda --variant zmarch
   run amr-sedov-64-l2-regrid4-cuda-200steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 --backend cuda
-  run amr-sedov-32-l2-cuda-groupmin8 --problem sedov --n 32 --levels 2 --backend cuda --group-min 8
+  run amr-sedov-32-l2-cuda-groupmin8 --problem sedov --n 32 --levels 2 --backend cuda --tuning group-min=8
   run amr-sedov-64-l2-regrid4-cuda-200steps-groupmin8 --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
-    --backend cuda --group-min 8
+    --backend cuda --tuning group-min=8
   for k in 1 2 4 5 6; do
-    run amr-sedov-32-l2-cuda-groupmin$k --problem sedov --n 32 --levels 2 --backend cuda --group-min $k
+    run amr-sedov-32-l2-cuda-groupmin$k --problem sedov --n 32 --levels 2 --backend cuda --tuning group-min=$k
     run amr-sedov-64-l2-regrid4-cuda-200steps-groupmin$k --problem sedov --n 64 --levels 2 --regrid-every 4 \
-      --steps 200 --backend cuda --group-min $k
+      --steps 200 --backend cuda --tuning group-min=$k
   done
-  run amr-sedov-32-l2-cuda-hostdt --problem sedov --n 32 --levels 2 --backend cuda --host-dt
-  run amr-sedov-64-l2-regrid4-cuda-200steps-hostdt --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 200 \
-    --backend cuda --host-dt
   run amr-sedov-32-l2-cuda-subcycle --problem sedov --n 32 --levels 2 --subcycle --backend cuda
   run amr-sedov-64-l2-regrid4-cuda-subcycle-50steps --problem sedov --n 64 --levels 2 --regrid-every 4 --steps 50 \
     --subcycle --backend cuda

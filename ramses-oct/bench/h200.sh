@@ -18,21 +18,26 @@ run() {  # run NAME ARGS...: one case, JSON to OUT_DIR/NAME.json, human output t
   "$APP" --quiet --json "$OUT_DIR/$name.json" "$@" 2>&1 | tee "$OUT_DIR/$name.txt" || echo "### $name: exit code $?"
 }
 
-# (0) phase 4 and issue 18 (zmarch-col): the z-marching variants next to the best tile variant, Sedov 256^3 and 128^3
-# resident, 512^3, and a block-size sweep of zmarch (README "zmarch").
-ZM="zmarch zmarch2x2 zmarch4x4 zmarch-col zmarch-col7"
+# (0) the z-marching variants (zmarch, zmarch-col and its reg-cap=80 tuning) next to the best tile
+# variant, Sedov 256^3 and 128^3 resident, 512^3, and block-size sweeps.
+ZM="zmarch zmarch-col zmarch-col:reg-cap=80"
+zm_args() {  # zm_args NAME[:TUNING]: the --variant (and --tuning) arguments of a z-march case
+  local v=${1%%:*}
+  if [[ $1 == *:* ]]; then echo "--variant $v --tuning ${1#*:}"; else echo "--variant $v"; fi
+}
+zm_name() { echo "${1/:reg-cap=/-regcap}"; }
 for n in 256 128; do
   for v in $ZM; do
-    run "sedov-$n-$v-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda --variant "$v"
+    # shellcheck disable=SC2046
+    run "sedov-$n-$(zm_name "$v")-resident" --problem sedov --n "$n" --steps $STEPS --warmup 2 --backend cuda $(zm_args "$v")
   done
 done
-run "sedov-512-zmarch-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch
-run "sedov-512-zmarch-col-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch-col
-run "sedov-512-zmarch-col7-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda --variant zmarch-col7
+for v in $ZM; do
+  # shellcheck disable=SC2046
+  run "sedov-512-$(zm_name "$v")-resident" --problem sedov --size large --steps 10 --warmup 2 --backend cuda $(zm_args "$v")
+done
 run "sweep-256-zmarch" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch \
   --sweep 64,96,128,192,256
-run "sweep-256-zmarch2x2" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch2x2 \
-  --sweep 32,64,96,128
 run "sweep-256-zmarch-col" --problem sedov --n 256 --steps 8 --warmup 2 --backend cuda --variant zmarch-col \
   --sweep 64,96,128,160
 

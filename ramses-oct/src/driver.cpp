@@ -5,14 +5,15 @@
 #include <sstream>
 
 #include "copa/errors.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#include "copa/gpu_model.hpp"
+#if COPA_GPU
 #include "copa/gpu_timing.hpp"
 #endif
 
 namespace ro {
 
 static std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& p) {
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   if (copa::is_gpu(b)) return std::make_unique<copa::gpu::EventTimer>(p);
 #endif
   (void)b;
@@ -49,7 +50,7 @@ static ScanResult global_scan(ScanResult s, const OctMesh& m, const RunConfig& c
   return cfg.comm->combine(s);
 }
 
-RunResult run_backend(copa::Backend backend, const std::string& variant, const OctMesh& mesh,
+RunResult run_backend(copa::Backend backend, const copa::Selection& variant, const OctMesh& mesh,
                       const std::vector<double>& u0, const RunConfig& cfg) {
   RunResult res;
   auto timer = make_timer(backend, res.profile);

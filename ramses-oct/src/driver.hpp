@@ -63,7 +63,7 @@ struct RunResult {
   std::vector<std::pair<std::string, copa::KernelCost>> costs;
 };
 
-RunResult run_backend(copa::Backend backend, const std::string& variant, const OctMesh& mesh,
+RunResult run_backend(copa::Backend backend, const copa::Selection& variant, const OctMesh& mesh,
                       const std::vector<double>& u0, const RunConfig& cfg);
 
 // Statistics of a region leaving out the first `skip` samples (warm-up), keeping at least one.

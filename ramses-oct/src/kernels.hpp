@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "copa/backend.hpp"
+#include "copa/gpu_model.hpp"
 #include "copa/roofline.hpp"
 #include "copa/timing.hpp"
+#include "copa/variants.hpp"
 #include "hydro_math.hpp"
 #include "mesh.hpp"
 #include "tile_geometry.hpp"
@@ -26,7 +28,7 @@ struct ScanResult {
 struct SolverSetup {
   const OctMesh* mesh = nullptr;
   HydroParams hydro;
-  std::string variant;
+  copa::Selection variant;    // a row of registry() with its tunings
   int block_size = 0;          // GPU threads per block (0 = the variant's default)
   bool host_resident = false;  // GPU: copy the grid in and out every step (the seed's way)
   copa::RegionTimer* timer = nullptr;
@@ -51,23 +53,13 @@ class HydroKernels {
   virtual std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const = 0;
 };
 
-std::vector<std::string> variants_of(copa::Backend b);
-std::string default_variant(copa::Backend b);
-// Whether a variant can run on a mesh: the GPU tiles need whole 2x2x2 groups in the owned range,
-// zmarch a power-of-two brick on one rank (README, "Distributed runs").
-bool variant_applies(copa::Backend b, const std::string& variant, const OctMesh& m);
-// split, split3: one rank (every oct owned) and periodic in every axis (split_cells.hpp).
-bool split_applies(const OctMesh& m);
-// The backend's default variant, or the fastest one that applies to the mesh.
-std::string default_variant(copa::Backend b, const OctMesh& m);
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup);
 
 std::unique_ptr<HydroKernels> make_serial_kernels(const SolverSetup& setup);
 #if defined(COPA_HAVE_OPENMP)
 std::unique_ptr<HydroKernels> make_openmp_kernels(const SolverSetup& setup);
 #endif
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
-std::vector<std::string> gpu_variants();
+#if COPA_GPU
 std::unique_ptr<HydroKernels> make_gpu_kernels(const SolverSetup& setup);
 #endif
 

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <algorithm>
 #include <optional>
 #include <cerrno>
 #include <cstring>
@@ -14,6 +15,7 @@
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/gpu_model.hpp"
 #include "copa/halo.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
@@ -29,9 +31,10 @@
 #include "mesh.hpp"
 #include "problems.hpp"
 #include "reference.hpp"
+#include "variants.hpp"
 #include "verification.hpp"
 #include "vtk_output.hpp"
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
 #if defined(COPA_HAVE_MPI)
@@ -67,9 +70,6 @@ struct Options {
   bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
   bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
   bool host_dt = false;       // AMR GPU: the host computes each dt between steps (README "The device dt")
-  int group_min = ro::amr::default_group_min;  // AMR GPU: fewest leaf octs of a sibling group (README "Partial sibling groups")
-  std::string leaf_update = "units";  // AMR GPU: the leaf update's kernels (README "The leaf update by cells")
-  std::string leaf_cubes = "off";     // AMR GPU: the leaf cubes marched (README "Leaf cubes": slower so far)
   long long max_octs = 0;
 };
 
@@ -130,6 +130,48 @@ void add_rows(copa::Report& rep, const ro::RunResult& r, int warmup) {
   }
 }
 
+// The variants a run takes, per backend in the order of the run.
+using Plan = std::vector<std::pair<copa::Backend, std::vector<copa::Selection>>>;
+
+// --variant and --tuning resolved against a table (exit 2 naming the valid names or values). One
+// backend: the named variant, or the default (the uniform run then applies the fallback rule of
+// variants.hpp on its mesh). --backend all: every variant of every built backend, each with the
+// assignments of --tuning whose axis it has; an axis that no row of the table has is refused.
+Plan select_variants(const copa::VariantRegistry& table, const copa::CommonOptions& c,
+                     const std::vector<copa::Backend>& backends, int nranks) {
+  Plan plan;
+  auto axis_of = [](const std::string& t) { return t.substr(0, t.find('=')); };
+  for (copa::Backend b : backends) {
+    std::vector<copa::Selection> sels;
+    if (backends.size() == 1) {
+      sels.push_back(table.select(b, nranks, c.variant, c.tunings));
+    } else {
+      for (const copa::VariantInfo* v : table.offered(b)) {
+        std::vector<std::string> mine;
+        for (const auto& t : c.tunings)
+          if (v->axis(axis_of(t))) mine.push_back(t);
+        sels.push_back(table.select(b, nranks, v->name, mine));
+      }
+    }
+    plan.emplace_back(b, std::move(sels));
+  }
+  // Each assignment names an axis of some row and one of its values, whether or not that row's
+  // backend is built (a cpu build's --backend all runs no GPU row).
+  for (const auto& t : c.tunings) {
+    const copa::TuningAxis* axis = nullptr;
+    for (const copa::VariantInfo& v : table.rows())
+      if (!axis) axis = v.axis(axis_of(t));
+    if (!axis) throw copa::InputError("--tuning: no variant of " + table.app() + " has the axis of '" + t + "' (--list)");
+    const std::string value = t.find('=') == std::string::npos ? "" : t.substr(t.find('=') + 1);
+    if (std::find(axis->values.begin(), axis->values.end(), value) == axis->values.end()) {
+      std::string values;
+      for (const auto& x : axis->values) values += (values.empty() ? "" : ", ") + x;
+      throw copa::InputError("--tuning: '" + value + "' is not a value of axis " + axis->name + " (" + values + ")");
+    }
+  }
+  return plan;
+}
+
 // FILE.json -> FILE.<variant>.json when one run writes several variants of a backend.
 std::string variant_path(const std::string& path, const std::string& variant) {
   if (variant.empty()) return path;
@@ -138,12 +180,12 @@ std::string variant_path(const std::string& path, const std::string& variant) {
 }
 
 // --sweep: time per step against threads per block (the seed's figure).
-nlohmann::json block_size_sweep(const Options& o, copa::Backend b, const std::string& variant, const ro::OctMesh& m,
+nlohmann::json block_size_sweep(const Options& o, copa::Backend b, const copa::Selection& variant, const ro::OctMesh& m,
                                 const std::vector<double>& u0, ro::RunConfig cfg, bool print) {
   nlohmann::json rows = nlohmann::json::array();
   std::ostringstream null_stream;
   std::ostream& out = print ? std::cout : null_stream;
-  out << "\nblock-size sweep (" << variant << ", " << m.cells[0] << "x" << m.cells[1] << "x" << m.cells[2]
+  out << "\nblock-size sweep (" << variant.label() << ", " << m.cells[0] << "x" << m.cells[1] << "x" << m.cells[2]
             << ", " << cfg.max_steps << " steps)\n  threads/block   ms/step (median)   cell updates/s\n";
   for (int bs : o.sweep) {
     cfg.block_size = bs;
@@ -206,15 +248,16 @@ RankTimes rank_times(const ro::RunResult& r, int warmup) {
 
 // --levels > 0: the AMR run on the serial and OpenMP backends (README "AMR"). The verdict, the
 // profile and the cross-backend check use the leaf state sampled on the finest level's uniform mesh.
-int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector<copa::Backend>& backends,
-                    int argc, char** argv) {
+int run_amr_problem(const Options& o, const ro::OctMesh& base,
+                    const Plan& selections, int argc, char** argv) {
   if (copa::mpi::size() > 1) throw copa::InputError("--levels: distributed AMR (several MPI ranks): not done");
   if (o.host_resident) throw copa::InputError("--host-resident: not with --levels (AMR runs on the host backends)");
   if (o.refine_band.size() != 2 || !(o.refine_band[0] < o.refine_band[1]))
     throw copa::InputError("--refine-band: needs two values lo,hi with lo < hi");
   if (o.regrid_every < 0) throw copa::InputError("--regrid-every: must be >= 0 (0: keep the initial grid)");
   if (o.vtk.every > 0) throw copa::InputError("--vtk-every: not done with --levels (--vtk writes the leaf cells at the end)");
-  const std::vector<copa::Backend>& run_backends = backends;
+  std::vector<copa::Backend> run_backends;
+  for (const auto& [b, sel] : selections) run_backends.push_back(b);
   ro::amr::AmrConfig ac;
   ac.levels = o.levels;
   ac.regrid_every = o.regrid_every;
@@ -222,9 +265,6 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
   ac.subcycle = o.subcycle;
   ac.phase_timing = o.phase_timing;
   ac.host_dt = o.host_dt;
-  ac.group_min = o.group_min;
-  ac.leaf_update = o.leaf_update == "cells" ? ro::amr::LeafUpdate::cells : ro::amr::LeafUpdate::units;
-  ac.cubes = o.leaf_cubes == "on";
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
@@ -264,11 +304,18 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base, const std::vector
       std::cout << "\n== ramses-oct AMR " << o.problem << " base " << base.cells[0] << "x" << base.cells[1] << "x"
                 << base.cells[2] << " + " << o.levels << " levels, backend " << copa::to_string(b) << "\n";
     if (copa::is_gpu(b)) copa::select_device(o.common.device);
+    const auto row = std::find_if(selections.begin(), selections.end(), [&](const auto& e) { return e.first == b; });
+    const copa::Selection& sel = row->second.front();
+    if (sel.variant->axis("group-min")) {
+      ac.group_min = std::stoi(sel.tuning("group-min"));
+      ac.leaf_update = sel.is("leaf-update", "cells") ? ro::amr::LeafUpdate::cells : ro::amr::LeafUpdate::units;
+      ac.cubes = sel.is("leaf-cubes", "on");
+    }
     const ro::amr::AmrResult r = ro::amr::run_amr(b, base, cfg, ac);
     const std::vector<double> u = ro::amr::project_to_finest(r.tree, fine, r.u);
     copa::Report rep(app_name, app_version);
     rep.set_backend(b);
-    rep.set_variant(b == copa::Backend::serial ? "amr-oracle" : (copa::is_gpu(b) ? "amr-gpu" : "amr-tiled"));
+    rep.set_selection(sel);
     if (copa::is_gpu(b)) rep.set_device(copa::select_device(o.common.device));
     rep.set_threads(threads);
     rep.set_command_line(copa::command_line(argc, argv));
@@ -408,23 +455,6 @@ int run(int argc, char** argv) {
   app.add_flag("--host-dt", o.host_dt,
                "AMR, GPU backends, global dt: the host computes each step's dt and waits for every step (the path "
                "before the device dt; the same results bit for bit); the host backends accept and ignore it");
-  app.add_option("--group-min", o.group_min,
-                 "AMR, GPU backends: fewest leaf octs of a 2x2x2 sibling block updated as one 4^3 unit (1..8; 8 = "
-                 "complete blocks only, the behaviour before); the host backends accept and ignore it")
-      ->capture_default_str();
-  app.add_option("--leaf-update", o.leaf_update,
-                 "AMR, GPU backends: the leaf update's kernels: units (a sibling group's or an oct's subgrid in shared "
-                 "memory) or cells (two cell-parallel passes, the predicted states in device memory); the same results "
-                 "to round-off; the host backends accept and ignore it")
-      ->check(CLI::IsMember({"units", "cells"}))
-      ->capture_default_str();
-  app.add_option("--leaf-cubes", o.leaf_cubes,
-                 "AMR, GPU backends, --leaf-update units: on marches each aligned 4x4x4 block of leaf octs of one level "
-                 "(8 complete sibling groups) plane by plane in one unit, off runs its 8 groups; the same results to "
-                 "round-off; off by default (on measured 3-6% slower on the H200, README \"Leaf cubes\"); the host "
-                 "backends accept and ignore it")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
   app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
@@ -444,18 +474,19 @@ int run(int argc, char** argv) {
   if (copa::mpi::max_all(vtk_refused.empty() ? 0.0 : 1.0) > 0)
     throw copa::InputError(vtk_refused.empty() ? "--vtk: refused on rank 0" : vtk_refused);
 
-  std::map<copa::Backend, std::vector<std::string>> variants;
-  for (copa::Backend b : copa::built_backends()) variants[b] = ro::variants_of(b);
   if (o.common.list) {
-    copa::print_list(std::cout, app_name, variants);
+    ro::registry().print(std::cout);
+    std::cout << "\n";
+    ro::amr_registry().print(std::cout);
     std::cout << "  transports (--transport):";
     for (const std::string& t : copa::halo::transports_built()) std::cout << " " << t;
     std::cout << "\n";
     return copa::exit_ok;
   }
   const auto backends = copa::requested_backends(o.common);
-  for (copa::Backend b : backends)
-    if (!o.common.variant.empty() && o.common.backend != "all") copa::check_variant(o.common.variant, variants[b], b);
+  // --variant and --tuning against the table of the run's kind (exit 2 naming the valid values).
+  const Plan selections =
+      select_variants(o.levels > 0 ? ro::amr_registry() : ro::registry(), o.common, backends, copa::mpi::size());
   if (o.block_size != 0 && (o.block_size < 32 || o.block_size > 1024 || o.block_size % 32 != 0))
     throw copa::InputError("--block-size: " + std::to_string(o.block_size) + " is not a multiple of 32 in [32, 1024]");
   if (o.phase_timing && o.levels == 0)
@@ -463,14 +494,6 @@ int run(int argc, char** argv) {
                            "times its kernels already)");
   if (o.host_dt && o.levels == 0)
     throw copa::InputError("--host-dt: needs --levels >= 1 (it selects the AMR device step's dt path)");
-  if (app.get_option("--group-min")->count() > 0 && o.levels == 0)
-    throw copa::InputError("--group-min: needs --levels >= 1 (it shapes the AMR device step's sibling groups)");
-  if (app.get_option("--leaf-cubes")->count() > 0 && o.levels == 0)
-    throw copa::InputError("--leaf-cubes: needs --levels >= 1 (it shapes the AMR device step's leaf update)");
-  if (app.get_option("--leaf-update")->count() > 0 && o.levels == 0)
-    throw copa::InputError("--leaf-update: needs --levels >= 1 (it selects the AMR device step's kernels)");
-  if (o.group_min < 1 || o.group_min > 8)
-    throw copa::InputError("--group-min: " + std::to_string(o.group_min) + " is not in 1..8");
   if (o.subcycle && o.levels == 0)
     throw copa::InputError("--subcycle: needs --levels >= 1 (level subcycling has no meaning on the uniform grid)");
   for (int bs : o.sweep)
@@ -512,7 +535,7 @@ int run(int argc, char** argv) {
                            " cells exceed the 32-bit counts of the gather to rank 0 on several ranks");
   copa::require_host_memory(static_cast<std::size_t>(host_bytes), "ramses-oct host state");
   const ro::OctMesh mesh = ro::build_mesh(cells, {bc, bc, bc});
-  if (o.levels > 0) return run_amr_problem(o, mesh, backends, argc, argv);
+  if (o.levels > 0) return run_amr_problem(o, mesh, selections, argc, argv);
 
   // Several ranks: this rank's contiguous Morton range plus its ghost layer (decomposition.hpp).
   std::optional<ro::Partition> part;
@@ -548,25 +571,30 @@ int run(int argc, char** argv) {
   std::vector<double> oracle;
   const bool several = backends.size() > 1;
   const int threads = copa::apply_threads(o.common.threads);
-  for (copa::Backend b : backends) {
-    const std::string variant =
-        o.common.variant.empty() || several ? ro::default_variant(b, run_mesh) : o.common.variant;
-    std::vector<std::string> run_variants = {variant};
-    if (several && copa::is_gpu(b)) {
-      run_variants.clear();
-      for (const std::string& v : variants[b])
-        if (ro::variant_applies(b, v, run_mesh)) run_variants.push_back(v);
+  for (const auto& [b, offered] : selections) {
+    // --backend all: every variant that runs on this mesh; one backend without --variant: the
+    // default after the fallback rule (variants.hpp), reported.
+    std::vector<copa::Selection> run_variants;
+    std::string fallback;
+    if (several) {
+      for (const copa::Selection& sel : offered)
+        if (ro::variant_applies(b, sel.name(), run_mesh)) run_variants.push_back(sel);
+    } else if (o.common.variant.empty()) {
+      run_variants.push_back(ro::default_selection(b, nranks, run_mesh, &fallback, o.common.tunings));
+    } else {
+      run_variants = offered;
     }
-    for (const std::string& var : run_variants) {
+    for (const copa::Selection& var : run_variants) {
       int device = -1;
       if (copa::is_gpu(b)) device = copa::select_device(o.common.device);
       if (!o.common.quiet && root)
         std::cout << "\n== ramses-oct " << o.problem << " " << cells[0] << "x" << cells[1] << "x" << cells[2]
-                  << " backend " << copa::to_string(b) << " variant " << var << (o.host_resident ? " (host-resident)" : "")
+                  << " backend " << copa::to_string(b) << " variant " << var.label()
+                  << (fallback.empty() ? "" : " (default " + fallback + ")") << (o.host_resident ? " (host-resident)" : "")
                   << (nranks > 1 ? " on " + part->describe() + ", transport " + o.transport : "") << "\n";
       std::unique_ptr<ro::StepComm> comm = make_comm(local, o.transport, copa::is_gpu(b));
       cfg.comm = comm.get();
-      const bool first_run = b == backends.front() && var == run_variants.front();
+      const bool first_run = b == backends.front() && &var == &run_variants.front();
       // Over ranks every rank writes its owned cells as a piece of a .pvtu (nothing gathered);
       // on one rank the whole mesh goes into one .vti (or .vtu with --vtk-cells).
       copa::vtk::Series vtk(first_run ? o.vtk : copa::vtk::Options{}, app_name,
@@ -594,13 +622,12 @@ int run(int argc, char** argv) {
       if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root && !o.common.quiet);
       copa::Report rep(app_name, app_version);
       rep.set_backend(b);
-      rep.set_variant(var);
+      rep.set_selection(var);
+      if (!fallback.empty()) rep.extra()["variant_fallback"] = fallback;
       rep.set_threads(threads);
       rep.set_device(device);
       rep.set_command_line(copa::command_line(argc, argv));
-      nlohmann::json vb = nlohmann::json::object();
-      for (const auto& [bb, vs] : variants) vb[copa::to_string(bb)] = vs;
-      rep.set_variants_built(vb);
+      rep.set_variants_built(ro::registry().built_json());
       auto& pj = rep.problem();
       pj = {{"problem", o.problem}, {"cells", cells}, {"octs", mesh.noct}, {"gamma", o.gamma}, {"slope", o.slope},
             {"riemann", o.riemann}, {"courant", o.courant}, {"bc", ro::to_string(bc)}, {"tend", cfg.tend},
@@ -653,7 +680,7 @@ int run(int argc, char** argv) {
       if (o.common.quiet) std::cout << copa::verdict_line(v) << "\n";
       else rep.print(std::cout);
       if (!o.common.json.empty())
-        rep.write_json(variant_path(copa::json_path_for(o.common.json, b, several), run_variants.size() > 1 ? var : ""));
+        rep.write_json(variant_path(copa::json_path_for(o.common.json, b, several), run_variants.size() > 1 ? var.label() : ""));
       if (!o.profile.empty() && b == backends.front())
         ro::write_profile(o.profile, o.problem, mesh, u, o.gamma, r.t, ro::sound_wave(mesh, pp));
       if (v.verified && !v.passed) rc = copa::exit_verification_failed;

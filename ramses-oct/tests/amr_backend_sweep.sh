@@ -3,7 +3,7 @@
 # when each backend matches serial to 1e-12 and the problem's verdict passes): sedov, sod and sound
 # x periodic, reflecting and outflow boundaries x 1 and 3 levels x global dt and --subcycle x a cube
 # and a non-power-of-two brick, plus deep trees, other solvers and limiters, the test criteria and
-# a static grid, and --group-min 1 and 8. Usage: amr_backend_sweep.sh RAMSES_OCT OUT_DIR [JOBS]; OUT_DIR/rc.txt lists
+# a static grid, and --tuning group-min=1 and 8. Usage: amr_backend_sweep.sh RAMSES_OCT OUT_DIR [JOBS]; OUT_DIR/rc.txt lists
 # "exit case-number options" per case, OUT_DIR/<case>.log its output. Exit 1 if any case failed.
 set -uo pipefail
 APP=${1:?usage: amr_backend_sweep.sh RAMSES_OCT OUT_DIR [JOBS]}
@@ -28,12 +28,12 @@ cases+=("--problem sedov --levels 2 --n 16 --steps 10 --riemann llf --regrid-eve
 cases+=("--problem sedov --levels 2 --n 16 --steps 10 --refine band --refine-band 0.2,0.6 --subcycle")
 cases+=("--problem sedov --levels 2 --n 16 --steps 10 --refine everywhere --subcycle")
 cases+=("--problem sedov --levels 2 --n 12 --steps 10 --regrid-every 3 --phase-timing")
-# --group-min 1 (partial groups wherever a block holds a leaf oct) and 8 (complete blocks only);
+# --tuning group-min=1 (partial groups wherever a block holds a leaf oct) and 8 (complete blocks only);
 # the other cases run the default. Ignored by the host backends.
-cases+=("--problem sedov --bc reflecting --levels 3 --nx 24 --ny 16 --nz 8 --steps 8 --regrid-every 2 --group-min 1")
-cases+=("--problem sedov --bc reflecting --levels 3 --nx 24 --ny 16 --nz 8 --steps 8 --regrid-every 2 --group-min 1 --subcycle")
-cases+=("--problem sod --bc outflow --levels 3 --nx 22 --ny 12 --nz 10 --steps 8 --regrid-every 2 --group-min 1")
-cases+=("--problem sedov --bc periodic --levels 3 --n 16 --steps 8 --regrid-every 2 --group-min 8")
+cases+=("--problem sedov --bc reflecting --levels 3 --nx 24 --ny 16 --nz 8 --steps 8 --regrid-every 2 --tuning group-min=1")
+cases+=("--problem sedov --bc reflecting --levels 3 --nx 24 --ny 16 --nz 8 --steps 8 --regrid-every 2 --tuning group-min=1 --subcycle")
+cases+=("--problem sod --bc outflow --levels 3 --nx 22 --ny 12 --nz 10 --steps 8 --regrid-every 2 --tuning group-min=1")
+cases+=("--problem sedov --bc periodic --levels 3 --n 16 --steps 8 --regrid-every 2 --tuning group-min=8")
 for i in "${!cases[@]}"; do echo "$i|${cases[$i]}"; done > "$OUT/cases.txt"
 run_case() {
   IFS='|' read -r i c <<< "$1"

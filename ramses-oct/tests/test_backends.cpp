@@ -5,6 +5,7 @@
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "reference.hpp"
+#include "variants.hpp"
 #include "test_helpers.hpp"
 
 using namespace ro;
@@ -40,7 +41,7 @@ TEST(Backends, conservation_periodic_and_reflecting) {
     const Totals t0 = totals(m, u0);
     RunConfig cfg;
     cfg.tend = 0.2;  // the blast reaches the walls: the reflecting faces are exercised
-    const RunResult r = run_backend(copa::Backend::serial, "oracle", m, u0, cfg);
+    const RunResult r = run_backend(copa::Backend::serial, selection(copa::Backend::serial, "oracle"), m, u0, cfg);
     const Totals t1 = totals(m, r.u);
     EXPECT_TRUE(std::fabs(t1.mass - t0.mass) / t0.mass < 1e-12);
     EXPECT_TRUE(std::fabs(t1.energy - t0.energy) / t0.energy < 1e-12);
@@ -76,7 +77,7 @@ TEST(Backends, bad_state_stops_with_step_and_cell) {
   cfg.tend = 1;
   bool thrown = false;
   try {
-    run_backend(copa::Backend::serial, "oracle", m, u0, cfg);
+    run_backend(copa::Backend::serial, selection(copa::Backend::serial, "oracle"), m, u0, cfg);
   } catch (const copa::RuntimeError& e) {
     const std::string what = e.what();
     thrown = what.find("step 0") != std::string::npos && what.find("cell 77") != std::string::npos &&

@@ -8,6 +8,7 @@
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "decomposition.hpp"
+#include "variants.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 #include "test_helpers.hpp"
@@ -53,7 +54,7 @@ Split run_split(copa::Backend b, const std::string& problem, std::array<int, 3> 
   for (int r = 0; r < ranks; ++r) {
     SolverSetup s;
     s.mesh = &doms[r].mesh;
-    s.variant = default_variant(b, doms[r].mesh);
+    s.variant = default_selection(b, ranks, doms[r].mesh);
     s.timer = &timer;
     ks.push_back(make_kernels(b, s));
     std::vector<double> u0;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "driver.hpp"
+#include "variants.hpp"
 #include "mesh.hpp"
 #include "problems.hpp"
 
@@ -22,7 +23,7 @@ inline RunResult run_problem(copa::Backend b, const std::string& problem, std::a
   cfg.hydro.riemann = riemann;
   cfg.tend = tend > 0 ? tend : default_tend(m, pp);
   cfg.max_steps = steps;
-  return run_backend(b, default_variant(b), m, u0, cfg);
+  return run_backend(b, registry().default_selection(b, 1), m, u0, cfg);
 }
 
 }  // namespace ro::test

@@ -9,6 +9,7 @@
 #include "amr_gpu.hpp"
 #include "amr_subcycle.hpp"
 #include "copa/errors.hpp"
+#include "copa/gpu_model.hpp"
 
 namespace ro::amr {
 
@@ -60,7 +61,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // the subcycled coarse step (advance_subcycled).
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
   else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux, ac.subcycle, ac.group_min, ac.leaf_update,
                                                          RegridCapacity::optimistic, ac.cubes);
 #endif

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "amr_plan.hpp"
+#include "copa/gpu_model.hpp"
 #include "amr_regrid.hpp"
 #include "amr_solver.hpp"
 #include "amr_tree.hpp"
@@ -136,7 +137,7 @@ class DeviceStep {
   // regrid's count waits"); a step without one has none.
   virtual long long regrid_fallbacks() const { return 0; }
 };
-#if defined(COPA_HAVE_CUDA) || defined(COPA_HAVE_HIP)
+#if COPA_GPU
 // The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:
 // optimistic (the last counts and a quarter more), or starved (half the last counts, for the test
 // of the fallback that builds them again with exact sizes; the unit kernels' grids, sized from the

@@ -1,0 +1,118 @@
+#include "variants.hpp"
+
+#include "amr_plan.hpp"
+#include "copa/errors.hpp"
+
+namespace ro {
+
+namespace {
+
+using copa::Backend;
+using copa::DefaultFor;
+using copa::Ranks;
+
+const std::vector<Backend> gpu = {Backend::cuda, Backend::hip};
+
+std::vector<copa::VariantInfo> uniform_rows() {
+  return {
+      {"oracle", {Backend::serial}, "one 6^3 subgrid (oct + ghost octs) at a time in Morton order: the reference", {},
+       {{Backend::serial}}},
+      {"tiled", {Backend::openmp},
+       "CPU-shaped: each thread owns an 8^3 tile buffer (2x2x2 octs + ghosts, stays in L2) over aligned groups", {},
+       {{Backend::openmp}}},
+      {"zmarch-col", gpu,
+       "z-march, one thread per (x, y) column for the whole march: 2 block syncs per cell plane instead of 3.5",
+       {{"reg-cap", {"96", "80"},
+         "registers per thread: 96 (__launch_bounds__(128, 5)), or 80 (__launch_bounds__(96, 7): 7 blocks of 96 "
+         "threads per SM at the price of spills; blocks above 96 threads run the 96 cap)"}},
+       {{Backend::cuda, Ranks::one}}},
+      {"zmarch", gpu,
+       "z-march, phase-parallel: a block marches a 4x2-oct patch along z, ring buffers of cell planes in shared memory "
+       "(HIP default: zmarch-col's 96 threads become two 64-wide wavefronts there, not run on an AMD GPU)",
+       {}, {{Backend::hip, Ranks::one}}},
+      {"zmarch2x2", gpu, "zmarch with a 2x2-oct patch (64 threads)"},
+      {"zmarch4x4", gpu, "zmarch with a 4x4-oct patch"},
+      {"balanced", gpu,
+       "the seed's 8^3 tile with the block matched to its phases: 256 threads, registers capped for 4 blocks per SM "
+       "(several ranks: the z-march needs the whole brick)",
+       {}, {{Backend::cuda, Ranks::many}, {Backend::hip, Ranks::many}}},
+      {"subgrid8", gpu, "the seed's strategy: one block per 2x2x2-oct group + ghost octs, 8^3 cells in shared memory"},
+      {"subgrid6", gpu, "one block per oct + ghost octs, 6^3 cells (RAMSES's godfine1 subgrid): runs on every mesh"},
+      {"fused", gpu, "subgrid8 with the CFL reduction of the new state in the update's epilogue: one kernel per step"},
+      {"split", gpu, "one thread per cell, two passes, predicted states in device memory (periodic, one rank)"},
+      {"split3", gpu, "split with a third pass: low-face fluxes stored, then the update (periodic, one rank)"},
+  };
+}
+
+std::vector<copa::VariantInfo> amr_rows() {
+  std::vector<std::string> group_min = {std::to_string(amr::default_group_min)};
+  for (int g = 1; g <= 8; ++g)
+    if (g != amr::default_group_min) group_min.push_back(std::to_string(g));
+  return {
+      {"amr-oracle", {Backend::serial}, "AMR on the host, one oct at a time: the reference", {}, {{Backend::serial}}},
+      {"amr-tiled", {Backend::openmp}, "AMR on the host, OpenMP loops over the step lists", {}, {{Backend::openmp}}},
+      {"amr-gpu", gpu,
+       "AMR step, regrid and dt on the device; leaf octs updated as 4^3 sibling-group units or single 6^3 octs",
+       {{"leaf-update", {"units", "cells"},
+         "units: a group's or an oct's subgrid in shared memory; cells: two cell-parallel passes through device "
+         "memory"},
+        {"leaf-cubes", {"off", "on"},
+         "units: on marches each aligned 4x4x4 block of leaf octs of one level plane by plane in one unit"},
+        {"group-min", group_min,
+         "fewest leaf octs of a 2x2x2 sibling block updated as one 4^3 unit (8: complete blocks only)"}},
+       {{Backend::cuda}, {Backend::hip}}},
+  };
+}
+
+bool grouped(const OctMesh& m) { return m.whole_groups() && m.first_global % 8 == 0 && m.nowned % 8 == 0; }
+
+// The fallback chain of the rule in variants.hpp.
+std::string fallback_of(const std::string& v) {
+  if (v == "zmarch-col" || v == "zmarch") return "balanced";
+  if (v == "balanced") return "subgrid6";
+  return "";
+}
+
+}  // namespace
+
+const copa::VariantRegistry& registry() {
+  static const copa::VariantRegistry r("ramses-oct", uniform_rows());
+  return r;
+}
+
+const copa::VariantRegistry& amr_registry() {
+  static const copa::VariantRegistry r("ramses-oct AMR (--levels > 0)", amr_rows());
+  return r;
+}
+
+std::string variant_needs(copa::Backend b, const std::string& v, const OctMesh& m) {
+  if (!copa::is_gpu(b) || v == "subgrid6") return "";
+  if (v.rfind("zmarch", 0) == 0)
+    return m.dense && m.nowned == m.noct ? "" : "a power-of-two brick on one rank";
+  if (v.rfind("split", 0) == 0)
+    return m.nowned == m.noct && m.bc[0] == Boundary::periodic && m.bc[1] == Boundary::periodic &&
+                   m.bc[2] == Boundary::periodic
+               ? ""
+               : "a mesh periodic in every axis on one rank";
+  return grouped(m) ? "" : "whole 2x2x2 oct groups (cells per axis a multiple of 4, rank boundaries on groups)";
+}
+
+copa::Selection default_selection(copa::Backend b, int nranks, const OctMesh& m, std::string* note,
+                                  const std::vector<std::string>& tunings) {
+  std::string name = registry().default_for(b, nranks).name;
+  if (note) note->clear();
+  for (std::string needs = variant_needs(b, name, m); !needs.empty(); needs = variant_needs(b, name, m)) {
+    const std::string next = fallback_of(name);
+    if (next.empty()) throw std::logic_error("ramses-oct: no fallback for variant " + name);
+    if (note) *note += (note->empty() ? "" : "; ") + name + " needs " + needs + ": " + next;
+    name = next;
+  }
+  return registry().select(b, nranks, name, tunings);
+}
+
+copa::Selection selection(copa::Backend b, const std::string& name) {
+  const copa::VariantRegistry& r = registry().find(name) ? registry() : amr_registry();
+  return r.select(b, 1, name);
+}
+
+}  // namespace ro
