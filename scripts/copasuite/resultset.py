@@ -19,14 +19,29 @@ RUN_FILE = "run.json"
 CEILINGS_FILE = "ceilings.json"
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not a JSON number (copa documents hold finite numbers only)")
+
+
+def load_json(f, path):
+    """json.load that refuses NaN and Infinity (Python's json accepts them; JSON and copa's schemas do
+    not) and documents nested too deeply to read, each as an InputError naming the file."""
+    try:
+        return json.load(f, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except ValueError as e:
+        raise InputError(f"{path}: not valid JSON ({e})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not valid JSON (nested too deeply to read)") from None
+
+
 def read_json(path):
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+            return load_json(f, path)
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: cannot read: {e}") from None
 

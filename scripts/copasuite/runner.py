@@ -71,6 +71,8 @@ def parse_args(argv):
     study.add_argument("--mpiexec", default="mpirun", help="MPI launcher, -np N is appended (default: mpirun)")
     study.add_argument("--commbench", metavar="FILE", help="copa-comm/1 file of copa-commbench: halo GB/s as %% of the link")
     args = p.parse_args(argv)
+    if args.apps is not None and not args.apps:
+        raise InputError(f"--apps: empty list (name one or more of {', '.join(APPS)}, or leave --apps out for all)")
     for name in args.apps or []:
         if name not in APPS:
             raise InputError(f"--apps: unknown app '{name}' (known: {', '.join(APPS)})")

@@ -9,6 +9,7 @@ import os
 
 from . import metadata
 from .errors import EXIT_CHECK_FAILED, EXIT_OK, InputError
+from .resultset import load_json
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "schemas")
 
@@ -49,8 +50,8 @@ def validate_file(path, strict=False):
     """[] when valid, else the error messages; None when skipped (no schema field)."""
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            doc = load_json(f, path)
+    except UnicodeDecodeError as e:
         raise InputError(f"{path}: not valid JSON ({e})") from None
     name = doc.get("schema") if isinstance(doc, dict) else None
     if not isinstance(name, str):

@@ -121,7 +121,7 @@ class RunnerTest(ToolTest):
 
     def test_bad_options_exit_2(self):
         build = synthetic.fake_build(self.path("build"), ["mom-efie"])
-        for args in (["--size", "huge"], ["--apps", "nope"], ["--backends", "fortran"], ["--reps", "0"],
+        for args in (["--size", "huge"], ["--apps", "nope"], ["--apps", ""], ["--apps", ","], ["--backends", "fortran"], ["--reps", "0"],
                      ["--ceilings", self.path("missing.json")]):
             code, text = self.tool("copa-run", "--build", build, "--out", self.path("out"), *args)
             self.assertEqual(code, 2, f"{args}: {text}")

@@ -56,5 +56,34 @@ class SchemaTest(ToolTest):
         self.assertIn("torn.json: not valid JSON", out)
 
 
+    def test_non_finite_numbers_and_malformed_json_are_bad_input(self):
+        doc = synthetic.standard_set()["mom-efie.small.serial"]
+        doc["fom"]["value"] = float("nan")
+        cases = {"nan.json": json.dumps(doc),                      # Python writes NaN; JSON has no NaN
+                 "inf.json": json.dumps(doc).replace("NaN", "Infinity"),
+                 "deep.json": "[" * 100000 + "]" * 100000,
+                 "cut.json": json.dumps(doc)[:200]}
+        for name, text in cases.items():
+            with open(self.path(name), "w") as f:
+                f.write(text)
+            code, out = self.tool("copa-validate", self.path(name))
+            self.assertEqual(code, 2, name + ": " + out)
+            self.assertIn(name + ": not valid JSON", out)
+            self.assertNotIn("Traceback", out)
+        # copa-compare refuses a candidate with a NaN FOM instead of reporting "+nan%".
+        synthetic.write_set(self.path("base"), synthetic.standard_set())
+        cand = synthetic.standard_set()
+        synthetic.write_set(self.path("cand"), cand)
+        target = next(n for n in os.listdir(self.path("cand")) if n.endswith(".json") and n != "run.json")
+        with open(self.path("cand", target)) as f:
+            d = json.load(f)
+        d["fom"]["value"] = float("nan")
+        with open(self.path("cand", target), "w") as f:
+            json.dump(d, f)
+        code, out = self.tool("copa-compare", self.path("base"), self.path("cand"), "--out", self.path("report"))
+        self.assertEqual(code, 2, out)
+        self.assertIn("not valid JSON", out)
+
+
 if __name__ == "__main__":
     unittest.main()
