@@ -121,15 +121,26 @@ def build_preset(preset):
 
 
 def parse_list(text):
-    """{backend: [variants]} from an app's --list output: one line per backend, the backend's name
-    first, its variants after it (separators ':' ',' or blanks)."""
-    found = {}
+    """{backend: [variants]} from an app's --list, the variant table copa::VariantRegistry::print writes:
+    a title '<app>: variants (backends built: a, b)', a header row, then one row per variant whose
+    first column is its name and second its comma-separated backends ('*' marks one not built), and
+    under a row its '--tuning' lines. Only the first table is read: a further one (ramses-oct's AMR
+    variants) needs problem options of its own."""
+    found = None
     for line in text.splitlines():
-        words = line.replace(":", " ").replace(",", " ").replace("(", " ").replace(")", " ").split()
-        if words and words[0].lower() in BACKENDS:
-            rest = [w for w in words[1:] if w.lower() not in ("variants", "variant", "default", "-", "=")]
-            found.setdefault(words[0].lower(), []).extend(rest)
-    return found
+        if ": variants (backends built:" in line:
+            if found is not None:
+                break
+            built = line.split("backends built:", 1)[1].strip().rstrip(")")
+            found = {b.strip().lower(): [] for b in built.split(",") if b.strip().lower() in BACKENDS}
+            continue
+        words = line.split()
+        if found is None or len(words) < 2 or words[0] == "variant" or words[0].startswith(("--", "(")):
+            continue
+        for b in words[1].split(","):
+            if b.lower() in found:
+                found[b.lower()].append(words[0])
+    return found or {}
 
 
 def list_backends(binary):

@@ -114,9 +114,12 @@ import synthetic
 args = sys.argv[1:]
 app = {app!r}
 if "--list" in args:
-    print(app + ": backends and variants built")
-    print("  serial: default")
-    print("  openmp: default, tiled")
+    print(app + ": variants (backends built: serial, openmp)")
+    print("  variant  backends  default  summary")
+    print("  loop     serial    serial   the stub's one loop")
+    print("  tiled    openmp,cuda*   openmp   tiles")
+    print("           --tuning tile=8|16  (tile edge; default 8)")
+    print("  (* not built in this executable)")
     sys.exit(0)
 opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
 backend = opt("--backend")

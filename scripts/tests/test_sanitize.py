@@ -15,9 +15,12 @@ STUB_GPU_APP = r'''#!/usr/bin/python3
 import sys
 args = sys.argv[1:]
 if "--list" in args:
-    print("{app}: backends and variants built")
-    print("  serial: default")
-    print("  cuda: {variants}")
+    print("{app}: variants (backends built: serial, cuda)")
+    print("  variant  backends  default  summary")
+    print("  default  serial    serial   the oracle")
+    for v in "{variants}".replace(",", " ").split():
+        print("  " + v + "  cuda,hip*  -  a GPU variant")
+    print("  (* not built in this executable)")
     sys.exit(0)
 variant = args[args.index("--variant") + 1]
 sys.exit({{"unverified": 1, "crash": 3}}.get(variant, 0))
