@@ -7,6 +7,7 @@
 // [e * nl + l]; element-local tensors lexicographic (x fastest).
 #pragma once
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,7 +74,7 @@ class HydroKernels {
   virtual void force_boundary(double* rhs) = 0;
   virtual void force_interior(double* rhs) = 0;
   // The scalar H1 mass action y = M x in the same two passes (the CG's operator on ranks). Where
-  // mass_h1_passes_commute() (the GPU's atomic variants: both passes only add into y, and the
+  // mass_h1_passes_commute() (the GPU's mass=atomic selections: both passes only add into y, and the
   // interior elements touch no shared dof) the caller zeroes y first and may enqueue the boundary
   // pass on another stream (`stream`, a cudaStream_t / hipStream_t; null: the default stream),
   // beside the interior pass; otherwise the interior pass completes dofs from the boundary pass's
@@ -86,6 +87,15 @@ class HydroKernels {
   // the time-step estimate over all points (0 when a Jacobian is inverted). When the problem has
   // the 2D Taylor-Green source, also its L2 load vector on the current mesh (source != nullptr).
   virtual double quadrature_update(const double* x, const double* v, const double* e, double* source) = 0;
+};
+
+// The memory of the host backends (serial, OpenMP): plain host arrays.
+class HostKernels : public HydroKernels {
+ public:
+  double* alloc(std::size_t n) override { return new double[n](); }
+  void release(double* p) override { delete[] p; }
+  void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
+  void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
 };
 
 // The kernels of a selection of the variant table (variants.cpp) on a backend.

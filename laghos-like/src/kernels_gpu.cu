@@ -588,7 +588,7 @@ class GpuKernels final : public HydroKernels {
     const std::size_t comp = static_cast<std::size_t>(dd_.NE) * dd_.nd;
     for (int c = 0; c < dd_.dim; ++c) gather_list(dofs, evec_ + c * comp, rhs + static_cast<std::size_t>(c) * dd_.nh1);
   }
-  // The atomic variants assemble the H1 mass action by atomics into y (no E-vector, no gather).
+  // mass=atomic (and lean) assembles the H1 mass action by atomics into y (no E-vector, no gather).
   bool scatters() const { return choice_.atomic && fixed_; }
   void scatter_mass_h1(const int* elements, int count, const double* x, double* y, bool zero_first,
                        copa::gpu::stream_t stream = nullptr) {

@@ -297,18 +297,7 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
   for (int i = q; i < S::NL; i += TPE) xl[i] = e_in[(std::size_t)e * S::NL + i];
   __syncthreads();
   apply<DIM, L, Q, false, TPE>(Bl, Bl, Bl, xl, red, w, w + S::BIG, q);
-  QPointIn in;
-  in.J = Jq;
-  in.dvdxi = dvq;
-  in.Jac0inv = d.Jac0inv + ((std::size_t)e * S::NQ + q) * S::DD;
-  in.e = red[q];
-  in.rho0DetJ0w = d.rho0DetJ0w[(std::size_t)e * S::NQ + q];
-  in.weight = d.wq[q];
-  in.gamma = d.gamma[e];
-  in.h0 = d.h0;
-  in.h1order = d.k;
-  in.cfl = d.cfl;
-  in.viscosity = d.viscosity;
+  const QPointIn in = point_inputs(d, e, q, S::NQ, S::DD, Jq, dvq, red[q]);
   double s[S::DD];
   const double dt = qpoint_update<DIM>(in, s);
   if (active)
@@ -325,11 +314,11 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
   if (active && q == 0) elem_dt[e] = red[0];
 }
 
-// The "-qlean" quadrature update (issue 18): k_qupdate with the reference gradients of x and v
+// The `lean` variant's quadrature update: k_qupdate with the reference gradients of x and v
 // (2 DIM^2 values per point) staged in shared memory, [field][c][d][point], for the whole point
 // physics instead of being held in registers, the register-lean physics (qpoint_lean.hpp) reading
-// them where it uses them, and launch bounds of 1024 threads per SM. Why: ncu on the H200 found
-// k_qupdate latency-bound at 25 % occupancy, limited by its 120 registers (README, Issue 18).
+// them where it uses them, and launch bounds of 1024 threads per SM. Why: k_qupdate is
+// latency-bound at 25 % occupancy, limited by its 120 registers; 64 registers double the warps.
 // Shared memory per element: BIG + 5 BIG + 2 DIM^2 NQ + RED doubles (Q2Q1 3D: 12.8 KB; 4 elements
 // per block, 4 blocks = 210 KB of the SM's 228 KB).
 template <int DIM, int D, int Q, int L>
@@ -359,18 +348,7 @@ __global__ void __launch_bounds__((Shape<DIM, D, Q, L>::QTHREADS), (Shape<DIM, D
   apply<DIM, L, Q, false, TPE>(Bl, Bl, Bl, xl, red, w, w + S::BIG, q);
   double dt = INFINITY;  // the tail block's idle element slots take no part in the minimum
   if (active) {
-    QPointIn in;
-    in.J = nullptr;
-    in.dvdxi = nullptr;
-    in.Jac0inv = d.Jac0inv + ((std::size_t)e * S::NQ + q) * S::DD;
-    in.e = red[q];
-    in.rho0DetJ0w = d.rho0DetJ0w[(std::size_t)e * S::NQ + q];
-    in.weight = d.wq[q];
-    in.gamma = d.gamma[e];
-    in.h0 = d.h0;
-    in.h1order = d.k;
-    in.cfl = d.cfl;
-    in.viscosity = d.viscosity;
+    const QPointIn in = point_inputs(d, e, q, S::NQ, S::DD, nullptr, nullptr, red[q]);
     dt = lean::qpoint_update_strided<DIM>(in, grads + q, grads + S::DD * S::NQ + q, S::NQ,
                                           stress + (std::size_t)e * S::DD * S::NQ + q, S::NQ);
   }

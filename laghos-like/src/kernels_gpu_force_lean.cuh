@@ -1,7 +1,7 @@
-// The "-flean" force kernels of 3D (issue 18), included by kernels_gpu.cu after kernels_gpu_fixed.cuh.
-// Why: ncu on the H200 (Q2Q1 N = 44) found k_force and k_force_t limited by their shared memory per
-// block (16 elements x 9 and 11 BIG doubles: 74 and 90 KB, 3 and 2 blocks per SM, 37.5 and 25 %
-// occupancy, < 0.5 eligible warps per scheduler) and k_force's L1/shared pipe 77 % busy.
+// The `lean` variant's 3D force kernels, included by kernels_gpu.cu after kernels_gpu_fixed.cuh.
+// Why: the block kernels k_force and k_force_t are limited by their shared memory per block (Q2Q1:
+// 16 elements x 9 and 11 BIG doubles, 74 and 90 KB, so 3 and 2 blocks per SM, 37.5 and 25 %
+// occupancy) and k_force by its traffic through shared memory.
 // Layout (MFEM's and libCEED's 3D sum factorization): one thread per (x, y) point of the element's
 // Q1D x Q1D plane; each thread keeps its z column in registers and contracts the z direction there,
 // so only the x and y contractions pass through shared memory, and each stage holds only what the

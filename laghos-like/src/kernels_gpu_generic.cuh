@@ -1,7 +1,7 @@
 // The generic GPU element operators (run-time D1D, Q1D, L1D; one element per block, every
 // contraction spread over the block's threads), included by kernels_gpu.cu and, on the host, by
 // the emulation test (tests/fixed_kernels_emulated.cpp), which checks them against the serial
-// operators. Used by the `generic` variant and by block-xy/xyz for orders without a specialisation.
+// operators. Used by the `generic` variant and by `block` and `lean` for orders without a specialisation.
 #pragma once
 #include <cmath>
 
@@ -185,18 +185,7 @@ __global__ void k_qupdate(DeviceDisc d, int big, const double* x, const double* 
       Jq[i] = J[i * d.nq + q];
       dvq[i] = dV[i * d.nq + q];
     }
-    QPointIn in;
-    in.J = Jq;
-    in.dvdxi = dvq;
-    in.Jac0inv = d.Jac0inv + ((std::size_t)e * d.nq + q) * DD;
-    in.e = eq[q];
-    in.rho0DetJ0w = d.rho0DetJ0w[(std::size_t)e * d.nq + q];
-    in.weight = d.wq[q];
-    in.gamma = d.gamma[e];
-    in.h0 = d.h0;
-    in.h1order = d.k;
-    in.cfl = d.cfl;
-    in.viscosity = d.viscosity;
+    const QPointIn in = point_inputs(d, e, q, d.nq, DD, Jq, dvq, eq[q]);
     double s[DD];
     const double dt = qpoint_update<DIM>(in, s);
     for (int i = 0; i < DD; ++i) stress[((std::size_t)e * DD + i) * d.nq + q] = s[i];

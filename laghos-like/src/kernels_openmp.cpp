@@ -14,9 +14,8 @@ namespace laghos {
 
 namespace {
 
-class OpenMPKernels final : public HydroKernels {
+class OpenMPKernels final : public HostKernels {
  public:
-
   void setup(const Discretization& d) override {
     d_ = &d;
     ops_ = std::make_unique<ElementOps>(d);
@@ -34,11 +33,6 @@ class OpenMPKernels final : public HydroKernels {
     std::vector<int> fill = offsets_;
     for (std::size_t p = 0; p < d.h1_map.size(); ++p) positions_[fill[d.h1_map[p]]++] = static_cast<int>(p);
   }
-
-  double* alloc(std::size_t n) override { return new double[n](); }
-  void release(double* p) override { delete[] p; }
-  void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
-  void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
 
   double dot(std::size_t n, const double* x, const double* y) override {
     return ordered_sum(n, [=](std::size_t i) { return x[i] * y[i]; });

@@ -9,9 +9,8 @@ namespace laghos {
 
 namespace {
 
-class SerialKernels final : public HydroKernels {
+class SerialKernels final : public HostKernels {
  public:
-
   void setup(const Discretization& d) override {
     d_ = &d;
     ops_ = std::make_unique<ElementOps>(d);
@@ -19,11 +18,6 @@ class SerialKernels final : public HydroKernels {
     stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
     force_local_.assign(static_cast<std::size_t>(3) * d.nd, 0.0);
   }
-
-  double* alloc(std::size_t n) override { return new double[n](); }
-  void release(double* p) override { delete[] p; }
-  void to_backend(double* dst, const double* host, std::size_t n) override { std::memcpy(dst, host, n * sizeof(double)); }
-  void to_host(double* host, const double* src, std::size_t n) override { std::memcpy(host, src, n * sizeof(double)); }
 
   double dot(std::size_t n, const double* x, const double* y) override {
     double s = 0.0;

@@ -1,7 +1,6 @@
-// A register-lean form of qpoint_update (qpoint.hpp) for the "-qlean" GPU variants (issue 18).
-// Nsight Compute on the H200 found the fixed quadrature update latency-bound: 120 registers per
-// thread allow 2 blocks of 256 threads per SM (25 % occupancy), 0.70 eligible warps per scheduler,
-// issue slots 41 % busy; qpoint_update alone needs 106 registers, because J and dv/dxi (18 doubles)
+// A register-lean form of qpoint_update (qpoint.hpp) for the `lean` GPU variant's quadrature update.
+// Why: the register form is latency-bound on a GPU: 120 registers per thread allow 2 blocks of 256
+// threads per SM (25 % occupancy); qpoint_update alone needs 106 registers, because J and dv/dxi (18 doubles)
 // and the matrices derived from them (J^{-1}, the symmetric velocity gradient, J J0^{-1}) stay
 // live across the two 3x3 Jacobi eigen solves. Here:
 // - J and dv/dxi are read where they are used from memory with a stride (the kernel's shared-memory

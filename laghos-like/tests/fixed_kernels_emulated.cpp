@@ -4,7 +4,7 @@
 // memory a NaN-filled buffer. Compares their outputs with the serial element operators on a
 // 3D and a 2D mesh, for both thread layouts (Q1D^2 and Q1D^3 threads per element) and several
 // elements per block, so the kernels' indexing and synchronisation are checked without a GPU.
-// The "-flean" force kernels (src/kernels_gpu_force_lean.cuh) likewise, in 3D.
+// The `lean` variant's force kernels (src/kernels_gpu_force_lean.cuh) likewise, in 3D.
 #include <cmath>
 #include <condition_variable>
 #include <functional>
@@ -45,7 +45,7 @@ inline std::vector<double> shared;
 inline std::mutex atomic_mutex;
 }  // namespace emu
 
-// The device's FP64 atomicAdd (the scatter of the "-atomic" H1 mass), serialised by a mutex.
+// The device's FP64 atomicAdd (the scatter of the H1 mass with mass=atomic), serialised by a mutex.
 inline double atomicAdd(double* address, double value) {
   std::lock_guard<std::mutex> lock(emu::atomic_mutex);
   const double old = *address;
@@ -244,7 +244,7 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe, int nbl = 
     launch(NE, TPE, nbe, S::BASIS + nbe * S::FORCE_T, [&] { fixed::k_force_t<DIM, D, Q, L, TPE>(d, stress, v, ft); });
   };
   compare_with_serial(c, run);
-  // The "-qlean" variants' quadrature update (gradients staged in shared memory, lean physics).
+  // The `lean` variant's quadrature update (gradients staged in shared memory, lean physics).
   if constexpr (PER_SHAPE) {
     KernelRuns staged = run;
     staged.qupdate = [&](const double* x, const double* v, const double* e, double* stress, double* edt) {
@@ -282,7 +282,7 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe, int nbl = 
                                [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, list, n, x, evec); });
                       });
 
-  // The scattered H1 mass (the "-atomic" variants' CG operator) against the serial element
+  // The scattered H1 mass (the CG operator with mass=atomic) against the serial element
   // operators assembled through the map, per component of a non-trivial velocity.
   const Discretization& h = c.h;
   const double* v = c.state.data() + h.h1_vsize();

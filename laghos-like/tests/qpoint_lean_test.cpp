@@ -1,4 +1,4 @@
-// The register-lean point physics of the "-qlean" GPU variants (src/qpoint_lean.hpp) against the
+// The register-lean point physics of the `lean` GPU variant (src/qpoint_lean.hpp) against the
 // reference qpoint_update (src/qpoint.hpp) that every other backend runs: stress and dt estimate
 // to round-off on deformed Jacobians, at rest, with viscosity off, with an inverted element, in
 // 2D and 3D, through strided storage as the GPU kernel's shared-memory stage holds it.
