@@ -66,6 +66,24 @@ __device__ void block_inclusive_scan(int* s) {  // Hillis-Steele over kScanBlock
   }
 }
 
+// Exclusive scan of the block totals in place by one block, in chunks of kScanBlock, carrying the
+// running sum in `carry` (shared, zero on entry; the grand total on exit). `seen` reads the
+// totals: through a volatile pointer where other blocks wrote them in the same launch.
+template <class Totals>
+__device__ void scan_totals_in_place(Totals seen, int* totals, int blocks, int* s, int& carry) {
+  for (int base = 0; base < blocks; base += kScanBlock) {
+    const int b = base + threadIdx.x;
+    const int v = b < blocks ? seen[b] : 0;
+    s[threadIdx.x] = v;
+    __syncthreads();
+    block_inclusive_scan(s);
+    if (b < blocks) totals[b] = carry + s[threadIdx.x] - v;
+    __syncthreads();
+    if (threadIdx.x == kScanBlock - 1) carry += s[threadIdx.x];
+    __syncthreads();
+  }
+}
+
 // Exclusive scan in three phases: per-block scan (+ block totals), scan of the totals, add.
 __global__ void scan_blocks_kernel(const int* in, int* out, int* totals, long long n) {
   __shared__ int s[kScanBlock];
@@ -84,17 +102,7 @@ __global__ void scan_totals_kernel(int* totals, int blocks, int* grand_total) {
   __shared__ int carry;
   if (threadIdx.x == 0) carry = 0;
   __syncthreads();
-  for (int base = 0; base < blocks; base += kScanBlock) {
-    const int b = base + threadIdx.x;
-    const int v = b < blocks ? totals[b] : 0;
-    s[threadIdx.x] = v;
-    __syncthreads();
-    block_inclusive_scan(s);
-    if (b < blocks) totals[b] = carry + s[threadIdx.x] - v;
-    __syncthreads();
-    if (threadIdx.x == kScanBlock - 1) carry += s[threadIdx.x];
-    __syncthreads();
-  }
+  scan_totals_in_place(static_cast<const int*>(totals), totals, blocks, s, carry);
   if (threadIdx.x == 0) *grand_total = carry;
 }
 
@@ -136,17 +144,7 @@ __global__ void scan_blocks_last_kernel(int* count, int* part, int* totals, long
   if (threadIdx.x == 0) carry = 0;
   __syncthreads();
   const int blocks = static_cast<int>(gridDim.x);
-  for (int base = 0; base < blocks; base += kScanBlock) {
-    const int b = base + threadIdx.x;
-    const int t = b < blocks ? seen[b] : 0;
-    s[threadIdx.x] = t;
-    __syncthreads();
-    block_inclusive_scan(s);
-    if (b < blocks) totals[b] = carry + s[threadIdx.x] - t;
-    __syncthreads();
-    if (threadIdx.x == kScanBlock - 1) carry += s[threadIdx.x];
-    __syncthreads();
-  }
+  scan_totals_in_place(seen, totals, blocks, s, carry);
   if (threadIdx.x == 0) {
     totals[blocks] = carry;
     *ticket = 0;
