@@ -85,20 +85,7 @@ int main(int argc, char** argv) {
     std::array<int, 3> cells{1, 1, 1};
     for (int c = 0; c < setup.dim; ++c) cells[c] = static_cast<int>(setup.size.cells[c]);
     const Partition part = make_partition(cells, setup.dim, setup.grid);
-    // Each rank holds its own box: the memory estimate and index range are those of the largest.
-    ProblemSize local_size = setup.size;
-    for (int c = 0; c < setup.dim; ++c) local_size.cells[c] = std::ceil(setup.size.cells[c] / setup.grid[c]);
-    // Rank 0 gathers the global state for its checksum (global_state.hpp): the gathered boxes and
-    // the placed state, 8 bytes per value each.
-    double gathered = 0;
-    if (nranks > 1 && me == 0) {
-      double nh1 = 1;
-      for (int c = 0; c < setup.dim; ++c) nh1 *= setup.size.cells[c] * setup.size.order_k + 1;
-      const double zones = setup.size.cells[0] * setup.size.cells[1] * (setup.dim == 3 ? setup.size.cells[2] : 1.0);
-      gathered = 2 * 8 * (2 * setup.dim * nh1 + zones * std::pow(setup.size.order_t + 1, setup.dim));
-    }
-    require_memory(local_size, backends, common.device, gathered);
-    require_32bit_indices(local_size, kSizeOptions);
+    require_run_fits(setup, backends, common.device);
 
     const CartesianMesh global_mesh = build_mesh(setup);
     std::vector<double> state0;
@@ -203,43 +190,11 @@ int main(int argc, char** argv) {
       report.set_device(device);
       report.set_command_line(copa::command_line(argc, argv));
       report.set_variants_built(registry().built_json());
-      auto& pj = report.problem();
-      pj["problem"] = setup.spec.problem;
-      pj["dim"] = d.dim;
-      pj["order_k"] = d.k;
-      pj["order_t"] = d.ot;
-      pj["zones"] = global_zones;
-      pj["h1_dofs"] = global_h1;
-      pj["l2_dofs"] = global_l2;
-      pj["quadrature_points_per_zone"] = d.nq;
-      pj["ode"] = setup.run.ode == 7 ? "rk2avg" : "rk4";
-      pj["t_final"] = setup.run.t_final;
-      pj["cg_tol"] = setup.run.cg_tol;
-      pj["max_steps"] = setup.run.max_steps;
-      if (setup.reference) pj["laghos_run"] = setup.reference->run;
-      const MemoryEstimate mem = estimate_memory(setup.size, backend);
-      pj["memory_estimate"] = {{"host_bytes", mem.host_bytes}, {"device_bytes", mem.device_bytes}};
+      report.problem() = problem_json(setup, d, backend, global_zones, global_h1, global_l2);
 
-      CostModel cm{d};
       const HydroTiming& T = res.timing;
       report.set_ceilings(copa::run_ceilings(common, backend, device));
-      // The kernel rows exclude the communication inside Laghos's timers (its own rows on ranks);
-      // the Laghos block and the FOM keep Laghos's timers, which include it.
-      report.add_kernel("CG (H1) iteration", row_stats(T.cg_h1_samples, T.cg_h1 - T.comm_cg_h1, T.h1_iter),
-                        cm.cg_h1_iteration());
-      report.add_kernel("CG (L2) iteration", row_stats(T.cg_l2_samples, T.cg_l2 - T.comm_cg_l2, T.l2_iter),
-                        cm.cg_l2_iteration());
-      report.add_kernel("Forces (F 1, F^T v)", row_stats(T.force_samples, T.force - T.comm_force, T.force_calls),
-                        cm.force_call());
-      report.add_kernel("UpdateQuadData", row_stats(T.qdata_samples, T.qdata - T.comm_qdata, T.qdata_calls),
-                        cm.qupdate_call());
-      if (nranks > 1) {
-        const auto calls = [](const std::vector<double>& v) { return static_cast<std::int64_t>(v.size()); };
-        report.add_kernel("halo_exchange", row_stats(T.halo_samples, T.halo, calls(T.halo_samples)),
-                          halo_cost(T));
-        report.add_kernel("allreduce", row_stats(T.allreduce_samples, T.allreduce, calls(T.allreduce_samples)),
-                          copa::KernelCost{});
-      }
+      add_kernel_rows(report, d, res.timing, nranks > 1);
       report.set_fom({"Major kernels total rate", res.rate_total, "megadofs x time steps / second"});
       report.reduce_over_ranks();
       if (nranks > 1) {

@@ -233,5 +233,22 @@ void require_writable_output(const std::string& path, const std::string& option)
   if (std::filesystem::is_directory(p, ec)) throw copa::InputError(option + ": '" + path + "' is a directory");
 }
 
+void require_run_fits(const Setup& setup, const std::vector<copa::Backend>& backends, int device_option) {
+  const int nranks = copa::mpi::size(), me = copa::mpi::rank();
+  // Each rank holds its own box: the memory estimate and index range are those of the largest.
+  ProblemSize local_size = setup.size;
+  for (int c = 0; c < setup.dim; ++c) local_size.cells[c] = std::ceil(setup.size.cells[c] / setup.grid[c]);
+  // Rank 0 gathers the global state for its checksum (global_state.hpp): the gathered boxes and
+  // the placed state, 8 bytes per value each.
+  double gathered = 0;
+  if (nranks > 1 && me == 0) {
+    double nh1 = 1;
+    for (int c = 0; c < setup.dim; ++c) nh1 *= setup.size.cells[c] * setup.size.order_k + 1;
+    const double zones = setup.size.cells[0] * setup.size.cells[1] * (setup.dim == 3 ? setup.size.cells[2] : 1.0);
+    gathered = 2 * 8 * (2 * setup.dim * nh1 + zones * std::pow(setup.size.order_t + 1, setup.dim));
+  }
+  require_memory(local_size, backends, device_option, gathered);
+  require_32bit_indices(local_size, kSizeOptions);
+}
 
 }  // namespace laghos
