@@ -9,15 +9,13 @@
 //             the update kernel's epilogue on the values still in registers: one full step is
 //             one kernel that reads the state once and writes it once (the separate reduction
 //             re-reads 40 bytes per cell, a third of the step's compulsory traffic).
-//   zmarch    a block marches a patch of 4x2 (zmarch2x2, zmarch4x4) octs through a segment of 16
-//             octs along z, one cell plane at a time, with ring buffers of planes in shared
+//   zmarch    a block marches a patch of 4x2 octs through a segment of 16 octs along z, one cell plane at a time, with ring buffers of planes in shared
 //             memory (zmarch.hpp): each cell gathered once plus the x, y ghost ring.
 //   zmarch-col  the 4x2 zmarch patch with each (x, y) column owned by one thread for the whole
 //             march (zmarch_col.hpp): two block syncs per cell plane instead of 3.5, the z faces
 //             and the update in the predictor's phase, 30 KB of shared memory instead of 37 KB.
-//   zmarch-col7  zmarch-col's body with its registers capped for 7 blocks of 96 threads per SM.
-//   split, split3  no tiles: one thread per cell, the predicted states in global memory between
-//             cell-parallel passes (split_cells.hpp); periodic meshes on one rank.
+//             Tuning reg-cap=80: the same body with its registers capped for 7 blocks of 96
+//             threads per SM.
 // The grid stays on the device; --host-resident copies it in and out every step (rows h2d, d2h).
 // Block-wide loops stride by blockDim.x, so any multiple of the warp size is a valid block size.
 #include <algorithm>
@@ -29,7 +27,6 @@
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
 #include "kernels.hpp"
-#include "split_cells.hpp"
 #include "tile_geometry.hpp"
 #include "zmarch.hpp"
 #include "zmarch_col.hpp"
@@ -281,7 +278,7 @@ __global__ void __launch_bounds__(balanced_max_threads, balanced_min_blocks)
 }
 
 // zmarch (zmarch.hpp): a block marches a (px x py oct) patch through a segment of L octs along
-// z, one cell plane at a time; variants by patch: zmarch 4x2 octs, zmarch2x2, zmarch4x4; L = 16.
+// z, one cell plane at a time; the patch is 4x2 octs (clamped by narrow meshes), L = 16.
 // Blocks of up to 128 threads run the register-capped kernel: 80 registers (ptxas, sm_90, no
 // spills) instead of 90, so six 4x2-patch blocks (768 threads, 6 x 37 KB shared) fit per SM
 // instead of five; larger blocks (the sweep) run the uncapped one.
@@ -357,39 +354,15 @@ __global__ void __launch_bounds__(zmarch_col7_threads, 7)
   zmarch_col_device<Fixed42>(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
 }
 
-// split, split3 (split_cells.hpp): one thread per cell and pass, n = every cell of the mesh.
-__global__ void split_predict_kernel(MeshView m, HydroParams hp, const double* __restrict__ u, double* __restrict__ ext,
-                                     long long n, double dtdx) {
-  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < n) split::predict_cell(m, hp, u, n, g, dtdx, ext);
-}
-__global__ void split_update_kernel(MeshView m, HydroParams hp, const double* __restrict__ ext,
-                                    const double* __restrict__ u, double* __restrict__ unew, long long n, double dtdx) {
-  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < n) split::update_cell(m, hp, ext, u, unew, n, g, dtdx);
-}
-__global__ void split_faces_kernel(MeshView m, HydroParams hp, const double* __restrict__ ext,
-                                   double* __restrict__ flux, long long n) {
-  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < n) split::low_faces_cell(m, hp, ext, flux, n, g);
-}
-__global__ void split_faces_update_kernel(MeshView m, const double* __restrict__ flux, const double* __restrict__ u,
-                                          double* __restrict__ unew, long long n, double dtdx) {
-  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (g < n) split::update_from_faces(m, flux, u, unew, n, g, dtdx);
-}
-
-enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch2x2, zmarch4x4, zmarch_col, zmarch_col7, split, split3 };
+enum class Variant { subgrid6, subgrid8, fused, balanced, zmarch, zmarch_col, zmarch_col7 };
 
 class GpuKernels final : public HydroKernels {
  public:
   explicit GpuKernels(const SolverSetup& s) : setup_(s), mesh_(*s.mesh) {
     const std::string& name = s.variant.name();
     const std::pair<const char*, Variant> names[] = {
-        {"subgrid6", Variant::subgrid6},   {"subgrid8", Variant::subgrid8},   {"fused", Variant::fused},
-        {"balanced", Variant::balanced},   {"zmarch", Variant::zmarch},       {"zmarch2x2", Variant::zmarch2x2},
-        {"zmarch4x4", Variant::zmarch4x4}, {"zmarch-col", Variant::zmarch_col}, {"split", Variant::split},
-        {"split3", Variant::split3}};
+        {"subgrid6", Variant::subgrid6}, {"subgrid8", Variant::subgrid8}, {"fused", Variant::fused},
+        {"balanced", Variant::balanced}, {"zmarch", Variant::zmarch},     {"zmarch-col", Variant::zmarch_col}};
     const auto it = std::find_if(std::begin(names), std::end(names), [&](const auto& p) { return name == p.first; });
     if (it == std::end(names)) throw std::logic_error("ramses-oct: GPU variant '" + name + "' has no kernels");
     variant_ = it->second;
@@ -405,12 +378,7 @@ class GpuKernels final : public HydroKernels {
     // Tiles of 2x2x2 octs need whole aligned groups in the owned range; zmarch marches whole
     // columns of a power-of-two brick held by one rank.
     const bool grouped = mesh_.whole_groups() && mesh_.first_global % 8 == 0 && mesh_.nowned % 8 == 0;
-    const bool periodic = mesh_.bc[0] == Boundary::periodic && mesh_.bc[1] == Boundary::periodic &&
-                          mesh_.bc[2] == Boundary::periodic;
-    if (is_split() && !(mesh_.nowned == mesh_.noct && periodic))
-      throw copa::InputError("--variant: " + name + " needs a mesh periodic in every axis on one rank; use "
-                             "balanced (or subgrid6)");
-    if (variant_ != Variant::subgrid6 && !is_zmarch() && !is_split() && !grouped)
+    if (variant_ != Variant::subgrid6 && !is_zmarch() && !grouped)
       throw copa::InputError("--variant: " + name + " needs whole 2x2x2 oct groups (cells per axis a multiple "
                              "of 4, rank boundaries on groups); use subgrid6");
     if (is_zmarch() && (!mesh_.dense || mesh_.nowned != mesh_.noct))
@@ -418,13 +386,7 @@ class GpuKernels final : public HydroKernels {
                              "(or subgrid6) for other extents and for several ranks");
     const std::size_t state_bytes = std::size_t(mesh_.ncell()) * nvar * sizeof(double);
     const std::size_t mesh_bytes = std::size_t(mesh_.noct) * 9 * sizeof(std::int32_t);
-    // split, split3: the predicted states (20 doubles per cell) and split3's low-face fluxes (15).
-    const int pass_vars = variant_ == Variant::split ? split::ext_vars
-                          : variant_ == Variant::split3 ? split::ext_vars + split::flux_vars : 0;
-    const std::size_t pass_bytes = std::size_t(mesh_.ncell()) * pass_vars * sizeof(double);
-    copa::gpu::require_device_memory(2 * state_bytes + pass_bytes + mesh_bytes + 4096,
-                                     is_split() ? "ramses-oct state (2 copies), predicted states, fluxes and oct tables"
-                                                : "ramses-oct state (2 copies) and oct tables");
+    copa::gpu::require_device_memory(2 * state_bytes + mesh_bytes + 4096, "ramses-oct state (2 copies) and oct tables");
     for (int a = 0; a < 3; ++a) {
       coord_[a] = copa::gpu::DeviceArray<std::int32_t>(mesh_.noct);
       coord_[a].copy_from_host(mesh_.coord[a].data());
@@ -438,8 +400,6 @@ class GpuKernels final : public HydroKernels {
     for (int f = 0; f < 6; ++f) view_.nbor[f] = nbor_[f].data();
     u_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * nvar);
     unew_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * nvar);
-    if (is_split()) ext_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * split::ext_vars);
-    if (variant_ == Variant::split3) flux_ = copa::gpu::DeviceArray<double>(mesh_.ncell() * split::flux_vars);
     scan_ = copa::gpu::DeviceArray<DeviceScan>(1);
     host_scan_ = static_cast<DeviceScan*>(copa::gpu::malloc_pinned(sizeof(DeviceScan)));
     if (setup_.host_resident) {
@@ -447,8 +407,7 @@ class GpuKernels final : public HydroKernels {
       host_state_ = static_cast<double*>(copa::gpu::malloc_pinned(state_bytes));
     }
     if (is_zmarch()) {
-      const int px = variant_ == Variant::zmarch2x2 ? 2 : 4, py = variant_ == Variant::zmarch4x4 ? 4 : 2;
-      zpatch_ = make_zpatch(mesh_.octs.data(), px, py, zmarch_segment_octs);
+      zpatch_ = make_zpatch(mesh_.octs.data(), 4, 2, zmarch_segment_octs);
       if (is_zmarch_col() && block_ < zcol_columns(zpatch_))
         throw copa::InputError("--block-size: " + std::to_string(block_) + " is too small for variant " + name + ": its " +
                                std::to_string(zcol_columns(zpatch_)) + " column owners need one thread each");
@@ -506,7 +465,6 @@ class GpuKernels final : public HydroKernels {
         if (variant_ == Variant::subgrid6) launch_update<1, false>(dtdx);
         else if (variant_ == Variant::balanced) launch_balanced(dtdx);
         else if (is_zmarch()) launch_zmarch(dtdx);
-        else if (is_split()) launch_split(dtdx);
         else launch_update<2, false>(dtdx);
         std::swap(u_, unew_);
       }
@@ -552,9 +510,6 @@ class GpuKernels final : public HydroKernels {
     switch (v) {
       case Variant::subgrid6: return 64;
       case Variant::balanced: return balanced_max_threads;
-      case Variant::zmarch2x2: return 64;
-      case Variant::split:
-      case Variant::split3: return 128;
       // 96 on CUDA; the next multiple of the 64-wide wavefront (128) on HIP.
       case Variant::zmarch_col:
       case Variant::zmarch_col7:
@@ -564,28 +519,9 @@ class GpuKernels final : public HydroKernels {
   }
 
   bool is_zmarch() const {
-    return variant_ == Variant::zmarch || variant_ == Variant::zmarch2x2 || variant_ == Variant::zmarch4x4 ||
-           is_zmarch_col();
+    return variant_ == Variant::zmarch || is_zmarch_col();
   }
   bool is_zmarch_col() const { return variant_ == Variant::zmarch_col || variant_ == Variant::zmarch_col7; }
-  bool is_split() const { return variant_ == Variant::split || variant_ == Variant::split3; }
-
-  void launch_split(double dtdx) {
-    const long long n = mesh_.ncell();
-    const unsigned blocks = copa::gpu::blocks_for(n, block_);
-    split_predict_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, u_.data(), ext_.data(), n, dtdx);
-    COPA_GPU_CHECK_LAUNCH("split_predict_kernel");
-    if (variant_ == Variant::split) {
-      split_update_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, ext_.data(), u_.data(), unew_.data(), n,
-                                                          dtdx);
-      COPA_GPU_CHECK_LAUNCH("split_update_kernel");
-      return;
-    }
-    split_faces_kernel<<<blocks, block_, 0, nullptr>>>(view_, setup_.hydro, ext_.data(), flux_.data(), n);
-    COPA_GPU_CHECK_LAUNCH("split_faces_kernel");
-    split_faces_update_kernel<<<blocks, block_, 0, nullptr>>>(view_, flux_.data(), u_.data(), unew_.data(), n, dtdx);
-    COPA_GPU_CHECK_LAUNCH("split_faces_update_kernel");
-  }
 
   void launch_zmarch(double dtdx) {
     const unsigned blocks = static_cast<unsigned>(zbases_.size());
@@ -685,7 +621,7 @@ class GpuKernels final : public HydroKernels {
   ZPatch zpatch_;
   copa::gpu::DeviceArray<std::int32_t> zbases_;
   copa::gpu::DeviceArray<std::int32_t> coord_[3], nbor_[6];
-  copa::gpu::DeviceArray<double> u_, unew_, ext_, flux_;
+  copa::gpu::DeviceArray<double> u_, unew_;
   copa::gpu::DeviceArray<DeviceScan> scan_;
   DeviceScan* host_scan_ = nullptr;
   double* host_state_ = nullptr;

@@ -69,7 +69,6 @@ struct Options {
   bool no_reflux = false;
   bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
   bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
-  bool host_dt = false;       // AMR GPU: the host computes each dt between steps (README "The device dt")
   long long max_octs = 0;
 };
 
@@ -264,7 +263,6 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base,
   ac.reflux = !o.no_reflux;
   ac.subcycle = o.subcycle;
   ac.phase_timing = o.phase_timing;
-  ac.host_dt = o.host_dt;
   ac.criterion.kind = o.refine;
   ac.criterion.density = o.refine_threshold > 0 ? o.refine_threshold : o.refine_density;
   ac.criterion.pressure = o.refine_threshold > 0 ? o.refine_threshold : o.refine_pressure;
@@ -308,8 +306,6 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base,
     const copa::Selection& sel = row->second.front();
     if (sel.variant->axis("group-min")) {
       ac.group_min = std::stoi(sel.tuning("group-min"));
-      ac.leaf_update = sel.is("leaf-update", "cells") ? ro::amr::LeafUpdate::cells : ro::amr::LeafUpdate::units;
-      ac.cubes = sel.is("leaf-cubes", "on");
     }
     const ro::amr::AmrResult r = ro::amr::run_amr(b, base, cfg, ac);
     const std::vector<double> u = ro::amr::project_to_finest(r.tree, fine, r.u);
@@ -333,8 +329,6 @@ int run_amr_problem(const Options& o, const ro::OctMesh& base,
                  {"regrids", r.regrids}, {"criterion", ac.criterion.kind},
                  {"refine_density", ac.criterion.density}, {"refine_pressure", ac.criterion.pressure},
                  {"reflux", ac.reflux}, {"subcycle", ac.subcycle}, {"group_min", ac.group_min},
-                 {"leaf_update", copa::is_gpu(b) ? ro::amr::to_string(ac.leaf_update) : "host"},
-                 {"leaf_cubes", copa::is_gpu(b) && ac.leaf_update == ro::amr::LeafUpdate::units && ac.cubes},
                  {"time_stepping", ac.subcycle ? "level subcycling (dt_l = dt_0 / 2^l)" : "global dt"}, {"regrid_on", copa::is_gpu(b) ? "device criterion, flags, tree rebuild and links, state move, step lists and step plan" : "host"},
                  {"step_on", copa::is_gpu(b) ? "device" : "host"},
                  {"dt_on", r.device_dt ? "device (checked bit for bit by the host)" : "host"},
@@ -452,9 +446,6 @@ int run(int argc, char** argv) {
   app.add_flag("--phase-timing", o.phase_timing,
                "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "
                "amr.reflux+finest_restriction, amr.coarser_restrictions+scan); the host backends time them already");
-  app.add_flag("--host-dt", o.host_dt,
-               "AMR, GPU backends, global dt: the host computes each step's dt and waits for every step (the path "
-               "before the device dt; the same results bit for bit); the host backends accept and ignore it");
   app.add_flag("--no-reflux", o.no_reflux, "AMR, TEST ONLY: coarse cells keep their own flux at coarse-fine faces (not conservative)");
   if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
@@ -492,8 +483,6 @@ int run(int argc, char** argv) {
   if (o.phase_timing && o.levels == 0)
     throw copa::InputError("--phase-timing: needs --levels >= 1 (it times the AMR device step's phases; the uniform run "
                            "times its kernels already)");
-  if (o.host_dt && o.levels == 0)
-    throw copa::InputError("--host-dt: needs --levels >= 1 (it selects the AMR device step's dt path)");
   if (o.subcycle && o.levels == 0)
     throw copa::InputError("--subcycle: needs --levels >= 1 (level subcycling has no meaning on the uniform grid)");
   for (int bs : o.sweep)

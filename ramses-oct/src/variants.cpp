@@ -30,8 +30,6 @@ std::vector<copa::VariantInfo> uniform_rows() {
        "z-march, phase-parallel: a block marches a 4x2-oct patch along z, ring buffers of cell planes in shared memory "
        "(HIP default: zmarch-col's 96 threads become two 64-wide wavefronts there, not run on an AMD GPU)",
        {}, {{Backend::hip, Ranks::one}}},
-      {"zmarch2x2", gpu, "zmarch with a 2x2-oct patch (64 threads)"},
-      {"zmarch4x4", gpu, "zmarch with a 4x4-oct patch"},
       {"balanced", gpu,
        "the seed's 8^3 tile with the block matched to its phases: 256 threads, registers capped for 4 blocks per SM "
        "(several ranks: the z-march needs the whole brick)",
@@ -39,8 +37,6 @@ std::vector<copa::VariantInfo> uniform_rows() {
       {"subgrid8", gpu, "the seed's strategy: one block per 2x2x2-oct group + ghost octs, 8^3 cells in shared memory"},
       {"subgrid6", gpu, "one block per oct + ghost octs, 6^3 cells (RAMSES's godfine1 subgrid): runs on every mesh"},
       {"fused", gpu, "subgrid8 with the CFL reduction of the new state in the update's epilogue: one kernel per step"},
-      {"split", gpu, "one thread per cell, two passes, predicted states in device memory (periodic, one rank)"},
-      {"split3", gpu, "split with a third pass: low-face fluxes stored, then the update (periodic, one rank)"},
   };
 }
 
@@ -53,12 +49,7 @@ std::vector<copa::VariantInfo> amr_rows() {
       {"amr-tiled", {Backend::openmp}, "AMR on the host, OpenMP loops over the step lists", {}, {{Backend::openmp}}},
       {"amr-gpu", gpu,
        "AMR step, regrid and dt on the device; leaf octs updated as 4^3 sibling-group units or single 6^3 octs",
-       {{"leaf-update", {"units", "cells"},
-         "units: a group's or an oct's subgrid in shared memory; cells: two cell-parallel passes through device "
-         "memory"},
-        {"leaf-cubes", {"off", "on"},
-         "units: on marches each aligned 4x4x4 block of leaf octs of one level plane by plane in one unit"},
-        {"group-min", group_min,
+       {{"group-min", group_min,
          "fewest leaf octs of a 2x2x2 sibling block updated as one 4^3 unit (8: complete blocks only)"}},
        {{Backend::cuda}, {Backend::hip}}},
   };
@@ -89,11 +80,6 @@ std::string variant_needs(copa::Backend b, const std::string& v, const OctMesh& 
   if (!copa::is_gpu(b) || v == "subgrid6") return "";
   if (v.rfind("zmarch", 0) == 0)
     return m.dense && m.nowned == m.noct ? "" : "a power-of-two brick on one rank";
-  if (v.rfind("split", 0) == 0)
-    return m.nowned == m.noct && m.bc[0] == Boundary::periodic && m.bc[1] == Boundary::periodic &&
-                   m.bc[2] == Boundary::periodic
-               ? ""
-               : "a mesh periodic in every axis on one rank";
   return grouped(m) ? "" : "whole 2x2x2 oct groups (cells per axis a multiple of 4, rank boundaries on groups)";
 }
 

@@ -1,6 +1,6 @@
-// The device dt on the GPU (README "The device dt"): the GPU step's queued steps, each with the dt
-// its last scan block computed, give the host-dt path's results (--host-dt: the host's dt, then
-// advance() and its wait) bit for bit: the same trees, state, time, steps and update counts, with
+// The device dt on the GPU: the GPU step's queued steps, each with the dt its last scan block
+// computed, give the host-dt path's results (the path --phase-timing and --subcycle take: the
+// host's dt, then advance() and its wait) bit for bit: the same trees, state, time, steps and update counts, with
 // regrids every 1 and 2 steps and none, three levels (the scan launched with the coarsest
 // restriction), a last step clipped to tend and runs cut by --steps; the driver's own check
 // compares every device dt with the host's and would throw. A bad leaf cell stops the run with the host-dt run's report,
@@ -26,7 +26,7 @@ namespace {
 
 amr::AmrConfig on_gpu(amr::AmrConfig ac, bool host_dt) {
   ac.device = [](const HydroParams& hp, bool reflux) { return amr::make_gpu_amr_step(hp, reflux); };
-  ac.host_dt = host_dt;
+  ac.phase_timing = host_dt;  // --phase-timing waits per phase: the host computes each dt
   return ac;
 }
 

@@ -36,8 +36,8 @@ struct EmulatedCounts {
 class HostEmulatedStep final : public amr::DeviceStep {
  public:
   HostEmulatedStep(const HydroParams& hp, bool reflux, EmulatedCounts& n, int group_min = amr::default_group_min,
-                   bool device_dt = false, amr::LeafUpdate update = amr::LeafUpdate::units)
-      : hp_(hp), reflux_(reflux), group_min_(group_min), device_dt_(device_dt), update_(update), n_(n) {}
+                   bool device_dt = false)
+      : hp_(hp), reflux_(reflux), group_min_(group_min), device_dt_(device_dt), n_(n) {}
   void upload(const amr::Tree& t, const std::vector<double>& u) override {
     u_ = u;
     upload_tree(t);
@@ -112,7 +112,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     next_scan_.drop();
     unew_.resize(u_.size());
     amr::emulate_plan_subcycled_step(t_, plan_, lists_, counts_.levels, hp_, reflux_, u_, unew_, fine_flux_, flux_sum_,
-                                     dt0, update_);
+                                     dt0);
     for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l) {
       n_.group_updates += (1L << l) * (counts_.levels.group_begin[l + 1] - counts_.levels.group_begin[l]);
       n_.grouped_oct_updates += (1L << l) * grouped_octs(counts_.levels.group_begin[l], counts_.levels.group_begin[l + 1]);
@@ -160,7 +160,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
  private:
   void step(double dt) {
     std::vector<double> unew;
-    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt, nullptr, update_);
+    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
     u_.swap(unew);
     n_.group_updates += static_cast<long>(plan_.groups.size());
     n_.grouped_oct_updates += grouped_octs(0, static_cast<long long>(plan_.groups.size()));
@@ -181,7 +181,6 @@ class HostEmulatedStep final : public amr::DeviceStep {
   bool reflux_;
   int group_min_;
   bool device_dt_;
-  amr::LeafUpdate update_;
   EmulatedCounts& n_;
   std::unique_ptr<amr::Loops> loops_ = amr::make_serial_loops();
   amr::Tree t_, new_tree_;
@@ -202,13 +201,11 @@ class HostEmulatedStep final : public amr::DeviceStep {
 };
 
 // The AmrConfig::device hook that runs the emulated step, counting into n.
-// group_min: as make_gpu_amr_step's (--group-min).
+// group_min: as make_gpu_amr_step's (tuning group-min).
 // device_dt: the step queues its steps as the GPU step does with the device dt.
-// update: the leaf update's kernels (--leaf-update).
-inline auto emulated_device(EmulatedCounts& n, int group_min = amr::default_group_min, bool device_dt = false,
-                            amr::LeafUpdate update = amr::LeafUpdate::units) {
-  return [&n, group_min, device_dt, update](const HydroParams& hp, bool reflux) {
-    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n, group_min, device_dt, update));
+inline auto emulated_device(EmulatedCounts& n, int group_min = amr::default_group_min, bool device_dt = false) {
+  return [&n, group_min, device_dt](const HydroParams& hp, bool reflux) {
+    return std::unique_ptr<amr::DeviceStep>(new HostEmulatedStep(hp, reflux, n, group_min, device_dt));
   };
 }
 

@@ -1,7 +1,6 @@
 // The AMR runs the device plan, device lists and device regrid path tests take (PlanCase; the
 // plan and lists tests use plan_cases' final trees, test_amr_device_plan.cpp,
-// test_amr_device_lists.cpp; StateCase: a case's final tree and state, test_amr_partial_groups.cpp
-// and test_amr_leaf_cells.cpp).
+// test_amr_device_lists.cpp; StateCase: a case's final tree and state, test_amr_partial_groups.cpp).
 #pragma once
 #include <array>
 #include <string>

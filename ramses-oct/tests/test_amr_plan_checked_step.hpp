@@ -20,7 +20,7 @@
 namespace ro::amr_test {
 
 struct PlanChecks {
-  long plans = 0, partial_groups = 0, cubes = 0;
+  long plans = 0, partial_groups = 0;
   long long fallbacks = 0;
 };
 
@@ -63,7 +63,6 @@ class PlanCheckedStep final : public ForwardingStep {
     EXPECT_EQ(inner().leaf_cells_per_level(), t.leaf_cells_per_level());
     if (subcycle_) expect_same_levels(c.levels, amr::emulate_plan_levels(t, host));
     for (const std::uint8_t m : host.group_members) n_.partial_groups += m != amr::complete_group;
-    for (const std::uint8_t b : host.cube) n_.cubes += b == amr::plan_cube_first;
     ++n_.plans;
   }
   static void expect_same_levels(const amr::PlanLevels& a, const amr::PlanLevels& b) {

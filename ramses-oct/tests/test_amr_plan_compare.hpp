@@ -2,7 +2,7 @@
 // serial; test_amr_device_plan.cpp: the device plan's emulation against the host plan) and of the
 // parts of two step lists the device builds, leaf octs and reflux faces (the device lists, emulated
 // or downloaded, against the host's; the parallel lists against the serial ones); and two states or
-// fine-flux buffers of emulated steps, per value (test_amr_partial_groups.cpp, test_amr_leaf_cells.cpp).
+// fine-flux buffers of emulated steps, per value (test_amr_partial_groups.cpp).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -51,7 +51,6 @@ inline void expect_same_plan(const amr::StepPlan& a, const amr::StepPlan& b) {
   EXPECT_EQ(a.skip, b.skip);
   EXPECT_EQ(a.keep, b.keep);
   EXPECT_EQ(a.head, b.head);
-  EXPECT_EQ(a.cube, b.cube);
   EXPECT_EQ(a.ghost_src, b.ghost_src);
   EXPECT_EQ(a.ghost_flip, b.ghost_flip);
   EXPECT_EQ(a.ghost_begin, b.ghost_begin);

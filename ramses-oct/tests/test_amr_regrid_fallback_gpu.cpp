@@ -30,7 +30,7 @@ amr::AmrResult run_gpu(const OctMesh& base, const RunConfig& cfg, amr::AmrConfig
   const bool subcycle = ac.subcycle;
   ac.device = [&n, subcycle, capacity](const HydroParams& hp, bool reflux) {
     return std::unique_ptr<amr::DeviceStep>(
-        new PlanCheckedStep(amr::make_gpu_amr_step(hp, reflux, subcycle, amr::default_group_min, amr::LeafUpdate::units, capacity), reflux,
+        new PlanCheckedStep(amr::make_gpu_amr_step(hp, reflux, subcycle, amr::default_group_min, capacity), reflux,
                             subcycle, amr::default_group_min, n));
   };
   return amr::run_amr(copa::Backend::serial, base, cfg, ac);

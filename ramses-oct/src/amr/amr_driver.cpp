@@ -62,8 +62,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   std::unique_ptr<DeviceStep> dev;
   if (ac.device) dev = ac.device(cfg.hydro, ac.reflux);
 #if COPA_GPU
-  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux, ac.subcycle, ac.group_min, ac.leaf_update,
-                                                         RegridCapacity::optimistic, ac.cubes);
+  else if (copa::is_gpu(b)) dev = make_gpu_amr_step(cfg.hydro, ac.reflux, ac.subcycle, ac.group_min);
 #endif
 #if defined(COPA_HAVE_OPENMP)
   const auto loops = dev ? make_openmp_loops() : make_loops(b);
@@ -88,8 +87,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
   // The device dt (README "The device dt"): the GPU global step queues step k, then waits for the
-  // scan before it; --subcycle, --phase-timing and --host-dt keep the host dt.
-  const bool device_dt = dev && !ac.subcycle && !ac.phase_timing && !ac.host_dt && dev->queues_steps();
+  // scan before it; --subcycle and --phase-timing keep the host dt.
+  const bool device_dt = dev && !ac.subcycle && !ac.phase_timing && dev->queues_steps();
   StepLists lists;
   if (dev) {
     copa::Region reg(timer, "upload");

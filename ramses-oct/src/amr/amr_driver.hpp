@@ -21,14 +21,10 @@ struct AmrConfig {
   int regrid_every = 2;       // steps between regrids (0: only the initial grid)
   bool reflux = true;         // test-only switch (--no-reflux): proves the conservation test sees the bug
   bool subcycle = false;      // --subcycle: RAMSES's level subcycling (amr_subcycle.hpp)
-  bool phase_timing = false;  // --phase-timing: GPU path, device events between the step's phases (time_phases)
-  // --host-dt: GPU global-dt path, the host computes each dt and waits for each step (scan(),
-  // advance()) instead of the device dt (queue_step(), README "The device dt"); so does
-  // --phase-timing, which waits per phase anyway.
-  bool host_dt = false;
-  int group_min = default_group_min;  // --group-min: GPU path, fewest leaf octs of a sibling group (amr_plan.hpp)
-  LeafUpdate leaf_update = LeafUpdate::units;  // --leaf-update: GPU path, the leaf update's kernels (amr_plan.hpp)
-  bool cubes = false;  // --leaf-cubes: GPU path, units update: the leaf cubes marched (amr_leaf_cube.hpp)
+  // --phase-timing: GPU path, device events between the step's phases (time_phases). It waits per
+  // phase, so the host computes each dt (scan(), advance()) instead of the device (queue_step()).
+  bool phase_timing = false;
+  int group_min = default_group_min;  // tuning group-min: GPU path, fewest leaf octs of a sibling group (amr_plan.hpp)
   std::int64_t max_octs = 0;
   // Tests: replaces the state after the initial grid (e.g. a random smooth field); restricted after.
   std::function<void(const Tree&, std::vector<double>&)> set_state;

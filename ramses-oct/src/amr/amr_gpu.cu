@@ -17,8 +17,6 @@
 #include "amr_gpu.hpp"
 #include "amr_interp.hpp"
 #include "amr_leaf_block.hpp"
-#include "amr_leaf_cells.hpp"
-#include "amr_leaf_cube.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_plan_body.hpp"
 #include "amr_rebuild.hpp"
@@ -174,7 +172,6 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
       block::hold_unit<N>(a, u, unew, unit, lane);
       return;
     }
-    if (a.cube && a.cube[unit.first]) return;  // a leaf cube's group: leaf_cube_kernel's
     const block::LeafLayout<4>& L = *group_layout;
     block::load_slots<4, N>(slots + 64LL * g, lane, s);
     __syncthreads();
@@ -186,134 +183,6 @@ __global__ void RO_LEAF_LAUNCH_BOUNDS
     __syncthreads();
     block::update<4, N>(a, L, u, unew, unit, lane, s);
   }
-}
-
-// Leaf cubes (amr_leaf_cube.hpp): a launch over the same groups as the groups' kernel, a block per
-// cube_chunk consecutive groups, which finds the cubes' first groups among them and marches each
-// cube in turn (a cube's 8 groups are consecutive, so a chunk holds at most cube_chunk / 8 first
-// groups; the groups' kernel returns on the cubes' groups, and holds them on a halted step). Measured
-// together with the gather a plane ahead, against a block per group (most of them returning at
-// once) without it: Sedov 128^3 + 2's steps 3.6% faster, the kernel 8% slower at 64^3 + 2 (README
-// "Leaf cubes"); the two changes were not measured apart. Three blocks of 224 threads per SM
-// (62 KB of dynamic shared memory each; sm_90: 80 registers, no spills).
-#if defined(COPA_HAVE_HIP)
-#define RO_CUBE_LAUNCH_BOUNDS __launch_bounds__(cube::threads)
-#else
-#define RO_CUBE_LAUNCH_BOUNDS __launch_bounds__(cube::threads, 3)
-#endif
-inline constexpr int cube_chunk = 32;
-__global__ void RO_CUBE_LAUNCH_BOUNDS leaf_cube_kernel(block::Args a, HydroParams hp, long long n,
-                                                      const std::int32_t* __restrict__ units,
-                                                      const std::int32_t* __restrict__ slots,
-                                                      const std::int8_t* __restrict__ group_edges,
-                                                      const double* __restrict__ u, double* __restrict__ unew) {
-  copa::gpu::wait_for_prior_grid();
-  if (a.clock && a.clock->halt) return;
-  __shared__ std::uint8_t first[cube_chunk];
-  __shared__ int heads[cube_chunk / 8], nheads;
-  const long long g0 = (long long)blockIdx.x * cube_chunk;
-  for (int t = threadIdx.x; t < cube_chunk; t += blockDim.x)
-    first[t] = g0 + t < n && a.cube[units[g0 + t]] == plan_cube_first;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int k = 0;
-    for (int t = 0; t < cube_chunk; ++t)
-      if (first[t]) heads[k++] = t;
-    nheads = k;
-  }
-  __syncthreads();
-  extern __shared__ double cube_shared[];
-  cube::Shared& sh = *reinterpret_cast<cube::Shared*>(cube_shared);
-  for (int h = 0; h < nheads; ++h) {
-    const long long g = g0 + heads[h];
-    cube::march<cube::threads>(a, hp, units[g], slots + 64 * g, group_edges + 6 * g, u, unew,
-                               static_cast<int>(threadIdx.x), sh);
-  }
-}
-
-// The leaf update by cells (--leaf-update cells, amr_leaf_cells.hpp): per pass one launch over
-// the singles (T = 2) and one over the groups (T = 4), one thread per item and no shared memory.
-// Pass 1: per unit its predictor cells (Unit<T>::P: 32 per single, 160 per group); pass 2: per
-// unit its cells (8 and 64). One kernel per unit size, not one for both: the two bodies in one
-// kernel took 166 registers. 128 threads per block: the uniform analogue (variant split) ran
-// fastest there on the H200. Measured slower than the unit kernel (README "The leaf update by
-// cells"): the default stays units.
-inline constexpr int cell_threads = 128;
-// The units of a launch: singles (T = 2: leaf indices, their rows at slots + 27 i and edges +
-// 6 i) or groups (T = 4: first leaf indices, 64 slots, members and 6 edges per group).
-struct CellUnits {
-  long long n;
-  const std::int32_t* first;
-  const std::int32_t* slots;
-  const std::uint8_t* members;
-  const std::int8_t* edges;
-  const long long* ghost_begin;  // unit j's ghosts: [ghost_begin[j], ghost_begin[j + 1])
-};
-
-template <int T>
-__device__ inline void cell_unit(const block::Args& a, const CellUnits& cu, long long j, block::UnitRef& unit,
-                                 const std::int32_t*& row) {
-  if constexpr (T == 2) {
-    const std::int32_t i = cu.first[j];
-    unit = block::UnitRef{i, 1u, a.edges + 6LL * i};
-    row = cu.slots + 27LL * i;
-  } else {
-    unit = block::UnitRef{cu.first[j], cu.members[j], cu.edges + 6 * j};
-    row = cu.slots + 64 * j;
-  }
-}
-
-template <int T>
-__global__ void __launch_bounds__(cell_threads)
-    cells_predict_kernel(block::Args a, HydroParams hp, CellUnits cu, const double* __restrict__ u,
-                         double* __restrict__ ext, long long rows) {
-  copa::gpu::wait_for_prior_grid();
-  constexpr int P = block::Unit<T>::P;
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if ((a.clock && a.clock->halt) || k >= cu.n * P) return;
-  block::UnitRef unit;
-  const std::int32_t* row;
-  cell_unit<T>(a, cu, k / P, unit, row);
-  cells::predict_item<T>(a, hp, u, unit, row, cu.ghost_begin + k / P, static_cast<int>(k % P), ext, rows);
-}
-
-template <int T, bool Predicts>
-__device__ inline void cells_update(const block::Args& a, const HydroParams& hp, const CellUnits& cu, bool reflux,
-                                    const double* __restrict__ ext, long long rows, const double* __restrict__ u,
-                                    double* __restrict__ unew) {
-  copa::gpu::wait_for_prior_grid();
-  constexpr int C = T * T * T;
-  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (k >= cu.n * C) return;
-  block::UnitRef unit;
-  const std::int32_t* row;
-  cell_unit<T>(a, cu, k / C, unit, row);
-  cells::update_item<T, Predicts>(a, hp, u, unew, unit, row, static_cast<int>(k % C), reflux, ext, rows);
-}
-// Pass 2 without predicted neighbours (cells::needs_predicts false), registers capped so that
-// cell_update_blocks blocks fit per SM; with them (images, or no reflux: off the measured path),
-// uncapped. Sedov 128^3 + 2 levels to t = 0.05 on the H200 (results/h200/20261130-2), steps in
-// all: 4 blocks (114 registers, no spills) 28.50 s, 5 (96, 96 B of spill stores) 27.26 s, 6 (80,
-// 152 B) 27.02 s. HIP's second __launch_bounds__ argument means warps per execution unit: not
-// given there.
-inline constexpr int cell_update_blocks = 6;
-#if defined(COPA_HAVE_HIP)
-#define RO_CELL_UPDATE_BOUNDS __launch_bounds__(cell_threads)
-#else
-#define RO_CELL_UPDATE_BOUNDS __launch_bounds__(cell_threads, cell_update_blocks)
-#endif
-template <int T>
-__global__ void RO_CELL_UPDATE_BOUNDS
-    cells_update_kernel(block::Args a, HydroParams hp, CellUnits cu, bool reflux, const double* __restrict__ ext,
-                        long long rows, const double* __restrict__ u, double* __restrict__ unew) {
-  cells_update<T, false>(a, hp, cu, reflux, ext, rows, u, unew);
-}
-template <int T>
-__global__ void __launch_bounds__(cell_threads)
-    cells_update_predicting_kernel(block::Args a, HydroParams hp, CellUnits cu, bool reflux,
-                                   const double* __restrict__ ext, long long rows, const double* __restrict__ u,
-                                   double* __restrict__ unew) {
-  cells_update<T, true>(a, hp, cu, reflux, ext, rows, u, unew);
 }
 
 // Restriction pairs [first, last) over the blocks from skip on (the blocks before them do another
@@ -603,13 +472,12 @@ __global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ le
                                  const long long* __restrict__ nleaf_word, bool reflux, int group_min,
                                  const std::uint64_t* __restrict__ face_mask, long long ncoarse,
                                  std::int8_t* __restrict__ edges, std::uint64_t* __restrict__ skip,
-                                 std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head,
-                                 std::uint8_t* __restrict__ cube) {
+                                 std::uint8_t* __restrict__ keep, std::uint8_t* __restrict__ head) {
   copa::gpu::wait_for_prior_grid();
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const long long nleaf = *nleaf_word;
   if (i < nleaf)
-    plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, group_min, face_mask, ncoarse, edges, skip, keep, head, cube);
+    plan_leaf_entries(v, leaf_octs, nleaf, i, reflux, group_min, face_mask, ncoarse, edges, skip, keep, head);
 }
 
 // The split's flags, entries 0..bound (bound >= nleaf), scanned next: the entries from nleaf on
@@ -1150,10 +1018,8 @@ void set_leaf_carveout() {
 
 class GpuAmrStep final : public DeviceStep {
  public:
-  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, LeafUpdate update,
-             RegridCapacity capacity, bool cubes)
-      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min), update_(update), capacity_(capacity),
-        cubes_(cubes) {
+  GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int group_min, RegridCapacity capacity)
+      : hp_(hp), reflux_(reflux), subcycle_(subcycle), group_min_(group_min), capacity_(capacity) {
     // One wave of scan blocks (sm_90: 62 registers, so 4 blocks of 256 threads per SM), each
     // looping over its cells: more blocks would only add atomics.
     scan_blocks_ = 4u * static_cast<unsigned>(
@@ -1161,8 +1027,6 @@ class GpuAmrStep final : public DeviceStep {
 #if defined(COPA_HAVE_CUDA)
     set_leaf_carveout<LeafUnits::singles>();
     set_leaf_carveout<LeafUnits::groups>();
-    COPA_GPU_CHECK(cudaFuncSetAttribute(leaf_cube_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(sizeof(cube::Shared))));
 #endif
     copa::gpu::copy_to_device(oct_layout_.data(), &block::leaf_layout<2>(), sizeof(block::LeafLayout<2>));
     copa::gpu::copy_to_device(group_layout_.data(), &block::leaf_layout<4>(), sizeof(block::LeafLayout<4>));
@@ -1417,7 +1281,6 @@ class GpuAmrStep final : public DeviceStep {
     fetch(ghost_flip_, p.ghost_flip);
     fetch(ghost_begin_, p.ghost_begin);
     fetch(head_, p.head);
-    fetch(cube_, p.cube);
     fetch(restrict_cell_, p.restrict_cell);
     fetch(restrict_son_, p.restrict_son);
     p.restrict_begin = counts_.restrict_begin;
@@ -1586,16 +1449,8 @@ class GpuAmrStep final : public DeviceStep {
     block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                   son_.data(),      ghost_.data(), fine_flux_.data(), nullptr,   stride,
                   dt,               dx0_,          clock};
-    a.cube = cubes_ ? cube_.data() : nullptr;
-    if (update_ == LeafUpdate::cells) {
-      launch_cells(a, CellUnits{c.singles, singles_.data(), slots_.data(), nullptr, nullptr, ghost_begin_.data()},
-                   CellUnits{c.groups, groups_.data(), group_slots_.data(), group_members_.data(), group_edges_.data(),
-                             ghost_begin_.data() + c.singles},
-                   u_.data(), unew_.data());
-    } else {
-      launch_units(a, c.singles, singles_.data(), c.groups, groups_.data(), group_slots_.data(), group_members_.data(),
-                   group_edges_.data(), u_.data(), unew_.data());
-    }
+    launch_units(a, c.singles, singles_.data(), c.groups, groups_.data(), group_slots_.data(), group_members_.data(),
+                 group_edges_.data(), u_.data(), unew_.data());
     // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
     std::vector<std::pair<long long, long long>> ranges;
     for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k)
@@ -1652,42 +1507,8 @@ class GpuAmrStep final : public DeviceStep {
       COPA_GPU_LAUNCH_DEPENDENT("amr leaf_update_kernel<groups>", leaf_update_kernel<LeafUnits::groups>,
                                 static_cast<unsigned>(ngroup), block::group_threads, a, hp_, oct_layout_.data(),
                                 group_layout_.data(), ngroup, groups, group_slots, members, edges, u, unew);
-    if (ngroup > 0 && a.cube)
-      COPA_GPU_LAUNCH_DEPENDENT_SHARED("amr leaf_cube_kernel", leaf_cube_kernel,
-                                       copa::gpu::blocks_for(ngroup, cube_chunk), cube::threads, sizeof(cube::Shared),
-                                       a, hp_, ngroup, groups, group_slots, edges, u, unew);
     if (beside) singles_stream_.join(nullptr);
   }
-  // The leaf update by cells: pass 1 into ext_ over the singles and the groups, then pass 2 over
-  // both (amr_leaf_cells.hpp).
-  void launch_cells(const block::Args& a, const CellUnits& singles, const CellUnits& groups, const double* u,
-                    double* unew) {
-    if (singles.n > 0)
-      COPA_GPU_LAUNCH_DEPENDENT("amr cells_predict_kernel<2>", cells_predict_kernel<2>,
-                                copa::gpu::blocks_for(singles.n * block::Unit<2>::P, cell_threads), cell_threads, a, hp_,
-                                singles, u, ext_.data(), ext_rows_);
-    if (groups.n > 0)
-      COPA_GPU_LAUNCH_DEPENDENT("amr cells_predict_kernel<4>", cells_predict_kernel<4>,
-                                copa::gpu::blocks_for(groups.n * block::Unit<4>::P, cell_threads), cell_threads, a, hp_,
-                                groups, u, ext_.data(), ext_rows_);
-    if (cells::needs_predicts(bc_, reflux_)) {
-      launch_cells_update("amr cells_update_predicting_kernel<2>", cells_update_predicting_kernel<2>, a, singles, 8, u,
-                          unew);
-      launch_cells_update("amr cells_update_predicting_kernel<4>", cells_update_predicting_kernel<4>, a, groups, 64, u,
-                          unew);
-    } else {
-      launch_cells_update("amr cells_update_kernel<2>", cells_update_kernel<2>, a, singles, 8, u, unew);
-      launch_cells_update("amr cells_update_kernel<4>", cells_update_kernel<4>, a, groups, 64, u, unew);
-    }
-  }
-  template <class Kernel>
-  void launch_cells_update(const char* name, Kernel kernel, const block::Args& a, const CellUnits& units, int cells,
-                           const double* u, double* unew) {
-    if (units.n > 0)
-      COPA_GPU_LAUNCH_DEPENDENT(name, kernel, copa::gpu::blocks_for(units.n * cells, cell_threads), cell_threads, a, hp_,
-                                units, reflux_, ext_.data(), ext_rows_, u, unew);
-  }
-
   // How build_lists and build_plan size their launches and arrays (README "The regrid's count waits"):
   // exact, each count copied up once the device has it (a wait each: upload_tree, and the
   // fallback), or queued, by bounds and guesses the host has without waiting (adopt()).
@@ -1723,7 +1544,6 @@ class GpuAmrStep final : public DeviceStep {
     block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                   son_.data(), ghost_.data(), fine_flux_.data(), sums, stride, dt, dx0_};
     a.sum_first = first_substep;
-    a.cube = cubes_ ? cube_.data() : nullptr;
     // The finest level's two substeps (l >= 1 with no finer level) ping-pong: the first reads u
     // and writes unew, the second reads unew and writes u, and neither commits. Nothing reads
     // this level between them (its update reads only its own octs and the ghost slots, prolonged
@@ -1735,15 +1555,8 @@ class GpuAmrStep final : public DeviceStep {
     double* out = pingpong && !first_substep ? u_.data() : unew_.data();
     const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
     const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
-    if (update_ == LeafUpdate::cells) {
-      launch_cells(a, CellUnits{nsingle, singles_.data() + s0, slots_.data(), nullptr, nullptr, ghost_begin_.data() + s0},
-                   CellUnits{ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0, group_members_.data() + g0,
-                             group_edges_.data() + 6 * g0, ghost_begin_.data() + counts_.singles + g0},
-                   in, out);
-    } else {
-      launch_units(a, nsingle, singles_.data() + s0, ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0,
-                   group_members_.data() + g0, group_edges_.data() + 6 * g0, in, out);
-    }
+    launch_units(a, nsingle, singles_.data() + s0, ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0,
+                 group_members_.data() + g0, group_edges_.data() + 6 * g0, in, out);
     if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
     if (finer && reflux_) {
@@ -1916,7 +1729,7 @@ class GpuAmrStep final : public DeviceStep {
     if (nleaf > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr plan_leaf_kernel", plan_leaf_kernel, copa::gpu::blocks_for(nleaf, 128), 128, v,
                                 leaf_octs_.data(), nleaf_word, reflux_, group_min_, face_mask_.data(), ncoarse,
-                                edges_.data(), skip_.data(), keep_.data(), head_.data(), cube_.data());
+                                edges_.data(), skip_.data(), keep_.data(), head_.data());
     }
     COPA_GPU_LAUNCH_DEPENDENT("amr plan_split_flags_kernel", plan_split_flags_kernel,
                               copa::gpu::blocks_for(nleaf + 1, 256), 256, v, leaf_octs_.data(), head_.data(),
@@ -1982,10 +1795,8 @@ class GpuAmrStep final : public DeviceStep {
     const long long* h = exact ? count_words_up(nword) : nullptr;
     ghost_capacity_ = exact ? h[w.ghosts()] : queued_capacity(counts_.ghosts);
     copa::gpu::require_device_memory(ghost_src_.growth(7 * ghost_capacity_) + ghost_flip_.growth(7 * ghost_capacity_) +
-                                         ghost_.growth(ghost_capacity_ * 8 * nvar) + ext_growth(ghost_capacity_),
-                                     update_ == LeafUpdate::cells
-                                         ? "ramses-oct AMR step plan (ghost slots, predicted states of the leaf update by cells)"
-                                         : "ramses-oct AMR step plan (ghost slots)");
+                                         ghost_.growth(ghost_capacity_ * 8 * nvar),
+                                     "ramses-oct AMR step plan (ghost slots)");
     size_ghost_arrays(ghost_capacity_);
     if (nunit > 0 && ghost_capacity_ > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr plan_unit_ghosts_kernel", plan_unit_ghosts_kernel, unit_blocks, unit_slot_threads,
@@ -2072,7 +1883,6 @@ class GpuAmrStep final : public DeviceStep {
     skip_.resize(nleaf);
     keep_.resize(nleaf);
     head_.resize(nleaf);
-    cube_.resize(nleaf);
     single_flag_.resize(nleaf + 1);
     head_flag_.resize(nleaf + 1);
     single_scan_.resize(nleaf + 1);
@@ -2094,19 +1904,10 @@ class GpuAmrStep final : public DeviceStep {
   }
 
   // The ghost slots' sources, flips and states.
-  // With the leaf update by cells also its stored predicted states: a row per cell of the tree
-  // and per ghost cell (amr_leaf_cells.hpp), sized with the ghosts since they come last.
   void size_ghost_arrays(long long nghost) {
     ghost_src_.resize(7 * nghost);
     ghost_flip_.resize(7 * nghost);
     ghost_.resize(nghost * 8 * nvar);
-    if (update_ == LeafUpdate::cells) {
-      ext_rows_ = (noct_ + nghost) * 8;
-      ext_.resize(static_cast<std::size_t>(cells::ext_vars * ext_rows_));
-    }
-  }
-  std::size_t ext_growth(long long nghost) const {
-    return update_ == LeafUpdate::cells ? ext_.growth(static_cast<std::size_t>(cells::ext_vars * (noct_ + nghost) * 8)) : 0;
   }
 
   // out[k] = in[0] + ... + in[k-1] for k < n (in and out distinct).
@@ -2195,7 +1996,7 @@ class GpuAmrStep final : public DeviceStep {
     const std::size_t nleaf = n;
     return fine_flux_.growth(n * fine_flux_per_oct) + leaf_octs_.growth(nleaf) + leaf_flag_.growth(n + 1) + leaf_scan_.growth(n + 1) + face_mask_.growth(ncoarse) +
                     face_flag_.growth(n + 1) + face_scan_.growth(n + 1) + slots_.growth(27 * nleaf) + edges_.growth(6 * nleaf) +
-                    skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + cube_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
+                    skip_.growth(nleaf) + keep_.growth(nleaf) + head_.growth(nleaf) + single_flag_.growth(nleaf + 1) +
                     head_flag_.growth(nleaf + 1) + single_scan_.growth(nleaf + 1) + group_scan_.growth(nleaf + 1) +
                     restrict_count_.growth(ncoarse + 1) + restrict_scan_.growth(ncoarse + 1) +
            (subcycle_ ? flux_sum_.growth(n * fine_flux_per_oct) : 0) + 4096;
@@ -2255,10 +2056,8 @@ class GpuAmrStep final : public DeviceStep {
 
   HydroParams hp_;
   bool reflux_, subcycle_;
-  int group_min_;  // --group-min (plan_leaf_entries)
-  LeafUpdate update_;  // --leaf-update
+  int group_min_;  // tuning group-min (plan_leaf_entries)
   RegridCapacity capacity_;
-  bool cubes_;  // --leaf-cubes: the leaf cubes marched by leaf_cube_kernel (amr_leaf_cube.hpp)
   // The reflux faces and ghosts the lists and plan arrays were built to hold (the counts on the
   // exact path, queued_capacity's guesses on the queued one), and the queued builds redone exactly.
   long long face_capacity_ = 0, ghost_capacity_ = 0, regrid_fallbacks_ = 0;
@@ -2287,8 +2086,6 @@ class GpuAmrStep final : public DeviceStep {
   MappedWords<long long> mapped_counts_{static_cast<std::size_t>(CountWords{max_levels + 1}.total(true))};
   std::unique_ptr<copa::gpu::EventTimer> phases_;
   GrowArray<double> u_, unew_, fine_flux_, ghost_;
-  GrowArray<double> ext_;    // --leaf-update cells: the predicted states, [cells::ext_vars][ext_rows_]
-  long long ext_rows_ = 0;
   // --subcycle: per oct its fine-face fluxes summed times dt over the substeps.
   GrowArray<double> flux_sum_;
   GrowArray<std::int8_t> level_, edges_, group_edges_;
@@ -2298,7 +2095,7 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<unsigned long long> scan_;
   GrowArray<std::uint8_t> keep_, ghost_flip_, move_flip_;
   GrowArray<std::int64_t> ghost_src_, move_src_, restrict_cell_, restrict_son_;
-  GrowArray<std::uint8_t> head_, cube_, group_members_;
+  GrowArray<std::uint8_t> head_, group_members_;
   GrowArray<long long> single_flag_, head_flag_, single_scan_, group_scan_, ghost_count_, ghost_begin_;
   GrowArray<long long> restrict_count_, restrict_scan_;
   GrowArray<long long> leaf_flag_, leaf_scan_, face_flag_, face_scan_;
@@ -2333,9 +2130,8 @@ class GpuAmrStep final : public DeviceStep {
 }  // namespace
 
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle, int group_min,
-                                              LeafUpdate update,
-                                              RegridCapacity capacity, bool cubes) {
-  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min, update, capacity, cubes);
+                                              RegridCapacity capacity) {
+  return std::make_unique<GpuAmrStep>(hp, reflux, subcycle, group_min, capacity);
 }
 
 }  // namespace ro::amr

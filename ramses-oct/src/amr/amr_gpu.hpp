@@ -144,15 +144,10 @@ class DeviceStep {
 // last unit count the same way, then stride).
 enum class RegridCapacity { optimistic, starved };
 // subcycle: the step also keeps the per-level ranges and the fine-flux sums advance_subcycled needs.
-// group_min: --group-min, the fewest leaf octs of a 2 x 2 x 2 block updated as one sibling group.
-// update: --leaf-update, the leaf update's kernels (amr_plan.hpp). cubes: --leaf-cubes, the units
-// update marches the leaf cubes (amr_leaf_cube.hpp) instead of running their 8 groups (measured
-// slower: off by default).
+// group_min: the fewest leaf octs of a 2 x 2 x 2 block updated as one sibling group.
 std::unique_ptr<DeviceStep> make_gpu_amr_step(const HydroParams& hp, bool reflux, bool subcycle = false,
                                               int group_min = default_group_min,
-                                              LeafUpdate update = LeafUpdate::units,
-                                              RegridCapacity capacity = RegridCapacity::optimistic,
-                                              bool cubes = false);
+                                              RegridCapacity capacity = RegridCapacity::optimistic);
 #endif
 
 }  // namespace ro::amr

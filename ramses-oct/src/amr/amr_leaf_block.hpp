@@ -145,9 +145,6 @@ struct Args {
   // step, so each kept flux's sum starts here: 0 + dt F, the bits of an add into a zeroed sum
   // (flux_sum_add). Nothing zeroes the sums (README "Level subcycling on the GPU").
   bool sum_first = false;
-  // Per leaf oct its cube byte (StepPlan::cube): the groups' update skips a cube's groups and the
-  // cubes' update (amr_leaf_cube.hpp) marches them; null: no cubes (--leaf-cubes off).
-  const std::uint8_t* cube = nullptr;
 };
 
 // The kept flux v's sum over the level's substeps (--subcycle): sum = 0 + dt v on the first

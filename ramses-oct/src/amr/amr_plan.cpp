@@ -8,8 +8,6 @@
 #include <type_traits>
 
 #include "amr_leaf_block.hpp"
-#include "amr_leaf_cells.hpp"
-#include "amr_leaf_cube.hpp"
 #include "amr_lists_body.hpp"
 #include "amr_regrid.hpp"
 #include "copa/errors.hpp"
@@ -53,69 +51,12 @@ block::UnitRef group_unit(const StepPlan& p, long long g) {
   return {p.groups[g], p.group_members[g], &p.group_edges[6 * g]};
 }
 
-// The groups' and the cubes' launches over groups [g0, g1) (leaf_update_kernel<groups>, then
-// leaf_cube_kernel): the groups outside the leaf cubes as units, then each cube marched by one
-// "thread". a.cube null: no cubes, every group a unit.
+// The groups' launch over groups [g0, g1) (leaf_update_kernel<groups>): one unit per group.
 void emulate_groups(const block::Args& a, const HydroParams& hp, const StepPlan& p, const std::vector<double>& u,
                     std::vector<double>& unew, long long g0, long long g1) {
-  std::vector<long long> plain, cubes;
-  for (long long g = g0; g < g1; ++g) {
-    const std::uint8_t c = a.cube ? a.cube[p.groups[g]] : 0;
-    if (c == 0) plain.push_back(g);
-    else if (c == plan_cube_first) cubes.push_back(g);
-  }
   emulate_units<4, block::group_threads>(
-      a, hp, u, unew, 1, static_cast<long long>(plain.size()), [&](long long j) { return group_unit(p, plain[j]); },
-      [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(plain[j])]; });
-  const auto sh = std::make_unique<cube::Shared>();
-  for (const long long g : cubes)
-    cube::march<1>(a, hp, p.groups[g], &p.group_slots[64 * static_cast<std::size_t>(g)],
-                   &p.group_edges[6 * static_cast<std::size_t>(g)], u.data(), unew.data(), 0, *sh);
-}
-
-std::array<int, 3> bc_of(const Tree& t) {
-  return {int(t.base->bc[0]), int(t.base->bc[1]), int(t.base->bc[2])};
-}
-
-// The leaf update by cells (amr_leaf_cells.hpp) over singles [s0, s1) and groups [g0, g1): pass 1
-// over every unit's predictor cells, then pass 2 over every unit's cells, as the two launches.
-// The stored states start from NaN (the device's buffer holds an older step's), so a row that
-// pass 1 failed to store and pass 2 reads shows in the state.
-void emulate_cells(const block::Args& a, const HydroParams& hp, const StepPlan& p, const std::vector<double>& u,
-                   std::vector<double>& unew, long long s0, long long s1, long long g0, long long g1,
-                   long long nghost, bool reflux, const int bc[3]) {
-  const long long rows = a.stride + 8 * nghost;
-  std::vector<double> ext(cells::ext_vars * rows, std::numeric_limits<double>::quiet_NaN());
-  const auto single_row = [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; };
-  const auto group_row = [&](long long g) { return &p.group_slots[64 * static_cast<std::size_t>(g)]; };
-  // The device's element type; unit k's ghosts are [ghost_begin[k], ghost_begin[k + 1]), the
-  // singles' units first, then the groups'.
-  const std::vector<long long> ghost_begin(p.ghost_begin.begin(), p.ghost_begin.end());
-  const long long nsingle = static_cast<long long>(p.singles.size());
-  for (long long j = s0; j < s1; ++j)
-    for (int m = 0; m < block::Unit<2>::P; ++m)
-      cells::predict_item<2>(a, hp, u.data(), single_unit(p, p.singles[j]), single_row(j), &ghost_begin[j], m,
-                             ext.data(), rows);
-  for (long long g = g0; g < g1; ++g)
-    for (int m = 0; m < block::Unit<4>::P; ++m)
-      cells::predict_item<4>(a, hp, u.data(), group_unit(p, g), group_row(g), &ghost_begin[nsingle + g], m, ext.data(),
-                             rows);
-  // The device's choice of pass 2 kernel (cells::needs_predicts), so that the lean one is tested.
-  const auto update = [&](auto predicts) {
-    constexpr bool P = decltype(predicts)::value;
-    for (long long j = s0; j < s1; ++j)
-      for (int c = 0; c < 8; ++c)
-        cells::update_item<2, P>(a, hp, u.data(), unew.data(), single_unit(p, p.singles[j]), single_row(j), c, reflux,
-                                 ext.data(), rows);
-    for (long long g = g0; g < g1; ++g)
-      for (int c = 0; c < 64; ++c)
-        cells::update_item<4, P>(a, hp, u.data(), unew.data(), group_unit(p, g), group_row(g), c, reflux, ext.data(),
-                                 rows);
-  };
-  if (cells::needs_predicts(bc, reflux))
-    update(std::true_type{});
-  else
-    update(std::false_type{});
+      a, hp, u, unew, 1, g1 - g0, [&](long long j) { return group_unit(p, g0 + j); },
+      [&](long long j) { return &p.group_slots[64 * static_cast<std::size_t>(g0 + j)]; });
 }
 
 // Ghost slots [first, last) prolonged from u, each son as one device thread does it, the eight
@@ -164,11 +105,10 @@ void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const L
   p.skip.resize(nleaf);
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
-  p.cube.resize(nleaf);
   loops.run(nleaf, [&](std::int64_t i, int) {
     plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, nullptr, t.level_begin[t.max_level],
                       p.edges.data(), p.skip.data(),
-                      p.keep.data(), p.head.data(), p.cube.data());
+                      p.keep.data(), p.head.data());
   });
   p.singles.clear();
   p.groups.clear();
@@ -251,11 +191,10 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
   p.skip.resize(nleaf);
   p.keep.resize(nleaf);
   p.head.resize(nleaf);
-  p.cube.resize(nleaf);
   for (long long i = 0; i < nleaf; ++i)
     plan_leaf_entries(v, p.leaf_octs.data(), nleaf, i, reflux, group_min, nullptr, t.level_begin[t.max_level],
                       p.edges.data(), p.skip.data(),
-                      p.keep.data(), p.head.data(), p.cube.data());
+                      p.keep.data(), p.head.data());
   std::vector<long long> single_scan(nleaf + 1, 0), group_scan(nleaf + 1, 0);
   for (long long i = 0; i < nleaf; ++i) {
     single_scan[i] = plan_is_single(v, p.leaf_octs.data(), p.head.data(), i);
@@ -343,7 +282,7 @@ void emulate_device_lists(const Tree& t, StepLists& s) {
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out, LeafUpdate update, bool cubes) {
+                       std::vector<double>* fine_flux_out) {
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
@@ -354,16 +293,11 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
   unew.assign(u.size(), std::numeric_limits<double>::quiet_NaN());
   block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                 t.son.data(), ghost.data(), fine_flux.data(), nullptr, stride, dt, t.base->dx};
-  a.cube = cubes && !p.cube.empty() ? p.cube.data() : nullptr;
   const long long nsingle = static_cast<long long>(p.singles.size()), ngroup = static_cast<long long>(p.groups.size());
-  if (update == LeafUpdate::cells) {
-    emulate_cells(a, hp, p, u, unew, 0, nsingle, 0, ngroup, nghost, reflux, bc_of(t).data());
-  } else {
-    emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, nsingle,
-                                   [&](long long j) { return single_unit(p, p.singles[j]); },
-                                   [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
-    emulate_groups(a, hp, p, u, unew, 0, ngroup);
-  }
+  emulate_units<2, block::lanes>(a, hp, u, unew, block::octs_per_block, nsingle,
+                                 [&](long long j) { return single_unit(p, p.singles[j]); },
+                                 [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
+  emulate_groups(a, hp, p, u, unew, 0, ngroup);
   const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
     for (long long k = 0; k < nfaces * nvar; ++k)
@@ -415,8 +349,7 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
 
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
-                                 LeafUpdate update, bool cubes) {
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0) {
   const long long stride = t.noct() * 8;
   // NaN until the ghost pass writes them: the second substep reuses the first's (as the device).
   std::vector<double> ghost(lv.ghosts * 8 * nvar, std::numeric_limits<double>::quiet_NaN());
@@ -440,23 +373,17 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                   t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     a.sum_first = first_substep;
-    a.cube = cubes && !p.cube.empty() ? p.cube.data() : nullptr;
     // The finest level's two substeps ping-pong between u and unew without a commit (the device's
     // subcycle_level).
     const bool pingpong = !finer && l > 0;
     const std::vector<double>& in = pingpong && !first_substep ? unew : u;
     std::vector<double>& out = pingpong && !first_substep ? u : unew;
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
-    if (update == LeafUpdate::cells) {
-      emulate_cells(a, hp, p, in, out, s0, lv.single_begin[l + 1], g0, lv.group_begin[l + 1], lv.ghosts, reflux,
-                    bc_of(t).data());
-    } else {
-      emulate_units<2, block::lanes>(
-          a, hp, in, out, block::octs_per_block, lv.single_begin[l + 1] - s0,
-          [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
-          [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
-      emulate_groups(a, hp, p, in, out, g0, lv.group_begin[l + 1]);
-    }
+    emulate_units<2, block::lanes>(
+        a, hp, in, out, block::octs_per_block, lv.single_begin[l + 1] - s0,
+        [&](long long j) { return single_unit(p, p.singles[s0 + j]); },
+        [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[s0 + j])]; });
+    emulate_groups(a, hp, p, in, out, g0, lv.group_begin[l + 1]);
     if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
@@ -477,7 +404,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
   amr_step(amr_step, 0, dt0, true);
 }
 
-const char* to_string(LeafUpdate u) { return u == LeafUpdate::cells ? "cells" : "units"; }
+
 
 LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel) {
   LeafScan s;

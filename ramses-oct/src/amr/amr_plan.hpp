@@ -35,9 +35,6 @@ struct StepPlan {
   std::vector<std::uint8_t> ghost_flip;   // 7 per ghost: bits of the axes whose momentum flips
   std::vector<std::int64_t> ghost_begin;  // per unit (singles, then groups), its first ghost (+ end)
   std::vector<std::uint8_t> head;         // workspace: per leaf oct, the member mask of the group starting there, or 0
-  // Per leaf oct its cube byte (plan_cube_entry): the leaf cubes, 8 complete groups of an aligned
-  // 4 x 4 x 4 oct block, whose groups the update runs as one z-marched cube (amr_leaf_cube.hpp).
-  std::vector<std::uint8_t> cube;
   std::vector<std::int64_t> restrict_cell, restrict_son;  // pairs, finest level first
   std::vector<std::int64_t> restrict_begin;               // per level from L-1 down to 0 (+ end)
 };
@@ -56,18 +53,12 @@ struct PlanLevels {
 };
 PlanLevels plan_levels_from_words(const long long* words, int max_level);
 
-// How the GPU step updates the leaf cells (--leaf-update): units, one block per sibling group or
-// four single octs with the unit's subgrid in shared memory (amr_leaf_block.hpp); or cells, two
-// cell-parallel passes over the same units with the predicted states in global memory
-// (amr_leaf_cells.hpp). The same arithmetic on the same values: the same result to round-off.
-enum class LeafUpdate { units, cells };
-const char* to_string(LeafUpdate u);
 // The device's pass on the host: the scans the device lists and plan hold (leaf flags per oct,
 // reflux faces per coarse oct, single and head flags per leaf, ghost_begin) rebuilt from the tree
 // and the plan, then plan_level_ranges.
 PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p);
 
-// --group-min: the fewest leaf octs of a block updated as one sibling group (1..8; 8: complete
+// Tuning group-min: the fewest leaf octs of a block updated as one sibling group (1..8; 8: complete
 // blocks only). 3: the fastest step measured on the H200 (README "Partial sibling groups":
 // 2, 3, 4 within 1% on Sedov 32^3 + 2, 3 best by 2-3% on 64^3 + 2).
 inline constexpr int default_group_min = 3;
@@ -109,14 +100,9 @@ void emulate_device_lists(const Tree& t, StepLists& s);
 // looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;
 // u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.
 // fine_flux_out: where given, the step's fine-flux buffer (the kept fluxes) copied there.
-// update: the leaf update's kernels (LeafUpdate::cells: both passes over every unit, the stored
-// predicted states starting from NaN, so that a row the first pass missed shows in the state).
-// cubes: with LeafUpdate::units, the plan's leaf cubes marched (amr_leaf_cube.hpp, --leaf-cubes on);
-// false (the device's default) runs their groups.
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out = nullptr, LeafUpdate update = LeafUpdate::units,
-                       bool cubes = false);
+                       std::vector<double>* fine_flux_out = nullptr);
 
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
@@ -127,8 +113,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 // on u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
-                                 LeafUpdate update = LeafUpdate::units, bool cubes = false);
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0);
 
 // The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
 // leaf cell as ~index, 0 = none) as a LeafScan.

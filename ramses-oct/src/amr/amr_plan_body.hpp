@@ -229,44 +229,11 @@ RO_HD bool group_slot_leaf_member(const std::int32_t* members, unsigned mask, in
   return true;
 }
 
-// Leaf cubes (README "Leaf cubes"): the aligned 4 x 4 x 4 octs of one level whose 64 octs are all
-// leaf octs, i.e. 8 complete sibling groups. Key order within such a block is the position below
-// (the key's last two octants: the group's, then the member's), so a cube's leaf octs are 64
-// consecutive leaf indices and its groups 8 consecutive groups; the update then marches the cube's
-// 8^3 cells plane by plane (amr_leaf_cube.hpp) instead of running 8 groups.
-RO_HD int plan_cube_position(const PlanView& v, std::int32_t o) {
-  const int x = v.t.coord[0][o] & 3, y = v.t.coord[1][o] & 3, z = v.t.coord[2][o] & 3;
-  return ((x & 1) | (y & 1) << 1 | (z & 1) << 2) | ((x >> 1) | (y >> 1) << 1 | (z >> 1) << 2) << 3;
-}
-
-// Leaf i's cube byte: 0 outside a cube, plan_cube_first for a cube's first leaf oct, plan_cube_member
-// for its other 63. Leaf octs of one level are in key order, so the 64 from i - position on are
-// the whole cube exactly when the first is at position 0 and the 64th at position 63 of the same
-// aligned block and level (positions rise strictly in between). Cubes need groups (group_min in 1..8:
-// a complete run of 8 is then always a group).
-inline constexpr std::uint8_t plan_cube_member = 1, plan_cube_first = 2;
-RO_HD std::uint8_t plan_cube_entry(const PlanView& v, const std::int32_t* leaf_octs, long long nleaf, long long i,
-                                   int group_min) {
-  if (group_min < 1 || group_min > 8) return 0;
-  const std::int32_t o = leaf_octs[i];
-  const int pos = plan_cube_position(v, o);
-  const long long first = i - pos, last = first + 63;
-  if (first < 0 || last >= nleaf) return 0;
-  const std::int32_t a = leaf_octs[first], b = leaf_octs[last];
-  if (v.t.level[a] != v.t.level[o] || v.t.level[b] != v.t.level[o]) return 0;
-  if (plan_cube_position(v, a) != 0 || plan_cube_position(v, b) != 63) return 0;
-  for (int d = 0; d < 3; ++d)
-    if ((v.t.coord[d][a] >> 2) != (v.t.coord[d][o] >> 2) || (v.t.coord[d][b] >> 2) != (v.t.coord[d][o] >> 2))
-      return 0;
-  return pos == 0 ? plan_cube_first : plan_cube_member;
-}
-
 // Pass 1, per leaf oct i: its boundary kinds (edges[6 i..]), the faces of its leaf cells next to
 // a refined cell of the same level (skip: they take no flux, the reflux adds it), the faces
 // whose fine fluxes are kept (keep: a coarser region beyond), head: the member mask of the
-// sibling group that starts at i, 0 for none, and its cube byte (plan_cube_entry). A group
-// starts at i where leaf i does not continue
-// a run (plan_run_continues) and the run from i, at most 8 leaf octs of one aligned 2 x 2 x 2
+// sibling group that starts at i, 0 for none. A group starts at i where leaf i does not continue a
+// run (plan_run_continues) and the run from i, at most 8 leaf octs of one aligned 2 x 2 x 2
 // block, holds at least group_min of them (1..8; 0 or more than 8: no groups); on level 0 the
 // block must lie inside the domain (an odd number of base octs per axis leaves a partial block).
 // The skip mask is the step lists' reflux-face mask of the oct (lists_face_mask: the same faces,
@@ -275,8 +242,7 @@ RO_HD std::uint8_t plan_cube_entry(const PlanView& v, const std::int32_t* leaf_o
 // run again by a thread per leaf oct in series), the host null, and the mask is computed here.
 RO_HD void plan_leaf_entries(const PlanView& v, const std::int32_t* leaf_octs, long long nleaf, long long i, bool reflux,
                              int group_min, const std::uint64_t* face_mask, long long ncoarse, std::int8_t* edges,
-                             std::uint64_t* skip_out, std::uint8_t* keep_out, std::uint8_t* head_out,
-                             std::uint8_t* cube_out) {
+                             std::uint64_t* skip_out, std::uint8_t* keep_out, std::uint8_t* head_out) {
   const std::int32_t o = leaf_octs[i];
   const int l = v.t.level[o];
   const int oc[3] = {v.t.coord[0][o], v.t.coord[1][o], v.t.coord[2][o]};
@@ -298,7 +264,6 @@ RO_HD void plan_leaf_entries(const PlanView& v, const std::int32_t* leaf_octs, l
   for (long long k = i + 1; head && k < nleaf && plan_run_continues(v, leaf_octs, k); ++k, ++members)
     mask |= 1u << plan_block_member(v, leaf_octs[k]);
   head_out[i] = static_cast<std::uint8_t>(head && members >= group_min ? mask : 0u);
-  cube_out[i] = plan_cube_entry(v, leaf_octs, nleaf, i, group_min);
 }
 
 // The singles/groups split without a serial walk: leaf i is in a group exactly when the run
