@@ -1,6 +1,6 @@
 #include "variants.hpp"
 
-#include "amr_plan.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/errors.hpp"
 
 namespace ro {
@@ -55,15 +55,6 @@ std::vector<copa::VariantInfo> amr_rows() {
   };
 }
 
-bool grouped(const OctMesh& m) { return m.whole_groups() && m.first_global % 8 == 0 && m.nowned % 8 == 0; }
-
-// The fallback chain of the rule in variants.hpp.
-std::string fallback_of(const std::string& v) {
-  if (v == "zmarch-col" || v == "zmarch") return "balanced";
-  if (v == "balanced") return "subgrid6";
-  return "";
-}
-
 }  // namespace
 
 const copa::VariantRegistry& registry() {
@@ -74,26 +65,6 @@ const copa::VariantRegistry& registry() {
 const copa::VariantRegistry& amr_registry() {
   static const copa::VariantRegistry r("ramses-oct AMR (--levels > 0)", amr_rows());
   return r;
-}
-
-std::string variant_needs(copa::Backend b, const std::string& v, const OctMesh& m) {
-  if (!copa::is_gpu(b) || v == "subgrid6") return "";
-  if (v.rfind("zmarch", 0) == 0)
-    return m.dense && m.nowned == m.noct ? "" : "a power-of-two brick on one rank";
-  return grouped(m) ? "" : "whole 2x2x2 oct groups (cells per axis a multiple of 4, rank boundaries on groups)";
-}
-
-copa::Selection default_selection(copa::Backend b, int nranks, const OctMesh& m, std::string* note,
-                                  const std::vector<std::string>& tunings) {
-  std::string name = registry().default_for(b, nranks).name;
-  if (note) note->clear();
-  for (std::string needs = variant_needs(b, name, m); !needs.empty(); needs = variant_needs(b, name, m)) {
-    const std::string next = fallback_of(name);
-    if (next.empty()) throw std::logic_error("ramses-oct: no fallback for variant " + name);
-    if (note) *note += (note->empty() ? "" : "; ") + name + " needs " + needs + ": " + next;
-    name = next;
-  }
-  return registry().select(b, nranks, name, tunings);
 }
 
 copa::Selection selection(copa::Backend b, const std::string& name) {

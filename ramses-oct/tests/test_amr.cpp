@@ -3,14 +3,14 @@
 // Sedov and Sod against their references, OpenMP = serial.
 #include <cmath>
 
-#include "amr_driver.hpp"
-#include "amr_interp.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_interp.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_helpers.hpp"
-#include "verification.hpp"
+#include "hydro/verification.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;

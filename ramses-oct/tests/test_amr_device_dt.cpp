@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "amr_clock.hpp"
-#include "amr_driver.hpp"
+#include "amr/amr_clock.hpp"
+#include "amr/amr_driver.hpp"
 #include "copa/errors.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_emulated_step.hpp"
 #include "test_amr_device_dt_cases.hpp"
 #include "test_amr_helpers.hpp"

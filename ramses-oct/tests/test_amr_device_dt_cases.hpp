@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
+#include "amr/amr_driver.hpp"
 #include "copa/errors.hpp"
 #include "test_amr_helpers.hpp"
 

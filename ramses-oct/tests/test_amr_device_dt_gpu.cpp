@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_gpu.hpp"
-#include "amr_regrid.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_gpu.hpp"
+#include "amr/amr_regrid.hpp"
 #include "copa/errors.hpp"
 #include "test_amr_device_dt_cases.hpp"
 #include "test_amr_helpers.hpp"

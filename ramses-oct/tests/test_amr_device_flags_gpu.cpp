@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "amr_gpu.hpp"
+#include "amr/amr_gpu.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_flags_cases.hpp"
 

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <string>
 
-#include "amr_plan.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <string>
 
-#include "amr_driver.hpp"
-#include "amr_rebuild.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_rebuild.hpp"
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_plan_cases.hpp"

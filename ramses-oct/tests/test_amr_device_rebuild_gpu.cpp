@@ -7,11 +7,11 @@
 #include <iostream>
 #include <string>
 
-#include "amr_driver.hpp"
-#include "amr_gpu.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_gpu.hpp"
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_rebuild_compare.hpp"
 

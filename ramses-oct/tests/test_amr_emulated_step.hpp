@@ -13,13 +13,13 @@
 #include <optional>
 #include <vector>
 
-#include "amr_clock.hpp"
-#include "amr_driver.hpp"
-#include "amr_gpu.hpp"
-#include "amr_plan.hpp"
-#include "amr_rebuild.hpp"
-#include "amr_regrid.hpp"
-#include "amr_solver.hpp"
+#include "amr/amr_clock.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_gpu.hpp"
+#include "amr/amr_plan.hpp"
+#include "amr/amr_rebuild.hpp"
+#include "amr/amr_regrid.hpp"
+#include "amr/amr_solver.hpp"
 
 namespace ro::amr_test {
 

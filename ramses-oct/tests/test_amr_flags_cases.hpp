@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_regrid.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_regrid.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
 

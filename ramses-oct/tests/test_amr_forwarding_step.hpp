@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "amr_gpu.hpp"
+#include "amr/amr_gpu.hpp"
 
 namespace ro::amr_test {
 

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <iostream>
 
-#include "amr_driver.hpp"
-#include "amr_interp.hpp"
-#include "amr_leaf_block.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_interp.hpp"
+#include "amr/amr_leaf_block.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_helpers.hpp"
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "amr_driver.hpp"
-#include "amr_leaf_block.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_leaf_block.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_helpers.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "amr_driver.hpp"
+#include "amr/amr_driver.hpp"
 
 namespace ro::amr_test {
 

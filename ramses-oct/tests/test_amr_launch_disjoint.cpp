@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"

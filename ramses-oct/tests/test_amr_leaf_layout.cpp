@@ -7,7 +7,7 @@
 #include <iostream>
 #include <set>
 
-#include "amr_leaf_block.hpp"
+#include "amr/amr_leaf_block.hpp"
 #include "copa/testing.hpp"
 
 using namespace ro;

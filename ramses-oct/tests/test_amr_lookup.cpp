@@ -4,7 +4,7 @@
 #include <set>
 #include <tuple>
 
-#include "amr_driver.hpp"
+#include "amr/amr_driver.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_helpers.hpp"
 

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <string>
 
-#include "amr_driver.hpp"
+#include "amr/amr_driver.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_emulated_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"

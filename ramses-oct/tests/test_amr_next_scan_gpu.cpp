@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_gpu.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_gpu.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_forwarding_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"

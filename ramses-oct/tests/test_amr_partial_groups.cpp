@@ -17,9 +17,9 @@
 #include <iostream>
 #include <string>
 
-#include "amr_driver.hpp"
-#include "amr_plan.hpp"
-#include "amr_subcycle.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_plan.hpp"
+#include "amr/amr_subcycle.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_emulated_step.hpp"
 #include "test_amr_plan_compare.hpp"

@@ -5,8 +5,8 @@
 #include <array>
 #include <string>
 
-#include "amr_driver.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_plan.hpp"
 #include "test_amr_helpers.hpp"
 
 namespace ro::amr_test {

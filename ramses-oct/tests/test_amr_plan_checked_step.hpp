@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "amr_gpu.hpp"
-#include "amr_members.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_gpu.hpp"
+#include "amr/amr_members.hpp"
+#include "amr/amr_plan.hpp"
 #include "test_amr_forwarding_step.hpp"
 #include "test_amr_plan_compare.hpp"
 

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <vector>
 
-#include "amr_plan.hpp"
+#include "amr/amr_plan.hpp"
 
 namespace ro::amr_test {
 

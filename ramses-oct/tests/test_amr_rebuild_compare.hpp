@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "amr_regrid.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_regrid.hpp"
+#include "amr/amr_tree.hpp"
 
 namespace ro::amr_test {
 

@@ -8,10 +8,10 @@
 #include <iostream>
 #include <string>
 
-#include "amr_driver.hpp"
-#include "amr_lists_body.hpp"
-#include "amr_plan.hpp"
-#include "amr_rebuild_body.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "amr/amr_plan.hpp"
+#include "amr/amr_rebuild_body.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"

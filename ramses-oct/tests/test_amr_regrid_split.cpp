@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "amr_flags_body.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_flags_body.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_flags_cases.hpp"
 

@@ -1,13 +1,13 @@
 // The AMR Sedov run (base 32^3 + 2 levels, t = 0.05): about 20 minutes on two CPU cores, so
 // its own executable, labelled slow only (the CI runs the 16^3 + 1 level form in test_amr.cpp; the
 // GPU runs this case as ramses-oct.gpu.amr-sedov-32-l2).
-#include "amr_driver.hpp"
-#include "amr_plan.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_helpers.hpp"
-#include "verification.hpp"
+#include "hydro/verification.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_gpu.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_gpu.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_helpers.hpp"
 
 using namespace ro;

@@ -3,13 +3,13 @@
 // device step's subcycling: test_amr_subcycle_device.cpp, test_amr_subcycle_gpu.cpp).
 #include <cmath>
 
-#include "amr_driver.hpp"
-#include "amr_subcycle.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_subcycle.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_helpers.hpp"
-#include "verification.hpp"
+#include "hydro/verification.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;

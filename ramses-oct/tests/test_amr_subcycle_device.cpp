@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_plan.hpp"
-#include "reference.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_plan.hpp"
+#include "hydro/reference.hpp"
 #include "copa/testing.hpp"
 #include "test_amr_emulated_step.hpp"
 #include "test_amr_helpers.hpp"

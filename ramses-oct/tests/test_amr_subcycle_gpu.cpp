@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "amr_driver.hpp"
-#include "amr_gpu.hpp"
-#include "reference.hpp"
+#include "amr/amr_driver.hpp"
+#include "amr/amr_gpu.hpp"
+#include "hydro/reference.hpp"
 #include "test_amr_helpers.hpp"
 
 using namespace ro;

@@ -4,7 +4,7 @@
 
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "variants.hpp"
 #include "test_helpers.hpp"
 

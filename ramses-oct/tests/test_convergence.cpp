@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_helpers.hpp"
 
 using namespace ro;

@@ -7,10 +7,10 @@
 
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
-#include "decomposition.hpp"
+#include "uniform/decomposition.hpp"
 #include "variants.hpp"
-#include "kernels.hpp"
-#include "reference.hpp"
+#include "uniform/kernels.hpp"
+#include "hydro/reference.hpp"
 #include "test_helpers.hpp"
 
 using namespace ro;
@@ -54,7 +54,7 @@ Split run_split(copa::Backend b, const std::string& problem, std::array<int, 3> 
   for (int r = 0; r < ranks; ++r) {
     SolverSetup s;
     s.mesh = &doms[r].mesh;
-    s.variant = default_selection(b, ranks, doms[r].mesh);
+    s.variant = default_selection(registry(), b, ranks, doms[r].mesh);
     s.timer = &timer;
     ks.push_back(make_kernels(b, s));
     std::vector<double> u0;

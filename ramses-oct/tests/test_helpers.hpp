@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
+#include "uniform/driver.hpp"
 #include "variants.hpp"
-#include "mesh.hpp"
-#include "problems.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/problems.hpp"
 
 namespace ro::test {
 

@@ -2,8 +2,8 @@
 
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
-#include "mesh.hpp"
-#include "tile_geometry.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/tile_geometry.hpp"
 
 using namespace ro;
 

@@ -4,9 +4,9 @@
 #include <random>
 
 #include "copa/testing.hpp"
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 #include "variants.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_helpers.hpp"
 
 using namespace ro;

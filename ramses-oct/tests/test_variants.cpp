@@ -6,8 +6,9 @@
 #include <sstream>
 
 #include "copa/errors.hpp"
-#include "decomposition.hpp"
-#include "mesh.hpp"
+#include "uniform/decomposition.hpp"
+#include "hydro/mesh.hpp"
+#include "uniform/kernels.hpp"
 #include "variants.hpp"
 
 using namespace ro;
@@ -51,20 +52,20 @@ TEST(Variants, defaults_per_backend) {
 TEST(Variants, one_rank_brick_takes_the_table_default) {
   const OctMesh m = brick(32);
   std::string note;
-  EXPECT_EQ(default_selection(Backend::cuda, 1, m, &note).name(), "zmarch-col");
+  EXPECT_EQ(default_selection(registry(), Backend::cuda, 1, m, &note).name(), "zmarch-col");
   EXPECT_TRUE(note.empty());
-  EXPECT_EQ(default_selection(Backend::hip, 1, m).name(), "zmarch");
-  EXPECT_EQ(default_selection(Backend::serial, 1, m).name(), "oracle");
-  EXPECT_EQ(default_selection(Backend::openmp, 1, m).name(), "tiled");
+  EXPECT_EQ(default_selection(registry(), Backend::hip, 1, m).name(), "zmarch");
+  EXPECT_EQ(default_selection(registry(), Backend::serial, 1, m).name(), "oracle");
+  EXPECT_EQ(default_selection(registry(), Backend::openmp, 1, m).name(), "tiled");
 }
 
 TEST(Variants, fallback_rule_on_meshes_the_default_cannot_run_on) {
   // A brick that is not a power of two (24^3): zmarch-col -> balanced, reported.
   std::string note;
-  EXPECT_EQ(default_selection(Backend::cuda, 1, brick(24), &note).name(), "balanced");
+  EXPECT_EQ(default_selection(registry(), Backend::cuda, 1, brick(24), &note).name(), "balanced");
   EXPECT_EQ(note, "zmarch-col needs a power-of-two brick on one rank: balanced");
   // 30^3: 15 octs per axis, no whole 2x2x2 groups: down to subgrid6.
-  EXPECT_EQ(default_selection(Backend::hip, 1, brick(30), &note).name(), "subgrid6");
+  EXPECT_EQ(default_selection(registry(), Backend::hip, 1, brick(30), &note).name(), "subgrid6");
   EXPECT_NE(note.find("zmarch needs"), std::string::npos);
   EXPECT_NE(note.find("balanced needs whole 2x2x2 oct groups"), std::string::npos);
   // Several ranks: the table's default (balanced), where the ranges hold whole groups.
@@ -73,8 +74,8 @@ TEST(Variants, fallback_rule_on_meshes_the_default_cannot_run_on) {
   for (int r = 0; r < 2; ++r) {
     const LocalDomain d = build_local_domain(g, part, r);
     EXPECT_FALSE(variant_applies(Backend::cuda, "zmarch-col", d.mesh));
-    EXPECT_EQ(default_selection(Backend::cuda, 2, d.mesh).name(), "balanced");
-    EXPECT_EQ(default_selection(Backend::hip, 2, d.mesh).name(), "balanced");
+    EXPECT_EQ(default_selection(registry(), Backend::cuda, 2, d.mesh).name(), "balanced");
+    EXPECT_EQ(default_selection(registry(), Backend::hip, 2, d.mesh).name(), "balanced");
   }
 }
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "copa/testing.hpp"
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 #include "test_helpers.hpp"
-#include "verification.hpp"
+#include "hydro/verification.hpp"
 
 using namespace ro;
 

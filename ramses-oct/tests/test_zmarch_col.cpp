@@ -9,7 +9,7 @@
 
 #include "copa/testing.hpp"
 #include "zmarch_case.hpp"
-#include "zmarch_col.hpp"
+#include "uniform/zmarch_col.hpp"
 
 using namespace ro;
 

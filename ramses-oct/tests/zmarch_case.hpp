@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "copa/timing.hpp"
-#include "kernels.hpp"
-#include "problems.hpp"
-#include "reference.hpp"
-#include "zmarch.hpp"
+#include "uniform/kernels.hpp"
+#include "hydro/problems.hpp"
+#include "hydro/reference.hpp"
+#include "uniform/zmarch.hpp"
 
 namespace ro::test {
 

@@ -12,7 +12,7 @@
 #pragma once
 #include <cmath>
 
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro::amr {
 

@@ -1,4 +1,4 @@
-#include "amr_driver.hpp"
+#include "amr/amr_driver.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "amr_gpu.hpp"
-#include "amr_subcycle.hpp"
+#include "amr/amr_gpu.hpp"
+#include "amr/amr_subcycle.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_model.hpp"
 

@@ -6,12 +6,12 @@
 #include <functional>
 #include <vector>
 
-#include "amr_gpu.hpp"
-#include "amr_regrid.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_gpu.hpp"
+#include "amr/amr_regrid.hpp"
+#include "amr/amr_tree.hpp"
 #include "copa/backend.hpp"
 #include "copa/timing.hpp"
-#include "driver.hpp"
+#include "hydro/run_config.hpp"
 
 namespace ro::amr {
 

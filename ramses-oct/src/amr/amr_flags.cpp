@@ -2,9 +2,9 @@
 // per-cell and per-oct step is a body of amr_flags_body.hpp, which the device kernels call too.
 #include <vector>
 
-#include "amr_flags_body.hpp"
-#include "amr_plan.hpp"
-#include "amr_regrid.hpp"
+#include "amr/amr_flags_body.hpp"
+#include "amr/amr_plan.hpp"
+#include "amr/amr_regrid.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {

@@ -14,8 +14,8 @@
 #pragma once
 #include <cstdint>
 
-#include "amr_plan_body.hpp"
-#include "amr_regrid_body.hpp"
+#include "amr/amr_plan_body.hpp"
+#include "amr/amr_regrid_body.hpp"
 
 namespace ro::amr {
 

@@ -13,22 +13,22 @@
 
 // First: the GPU runtime header defines __host__/__device__ for RO_HD (HIP does not pre-include it).
 #include "copa/gpu.hpp"
-#include "amr_flags_body.hpp"
-#include "amr_gpu.hpp"
-#include "amr_interp.hpp"
-#include "amr_leaf_block.hpp"
-#include "amr_lists_body.hpp"
-#include "amr_plan_body.hpp"
-#include "amr_rebuild.hpp"
-#include "amr_rebuild_body.hpp"
-#include "amr_regrid_body.hpp"
+#include "amr/amr_flags_body.hpp"
+#include "amr/amr_gpu.hpp"
+#include "amr/amr_interp.hpp"
+#include "amr/amr_leaf_block.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "amr/amr_plan_body.hpp"
+#include "amr/amr_rebuild.hpp"
+#include "amr/amr_rebuild_body.hpp"
+#include "amr/amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_cub.hpp"
 #include "copa/gpu_launch.hpp"
 #include "copa/gpu_side_stream.hpp"
 #include "copa/gpu_timing.hpp"
-#include "tile_geometry.hpp"
+#include "hydro/tile_geometry.hpp"
 
 #if defined(COPA_HAVE_CUDA)
 #include <thrust/iterator/zip_iterator.h>

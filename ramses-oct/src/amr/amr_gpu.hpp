@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "amr_plan.hpp"
+#include "amr/amr_plan.hpp"
 #include "copa/gpu_model.hpp"
-#include "amr_regrid.hpp"
-#include "amr_solver.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_regrid.hpp"
+#include "amr/amr_solver.hpp"
+#include "amr/amr_tree.hpp"
 #include "copa/timing.hpp"
 
 namespace ro::amr {

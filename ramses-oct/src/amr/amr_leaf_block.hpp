@@ -20,12 +20,12 @@
 #include <cstdint>
 #include <cstring>
 
-#include "amr_clock.hpp"
-#include "amr_interp.hpp"
-#include "amr_members.hpp"
-#include "amr_solver.hpp"
-#include "hydro_math.hpp"
-#include "tile_geometry.hpp"
+#include "amr/amr_clock.hpp"
+#include "amr/amr_interp.hpp"
+#include "amr/amr_members.hpp"
+#include "amr/amr_solver.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/tile_geometry.hpp"
 
 namespace ro::amr::block {
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "amr_leaf_block.hpp"
+#include "amr/amr_leaf_block.hpp"
 
 namespace ro::amr::block {
 

@@ -5,10 +5,17 @@
 #pragma once
 #include <cstdint>
 
-#include "amr_regrid_body.hpp"
-#include "amr_solver.hpp"
+#include "amr/amr_regrid_body.hpp"
 
 namespace ro::amr {
+
+// A coarse leaf cell's face whose neighbour on the same level is refined: the cell takes the
+// average of the son oct's four face fluxes there (refluxing).
+struct RefluxFace {
+  std::int64_t cell;
+  int face;             // face of the coarse cell, 2*axis + side
+  std::int32_t fine_oct;
+};
 
 // The bodies come per cell, and per oct as the loop of its eight cells: the device runs a lane per
 // cell (the eight lanes of an oct in one warp, combined by shuffles), as an oct's 48 face lookups

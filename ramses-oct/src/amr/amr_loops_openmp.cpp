@@ -2,7 +2,7 @@
 // serial oracle's bits; dynamic chunks balance octs whose gathers prolong coarse ghosts.
 #include <omp.h>
 
-#include "amr_solver.hpp"
+#include "amr/amr_solver.hpp"
 
 namespace ro::amr {
 namespace {

@@ -7,8 +7,8 @@
 #include <climits>
 #include <cstdint>
 
-#include "amr_lists_body.hpp"
-#include "hydro_math.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro::amr {
 

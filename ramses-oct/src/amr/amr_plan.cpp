@@ -1,4 +1,4 @@
-#include "amr_plan.hpp"
+#include "amr/amr_plan.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 #include <memory>
 #include <type_traits>
 
-#include "amr_leaf_block.hpp"
-#include "amr_lists_body.hpp"
-#include "amr_regrid.hpp"
+#include "amr/amr_leaf_block.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "amr/amr_regrid.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "amr_plan_body.hpp"
-#include "amr_solver.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_plan_body.hpp"
+#include "amr/amr_solver.hpp"
+#include "amr/amr_tree.hpp"
 
 namespace ro::amr {
 

@@ -8,10 +8,10 @@
 #include <climits>
 #include <cstdint>
 
-#include "amr_lists_body.hpp"
-#include "amr_members.hpp"
-#include "amr_regrid_body.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "amr/amr_members.hpp"
+#include "amr/amr_regrid_body.hpp"
+#include "amr/amr_tree.hpp"
 
 namespace ro::amr {
 

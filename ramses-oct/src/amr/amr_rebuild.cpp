@@ -1,9 +1,9 @@
-#include "amr_rebuild.hpp"
+#include "amr/amr_rebuild.hpp"
 
 #include <string>
 
-#include "amr_plan.hpp"
-#include "amr_rebuild_body.hpp"
+#include "amr/amr_plan.hpp"
+#include "amr/amr_rebuild_body.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {

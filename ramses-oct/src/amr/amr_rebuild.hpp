@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "amr_regrid.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_regrid.hpp"
+#include "amr/amr_tree.hpp"
 
 namespace ro::amr {
 

@@ -16,8 +16,8 @@
 #pragma once
 #include <cstdint>
 
-#include "amr_plan_body.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_plan_body.hpp"
+#include "amr/amr_tree.hpp"
 
 namespace ro::amr {
 

@@ -1,10 +1,10 @@
-#include "amr_regrid.hpp"
+#include "amr/amr_regrid.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "amr_interp.hpp"
-#include "amr_regrid_body.hpp"
+#include "amr/amr_interp.hpp"
+#include "amr/amr_regrid_body.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "amr_flags_body.hpp"
-#include "amr_regrid_body.hpp"
-#include "amr_solver.hpp"
-#include "amr_tree.hpp"
-#include "hydro_math.hpp"
-#include "problems.hpp"
+#include "amr/amr_flags_body.hpp"
+#include "amr/amr_regrid_body.hpp"
+#include "amr/amr_solver.hpp"
+#include "amr/amr_tree.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/problems.hpp"
 
 namespace ro::amr {
 
@@ -34,8 +34,6 @@ struct RefineCriterion {
 
 // A regrid in four parts, so that the GPU path runs the two that read the state on the device
 // (amr_regrid_body.hpp holds their bodies, shared) and the host sees only the criterion bytes.
-// The host tree's link tables as the view the shared bodies read.
-TreeView tree_view(const Tree& t);
 
 // (1) The criterion byte of every cell (amr_flags_body.hpp: 1 flagged; 2 a missing neighbour).
 // u may be empty for the kinds that read no state (everywhere, band).

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "amr_interp.hpp"
-#include "hydro_math.hpp"
-#include "mesh.hpp"
+#include "amr/amr_interp.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/mesh.hpp"
 
 namespace ro::amr {
 

@@ -1,15 +1,14 @@
-#include "amr_solver.hpp"
+#include "amr/amr_solver.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "amr_clock.hpp"
-#include "amr_interp.hpp"
-#include "amr_lists_body.hpp"
-#include "amr_regrid.hpp"
-#include "compensated_sum.hpp"
+#include "amr/amr_clock.hpp"
+#include "amr/amr_interp.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "hydro/compensated_sum.hpp"
 #include "copa/errors.hpp"
-#include "tile_host.hpp"
+#include "hydro/tile_host.hpp"
 
 namespace ro::amr {
 

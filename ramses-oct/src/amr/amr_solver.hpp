@@ -10,17 +10,20 @@
 #include <memory>
 #include <vector>
 
-#include "amr_tree.hpp"
+#include "amr/amr_lists_body.hpp"
+#include "amr/amr_tree.hpp"
 #include "copa/backend.hpp"
-#include "hydro_math.hpp"
-#include "kernels.hpp"
-#include "problems.hpp"
-#include "reference.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/problems.hpp"
+#include "hydro/reference.hpp"
 
 namespace ro::amr {
 
 // How the per-oct loops run: one thread (serial) or an OpenMP team. body(i, worker) with worker in
 // [0, workers()): the index of the per-thread workspace.
+// The host tree's link tables as the view the shared bodies read.
+TreeView tree_view(const Tree& t);
+
 class Loops {
  public:
   virtual ~Loops() = default;
@@ -33,13 +36,6 @@ std::unique_ptr<Loops> make_serial_loops();
 std::unique_ptr<Loops> make_openmp_loops();
 #endif
 
-// A coarse leaf cell's face whose neighbour on the same level is refined: the cell takes the
-// average of the son oct's four face fluxes there (refluxing).
-struct RefluxFace {
-  std::int64_t cell;
-  int face;             // face of the coarse cell, 2*axis + side
-  std::int32_t fine_oct;
-};
 
 // What a step needs besides the tree, rebuilt after every regrid.
 struct StepLists {

@@ -1,9 +1,9 @@
-#include "amr_subcycle.hpp"
+#include "amr/amr_subcycle.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "amr_interp.hpp"
+#include "amr/amr_interp.hpp"
 
 namespace ro::amr {
 

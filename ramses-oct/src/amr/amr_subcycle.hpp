@@ -5,8 +5,8 @@
 #pragma once
 #include <vector>
 
-#include "amr_solver.hpp"
-#include "amr_tree.hpp"
+#include "amr/amr_solver.hpp"
+#include "amr/amr_tree.hpp"
 
 namespace ro::amr {
 

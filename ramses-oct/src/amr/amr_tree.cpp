@@ -1,4 +1,4 @@
-#include "amr_tree.hpp"
+#include "amr/amr_tree.hpp"
 
 #include <algorithm>
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "amr_clock.hpp"
-#include "hydro_math.hpp"
-#include "mesh.hpp"
+#include "amr/amr_clock.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/mesh.hpp"
 
 namespace ro::amr {
 

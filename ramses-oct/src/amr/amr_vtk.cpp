@@ -1,6 +1,6 @@
-#include "amr_vtk.hpp"
+#include "amr/amr_vtk.hpp"
 
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro::amr {
 

@@ -3,8 +3,8 @@
 #pragma once
 #include <vector>
 
-#include "amr_tree.hpp"
-#include "vtk_output.hpp"
+#include "amr/amr_tree.hpp"
+#include "hydro/vtk_output.hpp"
 
 namespace ro::amr {
 

@@ -26,10 +26,10 @@
 #include "copa/device_memory.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu.hpp"
-#include "kernels.hpp"
-#include "tile_geometry.hpp"
-#include "zmarch.hpp"
-#include "zmarch_col.hpp"
+#include "uniform/kernels.hpp"
+#include "hydro/tile_geometry.hpp"
+#include "uniform/zmarch.hpp"
+#include "uniform/zmarch_col.hpp"
 
 namespace ro {
 namespace {

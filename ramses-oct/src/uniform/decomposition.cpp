@@ -1,4 +1,4 @@
-#include "decomposition.hpp"
+#include "uniform/decomposition.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "mesh.hpp"
+#include "hydro/mesh.hpp"
 
 #include <algorithm>
 

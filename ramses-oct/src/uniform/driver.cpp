@@ -1,4 +1,4 @@
-#include "driver.hpp"
+#include "uniform/driver.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "reference.hpp"
+#include "hydro/reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "compensated_sum.hpp"
+#include "hydro/compensated_sum.hpp"
 #include "copa/errors.hpp"
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro {
 

@@ -1,4 +1,4 @@
-#include "verification.hpp"
+#include "hydro/verification.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "copa/halo.hpp"
-#include "mesh.hpp"
+#include "hydro/mesh.hpp"
 
 namespace ro {
 

@@ -12,9 +12,9 @@
 #include "copa/roofline.hpp"
 #include "copa/timing.hpp"
 #include "copa/variants.hpp"
-#include "hydro_math.hpp"
-#include "mesh.hpp"
-#include "tile_geometry.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/tile_geometry.hpp"
 
 namespace ro {
 
@@ -52,6 +52,22 @@ class HydroKernels {
   // Names of the timed regions of one step with their analytic cost per call.
   virtual std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const = 0;
 };
+
+// What a uniform GPU variant needs of the mesh, empty when it runs there. The tiles of 2x2x2 octs
+// need whole aligned groups in the owned range; the z-march variants a power-of-two brick on one
+// rank; subgrid6 runs everywhere. Host variants run on every mesh.
+std::string variant_needs(copa::Backend b, const std::string& variant, const OctMesh& m);
+inline bool variant_applies(copa::Backend b, const std::string& variant, const OctMesh& m) {
+  return variant_needs(b, variant, m).empty();
+}
+
+// The variant a uniform run takes without --variant. The fallback rule: the table's default for
+// the backend and rank count (variants.cpp); when that does not run on the mesh, the next variant of the chain
+// zmarch-col | zmarch -> balanced -> subgrid6 that does (subgrid6 runs on every mesh). `note` (when
+// given) receives "<default> needs <what>: <taken>" for each step down the chain, empty when none.
+// `tunings` (--tuning AXIS=VALUE) apply to the variant taken.
+copa::Selection default_selection(const copa::VariantRegistry& table, copa::Backend b, int nranks, const OctMesh& m,
+                                  std::string* note = nullptr, const std::vector<std::string>& tunings = {});
 
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup);
 

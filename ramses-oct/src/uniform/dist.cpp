@@ -1,4 +1,4 @@
-#include "dist.hpp"
+#include "uniform/dist.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -1,9 +1,9 @@
-#include "problems.hpp"
+#include "hydro/problems.hpp"
 
 #include <cmath>
 
 #include "copa/errors.hpp"
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro {
 

@@ -8,7 +8,7 @@
 #pragma once
 #include <cstdint>
 
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro {
 

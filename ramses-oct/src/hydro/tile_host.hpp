@@ -8,8 +8,8 @@
 #pragma once
 #include <cstdint>
 
-#include "hydro_math.hpp"
-#include "tile_geometry.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/tile_geometry.hpp"
 
 namespace ro {
 

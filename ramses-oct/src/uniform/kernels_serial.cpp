@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "copa/timing.hpp"
-#include "kernels.hpp"
-#include "tile_host.hpp"
+#include "uniform/kernels.hpp"
+#include "hydro/tile_host.hpp"
 
 namespace ro {
 namespace {

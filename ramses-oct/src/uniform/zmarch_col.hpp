@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "zmarch.hpp"
+#include "uniform/zmarch.hpp"
 
 namespace ro {
 

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "copa/report.hpp"
-#include "mesh.hpp"
-#include "problems.hpp"
-#include "reference.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/problems.hpp"
+#include "hydro/reference.hpp"
 
 namespace ro {
 

@@ -1,6 +1,6 @@
-#include "vtk_output.hpp"
+#include "hydro/vtk_output.hpp"
 
-#include "hydro_math.hpp"
+#include "hydro/hydro_math.hpp"
 
 namespace ro {
 

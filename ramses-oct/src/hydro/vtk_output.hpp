@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "copa/vtk.hpp"
-#include "mesh.hpp"
+#include "hydro/mesh.hpp"
 
 namespace ro {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "copa/timing.hpp"
-#include "kernels.hpp"
-#include "tile_host.hpp"
+#include "uniform/kernels.hpp"
+#include "hydro/tile_host.hpp"
 
 namespace ro {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh.hpp"
+#include "hydro/mesh.hpp"
 
 namespace ro {
 

@@ -17,9 +17,9 @@
 
 #include <vector>
 
-#include "hydro_math.hpp"
-#include "mesh.hpp"
-#include "tile_geometry.hpp"
+#include "hydro/hydro_math.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/tile_geometry.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define RO_BLOCK_SYNC() __syncthreads()

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "copa/halo.hpp"
-#include "decomposition.hpp"
-#include "driver.hpp"
+#include "uniform/decomposition.hpp"
+#include "uniform/driver.hpp"
 
 namespace ro {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "mesh.hpp"
-#include "problems.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/problems.hpp"
 
 namespace ro {
 

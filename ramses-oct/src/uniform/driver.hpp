@@ -9,18 +9,12 @@
 
 #include "copa/backend.hpp"
 #include "copa/timing.hpp"
-#include "kernels.hpp"
-#include "mesh.hpp"
-#include "problems.hpp"
+#include "uniform/kernels.hpp"
+#include "hydro/mesh.hpp"
+#include "hydro/problems.hpp"
+#include "hydro/run_config.hpp"
 
 namespace ro {
-
-// Appended to the positivity stop's message. MUSCL-Hancock with limited slopes is not
-// positivity-preserving: measured, Sedov 64^3 with --slope mc goes negative at Courant 0.7 and 0.8
-// and stays physical at 0.5 and 0.6 (README "Scheme").
-inline constexpr char non_physical_hint[] =
-    "; the scheme does not preserve positivity: a smaller --courant (e.g. 0.5) or --slope minmod may keep "
-    "the state physical";
 
 // The communication of a distributed step (dist.hpp): the ghost layer filled before every update
 // and the dt reduction made global. Absent on one rank.
@@ -38,21 +32,6 @@ class StepComm {
   virtual copa::KernelCost halo_cost() const = 0;
 };
 
-struct RunConfig {
-  ProblemParams problem;
-  HydroParams hydro;
-  double courant = 0.8;
-  double tend = 0;
-  long max_steps = 1000000;
-  int warmup = 1;              // steps left out of the timing statistics (of the first repetition)
-  int reps = 1;                // --reps: repetitions of the whole timed run from the initial state
-  int block_size = 0;
-  bool host_resident = false;
-  StepComm* comm = nullptr;    // distributed run: halo and global reductions (rows halo_exchange, allreduce)
-  // Called after the initial state is loaded (step 0) and after every step, outside the timed
-  // regions, with the repetition, step and time (output and progress; may be empty).
-  std::function<void(int rep, long step, double t, HydroKernels& k)> after_step;
-};
 
 struct RunResult {
   std::vector<double> u;       // final state (the stored octs: owned, then ghosts)
