@@ -18,7 +18,6 @@
 #include "hydro/reference.hpp"
 #include "hydro/verification.hpp"
 #include "hydro/vtk_output.hpp"
-#include "uniform/driver.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif

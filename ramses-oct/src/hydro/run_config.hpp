@@ -2,8 +2,13 @@
 // parameters, the time span and the timing (warm-up, repetitions); the uniform run adds its block
 // size, host residence, halo exchange and per-step hook.
 #pragma once
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <vector>
 
+#include "copa/stats.hpp"
+#include "copa/timing.hpp"
 #include "hydro/hydro_math.hpp"
 #include "hydro/problems.hpp"
 
@@ -34,5 +39,13 @@ struct RunConfig {
   // regions, with the repetition, step and time (output and progress; may be empty).
   std::function<void(int rep, long step, double t, HydroKernels& k)> after_step;
 };
+
+// Statistics of a region leaving out the first `skip` samples (warm-up), keeping at least one.
+inline copa::Stats region_stats(const copa::Profile& p, const std::string& name, int skip) {
+  std::vector<double> s = p.samples(name);
+  const int drop = std::min<int>(skip, static_cast<int>(s.size()) - 1);
+  if (drop > 0) s.erase(s.begin(), s.begin() + drop);
+  return copa::summarize(s);
+}
 
 }  // namespace ro

@@ -103,11 +103,4 @@ RunResult run_backend(copa::Backend backend, const copa::Selection& variant, con
   return res;
 }
 
-copa::Stats region_stats(const copa::Profile& p, const std::string& name, int skip) {
-  std::vector<double> s = p.samples(name);
-  const int drop = std::min<int>(skip, static_cast<int>(s.size()) - 1);
-  if (drop > 0) s.erase(s.begin(), s.begin() + drop);
-  return copa::summarize(s);
-}
-
 }  // namespace ro

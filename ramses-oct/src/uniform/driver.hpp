@@ -45,7 +45,4 @@ struct RunResult {
 RunResult run_backend(copa::Backend backend, const copa::Selection& variant, const OctMesh& mesh,
                       const std::vector<double>& u0, const RunConfig& cfg);
 
-// Statistics of a region leaving out the first `skip` samples (warm-up), keeping at least one.
-copa::Stats region_stats(const copa::Profile& p, const std::string& name, int skip);
-
 }  // namespace ro
