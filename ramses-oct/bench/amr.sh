@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ramses-oct AMR benchmarks (README "AMR"). Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS] [BACKENDS]
+# ramses-oct AMR benchmarks. Usage: bench/amr.sh BUILD_DIR OUT_DIR [THREADS] [BACKENDS]
 # BUILD_DIR: a build with OpenMP, with CUDA for the GPU cases. Sedov to t = 0.05 on base 32^3 + 2
 # levels (128^3 finest), OpenMP and GPU (device step and state; host tree), against the uniform 128^3 runs
 # (OpenMP; GPU zmarch, named: the AMR goal is set against the uniform zmarch rate, while zmarch-col is
@@ -18,7 +18,7 @@
 # group_min and sibling_group_share (the leaf octs updated in groups).
 # With the device dt a step's row times its launch and the wait for the step before it, so the step
 # MEDIAN is not a step's time: compare the step mean (steps_s / steps) and the FOM. regrid_fallbacks: regrids whose queued
-# plan build was redone with exact sizes (README "The regrid's count waits").
+# plan build was redone with exact sizes.
 # BACKENDS "cuda-large" (not in the default; about 2.5 min on an H200, 28 GB of host memory): the
 # scale-up at 512^3 finest, Sedov to t = 0.05 on base 128^3 + 2 levels and base 64^3 + 3 levels
 # (--max-octs 8000000, 3.2x the 2.5M octs used: the default, full refinement, would ask 51 GB of host
@@ -27,7 +27,7 @@
 # dominates there), and uniform 512^3 zmarch for 200 steps (its rate; a run to t = 0.05 would take
 # over 3 min).
 # BACKENDS "cuda-buffer" (not in the default; about 3 min on an H200): the regrid interval against the
-# buffer at 512^3 finest (README "Regrid interval and buffer"): Sedov to t = 0.05 on base 128^3 + 2
+# buffer at 512^3 finest: Sedov to t = 0.05 on base 128^3 + 2
 # levels with (--regrid-every, --refine-buffer) = (2, 1) (the defaults), (4, 2), (6, 3) and (8, 4), and
 # base 64^3 + 3 levels with (4, 2); the table's "regrid every, buffer" and "verification value" (the Sedov radius error) columns
 # (a feature stays on the finest level for about 2 buffer / C steps, C = 0.8 the Courant number).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ramses-oct distributed scaling (README "Distributed runs"). Usage: bench/dist.sh BUILD OUT NRANKS
+# ramses-oct distributed scaling. Usage: bench/dist.sh BUILD OUT NRANKS
 # BUILD: a CUDA + MPI build (cmake --preset cuda-mpi; binary at BUILD/ramses-oct/ramses-oct).
 # Sedov, FP64, periodic, 20 steps (2 warm-up: medians over 18 timed steps), variant balanced on a GPU
 # (zmarch runs on one rank only, so the one-rank baseline uses the same kernel as the distributed runs):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ramses-oct H200 benchmarks (README "Results"). Usage: bench/h200.sh BUILD_DIR OUT_DIR
+# ramses-oct H200 benchmarks. Usage: bench/h200.sh BUILD_DIR OUT_DIR
 # BUILD_DIR: a CUDA build (binary at BUILD_DIR/ramses-oct/ramses-oct); one JSON per case in OUT_DIR
 # (and its human output in OUT_DIR/NAME.txt). Ordered from most to least important; about 90 s
 # on the H200 node. Ends with the seed-table comparison (ms per step) read from the human output.

@@ -197,7 +197,7 @@ int run(int argc, char** argv) {
     throw copa::InputError("--n/--nx/--ny/--nz: " + std::to_string(ncell / 8) + " octs exceed the 32-bit oct index (2^31 - 1)");
   // Host: mesh tables, the initial state, the final state of each backend and a backend's two
   // working copies (serial/OpenMP), 40 bytes per cell each. On several ranks every rank also
-  // holds the global oct tables (set-up), and rank 0 the gathered global states (README).
+  // holds the global oct tables (set-up), and rank 0 the gathered global states.
   const int nranks = copa::mpi::size();
   const bool root = copa::mpi::is_root();
   // A rank's stored octs are its share plus the ghost layer: counted as half its share again

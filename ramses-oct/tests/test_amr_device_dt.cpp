@@ -1,4 +1,4 @@
-// The device dt's driver (README "The device dt") on the host emulation of the device step: a run
+// The device dt's driver on the host emulation of the device step: a run
 // whose steps are queued, each with the dt the emulated device clock computed (clock_after_scan, the
 // device's function), gives the host-dt run's results bit for bit: the same state, time, steps,
 // regrids and update counts, with regrids that change the tree or keep it, a last step clipped to

@@ -46,7 +46,7 @@ TEST(Amr, amr_device_plan_emulated_equals_host_plan) {
   }
 }
 
-// The GPU regrid's queued build (README "The regrid's count waits") sizes the plan's arrays by
+// The GPU regrid's queued build sizes the plan's arrays by
 // bounds it has before the counts: leaf octs <= octs, singles + groups <= leaf octs, groups x
 // group_min <= leaf octs (a group's members are a run of at least group_min leaf octs, runs
 // disjoint), restriction pairs <= 8 per coarse oct. A count past its bound would write past the

@@ -5,7 +5,7 @@
 // so a test sees the skipped unchanged regrids, the sibling groups updated, so it sees the group
 // body run, and the scans: run by scan(), handed out from advance(), and handed out but unequal to
 // a scan of the state at that moment (a stale one). With device_dt it also queues steps as the GPU
-// step does with the device dt (queue_step, step_scan: README "The device dt"), the clock moved on
+// step does with the device dt (queue_step, step_scan), the clock moved on
 // by clock_after_scan, the function the device's last scan block calls; a halted step leaves the
 // state as it is (the device copies the leaf cells and restricts them again).
 #pragma once

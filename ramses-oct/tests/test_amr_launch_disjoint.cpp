@@ -1,4 +1,4 @@
-// The device step's shared launches rest on disjoint cells (README "The device step, round 5"):
+// The device step's shared launches rest on disjoint cells:
 // reflux_restrict_kernel runs the reflux beside the finest restriction, so no cell a reflux face
 // writes may be one that restriction writes or reads; restrict_scan_kernel runs the coarsest
 // restriction beside the scan, so that restriction may write only covered cells (the scan reads

@@ -1,5 +1,4 @@
-// The next step's dt scan carried from advance() to scan() (NextScan, README "The device step,
-// round 4") on the GPU path's driver with the device emulated on the host: every carried scan
+// The next step's dt scan carried from advance() to scan() (NextScan) on the GPU path's driver with the device emulated on the host: every carried scan
 // equals a scan of the state it is used on, a scan runs again exactly after the start and after
 // each regrid that changed the tree, and the run equals the serial oracle, with a regrid every 1,
 // 2 and 3 steps. A regrid between two steps must drop the carried scan; the per-scan comparison

@@ -1,5 +1,5 @@
 // The GPU step's next dt scan, run at the end of advance() and handed out by scan() while valid
-// (NextScan, README "The device step, round 4"): every scan the driver gets equals the host scan
+// (NextScan): every scan the driver gets equals the host scan
 // (scan_leaves) of the device state at that moment to 1e-13 relative per level (the device may
 // contract the speed's products into FMAs; a stale scan, one step old, differs by far more), and
 // the run equals the serial oracle to round-off, with a regrid every 1, 2 and 3 steps. gpu label:

@@ -1,4 +1,4 @@
-// Partial sibling groups (--group-min, README "AMR", "Partial sibling groups"): the plan's groups
+// Partial sibling groups (tuning group-min): the plan's groups
 // at group_min 1, 4 and 8 on the plan cases' trees (every leaf oct in exactly one unit, the
 // members where the masks say, the device plan's emulation equal to the host plan), and the GPU
 // step's emulation giving the same state and kept fine fluxes whatever the unit shapes (groups of
@@ -6,7 +6,7 @@
 //
 // "The same" is bit for bit (state_difference and flux_difference 0, the same set of fine-flux
 // entries written): every shape reads the same inputs in the same arithmetic, and the host code is
-// compiled without FP contraction (ramses-oct/CMakeLists.txt, README "Leaf cubes"), so the oct
+// compiled without FP contraction (ramses-oct/CMakeLists.txt), so the oct
 // (T = 2) and group (T = 4) instances of the bodies round alike however they are inlined (with
 // GCC's default contraction they differed in the last bits, and this bound was 1e-13).
 // A wrong index map or a missing kept face moves a value by O(1).

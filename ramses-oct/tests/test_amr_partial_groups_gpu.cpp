@@ -1,4 +1,4 @@
-// Partial sibling groups on the GPU (--group-min, README "AMR", "Partial sibling groups"): the
+// Partial sibling groups on the GPU (tuning group-min): the
 // GPU step built with group_min 1 (every block with a leaf oct a group, most of them partial) and
 // 8 (complete blocks only), global dt and --subcycle, on a cube and a brick domain: after every
 // upload and regrid the device plan equals the host plan of the same group_min field by field,

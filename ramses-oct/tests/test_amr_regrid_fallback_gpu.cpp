@@ -1,5 +1,4 @@
-// The regrid's queued lists and plan build (README "The regrid's count waits": adopt() launches
-// them over bounds and guessed capacities and reads every count at its one wait) and its fallback
+// The regrid's queued lists and plan build (adopt() launches them over bounds and guessed capacities and reads every count at its one wait) and its fallback
 // (a count past its guessed capacity: the lists and plan built again with exact sizes). The GPU
 // step is run twice, with the optimistic capacities and with starved ones (RegridCapacity::starved:
 // half the last counts, so that regrids overflow them and the unit kernels' warps stride over

@@ -1,4 +1,4 @@
-// The regrid kernels' finer decompositions (README "AMR", "Regrid kernels"): the device runs the
+// The regrid kernels' finer decompositions: the device runs the
 // buffer and the 2:1 balance one thread per (oct, slot) and the plan's unit slots one warp per
 // unit. The parts must do per oct exactly what the whole-oct bodies do: the same set of cells
 // set (not only the same flags after the pass, where a cell set by two octs hides one of them),

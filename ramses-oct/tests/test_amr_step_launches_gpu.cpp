@@ -1,4 +1,4 @@
-// The device step's tail in fewer launches (README "The device step, round 5"): the reflux with the
+// The device step's tail in fewer launches: the reflux with the
 // finest restriction in one launch, one launch per middle level, the coarsest restriction with the
 // next step's scan, whose last block hands the words out through host-mapped memory and zeroes
 // them. Each tree below takes one path: nothing refined (no restriction: the scan alone), one

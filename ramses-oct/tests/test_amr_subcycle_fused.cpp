@@ -1,4 +1,4 @@
-// The premises of the device's fused subcycled launches (README "Level subcycling on the GPU"),
+// The premises of the device's fused subcycled launches,
 // on the plan cases' trees (one to three levels; periodic, reflecting and outflow faces):
 // (1) the commit of level l (unew -> u on its leaf cells) and the restriction of level l + 1 into
 // level l's covered cells share one launch, so the cells one writes are neither written nor read

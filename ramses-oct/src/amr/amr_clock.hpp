@@ -1,4 +1,4 @@
-// The global step's dt, written once for the host and the device (README "The device dt"): the
+// The global step's dt, written once for the host and the device: the
 // host's cfl_dt and the tend clip of the driver, and the device clock that the GPU step's dt scan
 // advances, so that the device computes the next step's dt itself and the host need not compute
 // it between two steps. One function each, called by both sides, so they cannot drift apart;

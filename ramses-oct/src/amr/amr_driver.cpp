@@ -86,7 +86,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   r.initial = leaf_totals(t, u);
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
-  // The device dt (README "The device dt"): the GPU global step queues step k, then waits for the
+  // The device dt: the GPU global step queues step k, then waits for the
   // scan before it; --subcycle and --phase-timing keep the host dt.
   const bool device_dt = dev && !ac.subcycle && !ac.phase_timing && dev->queues_steps();
   StepLists lists;
@@ -100,7 +100,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
   // GPU path: after a device rebuild the host tree is stale; the host keeps the device's counts
-  // (leaf cells, octs) and copies the tree back only where it reads it (README "The device rebuild").
+  // (leaf cells, octs) and copies the tree back only where it reads it.
   bool host_tree_stale = false;
   const auto current_tree = [&](const char* row) {
     if (!host_tree_stale) return;
@@ -147,7 +147,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       if (dev) {
         // The state and the tree stay on the device: the criterion, the flags, the new tree beside
         // the old one, its links and the state's move are all computed there; only counts and
-        // error words cross (README "The device flags", "The device rebuild").
+        // error words cross.
         // The parts' rows only under --phase-timing: the device then waits at the end of each
         // part (GpuAmrStep::end_regrid_part); otherwise a part's row would time its launches alone.
         {
@@ -158,8 +158,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           const PartRegion sub(timer, "regrid.flags", ac.phase_timing);
           dev->refinement_flags();
         }
-        // regrid.tree is the tree rebuild whole; its two parts get their own rows (README
-        // "Regrid cost").
+        // regrid.tree is the tree rebuild whole; its two parts get their own rows.
         {
           const PartRegion sub(timer, "regrid.tree", ac.phase_timing);
           {
@@ -209,7 +208,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       if (device_dt) {
         // Step k queued with the device's dt, then the wait for the scan it started from (the end of
         // step k - 1, or the regrid's scan, already waited for): the device has step k to run while
-        // the host checks that scan and computes the same dt (README "The device dt").
+        // the host checks that scan and computes the same dt.
         {
           copa::Region reg(timer, "hydro_update+reflux+restriction");
           dev->queue_step();
@@ -230,7 +229,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       } else {
         // On the GPU path the scan ran at the end of the previous advance() (its kernel time is in
         // the update row) unless a regrid changed the tree since: this row is then the host's
-        // cfl_dt alone (README "The device step, round 4").
+        // cfl_dt alone.
         LeafScan scan;
         {
           copa::Region reg(timer, "dt_reduction");

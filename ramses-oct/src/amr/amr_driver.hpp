@@ -41,7 +41,7 @@ struct AmrResult {
   long steps = 0;
   long regrids = 0;
   // GPU path: regrids whose queued list/plan build overflowed a guessed capacity and was rebuilt
-  // with exact sizes (README "The regrid's count waits"), and whether dt was computed on the device.
+  // with exact sizes, and whether dt was computed on the device.
   long long regrid_fallbacks = 0;
   bool device_dt = false;
   double leaf_cell_updates = 0;  // sum over steps of the leaf cells updated (--subcycle: 2^l per level-l leaf)

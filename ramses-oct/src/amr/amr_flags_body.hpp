@@ -1,8 +1,7 @@
 // The regrid's criterion and refinement flags (amr_regrid.hpp, parts (1) and (2)) written once as
 // host/device functions over the tree's view: the host criterion_flags and refinement_flags
 // (serial or OpenMP loops) and the device's kernels (amr_gpu.cu: one launch per level and pass)
-// call the same bodies, so the device flags equal the host's byte for byte (README "AMR", "The
-// device flags"). The passes, in order:
+// call the same bodies, so the device flags equal the host's byte for byte. The passes, in order:
 //   criterion: one byte per cell (gradient, everywhere or band; 2 = a missing face neighbour);
 //   sons:      per level, finest first, a refined cell takes the OR of its son oct's flags
 //              (of its criterion bytes on the finest level), a leaf its own criterion byte;

@@ -3,12 +3,11 @@
 // slots, ONE launch that updates every leaf oct of every level, the reflux gather, one restriction
 // launch per level, then the next step's leaf scan, with one wait at the end (NextScan); with the
 // device dt the scan also computes the next dt and the host queues a step before it waits for
-// the one before (queue_step, README "The device dt"). A regrid
+// the one before (queue_step). A regrid
 // keeps the state and the tree on the device: the criterion, the refinement flags, the new tree's
 // rebuild and links, the state's move and the step lists and step plan all run there; only counts
-// and error words come back (README "AMR", "The device plan", "The device lists", "The device
-// flags", "The device rebuild"). With --subcycle, advance_subcycled runs the same kernels level by
-// level over the plan's per-level ranges (README "Level subcycling on the GPU").
+// and error words come back. With --subcycle, advance_subcycled runs the same kernels level by
+// level over the plan's per-level ranges.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -32,8 +31,7 @@ struct PlanCounts {
   PlanLevels levels;                         // --subcycle only (a step built for it): per-level ranges
 };
 
-// The next step's dt scan, run at the end of advance() on the state it just made (README "The
-// device step, round 4"): scan() hands it out while it is valid and runs the scan itself only
+// The next step's dt scan, run at the end of advance() on the state it just made: scan() hands it out while it is valid and runs the scan itself only
 // when it is not. It holds until the state or the tree changes otherwise: an upload, a tree
 // upload or a state move (a regrid whose tree changed) drops it, and so does the start of
 // advance() (a step that throws leaves none). A regrid that keeps the tree
@@ -73,14 +71,14 @@ class DeviceStep {
   virtual void advance(double dt) = 0;
   // --phase-timing: from now on advance() records device events between its phases and adds
   // their times to p as rows amr.ghosts, amr.update, amr.reflux+finest_restriction and
-  // amr.coarser_restrictions+scan (README "The device step, round 5"). A step that has no device
+  // amr.coarser_restrictions+scan. A step that has no device
   // phases to time (the tests' host emulation) records nothing.
   virtual void time_phases(copa::Profile& p) { (void)p; }
   // --subcycle: one coarse step of dt0 in which level l advances in 2^l substeps of dt0 / 2^l, the
   // host's subcycled_step (amr_subcycle.hpp) in the same order and arithmetic, one launch per
   // level and phase and no wait inside; returns as advance() does, the next scan held (NextScan).
   virtual void advance_subcycled(double dt0) = 0;
-  // The device dt (README "The device dt"; the global step only, not --subcycle): the device
+  // The device dt (the global step only, not --subcycle): the device
   // computes each step's dt in the scan before it (amr_clock.hpp), so the host queues step k + 1
   // before it waits for step k. queues_steps(): whether this step does (else the driver keeps
   // the host dt: scan(), advance()). start_clock(): the run's clock set once after the upload,
@@ -108,7 +106,7 @@ class DeviceStep {
   // flags from it (son flags, buffer, 2:1 balance) into the device array flag_; nothing comes up:
   // the error word comes with rebuild()'s counts, and rebuild() throws the host's RuntimeError
   // where the tree was not balanced (the host and emulated steps throw in refinement_flags).
-  // The device rebuild (amr_rebuild_body.hpp, README "The device rebuild"): rebuild() builds the
+  // The device rebuild (amr_rebuild_body.hpp): rebuild() builds the
   // new tree's octs, their father and son links and the old->new map beside the current tree
   // from flag_ (only the counts come up: octs per level, created octs), exit 3 (RuntimeError)
   // over max_octs before allocating, false when the tree is unchanged (then nothing else is
@@ -133,8 +131,7 @@ class DeviceStep {
   virtual void upload_flags(const std::vector<char>& flag) = 0;
   virtual void download_map(RegridMap& m) = 0;
   // Test hook: the regrids whose step lists and plan were built again with exact sizes because a
-  // count passed the capacity the queued build guessed (the GPU step's fallback, README "The
-  // regrid's count waits"); a step without one has none.
+  // count passed the capacity the queued build guessed (the GPU step's fallback); a step without one has none.
   virtual long long regrid_fallbacks() const { return 0; }
 };
 #if COPA_GPU

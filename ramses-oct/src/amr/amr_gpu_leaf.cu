@@ -163,7 +163,7 @@ GpuAmrStep::GpuAmrStep(const HydroParams& hp, bool reflux, bool subcycle, int gr
 // (LeafUnits). The singles run on a side stream forked from the default stream just before the
 // groups' launch and joined just after it, so that their short grid runs beside the groups'
 // instead of alone before it: with the singles first on the default stream, Sedov 32^3 + 2
-// --subcycle's steps took 0.073 s against 0.066 s here (README "Two leaf-update kernels"). The
+// --subcycle's steps took 0.073 s against 0.066 s here. The
 // two write disjoint cells and fine-flux rows, so neither waits for the other.
 void GpuAmrStep::launch_units(const block::Args& a, long long nsingle, const std::int32_t* singles, long long ngroup,
                   const std::int32_t* groups, const std::int32_t* group_slots, const std::uint8_t* members,

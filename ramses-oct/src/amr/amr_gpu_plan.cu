@@ -9,7 +9,7 @@ namespace ro::amr::gpu {
 // emulate_device_plan these passes in this order). Pass 1: per leaf oct its fixed-size entries
 // and group-head mask.
 // The number of leaf octs is read from the count words (nleaf_word), so that the launch needs
-// only a bound the host knows without waiting (README "The regrid's count waits").
+// only a bound the host knows without waiting.
 __global__ void plan_leaf_kernel(PlanView v, const std::int32_t* __restrict__ leaf_octs,
                                  const long long* __restrict__ nleaf_word, bool reflux, int group_min,
                                  const std::uint64_t* __restrict__ face_mask, long long ncoarse,
@@ -429,7 +429,7 @@ long long GpuAmrStep::queued_capacity(long long last) const {
 // the capacity it ran with, the arrays take their exact sizes (what the downloads, the memory
 // they report and the next regrid's growth read; no allocation: they only shrink) and counts_
 // the counts; else the lists and plan are built again with exact sizing (three waits more), the
-// arrays then grown to fit (README "The regrid's count waits").
+// arrays then grown to fit.
 void GpuAmrStep::finish_queued_build() {
   const long long* h = mapped_counts_.host();
   const CountWords w{max_level_ + 1};

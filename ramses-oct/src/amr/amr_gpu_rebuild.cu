@@ -228,7 +228,7 @@ void GpuAmrStep::link() {
 // become the current ones (the old ones are kept as the next rebuild's new arrays), the lists
 // and plan are rebuilt (queued sizing: no count comes up before the end) and the new state is
 // scanned for the next dt. One wait at the end, for all of it: the scan's words and every count
-// of the lists and plan come up there (finish_queued_build; README "The regrid's count waits").
+// of the lists and plan come up there (finish_queued_build).
 void GpuAmrStep::adopt() {
   drop_scans();
   const long long nn = new_begin_.back();

@@ -75,7 +75,7 @@ void GpuAmrStep::download(std::vector<double>& u) {
   std::memcpy(u.data(), h, u_.bytes());
 }
 
-// The step's launches (README "The device step, round 5"): ghosts, leaf update, the reflux with
+// The step's launches: ghosts, leaf update, the reflux with
 // the finest restriction, one launch per middle level, and the coarsest restriction with the
 // next step's scan (the scan alone where the coarsest restriction is the finest, whose launch
 // the reflux shares, or where there is none): 4 launches for one or two refined levels, L + 2
@@ -106,8 +106,7 @@ void GpuAmrStep::wait_queued() {
 }
 
 // The recursion of amr_subcycle.cpp's amr_step with the device plan's per-level ranges: no copy
-// and no wait inside the coarse step, then the next scan as advance() ends (README "Level
-// subcycling on the GPU").
+// and no wait inside the coarse step, then the next scan as advance() ends.
 void GpuAmrStep::advance_subcycled(double dt0) {
   if (!subcycle_)
     throw std::logic_error("ramses-oct AMR: advance_subcycled on a device step built without subcycle "

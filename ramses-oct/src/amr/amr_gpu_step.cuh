@@ -76,7 +76,7 @@ inline constexpr int ghost_threads = 128;
 // nearly every leaf cell, paid for although the singles' path caused them.
 enum class LeafUnits { singles, groups };
 
-// The reflux and the finest restriction in one launch (README "The device step, round 5"): blocks
+// The reflux and the finest restriction in one launch: blocks
 // [0, reflux_blocks) take one thread per (reflux face, variable), variable-major so neighbouring
 // threads read neighbouring faces, and only the thread at the start of a coarse cell's faces
 // works (reflux_cell); the blocks after them restrict pairs [first, last) of the finest level
@@ -113,7 +113,7 @@ inline constexpr int scan_warps = scan_threads / COPA_WARP_SIZE;
 // The counts of the step lists and plan build, written by its small count kernels into one
 // device array (the count words) that its later kernels read in place of host counts; the host
 // copies them up at its waits (exact sizing), or plan_totals_kernel stores them into host-mapped
-// memory that the host reads after adopt()'s one wait (queued sizing; README "The regrid's count waits").
+// memory that the host reads after adopt()'s one wait (queued sizing).
 // Where each count lies for a tree of nlevel levels: the leaf octs, the reflux faces, the singles,
 // the groups, per level the restriction scan at its first oct, its leaf cells and its offset of
 // plan_restrict_fill, then the ghost total (--subcycle: plan_level_words from there, the ghost
@@ -218,7 +218,7 @@ class MappedWords {
 };
 
 // The dt scan's result words: two sets, which scans take in turn: with the device dt the next
-// step's scan writes one while the host reads the other (README "The device dt"). A set holds the
+// step's scan writes one while the host reads the other. A set holds the
 // words of the most levels a tree can have and the device dt.
 class MappedScanWords {
  public:
@@ -303,7 +303,7 @@ class GpuAmrStep final : public DeviceStep {
 
   void advance(double dt) override;
 
-  // The device dt (README "The device dt"): the clock set here, then every scan moves it on.
+  // The device dt: the clock set here, then every scan moves it on.
   bool queues_steps() const override { return true; }
   void start_clock(double time, double courant, double tend) override;
   void queue_step() override;
@@ -315,7 +315,7 @@ class GpuAmrStep final : public DeviceStep {
   void launch_units(const block::Args& a, long long nsingle, const std::int32_t* singles, long long ngroup,
                     const std::int32_t* groups, const std::int32_t* group_slots, const std::uint8_t* members,
                     const std::int8_t* edges, const double* u, double* unew);
-  // How build_lists and build_plan size their launches and arrays (README "The regrid's count waits"):
+  // How build_lists and build_plan size their launches and arrays:
   // exact, each count copied up once the device has it (a wait each: upload_tree, and the
   // fallback), or queued, by bounds and guesses the host has without waiting (adopt()).
   enum class Sizing { exact, queued };

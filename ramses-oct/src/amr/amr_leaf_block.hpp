@@ -6,7 +6,7 @@
 // T = 2, one leaf oct (64 threads, four octs per block, each with its own slice of shared
 // memory); T = 4, a sibling group: the aligned 2 x 2 x 2 block of one level (the 8 sons of one
 // father oct; above level 0, or 8 aligned base octs) whose leaf octs (all 8, or at least
-// --group-min of them: a partial group) are consecutive in the leaf list (key order), one block
+// tuning group-min of them: a partial group) are consecutive in the leaf list (key order), one block
 // per group; its other octs are only read. Phases (the subgrid6 phases of kernels_gpu.cu): gather
 // the cells of the (T + 4)^3 subgrid that the predictor reads, from the state or the prolonged
 // ghost slots; slopes and predictor; one Riemann solve per face; then the leaf cells (faces next
@@ -107,8 +107,8 @@ inline constexpr int group_threads = 256;
 // on a side stream, launch_units), in blocks of the same 256 threads: four octs per block, each
 // with its own 8.4 KB slice of shared memory and 64 threads (two NVIDIA warps, one HIP
 // wavefront). An oct's phases: 80 gathers (2 rounds), 32 predictor cells (1), 36 faces (1), 32
-// update items (1). (From the device step's round 3 their blocks sat in the groups' launch, which
-// cost the groups the singles' registers: README "Two leaf-update kernels".)
+// update items (1). The singles have their own launch: in the groups' launch their blocks cost the
+// groups the singles' registers.
 inline constexpr int lanes = 64;
 inline constexpr int octs_per_block = group_threads / lanes;
 inline constexpr int T = 2, F = Unit<2>::F, Q = Unit<2>::Q, P = Unit<2>::P;
@@ -138,12 +138,12 @@ struct Args {
   double* flux_sum;
   long long stride;
   double dt, dx0;
-  // The device dt (README "The device dt"): the step's dt is clock->dt, written by the scan
+  // The device dt: the step's dt is clock->dt, written by the scan
   // before the step, and dt above is unused; null: dt above (--subcycle, the host emulation).
   const DeviceClock* clock = nullptr;
   // --subcycle, levels >= 1: this visit is the first of the level's two substeps in its parent's
   // step, so each kept flux's sum starts here: 0 + dt F, the bits of an add into a zeroed sum
-  // (flux_sum_add). Nothing zeroes the sums (README "Level subcycling on the GPU").
+  // (flux_sum_add). Nothing zeroes the sums.
   bool sum_first = false;
 };
 
@@ -464,7 +464,7 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
 // reads is a kept face (test_amr_subcycle_fused.cpp), which each substep's leaf update writes, the
 // first one without reading it (flux_sum_add), so the sums are only read here. (They were zeroed
 // here as they were read, scattered 8-byte stores: 0.92 ms of a 1.3 ms level-1 visit on the
-// H200, Sedov 128^3 + 2; README "Level subcycling on the GPU".)
+// H200, Sedov 128^3 + 2.)
 RO_HD void reflux_cell(long long e, int f, long long nfaces, const RefluxFace* faces, const std::int8_t* level,
                        const double* fine_flux, long long stride, double dt, double dx0, double* unew) {
   const long long cell = faces[e].cell;

@@ -1,7 +1,7 @@
 // The step lists' per-oct work (StepLists, amr_solver.hpp) written once as host/device functions
 // over raw tables, as the plan's (amr_plan_body.hpp): the host build_step_lists (serial or OpenMP)
 // and the device lists build (amr_gpu.cu: a count kernel, exclusive scans, a fill kernel) call the
-// same bodies, so both give the same leaf octs and reflux faces (README "AMR", "The device lists").
+// same bodies, so both give the same leaf octs and reflux faces.
 #pragma once
 #include <cstdint>
 
@@ -74,7 +74,7 @@ RO_HD void lists_fill_cell(const TreeView& v, const std::int32_t* son, long long
   // The six faces in a loop of fixed length (unrolled: compile-time axis and side), not a walk over
   // the mask's set bits: a runtime face indexes the view's pointer arrays, and a kernel then copies
   // its whole TreeView parameter to local memory in every thread (112 B per thread, ~1 GB per
-  // launch at 1.1M octs on the H200; README "The regrid kernels' stack frames"). Same faces, same order.
+  // launch at 1.1M octs on the H200). Same faces, same order.
   const std::uint64_t mask = (all >> (6 * c)) & 63;
   for (int f = 0; f < 6; ++f) {
     if (!((mask >> f) & 1)) continue;

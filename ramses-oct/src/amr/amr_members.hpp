@@ -1,4 +1,4 @@
-// A sibling group's member mask (README "AMR", "Partial sibling groups"): bit m set where oct m of
+// A sibling group's member mask: bit m set where oct m of
 // the group's aligned 2 x 2 x 2 block (x fastest) is a leaf oct of the group. The group's leaf
 // octs are consecutive in the leaf list in member order, so member m's leaf index is the group's
 // first plus the number of members below m. And the slot rows' empty entry. Read by the plan

@@ -59,13 +59,13 @@ PlanLevels plan_levels_from_words(const long long* words, int max_level);
 PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p);
 
 // Tuning group-min: the fewest leaf octs of a block updated as one sibling group (1..8; 8: complete
-// blocks only). 3: the fastest step measured on the H200 (README "Partial sibling groups":
-// 2, 3, 4 within 1% on Sedov 32^3 + 2, 3 best by 2-3% on 64^3 + 2).
+// blocks only). 3: the fastest step measured on the H200 (2, 3, 4
+// within 1% on Sedov 32^3 + 2, 3 best by 2-3% on 64^3 + 2).
 inline constexpr int default_group_min = 3;
 
 // Rebuilds p in place (vectors keep their capacity across regrids), the loops over the leaf octs
 // in parallel; the result does not depend on the loops (the serial plan). group_min: as
-// --group-min; 0 puts every leaf oct in singles (the per-oct path alone, for tests).
+// tuning group-min; 0 puts every leaf oct in singles (the per-oct path alone, for tests).
 void build_step_plan(const Tree& t, const StepLists& lists, bool reflux, const Loops& loops, StepPlan& p,
                      int group_min = default_group_min);
 StepPlan build_step_plan(const Tree& t, const StepLists& lists, bool reflux,

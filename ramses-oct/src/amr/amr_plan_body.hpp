@@ -1,7 +1,7 @@
 // The step plan's per-element work (amr_plan.hpp) written once as host/device functions over
 // raw tables: the host plan (build_step_plan, serial or OpenMP) and the device plan build
 // (amr_gpu.cu: one kernel per pass, CUB scans between) call the same bodies, so both give the same
-// plan field by field (README "AMR", "The device plan"). The lookups the plan needs (find_oct
+// plan field by field. The lookups the plan needs (find_oct
 // through the per-level coordinate hash, locate, the 27 oct slots, a ghost slot's seven coarse
 // sources) are the host tree's functions rewritten over the view.
 #pragma once
@@ -132,7 +132,7 @@ RO_HD void view_ghost_sources(const PlanView& v, std::int32_t o, int s, std::int
   view_ghost_sources_at(v, l, cc, src_out, flip_out);
 }
 
-// Partial sibling groups (README "AMR", "Partial sibling groups"). The aligned 2 x 2 x 2 block of
+// Partial sibling groups. The aligned 2 x 2 x 2 block of
 // octs of one level that oct o lies in (its coordinates >> 1; above level 0 the 8 sons of one
 // father oct) and o's member index in it (x fastest).
 RO_HD int plan_block_member(const PlanView& v, std::int32_t o) {

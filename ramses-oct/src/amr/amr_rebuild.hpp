@@ -1,5 +1,4 @@
-// The tree rebuild and link as the device runs them (amr_rebuild_body.hpp, README "The device
-// rebuild"): the host parts of the device build (the layout from the counts, the max-octs
+// The tree rebuild and link as the device runs them (amr_rebuild_body.hpp): the host parts of the device build (the layout from the counts, the max-octs
 // refusal) and its emulation on the host for the tests.
 #pragma once
 #include <cstdint>

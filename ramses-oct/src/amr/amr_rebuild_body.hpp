@@ -2,8 +2,7 @@
 // coordinate hash, neighbours) written once as host/device functions over raw tables, as the
 // plan's (amr_plan_body.hpp): the device rebuild (amr_gpu.cu) and its host emulation
 // (emulate_device_rebuild, amr_rebuild.cpp) call the same bodies in the same pass order, and the
-// emulation must give rebuild_tree's tree and map field by field (README "AMR", "The device
-// rebuild").
+// emulation must give rebuild_tree's tree and map field by field.
 //
 // Why the passes run over the OLD octs: rebuild_tree_unlinked walks the new levels top-down and
 // appends, for each new oct that has an old oct, one son per flagged cell. A new oct of level l

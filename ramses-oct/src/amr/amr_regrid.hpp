@@ -1,6 +1,6 @@
 // Regridding (host): flag cells, add a one-cell buffer, enforce 2:1 balance, then build the new
 // tree top-down (refined flagged leaves get prolonged sons, refined cells left unflagged lose
-// their sons and keep the restriction) and move the state onto it. README, "AMR".
+// their sons and keep the restriction) and move the state onto it.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,8 +27,7 @@ struct RefineCriterion {
   // its neighbours up to `buffer` cells of level l away, so the finest level reaches at least
   // 2 buffer fine cells beyond the oct of a flagged fine cell. A feature moves at most C fine cells
   // per step (C the Courant number: no feature outruns the signal speed), so it stays on the
-  // finest level for 2 buffer / C steps: the regrid interval may grow with the buffer (README
-  // "Regrid interval and buffer").
+  // finest level for 2 buffer / C steps: the regrid interval may grow with the buffer.
   int buffer = 1;
 };
 

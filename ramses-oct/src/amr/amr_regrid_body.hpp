@@ -3,7 +3,7 @@
 // copy, or the prolongation of a new oct from its old father cell and that cell's six face
 // neighbours). The host regrid (amr_regrid.cpp) and the device regrid (amr_gpu.cu) call the same
 // functions, so the GPU keeps the state on the device across a regrid and the host sees only one
-// criterion byte per cell (README "AMR", "Regrid cost").
+// criterion byte per cell.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -96,8 +96,7 @@ RO_HD long long view_face_neighbour(const TreeView& v, long long o, int c, int a
 // neighbours, 0 where it does not, 2 where a neighbour is missing (unbalanced tree: an error); the
 // faces in order (-x, +x, -y, +y, -z, +z), the first missing or flagging one decides. The cell's
 // primitives are formed once, each neighbour's once (they were formed for every face they were
-// compared on, and each jump divided: ~1000 instructions per cell, the regrid's costliest kernel,
-// README "The regrid's criterion").
+// compared on, and each jump divided: ~1000 instructions per cell, the regrid's costliest kernel).
 RO_HD char gradient_criterion(const TreeView& v, const double* u, long long stride, long long g, double gamma,
                               double density, double pressure) {
   double uc[nvar], q[nvar];

@@ -24,7 +24,7 @@
 
 namespace ro::amr {
 
-// --levels > 0: the AMR run on the serial and OpenMP backends (README "AMR"). The verdict, the
+// --levels > 0: the AMR run on the serial and OpenMP backends. The verdict, the
 // profile and the cross-backend check use the leaf state sampled on the finest level's uniform mesh.
 int run_amr_problem(const Options& o, const OctMesh& base,
                     const Plan& selections, int argc, char** argv) {
@@ -113,7 +113,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
                  {"dt_on", r.device_dt ? "device (checked bit for bit by the host)" : "host"},
                  {"regrid_fallbacks", r.regrid_fallbacks}};
     // The share of leaf-oct updates done in sibling groups (4^3 blocks, complete or partial: their
-    // leaf members; README "The device step, round 2", "Partial sibling groups").
+    // leaf members).
     if (r.leaf_oct_updates > 0) pj["amr"]["sibling_group_share"] = r.grouped_oct_updates / r.leaf_oct_updates;
     // Rows: per-step regions without the warm-up, regrid and initial grid as their own rows.
     const double mean_leaves = r.steps > 0 ? r.leaf_cell_updates / double(r.steps) : 0;
@@ -131,8 +131,8 @@ int run_amr_problem(const Options& o, const OctMesh& base,
                                {"initial_grid_s", r.profile.total("initial_grid")},
                                {"time_to_solution_s", step_total + regrid_total + r.profile.total("initial_grid")},
                                {"leaf_cell_updates", r.leaf_cell_updates},
-                               // The issue's leaf rate counts the regrid too ("regrid cost included
-                               // and reported separately"): the FOM excludes it, this rate does not.
+                               // The leaf rate with the regrid's cost (reported separately too):
+                               // the FOM excludes it, this rate does not.
                                {"leaf_cell_rate_with_regrid_per_s",
                                 step_total + regrid_total > 0 ? r.leaf_cell_updates / (step_total + regrid_total) : 0.0}};
     // The sound wave's tolerance follows the coarsest level holding leaves (verification.hpp).

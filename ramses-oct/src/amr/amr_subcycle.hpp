@@ -1,7 +1,7 @@
 // RAMSES's level subcycling (--subcycle; Teyssier 2002, sec. 2.4, the recursive amr_step): one
 // coarse step of dt_0 advances level l in 2^l substeps of dt_0 / 2^l, the fine levels first.
 // The host oracle (serial and OpenMP loops); the GPU backends run the same recursion with per-level
-// launches (DeviceStep::advance_subcycled, README "Level subcycling on the GPU").
+// launches (DeviceStep::advance_subcycled).
 #pragma once
 #include <vector>
 

@@ -81,7 +81,7 @@ struct Tree {
   }
 };
 
-// Boundary mapping of a cell coordinate of level l along one axis (README, "Boundaries"): periodic
+// Boundary mapping of a cell coordinate of level l along one axis: periodic
 // wraps, reflecting mirrors (i -> -1 - i; flip: the caller negates the normal momentum), outflow
 // clamps (zero gradient): the same cells the uniform gather reads (tile_axis_source).
 void map_cell_axis(const Tree& t, int l, int axis, int& i, bool& flip);

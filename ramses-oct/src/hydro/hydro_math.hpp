@@ -32,8 +32,8 @@ struct HydroParams {
 // FP64 division on the GPU is a long Newton-iteration sequence (it was the predictor's
 // largest cost in the AMR groups' kernel, whose leaf cells are where the slopes are active).
 // The formula's shape is kept: forming dc only for MC changed how compilers contract the
-// callers' products into FMAs (other bits on the host's AMR path and in split) and ran the
-// uniform GPU variants 1-8% slower (ramses-oct README, session 24).
+// callers' products into FMAs (other bits on the host's AMR path) and ran the uniform GPU
+// variants 1-8% slower on the H200.
 RO_HD double limited_slope(double qm, double q0, double qp, int slope_type) {
   const double dl = slope_type * (q0 - qm);
   const double dr = slope_type * (qp - q0);
@@ -196,7 +196,7 @@ RO_HD double conservative_update(double u_old, double fxl, double fxh, double fy
   return u_old + dtdx * (((fxl - fxh) + (fyl - fyh)) + (fzl - fzh));
 }
 
-// Analytic cost model of one cell update (README "FLOP/byte model"): counted by hand from the
+// Analytic cost model of one cell update: counted by hand from the
 // functions above, HLL solver; the ghost-region recomputation of a tile comes on top.
 inline constexpr double flops_per_cell_update = 570.0;
 inline constexpr double flops_per_cell_scan = 25.0;

@@ -33,14 +33,14 @@ struct Options {
   int reps = 1;  // --reps when given; a run's samples are its time steps, so one run by default
   copa::vtk::Options vtk;  // ParaView output of the first backend and variant of a run
   bool vtk_cells = false;  // leaf cells as hexahedra (.vtu) instead of the uniform grid (.vti)
-  // AMR (--levels > 0; README "AMR").
+  // AMR (--levels > 0).
   int levels = 0, regrid_every = 2, refine_buffer = 1;
   double refine_threshold = -1, refine_density = 0.1, refine_pressure = 0.1;
   std::string refine = "gradient";
   std::vector<double> refine_band = {0.25, 0.5};
   bool no_reflux = false;
-  bool subcycle = false;  // RAMSES's level subcycling instead of the global dt (README "Level subcycling")
-  bool phase_timing = false;  // AMR GPU: device events between the step's phases (README "The device step, round 5")
+  bool subcycle = false;  // RAMSES's level subcycling instead of the global dt
+  bool phase_timing = false;  // AMR GPU: device events between the step's phases (host-dt path)
   long long max_octs = 0;
 };
 

@@ -45,7 +45,7 @@ copa::Verification sedov_verdict(const OctMesh& m, const ProblemParams& pp, cons
   const double rs = shock_radius(radial_profile(m, u, pp.gamma));
   const double err = std::fabs(rs - re) / re;
   extra["shock_radius"] = rs;
-  // The 3% (at 128^3); the peak of the binned density already meets it at 32^3 (README).
+  // 3% (the target at 128^3); the peak of the binned density already meets it at 32^3.
   return {"Sedov-Taylor radius 1.0328 (E t^2/rho0)^(1/5)", "sedov_radius_relative_error", err, 0.03, err < 0.03};
 }
 
@@ -56,7 +56,7 @@ copa::Verification sound_verdict(const OctMesh& m, const ProblemParams& pp, cons
       return copa::not_verified("sound wave with non-periodic boundaries: the travelling wave is not a solution");
   const SoundWave w = sound_wave(m, pp);
   const double e = sound_relative_l1(m, u, w, t);
-  // Measured error constants per period (README): MC err = 0.12-0.14 (k dx)^2 (second order);
+  // Measured error constants per period: MC err = 0.12-0.14 (k dx)^2 (second order);
   // minmod clips the extrema, err = 0.33 (k dx)^1.5. The tolerance is twice the measured model;
   // the amplitude error of the scheme accumulates in proportion to the time, so runs longer than
   // one period get the per-period tolerance times the number of periods.

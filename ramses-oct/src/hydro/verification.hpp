@@ -37,7 +37,7 @@ PhysicsVerdict check_physics(const OctMesh& m, const ProblemParams& pp, const st
 // Relative change of mass and energy allowed with closed boundaries (compensated totals: README).
 inline constexpr double conservation_tolerance = 1e-12;
 // Sedov: the shock must span this many cells before the binned-density peak measures the
-// self-similar radius (README, "Problems and verification").
+// self-similar radius.
 inline constexpr double sedov_min_radius_cells = 6.0;
 
 }  // namespace ro

@@ -81,7 +81,7 @@ __device__ inline void zmarch_col_device(const MeshView& m, const HydroParams& h
   });
 }
 // Blocks of up to 128 threads run a copy capped by __launch_bounds__(128, 5): 96 registers. On
-// the H200 (ncu, issue 18) that is 6 blocks of the default 96 threads per SM, not 7: the 64K
+// the H200 that is 6 blocks of the default 96 threads per SM, not 7: the 64K
 // registers are four sub-partitions of 16K, 96 x 32 = 3072 per warp fit 5 warps in each, 20 per
 // SM, six 3-warp blocks (shared memory would allow 7). Larger blocks run the uncapped copy.
 constexpr int zmarch_col_capped_threads = 128;
@@ -97,13 +97,13 @@ __global__ void zmarch_col_kernel(MeshView m, HydroParams hp, ZPatch z, const st
                                   const double* __restrict__ u, double* __restrict__ unew, double dtdx) {
   zmarch_col_device<Fixed42>(m, hp, z, bases[blockIdx.x], u, unew, dtdx);
 }
-// zmarch-col7: the same body under __launch_bounds__(96, 7), so that the seven blocks of 96
-// threads that shared memory allows (7 x 31.3 KB of the 233 KB carveout) also fit by registers:
+// zmarch-col with reg-cap=80: the same body under __launch_bounds__(96, 7), so that the seven
+// blocks of 96 threads that shared memory allows (7 x 31.3 KB of the 233 KB carveout) also fit by
+// registers:
 // 6 warps per sub-partition need <= 16384 / (6 x 32) = 85, i.e. 80 registers (ptxas, sm_90:
 // 80, with 72 B of spill stores and 92 B of loads for the 4x2 patch, against 16 and 24 at 96).
-// 21 resident warps instead of 18 (+17%) against more local-memory traffic: ncu's 0.75 eligible
-// warps per scheduler at 4.38 active warps says more warps should issue more; the spills may
-// eat the gain. Blocks above 96 threads run zmarch-col's kernels.
+// 21 resident warps instead of 18 (+17%) against more local-memory traffic (the spills). Blocks
+// above 96 threads run the reg-cap=96 kernels.
 constexpr int zmarch_col7_threads = 96;
 template <bool Fixed42>
 __global__ void __launch_bounds__(zmarch_col7_threads, 7)
@@ -262,8 +262,8 @@ class GpuKernels final : public HydroKernels {
     COPA_GPU_CHECK_LAUNCH(FUSED ? "tile_update_kernel<fused>" : "tile_update_kernel");
   }
 
-  // Round-1 sweeps (H200, 256^3): subgrid8/fused best at 192 (5.22 ms) but the seed's 128 is kept
-  // as their default to reproduce the seed's configuration; subgrid6 best at 64.
+  // Block-size sweeps (H200, 256^3): subgrid8/fused best at 192 (5.22 ms) but the seed's 128 is
+  // kept as their default to reproduce the seed's configuration; subgrid6 best at 64.
   static int default_block(Variant v) {
     switch (v) {
       case Variant::subgrid6: return 64;

@@ -239,12 +239,12 @@ __global__ void tile_update_kernel(MeshView m, HydroParams hp, const double* __r
 // phases have 512 gather items, 160 predictor cells, 240 faces and 64 updated cells; with 256
 // threads that is 2 + 1 + 1 + 1 passes (192 threads: 3 + 1 + 2 + 1, 128: 4 + 2 + 2 + 1). The
 // seed's kernel needs 74-76 registers, so 256-thread blocks ran only 3 per SM (768 threads,
-// register-limited; round 1: 5.99 ms against 5.22 ms at 192). Capping registers at 64
+// register-limited: 5.99 ms against 5.22 ms at 192 on the H200). Capping registers at 64
 // (launch bounds 256 x 4) makes 4 blocks of 256 = 1024 threads fit per SM (shared memory: 4 x
 // 55 KB <= 228 KB), a third more warps than the best seed configuration to hide the latency of
 // the FP64 division/sqrt chains and the L2 gathers; the gather issues two items' loads at once.
-// The dt reduction stays a separate kernel: round 1 measured the fused epilogue slower (+0.35 ms
-// on the update) than the separate reduction (0.195 ms at 83% of the bandwidth).
+// The dt reduction stays a separate kernel: the fused epilogue (variant fused) costs more on the
+// update (+0.35 ms at 256^3) than the separate reduction (0.195 ms at 83% of the bandwidth).
 constexpr int balanced_max_threads = 256;
 constexpr int balanced_min_blocks = 4;
 __global__ void __launch_bounds__(balanced_max_threads, balanced_min_blocks)

@@ -1,10 +1,9 @@
 // zmarch-col: the zmarch slab (zmarch.hpp: a block marches a 4x2-oct patch through a segment of L
 // octs along z, one cell plane at a time) with every (x, y) column of the predictor region owned
-// by one thread for the whole march. Issue 18's ncu profile of zmarch (Sedov 256^3, H200): 40% of
-// the time between two issued instructions is spent waiting at block barriers (5.2 of 13.1
-// cycles), 0.73 eligible warps per scheduler, 26.5 active threads per warp: 3.5 block syncs per
-// cell plane over four phases of 32 to 108 items for 128 threads, the face phase diverging between
-// axes. Here a cell plane takes two phases and two syncs:
+// by one thread for the whole march. zmarch syncs its block 3.5 times per cell plane over four
+// phases of 32 to 108 items for 128 threads, its face phase diverging between axes, so its warps
+// wait at barriers much of the time (Nsight Compute on the H200: 5.2 of 13.1 cycles between two
+// issued instructions). Here a cell plane takes two phases and two syncs:
 //   A(e)  threads [0, TP), one per interior column: the predictor of plane e, the z face between
 //         e-1 and e from the column's own qh and dq_z of plane e-1, the update of plane e-1 with
 //         the column's own z flux below it. The column's qh, dq_z and z flux pass from one plane
