@@ -46,19 +46,11 @@ void dielectric_fill(const Problem& p, const Dielectric& d, bool muller, complex
 std::vector<complex> dielectric_rhs(const Problem& p) {
   const long n = p.unknowns();
   std::vector<complex> v(2 * n, 0.0);
-  const Vec3 kh = p.wave.direction, e = p.wave.polarisation, h = cross(kh, e);
-  for (const auto& t : p.triangles)
-    for (int q = 0; q < test_points; ++q) {
-      Vec3 r;
-      double w;
-      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
-      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
-      for (int i = 0; i < 3; ++i)
-        if (t.basis[i] >= 0) {
-          v[t.basis[i]] += 0.5 * t.coef[i] * w * dot(r - t.v[i], e) * phase;
-          v[t.basis[i] + n] += 0.5 * t.coef[i] * w * dot(r - t.v[i], h) * phase;
-        }
-    }
+  const Vec3 e = p.wave.polarisation, h = cross(p.wave.direction, e);
+  tested_plane_wave(p, [&](const Triangle& t, int i, double s, const Vec3& d, complex phase) {
+    v[t.basis[i]] += s * dot(d, e) * phase;
+    v[t.basis[i] + n] += s * dot(d, h) * phase;
+  });
   return v;
 }
 

@@ -273,7 +273,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     const auto backends = copa::requested_backends(o.common);
-    for (auto b : backends) check_solver(o.solver, b);  // every backend's refusal before any work
+    for (auto b : backends) {  // every backend's refusal before any work
+      check_solver(o.solver, b);
+      select_variant(o.common, b, copa::mpi::size());
+    }
     int rc = 0;
     if (copa::mpi::size() > 1) {
       const efie::dist::DistOptions d{o.common, o.problem, o.formulation, o.rcs_file, o.tolerance_db, o.fill_only,

@@ -92,19 +92,12 @@ Problem make_problem(Mesh mesh, double k, double radius, PlaneWave wave) {
 
 std::vector<complex> plane_wave_rhs(const Problem& p) {
   std::vector<complex> v(p.rwg.size(), 0.0);
-  const Vec3 kh = p.wave.direction, e = p.wave.polarisation;
-  for (const auto& t : p.triangles)
-    for (int q = 0; q < test_points; ++q) {
-      Vec3 r;
-      double w;
-      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
-      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
-      for (int i = 0; i < 3; ++i)
-        if (t.basis[i] >= 0) v[t.basis[i]] += 0.5 * t.coef[i] * w * dot(r - t.v[i], e) * phase;
-    }
+  const Vec3 e = p.wave.polarisation;
+  tested_plane_wave(p, [&](const Triangle& t, int i, double s, const Vec3& d, complex phase) { v[t.basis[i]] += s * dot(d, e) * phase; });
   return v;
 }
 
+// The field n x H varies per triangle: its own loop keeps n x h out of the test points.
 std::vector<complex> plane_wave_rhs_mfie(const Problem& p) {
   std::vector<complex> v(p.rwg.size(), 0.0);
   const Vec3 kh = p.wave.direction, h = cross(kh, p.wave.polarisation);

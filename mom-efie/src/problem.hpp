@@ -39,6 +39,24 @@ struct Problem {
 // Checks the mesh (InputError on bad meshes) and builds the RWG functions, triangle data and near list.
 Problem make_problem(Mesh mesh, double k, double radius, PlaneWave wave);
 
+// The plane wave tested with every RWG half by the 3-point test rule: for each triangle t, test
+// point r (weight w) and edge i that carries a basis, add(t, i, s, d, phase) with s = c_i w / 2,
+// d = r - v_i and phase = exp(-j k k_hat.r); a field F exp(-j k k_hat.r) adds s (d.F) phase to
+// basis t.basis[i] (f_i(r) = c_i d / (2A), the rule's weights summing to 1 over the area).
+template <class Add>
+void tested_plane_wave(const Problem& p, Add add) {
+  const Vec3 kh = p.wave.direction;
+  for (const auto& t : p.triangles)
+    for (int q = 0; q < test_points; ++q) {
+      Vec3 r;
+      double w;
+      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
+      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
+      for (int i = 0; i < 3; ++i)
+        if (t.basis[i] >= 0) add(t, i, 0.5 * t.coef[i] * w, r - t.v[i], phase);
+    }
+}
+
 // Right-hand side V_m = int f_m . E_inc by the 3-point test rule, E_inc = e exp(-j k k_hat.r).
 std::vector<complex> plane_wave_rhs(const Problem& p);
 
