@@ -25,9 +25,9 @@ TEST(Amr, amr_device_plan_on_the_gpu_equals_host_plan) {
                             {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16},
                             {"sod", {32, 4, 4}, Boundary::reflecting, 1, "gradient", 30}};
   for (const PlanCase& c : cases) {
-    const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-    const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-    amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
+    const OctMesh base = case_mesh(c);
+    const RunConfig cfg = case_config(c);
+    amr::AmrConfig ac = case_amr(c, 1);
     const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     PlanChecks n;
     ac.device = [&n](const HydroParams& hp, bool reflux) {

@@ -20,8 +20,8 @@ using namespace ro::amr_test;
 namespace {
 
 amr::AmrResult case_run(const PlanCase& c, OctMesh& base) {
-  base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-  return amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps), amr_levels(c.levels, c.kind, 2));
+  base = case_mesh(c);
+  return amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2));
 }
 
 }  // namespace

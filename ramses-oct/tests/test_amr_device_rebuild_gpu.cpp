@@ -22,9 +22,9 @@ TEST(Amr, amr_device_rebuild_on_the_gpu_equals_host_rebuild) {
   const auto loops = amr::make_serial_loops();
   long rebuilt = 0;
   for (const PlanCase& c : plan_cases) {
-    const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-    const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-    const amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, cfg, amr_levels(c.levels, c.kind, 2));
+    const OctMesh base = case_mesh(c);
+    const RunConfig cfg = case_config(c);
+    const amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, cfg, case_amr(c, 2));
     for (const char* kind : {"gradient", "band", "everywhere", "derefine", "none"}) {
       SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " flags " + kind);
       const std::vector<char> flag = rebuild_case_flags(r.tree, r.u, kind);
@@ -66,9 +66,9 @@ TEST(Amr, amr_device_rebuild_on_the_gpu_equals_host_rebuild) {
 TEST(Amr, amr_device_rebuild_on_the_gpu_refuses_over_max_octs) {
   const auto loops = amr::make_serial_loops();
   const PlanCase& c = plan_cases[0];
-  const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-  const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-  const amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, cfg, amr_levels(c.levels, c.kind, 2));
+  const OctMesh base = case_mesh(c);
+  const RunConfig cfg = case_config(c);
+  const amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, cfg, case_amr(c, 2));
   const std::vector<char> flag = rebuild_case_flags(r.tree, r.u, "everywhere");
   amr::Tree host = r.tree;
   amr::rebuild_tree(host, flag, 1 << 26, *loops);

@@ -18,8 +18,8 @@ inline const char* const criterion_kinds[] = {"gradient", "band", "everywhere"};
 // A plan case's tree and its state after the run (the gradient criterion then reads a Sedov or
 // Sod state with shocks and rarefactions, not the initial one).
 inline amr::AmrResult case_run(const PlanCase& c, OctMesh& base) {
-  base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-  return amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps), amr_levels(c.levels, c.kind, 2));
+  base = case_mesh(c);
+  return amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2));
 }
 
 inline amr::RefineCriterion criterion_of(const char* kind) {

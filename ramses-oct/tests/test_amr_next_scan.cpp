@@ -23,9 +23,9 @@ TEST(Amr, amr_device_next_scan_emulated_equals_serial) {
                             {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 6}};
   for (const PlanCase& c : cases) {
     for (int every : {1, 2, 3}) {
-      const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-      const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-      amr::AmrConfig ac = amr_levels(c.levels, c.kind, every);
+      const OctMesh base = case_mesh(c);
+      const RunConfig cfg = case_config(c);
+      amr::AmrConfig ac = case_amr(c, every);
       const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
       EmulatedCounts n;
       ac.device = emulated_device(n);

@@ -68,9 +68,9 @@ TEST(Amr, amr_gpu_next_scan_equals_host_scan) {
                             {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16}};
   for (const PlanCase& c : cases) {
     for (int every : {1, 2, 3}) {
-      const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-      const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-      amr::AmrConfig ac = amr_levels(c.levels, c.kind, every);
+      const OctMesh base = case_mesh(c);
+      const RunConfig cfg = case_config(c);
+      amr::AmrConfig ac = case_amr(c, every);
       const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
       ScanChecks n;
       ac.device = [&n](const HydroParams& hp, bool reflux) {

@@ -248,10 +248,10 @@ TEST(AmrPartialGroups, amr_partial_groups_emulated_device_path_equals_serial) {
   // emulated at group_min 1 and 8, global dt and --subcycle: the serial oracle's tree, steps and
   // state to round-off, and the JSON's grouped share counted from the plans' masks.
   const PlanCase c{"sedov", {12, 8, 10}, Boundary::reflecting, 2, "gradient", 8};
-  const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-  const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
+  const OctMesh base = case_mesh(c);
+  const RunConfig cfg = case_config(c);
   for (const bool subcycle : {false, true}) {
-    amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
+    amr::AmrConfig ac = case_amr(c, 1);
     ac.subcycle = subcycle;
     const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     double share[2] = {0, 0};

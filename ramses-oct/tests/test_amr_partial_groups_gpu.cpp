@@ -32,9 +32,9 @@ TEST(Amr, amr_gpu_partial_groups_equal_oracle) {
         const std::string what = std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " subcycle " +
                                  std::to_string(subcycle) + " group_min " + std::to_string(group_min);
         SCOPED_TRACE(what);
-        const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-        const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-        amr::AmrConfig ac = amr_levels(c.levels, c.kind, 2);
+        const OctMesh base = case_mesh(c);
+        const RunConfig cfg = case_config(c);
+        amr::AmrConfig ac = case_amr(c, 2);
         ac.subcycle = subcycle;
         const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
         PlanChecks n;

@@ -29,10 +29,15 @@ inline const PlanCase plan_cases[] = {{"sedov", {12, 8, 10}, Boundary::periodic,
                                       {"sod", {32, 4, 4}, Boundary::reflecting, 1, "gradient", 30},
                                       {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 4}};
 
+// A plan case's set-up, shared by the tests that run it: its base mesh, its run configuration
+// (t = 1 or c.steps steps) and its AMR configuration with a regrid every `every` steps.
+inline OctMesh case_mesh(const PlanCase& c) { return build_mesh(c.base, {c.bc, c.bc, c.bc}); }
+inline RunConfig case_config(const PlanCase& c) { return amr_config(c.problem, 1.0, c.steps); }
+inline amr::AmrConfig case_amr(const PlanCase& c, int every) { return amr_levels(c.levels, c.kind, every); }
+
 inline amr::Tree case_tree(const PlanCase& c, OctMesh& base) {
-  base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-  return amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps), amr_levels(c.levels, c.kind, 2))
-      .tree;
+  base = case_mesh(c);
+  return amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2)).tree;
 }
 
 // A plan case's final tree with its step lists and its grouped step plan, as the device step
@@ -57,9 +62,8 @@ struct BuiltCase {
 struct StateCase {
   explicit StateCase(const PlanCase& c)
       : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
-        base(build_mesh(c.base, {c.bc, c.bc, c.bc})),
-        run(amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps),
-                         amr_levels(c.levels, c.kind, 2))),
+        base(case_mesh(c)),
+        run(amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2))),
         lists(amr::build_step_lists(run.tree)) {}
   StateCase(const StateCase&) = delete;
   StateCase& operator=(const StateCase&) = delete;

@@ -45,9 +45,9 @@ TEST(Amr, amr_gpu_regrid_fallback_equals_queued_build) {
       const std::string what = std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " subcycle " +
                                std::to_string(subcycle);
       SCOPED_TRACE(what);
-      const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-      const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-      amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
+      const OctMesh base = case_mesh(c);
+      const RunConfig cfg = case_config(c);
+      amr::AmrConfig ac = case_amr(c, 1);
       ac.subcycle = subcycle;
       PlanChecks queued, starved;
       const auto a = run_gpu(base, cfg, ac, amr::RegridCapacity::optimistic, queued);

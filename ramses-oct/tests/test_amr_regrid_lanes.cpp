@@ -67,9 +67,9 @@ TEST(Amr, amr_link_per_face_body_equals_linked_tree) {
   const auto loops = amr::make_serial_loops();
   for (const PlanCase& c : plan_cases) {
     OctMesh base;
-    base = build_mesh(c.base, {c.bc, c.bc, c.bc});
+    base = case_mesh(c);
     const amr::AmrResult r =
-        amr::run_amr(copa::Backend::serial, base, amr_config(c.problem, 1.0, c.steps), amr_levels(c.levels, c.kind, 2));
+        amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2));
     for (const char* kind : {"none", "gradient", "everywhere", "derefine"}) {
       SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " flags " + kind);
       // "none": the run's tree; the others: rebuild_tree's tree, linked on the host.

@@ -194,9 +194,9 @@ TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
                             {"sod", {32, 4, 4}, Boundary::reflecting, 1, "gradient", 30},
                             {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 4}};
   for (const PlanCase& c : cases) {
-    const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-    const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-    amr::AmrConfig ac = amr_levels(c.levels, c.kind, 1);
+    const OctMesh base = case_mesh(c);
+    const RunConfig cfg = case_config(c);
+    amr::AmrConfig ac = case_amr(c, 1);
     const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
     EmulatedCounts n;
     ac.device = emulated_device(n);

@@ -95,9 +95,9 @@ TEST(AmrSubcycle, amr_subcycle_emulated_device_step_equals_serial) {
                             {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 12}};
   for (const PlanCase& c : cases)
     for (const bool reflux : {true, false}) {
-      const OctMesh base = build_mesh(c.base, {c.bc, c.bc, c.bc});
-      const RunConfig cfg = amr_config(c.problem, 1.0, c.steps);
-      amr::AmrConfig ac = amr_levels(c.levels, c.kind, 2);
+      const OctMesh base = case_mesh(c);
+      const RunConfig cfg = case_config(c);
+      amr::AmrConfig ac = case_amr(c, 2);
       ac.subcycle = true;
       ac.reflux = reflux;
       const auto oracle = amr::run_amr(copa::Backend::serial, base, cfg, ac);
