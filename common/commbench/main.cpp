@@ -1,7 +1,6 @@
 // copa-commbench: ping-pong (ranks 0 <-> 1) and a 3D 26-neighbour halo per transport of the halo
 // layer, host and device memory, message sizes in powers of 4; writes copa-comm/1 JSON.
 #include <algorithm>
-#include "copa/gpu_model.hpp"
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -14,6 +13,7 @@
 #include "copa/halo.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif

@@ -1,11 +1,11 @@
 #include <algorithm>
-#include "copa/gpu_model.hpp"
 #include <memory>
 
 #include "commbench.hpp"
 #include "copa/mpi.hpp"
 #include "copa/stats.hpp"
 #include "copa/timing.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif

@@ -1,6 +1,5 @@
 // copa-probe: measures the machine's ceilings for each backend built and writes copa-ceilings/1.
 #include <fstream>
-#include "copa/gpu_model.hpp"
 #include <iomanip>
 #include <iostream>
 
@@ -11,6 +10,7 @@
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
 #include "probe.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif

@@ -1,9 +1,17 @@
 #include "copa/cli.hpp"
-#include "copa/gpu_model.hpp"
+
+#include <sched.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "copa/build_config.hpp"
 #include "copa/errors.hpp"
@@ -12,6 +20,7 @@
 #if defined(COPA_HAVE_OPENMP)
 #include <omp.h>
 #endif
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif
@@ -42,8 +51,147 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->envname("COPA_CEILINGS")
       ->check(CLI::ExistingFile);
   app.add_flag("--quiet", o.quiet, "Print only the verdict line (and errors on stderr); the JSON is unchanged");
-  app.set_config("--config", "", "Read options from a TOML/INI file (command-line options override it)");
+  app.add_flag("--oversubscribe", o.oversubscribe,
+               "Let --threads exceed the cores available to this process (otherwise it is capped at them)");
+  app.set_config("--config", "", "Read options from a TOML/INI file (command-line options override it; "
+                                 "an unknown key is an error)");
+  app.allow_config_extras(CLI::config_extras_mode::error);
+  // More OpenMP threads than cores only slows a run down (a 2-second run took over 60 s with 4096
+  // threads on 2 cores): cap the team unless the user says they mean it.
+  app.final_callback([&o] {
+    const int cores = available_cores();
+    if (o.threads > cores && !o.oversubscribe) {
+      if (mpi::is_root())
+        std::cerr << "note: --threads " << o.threads << " is more than the " << cores
+                  << " cores available; running " << cores << " (--oversubscribe keeps " << o.threads << ")\n";
+      o.threads = cores;
+    }
+  });
 }
+
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  const unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+namespace {
+
+// Levenshtein distance, for "did you mean" in config-file errors.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+// The value of --config on the command line ("" when absent; the last one wins, as in CLI11).
+std::string config_argument(int argc, char** argv) {
+  std::string path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) path = argv[++i];
+    else if (a.rfind("--config=", 0) == 0) path = a.substr(9);
+  }
+  return path;
+}
+
+constexpr std::size_t max_config_bytes = 1 << 20;
+
+// A config file is read only if it is a regular text file of at most 1 MiB whose every key is an
+// option of this executable: a misspelt option in a file must not silently run the default.
+void check_config_file(const CLI::App& app, const std::string& path) {
+  const std::string where = "--config: '" + path + "'";
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw InputError(where + ": no such file");
+  if (!S_ISREG(st.st_mode)) throw InputError(where + " is not a regular file");
+  if (static_cast<std::size_t>(st.st_size) > max_config_bytes)
+    throw InputError(where + " has " + std::to_string(st.st_size) + " bytes; a config file has at most " +
+                     std::to_string(max_config_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(where + ": cannot be read");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find('\0') != std::string::npos) throw InputError(where + " is not a text file (it holds NUL bytes)");
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : app.get_options())
+    for (const auto& n : opt->get_lnames()) names.push_back(n);
+  std::istringstream lines(text);
+  std::string line;
+  bool in_array = false;  // a TOML array value continued over several lines
+  for (int number = 1; std::getline(lines, line); ++number) {
+    const std::string t = trim(line);
+    if (in_array) {
+      in_array = t.find(']') == std::string::npos;
+      continue;
+    }
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    const std::string at = where + ", line " + std::to_string(number) + ": ";
+    if (t[0] == '[') throw InputError(at + "sections are not read ('" + t + "'); write every option at the top level");
+    const auto eq = t.find('=');
+    std::string key = trim(t.substr(0, eq));
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    if (eq != std::string::npos) {
+      const std::string value = trim(t.substr(eq + 1));
+      in_array = !value.empty() && value[0] == '[' && value.find(']') == std::string::npos;
+    }
+    const CLI::Option* opt = key.size() == 1 ? app.get_option_no_throw("-" + key) : app.get_option_no_throw("--" + key);
+    if (opt != nullptr && opt->get_configurable()) continue;
+    std::string nearest;
+    std::size_t best = std::string::npos;
+    for (const auto& n : names)
+      if (const std::size_t d = edit_distance(key, n); d < best) best = d, nearest = n;
+    throw InputError(at + (opt ? "option '" + key + "' cannot be set in a config file"
+                               : "unknown option '" + key + "'" +
+                                     (nearest.empty() ? "" : " (the nearest option is --" + nearest + ")")));
+  }
+}
+
+// Every option value that reads as a number must be a finite one: NaN slips through range checks
+// (every comparison with it is false) and infinity means "never stop" or "accept anything".
+void check_finite_numbers(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options())
+    for (const std::string& r : opt->results()) {
+      const char* begin = r.c_str();
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(begin, &end);
+      if (end != begin && *end == '\0' && !std::isfinite(v))
+        throw InputError(opt->get_name() + ": '" + r + "' is not a finite number");
+    }
+}
+
+// The effective configuration as "name=value" lines (defaults included), less what may differ
+// between ranks: the GPU ordinal (each rank binds its own) and the config file's path (its
+// contents are in the other lines).
+std::vector<std::string> configuration_lines(const CLI::App& app) {
+  std::vector<std::string> out;
+  std::istringstream in(app.config_to_str(true, false));
+  for (std::string line; std::getline(in, line);) {
+    const std::string key = trim(line.substr(0, line.find('=')));
+    if (key == "device" || key == "config") continue;
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace
 
 int parse_command_line(CLI::App& app, int argc, char** argv) {
   // Every executable answers --version with the one version of the suite (CMake's PROJECT_VERSION).
@@ -55,20 +203,55 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
     }
     app.set_version_flag("--version", name + " (copa) " + COPA_VERSION, "Print the version, then exit");
   }
+  // Each rank decides alone whether its command line is good (-1), asked for help or the version
+  // (0) or is bad input (2); then the ranks agree: any bad input ends every rank with exit 2 (the
+  // rank that found it says why), and ranks that were given different configurations never run.
+  int status = -1;
   try {
+    if (const std::string config = config_argument(argc, argv); !config.empty()) check_config_file(app, config);
     app.parse(argc, argv);
+    check_finite_numbers(app);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    status = app.exit(e);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    status = app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    status = app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << "\n";
     std::cerr << "Run with --help for the options.\n";
-    return exit_bad_input;
+    status = exit_bad_input;
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    status = exit_bad_input;
   }
-  return -1;
+  if (mpi::size() > 1) {
+    const int worst = mpi::max_all(status), best = mpi::min_all(status);
+    if (worst == exit_bad_input) return exit_bad_input;
+    if (worst != best) {
+      if (mpi::is_root())
+        std::cerr << "error: some ranks were asked for --help or --version and others were not; every rank must "
+                     "be given the same options\n";
+      return exit_bad_input;
+    }
+    if (status >= 0) return status;
+    if (const auto d = mpi::first_difference_from_root(configuration_lines(app))) {
+      if (mpi::is_root()) {
+        const std::string key = trim(d->root_line.substr(0, d->root_line.find('=')));
+        const std::string other_key = trim(d->rank_line.substr(0, d->rank_line.find('=')));
+        std::cerr << "error: the ranks were given different configurations: "
+                  << (key == other_key && !key.empty()
+                          ? "--" + key + " is " + trim(d->root_line.substr(d->root_line.find('=') + 1)) +
+                                " on rank 0 and " + trim(d->rank_line.substr(d->rank_line.find('=') + 1)) +
+                                " on rank " + std::to_string(d->rank)
+                          : "rank 0 has '" + d->root_line + "' where rank " + std::to_string(d->rank) + " has '" +
+                                d->rank_line + "'")
+                  << " (options, config files and COPA_* variables must be the same on every rank)\n";
+      }
+      return exit_bad_input;
+    }
+  }
+  return status;
 }
 
 std::vector<Backend> requested_backends(const CommonOptions& o) {

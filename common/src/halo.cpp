@@ -1,7 +1,6 @@
 // copa::halo::Exchange: pack (one gather), move (the transport), unpack (one scatter); the host
 // transport (MPI on host buffers, or on pinned staging buffers for device fields).
 #include "copa/halo.hpp"
-#include "copa/gpu_model.hpp"
 
 #include <algorithm>
 #include <string>
@@ -10,6 +9,7 @@
 #include "copa/mpi.hpp"
 #include "halo_combine.hpp"
 #include "halo_impl.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #include "copa/gpu_side_stream.hpp"

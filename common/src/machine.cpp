@@ -1,5 +1,4 @@
 #include "copa/machine.hpp"
-#include "copa/gpu_model.hpp"
 
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include "copa/build_config.hpp"
 #include "copa/git_info.hpp"
 #include "copa/topology.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif

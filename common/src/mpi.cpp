@@ -1,6 +1,8 @@
 #include "copa/mpi.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "copa/errors.hpp"
@@ -172,6 +174,60 @@ long long sum_all(long long value) {
   return out;
 }
 
+int max_all(int value) {
+  if (!enabled()) return value;
+  int out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+int min_all(int value) {
+  if (!enabled()) return value;
+  int out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return out;
+}
+
+namespace {
+// `text` of rank `root` on every rank (its length first, then its bytes).
+std::string broadcast(std::string text, int root) {
+  unsigned long long n = text.size();
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, root, MPI_COMM_WORLD);
+  text.resize(static_cast<std::size_t>(n));
+  if (n > 0) MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, root, MPI_COMM_WORLD);
+  return text;
+}
+}  // namespace
+
+std::optional<LineDifference> first_difference_from_root(const std::vector<std::string>& lines) {
+  if (!enabled() || size() < 2) return std::nullopt;
+  std::string joined;
+  for (const auto& l : lines) joined += l + "\n";
+  const std::string root_joined = broadcast(joined, 0);
+  std::vector<std::string> root_lines;
+  for (std::size_t a = 0; a < root_joined.size();) {
+    const std::size_t b = root_joined.find('\n', a);
+    root_lines.push_back(root_joined.substr(a, b - a));
+    a = b + 1;
+  }
+  // This rank's first line that differs from rank 0's (a line one side lacks counts), or none.
+  const std::size_t common = std::min(lines.size(), root_lines.size());
+  std::size_t i = 0;
+  while (i < common && lines[i] == root_lines[i]) ++i;
+  constexpr int none = std::numeric_limits<int>::max();
+  struct {
+    int index, rank;
+  } in{i == common && lines.size() == root_lines.size() ? none : static_cast<int>(i), rank()}, out{};
+  MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  if (out.index == none) return std::nullopt;
+  LineDifference d;
+  d.index = static_cast<std::size_t>(out.index);
+  d.rank = out.rank;
+  d.root_line = d.index < root_lines.size() ? root_lines[d.index] : "";
+  d.rank_line = broadcast(rank() == out.rank && d.index < lines.size() ? lines[d.index] : "", out.rank);
+  return d;
+}
+
 #else
 
 Session::Session(int&, char**&) {}
@@ -192,6 +248,9 @@ double max_all(double value) { return value; }
 long long sum_all(long long value) { return value; }
 std::vector<double> max_all(const std::vector<double>& values) { return values; }
 std::vector<double> gather_all(double value) { return {value}; }
+int max_all(int value) { return value; }
+int min_all(int value) { return value; }
+std::optional<LineDifference> first_difference_from_root(const std::vector<std::string>&) { return std::nullopt; }
 
 #endif
 

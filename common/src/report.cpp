@@ -1,9 +1,9 @@
 #include "copa/report.hpp"
-#include "copa/gpu_model.hpp"
 
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -13,6 +13,8 @@
 #include "copa/machine.hpp"
 #include "copa/memory.hpp"
 #include "copa/mpi.hpp"
+#include "copa/output.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/device_memory.hpp"
 #endif
@@ -207,10 +209,12 @@ nlohmann::json Report::to_json() const {
 }
 
 void Report::write_json(const std::string& path) const {
-  std::ofstream out(path);
-  if (!out) throw InputError("--json: cannot write '" + path + "'");
-  out << std::setw(2) << to_json() << "\n";
-  if (!out) throw RuntimeError("writing '" + path + "' failed");
+  // copa-result/1 requires a finite positive FOM: a run that has none is not written as a result.
+  if (fom_ && !(std::isfinite(fom_->value) && fom_->value > 0))
+    throw RuntimeError("--json: the figure of merit " + fom_->name + " is " + std::to_string(fom_->value) +
+                       ", not a finite positive number; '" + path + "' was not written");
+  const nlohmann::json doc = to_json();
+  write_output(path, "--json", [&](std::ostream& out) { out << std::setw(2) << doc << "\n"; });
 }
 
 void Report::print(std::ostream& os) const {

@@ -2,13 +2,13 @@
 // device copy of it (copied to the GPU, exchanged there, copied back) for device fields.
 #pragma once
 #include <algorithm>
-#include "copa/gpu_model.hpp"
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "copa/halo.hpp"
+#include "copa/gpu_model.hpp"
 #if COPA_GPU
 #include "copa/gpu.hpp"
 #endif

@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "copa/cli.hpp"
+#include "copa/errors.hpp"
 #include "copa/mpi.hpp"
 #include "copa/report.hpp"
 #include "copa/stats.hpp"
@@ -130,3 +133,44 @@ TEST(Mpi, report_kernel_times_are_the_max_over_ranks) {
   EXPECT_TRUE(doc["kernels"][0].contains("time_mean_over_ranks"));
 }
 
+
+namespace {
+struct RankRun {
+  int rc = 0;
+  std::string err;
+};
+// Every rank parses its own arguments (an MPMD launch in one process per rank).
+RankRun parse_on_this_rank(std::vector<std::string> args) {
+  copa::CommonOptions common;
+  double tend = 1;
+  CLI::App app("test", "test-app");
+  copa::add_common_options(app, common);
+  app.add_option("--tend", tend, "end time");
+  args.insert(args.begin(), "test-app");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStderr();
+  RankRun r;
+  r.rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+  r.err = testing::internal::GetCapturedStderr();
+  return r;
+}
+}  // namespace
+
+TEST(Mpi, ranks_given_different_options_never_run) {
+  ASSERT_GE(copa::mpi::size(), 2);
+  const int last = copa::mpi::size() - 1;
+  // The same options on every rank (the GPU ordinal may differ): every rank goes on.
+  EXPECT_EQ(parse_on_this_rank({"--tend", "0.5", "--device", std::to_string(copa::mpi::rank())}).rc, -1);
+  // The last rank runs to another end time: every rank stops with 2, rank 0 names the option and both values.
+  RankRun r = parse_on_this_rank({"--tend", copa::mpi::rank() == last ? "0.25" : "0.5"});
+  EXPECT_EQ(r.rc, copa::exit_bad_input);
+  if (copa::mpi::is_root())
+    EXPECT_NE(r.err.find("--tend is 0.5 on rank 0 and 0.25 on rank " + std::to_string(last)), std::string::npos)
+        << r.err;
+  else
+    EXPECT_EQ(r.err, "");
+  // Bad input on one rank alone ends every rank with 2, without a hang.
+  r = parse_on_this_rank({"--reps", copa::mpi::rank() == last ? "0" : "3"});
+  EXPECT_EQ(r.rc, copa::exit_bad_input);
+}

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -78,7 +79,20 @@ TEST(ReportCli, json_round_trip_through_a_file) {
   EXPECT_TRUE(back == expected);
   EXPECT_TRUE(back["memory"]["host_peak_bytes"] == 1 << 20);
   std::remove(path);
-  EXPECT_THROW(r.write_json("/no/such/dir/x.json"), copa::InputError);
+  // A file that cannot be written is a runtime failure (exit 3) naming the option and the file, and
+  // leaves nothing behind; /dev/full accepts the open and fails the flush.
+  EXPECT_THROW(r.write_json("/no/such/dir/x.json"), copa::RuntimeError);
+  try {
+    r.write_json("/dev/full");
+    ADD_FAILURE() << "writing /dev/full did not fail";
+  } catch (const copa::RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("--json: writing '/dev/full' failed"), std::string::npos) << e.what();
+  }
+  // A FOM that is not a finite positive number is never written as a result.
+  r.set_fom({"rate", std::nan(""), "1/s"});
+  EXPECT_THROW(r.write_json(path), copa::RuntimeError);
+  std::ifstream none(path);
+  EXPECT_FALSE(none.good());
 }
 
 TEST(ReportCli, verdict_line_format) {

@@ -28,11 +28,20 @@ struct CommonOptions {
   std::string size = "small";
   std::string ceilings;    // copa-ceilings/1 file
   bool quiet = false;
+  bool oversubscribe = false;  // --oversubscribe: keep a --threads above the cores available
 };
+
+// The cores this process may run on (its CPU affinity mask; else the hardware's count).
+int available_cores();
 
 void add_common_options(CLI::App& app, CommonOptions& options);
 
 // Parses; returns -1 to go on, or the exit code to return (0 after --help or --version, 2 on bad input).
+// Beyond CLI11's own checks: a --config file must be a regular text file of at most 1 MiB whose
+// every key is an option (an error names the file, the line, the key and the nearest option);
+// every value that reads as a number must be finite; and over MPI ranks, every rank must have the
+// same effective configuration (options, config file contents, COPA_* variables; the GPU ordinal
+// aside), else every rank returns 2 and rank 0 names the first option that differs.
 // Adds --version (the app name, "(copa)" and COPA_VERSION) unless the app defined it.
 int parse_command_line(CLI::App& app, int argc, char** argv);
 

@@ -1,6 +1,9 @@
 // Optional MPI: initialisation, rank and local rank (one GPU per local rank), and reductions of
 // timings over ranks. Without COPA_HAVE_MPI every call behaves as a single rank.
 #pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace copa::mpi {
@@ -41,6 +44,20 @@ double min_all(double value);
 double max_all(double value);
 long long sum_all(long long value);
 std::vector<double> max_all(const std::vector<double>& values);  // element-wise, same length on every rank
+
+// Collective: compares every rank's `lines` with rank 0's, line by line. Returns, on every rank, the
+// first line that differs on some rank (its index, the lowest rank where it differs, rank 0's line
+// and that rank's; an absent line reads as ""), or nothing when every rank holds rank 0's lines.
+struct LineDifference {
+  std::size_t index = 0;
+  int rank = 0;
+  std::string root_line, rank_line;
+};
+std::optional<LineDifference> first_difference_from_root(const std::vector<std::string>& lines);
+
+// Collective: the largest `value` over the ranks, and the smallest (exact; for status codes).
+int max_all(int value);
+int min_all(int value);
 
 // Every rank's value, in rank order, on every rank (for per-rank tables such as the local work of
 // a decomposition).

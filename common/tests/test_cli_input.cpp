@@ -1,0 +1,104 @@
+// The command line's input rules (copa::parse_command_line): config files, non-finite numbers and
+// the thread cap. The ranks' agreement is tested in test_mpi.cpp.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "copa/cli.hpp"
+#include "copa/errors.hpp"
+#include "copa/testing.hpp"
+
+namespace {
+
+struct Parsed {
+  int rc = 0;
+  std::string err;
+  copa::CommonOptions common;
+  double tend = 1.0;
+};
+
+// Parses `args` with the common options and one app option (--tend), capturing stderr.
+Parsed parse(std::vector<std::string> args) {
+  Parsed r;
+  CLI::App app("test", "test-app");
+  copa::add_common_options(app, r.common);
+  app.add_option("--tend", r.tend, "end time")->check(CLI::Range(0.0, 10.0));
+  args.insert(args.begin(), "test-app");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStderr();
+  r.rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+  r.err = testing::internal::GetCapturedStderr();
+  return r;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  std::ofstream(name, std::ios::binary) << text;
+  return name;
+}
+
+}  // namespace
+
+TEST(CliInput, a_config_file_sets_options) {
+  const auto f = write_file("cli_ok.toml", "# a comment\ntend = 2.5\nreps = 3\n\nquiet = true\n");
+  const Parsed r = parse({"--config", f});
+  EXPECT_EQ(r.rc, -1) << r.err;
+  EXPECT_EQ(r.tend, 2.5);
+  EXPECT_EQ(r.common.reps, 3);
+  EXPECT_TRUE(r.common.quiet);
+  std::remove(f.c_str());
+}
+
+TEST(CliInput, config_errors_name_the_file_the_line_and_the_key) {
+  const auto f = write_file("cli_bad.toml", "tend = 2.5\nrepz = 3\n");
+  Parsed r = parse({"--config", f});
+  EXPECT_EQ(r.rc, copa::exit_bad_input);
+  EXPECT_NE(r.err.find("--config: 'cli_bad.toml', line 2: unknown option 'repz' (the nearest option is --reps)"),
+            std::string::npos)
+      << r.err;
+  write_file(f, "[run]\ntend = 2.5\n");
+  r = parse({"--config", f});
+  EXPECT_EQ(r.rc, copa::exit_bad_input);
+  EXPECT_NE(r.err.find("line 1: sections are not read"), std::string::npos) << r.err;
+  write_file(f, std::string("tend = 1\n\0\0\0", 12));
+  r = parse({"--config", f});
+  EXPECT_NE(r.err.find("is not a text file"), std::string::npos) << r.err;
+  std::remove(f.c_str());
+  for (const char* path : {"/dev/zero", ".", "no_such_config.toml"}) {
+    r = parse({"--config", path});
+    EXPECT_EQ(r.rc, copa::exit_bad_input) << path;
+    EXPECT_NE(r.err.find(std::string("--config: '") + path + "'"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliInput, numbers_must_be_finite) {
+  for (const char* v : {"nan", "NaN", "inf", "-inf", "1e999"}) {
+    const Parsed r = parse({"--tend", v});
+    EXPECT_EQ(r.rc, copa::exit_bad_input) << v;
+    // A range check names infinity itself; NaN passes every comparison and meets the finite rule.
+    EXPECT_NE(r.err.find("--tend"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(v), std::string::npos) << r.err;
+  }
+  EXPECT_NE(parse({"--tend", "nan"}).err.find("--tend: 'nan' is not a finite number"), std::string::npos);
+  EXPECT_EQ(parse({"--tend", "0.5"}).rc, -1);
+  // The same rule holds for values from a config file.
+  const auto f = write_file("cli_nan.toml", "tend = nan\n");
+  EXPECT_EQ(parse({"--config", f}).rc, copa::exit_bad_input);
+  std::remove(f.c_str());
+}
+
+TEST(CliInput, threads_are_capped_at_the_cores_unless_oversubscribed) {
+  const int cores = copa::available_cores();
+  ASSERT_GE(cores, 1);
+  const std::string many = std::to_string(cores + 3);
+  Parsed r = parse({"--threads", many});
+  EXPECT_EQ(r.rc, -1);
+  EXPECT_EQ(r.common.threads, cores);
+  EXPECT_NE(r.err.find("is more than the " + std::to_string(cores) + " cores available"), std::string::npos) << r.err;
+  r = parse({"--threads", many, "--oversubscribe"});
+  EXPECT_EQ(r.common.threads, cores + 3);
+  EXPECT_EQ(r.err, "");
+}
