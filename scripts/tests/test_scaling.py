@@ -25,8 +25,9 @@ sys.path.insert(0, {synthetic_dir!r})
 import synthetic
 args = sys.argv[1:]
 if "--list" in args:
-    print("ramses-oct: backends and variants built")
-    print("  openmp: default")
+    print("ramses-oct: variants (backends built: openmp)")
+    print("  variant  backends  default  summary")
+    print("  tiled    openmp    openmp   the stub's one loop")
     sys.exit(0)
 opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
 ranks = int(os.environ.get("COPA_FAKE_RANKS", "1")) if {distributed!r} else 1
