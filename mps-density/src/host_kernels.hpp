@@ -70,6 +70,8 @@ class HostKernels : public MpsKernels {
   void build_verlet();
   template <class Op>
   void run(const Op& op);
+  template <class Update>
+  void for_each_fluid(const Update& update);
 
   KernelOptions opt_;
   bool parallel_;

@@ -138,28 +138,31 @@ void HostKernels::prepare_neighbours(bool force) {
 
 void HostKernels::number_density(double re) { run(DensityOp{re, re * re, fd(Field::n)}); }
 
-void HostKernels::predictor(double dt, double nu, const double g[3]) {
+// The loop of the predictor and the correction: `update(i, x, y, z, u, v, w, ax, ay, az, three)`
+// on every fluid particle (walls and ghosts do not move).
+template <class Update>
+void HostKernels::for_each_fluid(const Update& update) {
   double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
   double *u = fd(Field::u), *v = fd(Field::v), *w = fd(Field::w);
   const double *ax = fd(Field::ax), *ay = fd(Field::ay), *az = fd(Field::az);
   const bool three = grid_.dim == 3;
 #pragma omp parallel for if (parallel_) schedule(static)
-  for (int i = 0; i < n_; ++i) {
-    if (type_[i] != fluid) continue;
+  for (int i = 0; i < n_; ++i)
+    if (type_[i] == fluid) update(i, x, y, z, u, v, w, ax, ay, az, three);
+}
+
+void HostKernels::predictor(double dt, double nu, const double g[3]) {
+  for_each_fluid([=](int i, double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
+                     const double* ay, const double* az, bool three) {
     predict_particle(i, x, y, z, u, v, w, ax, ay, az, dt, nu, g[0], g[1], g[2], three);
-  }
+  });
 }
 
 void HostKernels::correct(double scale, double dt) {
-  double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z);
-  double *u = fd(Field::u), *v = fd(Field::v), *w = fd(Field::w);
-  const double *ax = fd(Field::ax), *ay = fd(Field::ay), *az = fd(Field::az);
-  const bool three = grid_.dim == 3;
-#pragma omp parallel for if (parallel_) schedule(static)
-  for (int i = 0; i < n_; ++i) {
-    if (type_[i] != fluid) continue;
+  for_each_fluid([=](int i, double* x, double* y, double* z, double* u, double* v, double* w, const double* ax,
+                     const double* ay, const double* az, bool three) {
     correct_particle(i, x, y, z, u, v, w, ax, ay, az, scale, dt, three);
-  }
+  });
 }
 
 std::size_t HostKernels::ppe_setup(double n_surface, double n0, double src) {
