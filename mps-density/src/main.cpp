@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,7 +39,13 @@ int run(int argc, char** argv) {
   app.add_option("--dim", o.dim, "2 or 3 (lattice, random, dambreak)");
   app.add_option("--re", o.re, "r_e / l0 for lattice and random cases (2.1, 3.1, 4.0)");
   app.add_option("--lattice-m", o.lattice_m, "lattice points per side");
-  app.add_option("--particles", o.particles, "particle count (pflow target, random cloud); overrides --size");
+  // A count given as a negative number would wrap around in the unsigned option: refused as text.
+  app.add_option("--particles", o.particles, "particle count (pflow target, random cloud); overrides --size")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v.find('-') == std::string::npos ? std::string() : "'" + v + "' is not a non-negative count";
+          },
+          ""));
   app.add_option("--a", o.a, "dam break column width a in m (height 2a)");
   app.add_option("--l0", o.l0, "dam break particle spacing in m (default a/20)");
   app.add_option("--depth-layers", o.depth_layers, "dam break 3D slab: particle layers in z (>= 4)");
@@ -68,6 +76,13 @@ int run(int argc, char** argv) {
   if (o.precision != "fp64" && o.precision != "fp32") throw copa::InputError("--precision must be fp64 or fp32");
   if (o.rebucket != "atomic" && o.rebucket != "stable" && o.rebucket != "cub" && o.rebucket != "fused")
     throw copa::InputError("--rebucket must be atomic, stable, cub or fused");
+  if (!(o.t_end > 0)) {
+    std::ostringstream got;
+    got << o.t_end;
+    throw copa::InputError("--t-end must be a positive end time (got " + got.str() + ")");
+  }
+  if (!o.variants.empty() && !common.variant.empty())
+    throw copa::InputError("--variant and --variants conflict: give one strategy with --variant or several with --variants");
   if (!(o.skin > 0) || o.skin > 2) throw copa::InputError("--skin must be in (0, 2]");
   if (common.reps < 1) throw copa::InputError("--reps must be at least 1");
   if (o.case_name == "pflow" && o.dim != 3) throw copa::InputError("--case pflow is 3D (--dim 3)");

@@ -3,13 +3,14 @@
 // same run on one rank.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "app.hpp"
 #include "copa/errors.hpp"
 #include "copa/halo.hpp"
 #include "copa/mpi.hpp"
+#include "copa/output.hpp"
 #include "copa/progress.hpp"
 #include "dist/gather.hpp"
 #include "dist/rank_kernels.hpp"
@@ -35,7 +36,7 @@ struct Trajectory {
 // quiet: no size line and no heartbeat (the other ranks, the one-rank comparison); vtk: the
 // ParaView series of this run (empty options: none).
 Trajectory simulate(mps::MpsKernels& k, const AppOptions& o, const mps::Problem& pr, const mps::SimParams& sp,
-                    bool over_ranks, copa::RegionTimer& timer, std::ofstream* front, bool quiet,
+                    bool over_ranks, copa::RegionTimer& timer, std::ostream* front, bool quiet,
                     const copa::vtk::Options& vtk_options) {
   mps::Simulation sim(k, pr, sp);
   const bool dambreak = pr.column_width > 0 && o.case_name == "dambreak";
@@ -52,7 +53,7 @@ Trajectory simulate(mps::MpsKernels& k, const AppOptions& o, const mps::Problem&
     if (over_ranks) z = copa::mpi::max_all(z);
     const double time = step * sim.dt();
     t.TZ.emplace_back(time * tscale, z / a);
-    if (front && *front) *front << time << "," << z << "," << time * tscale << "," << z / a << "\n";
+    if (front) *front << time << "," << z << "," << time * tscale << "," << z / a << "\n";
   };
   if (dambreak) record(0);
   copa::announce(quiet, std::to_string(pr.particles.size()) + " particles, " + std::to_string(pr.grid.nx) + " x " +
@@ -174,14 +175,13 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, Strat
   const bool root = copa::mpi::is_root();
   copa::Profile profile;
   auto timer = make_timer(b, profile);
-  std::ofstream front;
-  if (!o.front.empty() && dambreak && root) {
-    front.open(o.front);
-    if (!front) throw copa::InputError("--front: cannot write " + o.front);
-    front << "t,z_front,T,Z\n";
-  }
-  const Trajectory tr = simulate(*k, o, pr, sp, rk != nullptr, *timer, front.is_open() ? &front : nullptr,
+  // The front table is kept in memory and written whole after the run (copa::write_output).
+  const bool write_front = !o.front.empty() && dambreak && root;
+  std::ostringstream front;
+  if (write_front) front << "t,z_front,T,Z\n";
+  const Trajectory tr = simulate(*k, o, pr, sp, rk != nullptr, *timer, write_front ? &front : nullptr,
                                  common.quiet || !root, o.vtk);
+  if (write_front) copa::write_output(o.front, "--front", [&](std::ostream& out) { out << front.str(); });
   const int steps = tr.steps;
   double step_time = 0;
   for (const auto& name : profile.names()) step_time += profile.total(name);
