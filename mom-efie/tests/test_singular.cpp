@@ -35,36 +35,43 @@ void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w) {
   }
 }
 
-// int over the triangle of {1/R, R, r'/R, r' R} by Duffy quadrature.
-std::array<double, 8> brute_force(Vec3 r, Vec3 a, Vec3 b, Vec3 c) {
+// Duffy quadrature over the triangle (a, b, c) about `apex`: the sub-triangles (apex, v_s, v_s+1)
+// with q = apex + u ((v_s - apex) + v (v_s+1 - v_s)), Jacobian u times the signed doubled area (so
+// sub-triangles outside cancel), u panelled geometrically from 1e-6 to 1, 48 Gauss points in u and
+// v; calls f(q, w) with the weight w.
+template <class F>
+void duffy(Vec3 apex, Vec3 a, Vec3 b, Vec3 c, F f) {
   std::vector<double> gx, gw;
   gauss_legendre(48, gx, gw);
   const Vec3 nn = cross(b - a, c - a);
   const Vec3 n = (1.0 / norm(nn)) * nn;
-  const Vec3 rho = r - dot(r - a, n) * n;
-  std::array<double, 8> sum{};
   const Vec3 v[3] = {a, b, c};
-  // panels in u: [0, 1e-6], then geometric up to 1
   std::vector<double> edges{0.0};
   for (double e = 1e-6; e < 1; e *= 4) edges.push_back(e);
   edges.push_back(1.0);
   for (int s = 0; s < 3; ++s) {
     const Vec3 p1 = v[s], p2 = v[(s + 1) % 3];
-    const double jac = dot(cross(p1 - rho, p2 - p1), n);  // signed: sub-triangles outside cancel
+    const double jac = dot(cross(p1 - apex, p2 - p1), n);
+    if (std::fabs(jac) < 1e-14) continue;  // the apex on this side's line: no area
     for (std::size_t pu = 0; pu + 1 < edges.size(); ++pu)
       for (int iu = 0; iu < int(gx.size()); ++iu) {
         const double u = edges[pu] + (edges[pu + 1] - edges[pu]) * gx[iu];
         const double wu = (edges[pu + 1] - edges[pu]) * gw[iu];
-        for (int iv = 0; iv < int(gx.size()); ++iv) {
-          const double vv = gx[iv];
-          const Vec3 q = rho + u * ((p1 - rho) + vv * (p2 - p1));
-          const double R = norm(q - r);
-          const double w = wu * gw[iv] * u * jac;
-          const double vals[8] = {1 / R, R, q.x / R, q.y / R, q.z / R, q.x * R, q.y * R, q.z * R};
-          for (int k = 0; k < 8; ++k) sum[k] += w * vals[k];
-        }
+        for (int iv = 0; iv < int(gx.size()); ++iv) f(apex + u * ((p1 - apex) + gx[iv] * (p2 - p1)), wu * gw[iv] * u * jac);
       }
   }
+}
+
+// int over the triangle of {1/R, R, r'/R, r' R}, about the projection of r onto its plane.
+std::array<double, 8> brute_force(Vec3 r, Vec3 a, Vec3 b, Vec3 c) {
+  const Vec3 nn = cross(b - a, c - a);
+  const Vec3 n = (1.0 / norm(nn)) * nn;
+  std::array<double, 8> sum{};
+  duffy(r - dot(r - a, n) * n, a, b, c, [&](Vec3 q, double w) {
+    const double R = norm(q - r);
+    const double vals[8] = {1 / R, R, q.x / R, q.y / R, q.z / R, q.x * R, q.y * R, q.z * R};
+    for (int k = 0; k < 8; ++k) sum[k] += w * vals[k];
+  });
   return sum;
 }
 
@@ -94,32 +101,13 @@ Vec3 normal() {
 // int over the triangle of (r - r')/R^3 and (r - r')/R by Duffy quadrature about `apex` (the
 // projection of r when it is off the plane; a vertex when r is in the plane outside the triangle).
 std::array<Vec3, 2> brute_gradient(Vec3 r, Vec3 apex, Vec3 a, Vec3 b, Vec3 c) {
-  std::vector<double> gx, gw;
-  gauss_legendre(48, gx, gw);
-  const Vec3 nn = cross(b - a, c - a);
-  const Vec3 n = (1.0 / norm(nn)) * nn;
   std::array<Vec3, 2> sum{Vec3{0, 0, 0}, Vec3{0, 0, 0}};
-  const Vec3 v[3] = {a, b, c};
-  std::vector<double> edges{0.0};
-  for (double e = 1e-6; e < 1; e *= 4) edges.push_back(e);
-  edges.push_back(1.0);
-  for (int s = 0; s < 3; ++s) {
-    const Vec3 p1 = v[s], p2 = v[(s + 1) % 3];
-    const double jac = dot(cross(p1 - apex, p2 - p1), n);
-    if (std::fabs(jac) < 1e-14) continue;
-    for (std::size_t pu = 0; pu + 1 < edges.size(); ++pu)
-      for (int iu = 0; iu < int(gx.size()); ++iu) {
-        const double u = edges[pu] + (edges[pu + 1] - edges[pu]) * gx[iu];
-        const double wu = (edges[pu + 1] - edges[pu]) * gw[iu];
-        for (int iv = 0; iv < int(gx.size()); ++iv) {
-          const Vec3 q = apex + u * ((p1 - apex) + gx[iv] * (p2 - p1));
-          const Vec3 x = r - q;
-          const double R = norm(x), w = wu * gw[iv] * u * jac;
-          sum[0] = sum[0] + (w / (R * R * R)) * x;
-          sum[1] = sum[1] + (w / R) * x;
-        }
-      }
-  }
+  duffy(apex, a, b, c, [&](Vec3 q, double w) {
+    const Vec3 x = r - q;
+    const double R = norm(x);
+    sum[0] = sum[0] + (w / (R * R * R)) * x;
+    sum[1] = sum[1] + (w / R) * x;
+  });
   return sum;
 }
 
