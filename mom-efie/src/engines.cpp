@@ -23,6 +23,8 @@ Formulation make_formulation(const std::string& name, double cfie_alpha, std::co
     throw copa::InputError("--eps-r must have a positive real part and an imaginary part <= 0 (eps' - j eps'', a lossy or lossless material)");
   if (!(mu_r.real() > 0) || mu_r.imag() > 0)
     throw copa::InputError("--mu-r must have a positive real part and an imaginary part <= 0 (mu' - j mu'')");
+  if ((name == "pmchwt" || name == "muller") && eps_r == 1.0 && mu_r == 1.0)
+    throw copa::InputError("--formulation " + name + " with --eps-r 1 and --mu-r 1: the body is free space and scatters nothing (give --eps-r or --mu-r)");
   Formulation f;
   f.name = name;
   f.alpha = name == "efie" ? 1.0 : (name == "mfie" ? 0.0 : cfie_alpha);

@@ -88,8 +88,8 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
   engine->set_formulation(form);
   const auto rhs = form.dielectric() ? dielectric_rhs(problem) : excitation(problem, form.alpha);
 
-  const double sphere_r = o.problem.mesh_file.empty() ? (o.problem.geometry == "sphere" ? o.problem.radius : 0.0)
-                                                      : sphere_radius_of(problem.mesh);
+  std::string not_sphere;
+  const double sphere_r = sphere_radius_for_mie(o.problem, problem, not_sphere);
   if (sphere_r > 0) problem.radius = sphere_r;
   const double ka = problem.k * problem.radius;
   if ((form.name == "efie" || form.name == "mfie") && sphere_r > 0 && distance_to_resonance(ka) < 0.05 && !o.common.quiet)
@@ -148,7 +148,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
     mom["condition_number_1norm_estimate"] = engine->condition_estimate();
   else
     mom["condition_number_1norm_estimate"] = nullptr;
-  const copa::Verification v = check_run({problem, *engine, form, cuts, sphere_r, o.fill_only, o.sampled_entries, o.tolerance_db, o.eps_r, o.mu_r}, mom);
+  const copa::Verification v = check_run({problem, *engine, form, cuts, sphere_r, o.fill_only, o.sampled_entries, o.tolerance_db, o.eps_r, o.mu_r, not_sphere}, mom);
   const bool mie_check = sphere_r > 0 && !o.fill_only;
   copa::vtk::Series vtk(o.vtk, "mom-efie", "vtu");
   vtk.at_end(0, 0.0, [&](const std::string& path) { write_currents_vtk(path, problem, o.solver.irs() ? x_irs : x_lu, form.dielectric(), vtk.encoding()); });

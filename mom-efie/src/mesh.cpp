@@ -154,6 +154,39 @@ void skip_to(std::istream& in, const std::string& section, const std::string& pa
   bad_mesh(path, "section " + section + " not found");
 }
 
+// After the entries a section's count announced, the section must end: a count smaller than the
+// entries present would silently drop the rest.
+void expect_end(std::istream& in, const std::string& section, const std::string& path) {
+  const std::string end = "$End" + section.substr(1);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.rfind(end, 0) == 0) return;
+    bad_mesh(path, section + ": more entries than its count says (" + line + ")");
+  }
+  bad_mesh(path, end + " not found");
+}
+
+// The next element line; the section's end before it means the count exceeds the lines present.
+std::string element_line(std::istream& in, const std::string& path) {
+  std::string line;
+  if (!std::getline(in, line)) bad_mesh(path, "truncated $Elements");
+  if (line.rfind("$End", 0) == 0) bad_mesh(path, "$Elements: fewer element lines than its count says");
+  return line;
+}
+
+// The three node tags left on a triangle's line, as vertex indices.
+std::array<int, 3> triangle_nodes(std::istream& ls, const std::unordered_map<long, int>& node, const std::string& path,
+                                  const std::string& line) {
+  std::array<int, 3> tri{};
+  for (int k = 0; k < 3; ++k) {
+    long nt;
+    if (!(ls >> nt) || !node.count(nt)) bad_mesh(path, "triangle refers to an unknown node: " + line);
+    tri[k] = node.at(nt);
+  }
+  return tri;
+}
+
 Mesh read_gmsh22(std::istream& in, const std::string& path) {
   Mesh m;
   std::unordered_map<long, int> node;
@@ -167,25 +200,20 @@ Mesh read_gmsh22(std::istream& in, const std::string& path) {
     node[tag] = int(m.vertices.size());
     m.vertices.push_back(p);
   }
+  expect_end(in, "$Nodes", path);
   skip_to(in, "$Elements", path);
   if (!(in >> count) || count <= 0) bad_mesh(path, "bad $Elements count");
   std::string line;
   std::getline(in, line);
   for (long e = 0; e < count; ++e) {
-    if (!std::getline(in, line)) bad_mesh(path, "truncated $Elements");
+    line = element_line(in, path);
     std::istringstream ls(line);
     long tag, type, ntags;
     if (!(ls >> tag >> type >> ntags)) bad_mesh(path, "bad element line: " + line);
     for (long t = 0; t < ntags; ++t) ls >> tag;
-    if (type != 2) continue;
-    std::array<int, 3> tri{};
-    for (int k = 0; k < 3; ++k) {
-      long nt;
-      if (!(ls >> nt) || !node.count(nt)) bad_mesh(path, "triangle refers to an unknown node: " + line);
-      tri[k] = node[nt];
-    }
-    m.triangles.push_back(tri);
+    if (type == 2) m.triangles.push_back(triangle_nodes(ls, node, path, line));
   }
+  expect_end(in, "$Elements", path);
   return m;
 }
 
@@ -195,10 +223,12 @@ Mesh read_gmsh41(std::istream& in, const std::string& path) {
   skip_to(in, "$Nodes", path);
   long blocks, count, minTag, maxTag;
   if (!(in >> blocks >> count >> minTag >> maxTag)) bad_mesh(path, "bad $Nodes header");
+  long listed = 0;
   for (long b = 0; b < blocks; ++b) {
     long dim, entity, parametric, n;
     if (!(in >> dim >> entity >> parametric >> n)) bad_mesh(path, "bad node block");
     if (parametric) bad_mesh(path, "parametric nodes are not supported");
+    if (n < 0 || (listed += n) > count) bad_mesh(path, "$Nodes: the blocks hold more nodes than its count says");
     std::vector<long> tags(n);
     for (auto& t : tags) in >> t;
     for (long i = 0; i < n; ++i) {
@@ -208,28 +238,28 @@ Mesh read_gmsh41(std::istream& in, const std::string& path) {
       m.vertices.push_back(p);
     }
   }
+  if (listed != count) bad_mesh(path, "$Nodes: the blocks hold fewer nodes than its count says");
+  expect_end(in, "$Nodes", path);
   skip_to(in, "$Elements", path);
   if (!(in >> blocks >> count >> minTag >> maxTag)) bad_mesh(path, "bad $Elements header");
+  listed = 0;
   for (long b = 0; b < blocks; ++b) {
     long dim, entity, type, n;
     if (!(in >> dim >> entity >> type >> n)) bad_mesh(path, "bad element block");
+    if (n < 0 || (listed += n) > count) bad_mesh(path, "$Elements: the blocks hold more elements than its count says");
     std::string line;
     std::getline(in, line);
     for (long e = 0; e < n; ++e) {
-      if (!std::getline(in, line)) bad_mesh(path, "truncated $Elements");
+      line = element_line(in, path);
       if (type != 2) continue;
       std::istringstream ls(line);
       long tag;
       ls >> tag;
-      std::array<int, 3> tri{};
-      for (int k = 0; k < 3; ++k) {
-        long nt;
-        if (!(ls >> nt) || !node.count(nt)) bad_mesh(path, "triangle refers to an unknown node: " + line);
-        tri[k] = node[nt];
-      }
-      m.triangles.push_back(tri);
+      m.triangles.push_back(triangle_nodes(ls, node, path, line));
     }
   }
+  if (listed != count) bad_mesh(path, "$Elements: the blocks hold fewer elements than its count says");
+  expect_end(in, "$Elements", path);
   return m;
 }
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <unordered_map>
 
 #include "copa/errors.hpp"
+#include "copa/output.hpp"
 #include "far_field.hpp"
 
 namespace efie {
@@ -136,12 +136,12 @@ RcsCuts bistatic_rcs(const Problem& p, const std::vector<complex>& x, int sample
 }
 
 void write_rcs_csv(const std::string& path, const RcsCuts& cuts) {
-  std::ofstream out(path);
-  if (!out) throw copa::InputError("--rcs " + path + ": cannot open for writing");
-  out.precision(10);
-  out << "theta_deg,sigma_E_over_pia2,sigma_H_over_pia2\n";
-  for (std::size_t i = 0; i < cuts.theta_deg.size(); ++i)
-    out << cuts.theta_deg[i] << "," << cuts.e_plane[i] << "," << cuts.h_plane[i] << "\n";
+  copa::write_output(path, "--rcs", [&](std::ostream& out) {
+    out.precision(10);
+    out << "theta_deg,sigma_E_over_pia2,sigma_H_over_pia2\n";
+    for (std::size_t i = 0; i < cuts.theta_deg.size(); ++i)
+      out << cuts.theta_deg[i] << "," << cuts.e_plane[i] << "," << cuts.h_plane[i] << "\n";
+  });
 }
 
 }  // namespace efie

@@ -136,14 +136,50 @@ SizeEstimate estimate_size(const ProblemOptions& o, double k) {
   return e;
 }
 
-double sphere_radius_of(const Mesh& m) {
+double sphere_radius_for_mie(const ProblemOptions& o, const Problem& p, std::string& why_not) {
+  if (o.mesh_file.empty()) {
+    if (o.geometry == "sphere") return o.radius;
+    why_not = "not a sphere";
+    return 0.0;
+  }
+  const Mesh& m = p.mesh;
+  if (!p.summary.closed) {
+    why_not = "the mesh is not a sphere: it is open (" + std::to_string(p.summary.boundary_edges) + " boundary edges)";
+    return 0.0;
+  }
+  // Connected pieces: union-find over the vertices, joined along the triangles' edges.
+  std::vector<int> parent(m.vertices.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = int(i);
+  auto root = [&](int v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  for (const auto& t : m.triangles)
+    for (int k = 1; k < 3; ++k) parent[root(t[k])] = root(t[0]);
+  std::vector<char> used(m.vertices.size(), 0);
+  for (const auto& t : m.triangles)
+    for (int v : t) used[v] = 1;
+  long pieces = 0;
+  for (std::size_t v = 0; v < used.size(); ++v) pieces += used[v] && root(int(v)) == int(v);
+  if (pieces != 1) {
+    why_not = "the mesh is not a sphere: " + std::to_string(pieces) + " separate surfaces";
+    return 0.0;
+  }
   double lo = 1e300, hi = 0;
-  for (const auto& v : m.vertices) {
-    const double r = norm(v);
+  for (std::size_t v = 0; v < used.size(); ++v) {
+    if (!used[v]) continue;
+    const double r = norm(m.vertices[v]);
     lo = std::min(lo, r);
     hi = std::max(hi, r);
   }
-  return hi > 0 && hi - lo <= 1e-6 * hi ? 0.5 * (lo + hi) : 0.0;
+  if (!(hi > 0 && hi - lo <= 1e-6 * hi)) {
+    std::ostringstream os;
+    os << "the mesh is not a sphere: vertex distances from the origin span [" << lo << ", " << hi
+       << "], beyond the 1e-6 relative tolerance";
+    why_not = os.str();
+    return 0.0;
+  }
+  return 0.5 * (lo + hi);
 }
 
 std::complex<double> parse_complex(const std::string& text, const std::string& option) {

@@ -41,8 +41,11 @@ SizeEstimate estimate_size(const ProblemOptions& o, double k);
 // Fewest elements per wavelength a --size preset keeps: the RWG accuracy rule of thumb (README,
 // Verification: ka = 2 at 10.5 per wavelength gives 0.28 dB); a preset at a large ka is refined.
 constexpr double min_elements_per_wavelength = 10.0;
-// Radius of the sphere all mesh vertices lie on (centre at the origin), or 0 when they do not.
-double sphere_radius_of(const Mesh& m);
+// The radius of the sphere the run's surface is, for the Mie verdict: the built-in sphere's, or
+// for --mesh a surface that is closed, one connected piece (check_mesh has refused inconsistent
+// orientation) with every vertex within 1e-6 of the radius from the origin. Otherwise 0, and
+// `why_not` says which condition failed.
+double sphere_radius_for_mie(const ProblemOptions& o, const Problem& p, std::string& why_not);
 
 // "re" or "re,im" (a complex material constant, --eps-r, --mu-r); InputError naming the option.
 std::complex<double> parse_complex(const std::string& text, const std::string& option);

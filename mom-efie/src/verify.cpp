@@ -92,7 +92,7 @@ copa::Verification check_run(const RunCheck& c, nlohmann::json& mom) {
   if (sampled_check)
     return {c.fill_only ? "serial pair formula (sampled entries)" : "serial pair formula (sampled entries; the LU and RCS have no reference here)",
             "max_rel_entry_error", sample_err, 1e-12, sample_err <= 1e-12};
-  const std::string why = c.sphere_radius > 0 ? "--fill-only" : "not a sphere (no Mie series)";
+  const std::string why = c.sphere_radius > 0 ? "--fill-only" : c.not_sphere + " (no Mie series)";
   if (form.name != "efie")
     return copa::not_verified(why + " with --formulation " + form.name + ": the sampled-entry oracle covers the EFIE only");
   return copa::not_verified(why + " and --sampled-entries 0: nothing to compare the matrix with");

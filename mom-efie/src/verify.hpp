@@ -28,6 +28,7 @@ struct RunCheck {
   int sampled_entries;
   double tolerance_db;
   std::string eps_r, mu_r;  // as given (--eps-r, --mu-r), for the reference's name
+  std::string not_sphere;   // why there is no Mie series when sphere_radius is 0
 };
 // Mie when the run solved a sphere (RMS dB over both cuts <= tolerance_db); otherwise, for the
 // EFIE, the sampled oracle (max relative entry error <= 1e-12); otherwise NOT VERIFIED. Adds the

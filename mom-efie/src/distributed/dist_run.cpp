@@ -167,8 +167,8 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
     return make_problem(std::move(mesh), wavenumber(o.problem), o.problem.radius, plane_wave(o.problem));
   };
   Problem problem = build();
-  const double sphere_r = o.problem.mesh_file.empty() ? (o.problem.geometry == "sphere" ? o.problem.radius : 0.0)
-                                                      : sphere_radius_of(problem.mesh);
+  std::string not_sphere;
+  const double sphere_r = sphere_radius_for_mie(o.problem, problem, not_sphere);
   if (sphere_r > 0) problem.radius = sphere_r;
   const long n = problem.unknowns(), nt = problem.triangle_count();
   const BlockCyclic layout(n, nb, grid, rank);
