@@ -43,6 +43,22 @@ inline void put_bad_cell(const amr::Tree& t, std::vector<double>& u) {
     }
 }
 
+// Sedov 8^3 + 2 levels (a regrid every 2 steps, at most 4) whose initial state holds put_bad_cell's
+// cell: both dt paths must stop before the first step with the same report.
+struct BadCellCase {
+  OctMesh base = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  RunConfig cfg = amr_config("sedov", 1.0, 4);
+  amr::AmrConfig ac = amr_levels(2, "gradient", 2);
+  BadCellCase() {
+    ac.set_state = [](const amr::Tree& t, std::vector<double>& u) { put_bad_cell(t, u); };
+  }
+};
+
+inline void expect_bad_cell_report_as_host(const std::string& device, const std::string& host) {
+  EXPECT_NE(host.find("non-physical state after step 0"), std::string::npos) << host;
+  EXPECT_EQ(device, host);
+}
+
 // The message a run stops with (exit 3's RuntimeError), or "(no error)".
 inline std::string run_error(const OctMesh& base, const RunConfig& cfg, const amr::AmrConfig& ac) {
   try {

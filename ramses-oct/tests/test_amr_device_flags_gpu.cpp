@@ -30,7 +30,7 @@ TEST(Amr, amr_device_flags_on_the_gpu_equal_host_flags) {
     // Twice through the kinds: the device arrays are reused, the error word reset.
     for (int round = 0; round < 2; ++round)
       for (const char* kind : criterion_kinds) {
-        SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " " + kind);
+        SCOPED_TRACE(case_label(c) + " " + kind);
         const amr::RefineCriterion rc = criterion_of(kind);
         std::vector<char> crit, flag;
         const std::vector<char> host = host_flags(r.tree, r.u, rc, hp.gamma, crit);

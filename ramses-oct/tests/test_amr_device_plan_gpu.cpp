@@ -1,4 +1,4 @@
-// The step lists and the step plan built on the GPU (issue 13, regrid on the GPU) downloaded after
+// The step lists and the step plan built on the GPU (the regrid on the GPU) downloaded after
 // every upload (the initial grid and each regrid whose tree changed) must equal the host lists
 // (build_step_lists) and plan (build_step_plan) field by field, and the run's state the serial
 // oracle's to round-off. gpu label: CUDA or HIP builds.

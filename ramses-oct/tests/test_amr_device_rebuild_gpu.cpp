@@ -1,4 +1,4 @@
-// The tree rebuilt and linked on the GPU (issue 13, regrid on the GPU; amr_rebuild_body.hpp),
+// The tree rebuilt and linked on the GPU (the regrid on the GPU; amr_rebuild_body.hpp),
 // downloaded, must equal rebuild_tree's tree and map field by field (the hash by lookups: the
 // device claims its slots by atomicCAS, so its layout may differ), on the device plan tests'
 // trees with refining, derefining and mixed flags; the state moved through the device map equals
@@ -26,7 +26,7 @@ TEST(Amr, amr_device_rebuild_on_the_gpu_equals_host_rebuild) {
     const RunConfig cfg = case_config(c);
     const amr::AmrResult r = amr::run_amr(copa::Backend::serial, base, cfg, case_amr(c, 2));
     for (const char* kind : {"gradient", "band", "everywhere", "derefine", "none"}) {
-      SCOPED_TRACE(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " flags " + kind);
+      SCOPED_TRACE(case_label(c) + " flags " + kind);
       const std::vector<char> flag = rebuild_case_flags(r.tree, r.u, kind);
       amr::Tree host = r.tree;
       const amr::RegridMap hm = amr::rebuild_tree(host, flag, 1 << 26, *loops);

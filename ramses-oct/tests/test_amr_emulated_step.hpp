@@ -1,4 +1,4 @@
-// The device step emulated on the host (test_amr_regrid_parts.cpp, test_amr_next_scan.cpp): the
+// The device step emulated on the host (test_amr_regrid.cpp, test_amr_device_emulation.cpp): the
 // tables and the state held as the device holds them, the step through the GPU body's emulation,
 // the regrid's criterion, flags, rebuild and move through the bodies the kernels call, and the next step's
 // dt scan carried from advance() to scan() under the GPU step's rule (NextScan). Counts the moves,

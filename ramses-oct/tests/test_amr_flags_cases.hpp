@@ -1,4 +1,4 @@
-// What the device flags tests (test_amr_device_flags.cpp on the host, test_amr_device_flags_gpu.cpp
+// What the device flags tests (test_amr_device_emulation.cpp on the host, test_amr_device_flags_gpu.cpp
 // on the GPU) compare: the host flags of a tree and state (criterion_flags, refinement_flags), the
 // three criterion kinds, and two hand-made unbalanced trees whose flags must fail as the host's do.
 #pragma once

@@ -1,5 +1,5 @@
-// Run configurations and test states shared by the AMR tests (test_amr.cpp, test_amr_subcycle.cpp,
-// and the slow test_amr_slow.cpp).
+// Run configurations and test states shared by the AMR tests (test_amr_*.cpp and the slow
+// test_amr_slow.cpp).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "amr/amr_driver.hpp"
+#include "amr/amr_solver.hpp"
+#include "hydro/verification.hpp"
 
 namespace ro::amr_test {
 
@@ -30,6 +32,56 @@ inline amr::AmrConfig amr_levels(int levels, const std::string& kind, int regrid
   ac.max_octs = 1 << 26;
   return ac;
 }
+
+// amr_levels with level subcycling (--subcycle): level l steps with dt_0 / 2^l.
+inline amr::AmrConfig subcycled(int levels, const std::string& kind, int regrid_every) {
+  amr::AmrConfig ac = amr_levels(levels, kind, regrid_every);
+  ac.subcycle = true;
+  return ac;
+}
+
+// A test case's label in failure messages: its problem and boundary kind.
+template <class Case>
+std::string case_label(const Case& c) {
+  return std::string(c.problem) + " bc " + std::to_string(int(c.bc));
+}
+
+// OpenMP = serial bit for bit (tree, state, time): Sedov on a reflecting 16^3 base to t = 0.02 or
+// `steps` steps with the AMR configuration ac (a no-op without OpenMP).
+inline void expect_openmp_equals_serial(const amr::AmrConfig& ac, long steps) {
+#if defined(COPA_HAVE_OPENMP)
+  const OctMesh base = build_mesh({16, 16, 16}, {Boundary::reflecting, Boundary::reflecting, Boundary::reflecting});
+  const RunConfig cfg = amr_config("sedov", 0.02, steps);
+  const auto s = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+  const auto o = amr::run_amr(copa::Backend::openmp, base, cfg, ac);
+  EXPECT_TRUE(s.tree.key == o.tree.key);
+  EXPECT_TRUE(s.u == o.u);
+  EXPECT_TRUE(s.t == o.t);
+#else
+  (void)ac;
+  (void)steps;
+#endif
+}
+
+// Sedov on a periodic 16^3 base + 1 level (32^3 finest) to t = 0.03 with the AMR configuration
+// ac, and the reference verdict (the blast radius) of its state projected on the finest mesh. The
+// run's tree points to the base mesh held here: not copyable.
+struct SedovOneLevel {
+  explicit SedovOneLevel(const amr::AmrConfig& ac)
+      : base(build_mesh({16, 16, 16}, {Boundary::periodic, Boundary::periodic, Boundary::periodic})),
+        cfg(amr_config("sedov", 0.03, 100000)),
+        r(amr::run_amr(copa::Backend::serial, base, cfg, ac)),
+        fine(build_mesh({32, 32, 32}, base.bc)),
+        v(reference_verdict(fine, cfg.problem, "minmod", amr::project_to_finest(r.tree, fine, r.u), r.t, extra)) {}
+  SedovOneLevel(const SedovOneLevel&) = delete;
+  SedovOneLevel& operator=(const SedovOneLevel&) = delete;
+  OctMesh base;
+  RunConfig cfg;
+  amr::AmrResult r;
+  OctMesh fine;
+  nlohmann::json extra;
+  copa::Verification v;
+};
 
 // A smooth random state: density, velocity and pressure as sums of three sines of random phase
 // and amplitude per field, periodic on the box.
@@ -62,7 +114,7 @@ inline void random_smooth_state(const amr::Tree& t, std::vector<double>& u, unsi
     }
 }
 
-// The static-band wave (test_amr.cpp, test_amr_subcycle.cpp): rho = 1 + 0.2 sin(2 pi x), u = 1,
+// The static-band wave (test_amr_leaf_update.cpp, test_amr_subcycle.cpp): rho = 1 + 0.2 sin(2 pi x), u = 1,
 // p = 1 as exact cell averages of the density, so the error measures the scheme.
 inline void band_wave_state(const amr::Tree& t, std::vector<double>& u) {
   const std::int64_t stride = t.noct() * 8;

@@ -29,7 +29,7 @@ TEST(Amr, amr_gpu_partial_groups_equal_oracle) {
   for (const PlanCase& c : cases)
     for (const bool subcycle : {false, true})
       for (const int group_min : {1, 8}) {
-        const std::string what = std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " subcycle " +
+        const std::string what = case_label(c) + " subcycle " +
                                  std::to_string(subcycle) + " group_min " + std::to_string(group_min);
         SCOPED_TRACE(what);
         const OctMesh base = case_mesh(c);

@@ -1,6 +1,6 @@
 // The AMR runs the device plan, device lists and device regrid path tests take (PlanCase; the
-// plan and lists tests use plan_cases' final trees, test_amr_device_plan.cpp,
-// test_amr_device_lists.cpp; StateCase: a case's final tree and state, test_amr_partial_groups.cpp).
+// plan and lists tests use plan_cases' final trees, test_amr_device_emulation.cpp;
+// StateCase: a case's final tree and state, test_amr_leaf_update.cpp).
 #pragma once
 #include <array>
 #include <string>
@@ -45,7 +45,7 @@ inline amr::Tree case_tree(const PlanCase& c, OctMesh& base) {
 // here: not copyable.
 struct BuiltCase {
   explicit BuiltCase(const PlanCase& c)
-      : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
+      : name(case_label(c) + " levels " + std::to_string(c.levels)),
         tree(case_tree(c, base)),
         lists(amr::build_step_lists(tree)),
         plan(amr::build_step_plan(tree, lists, true)) {}
@@ -61,7 +61,7 @@ struct BuiltCase {
 // The plan cases with the final state of their run (the trees of case_tree).
 struct StateCase {
   explicit StateCase(const PlanCase& c)
-      : name(std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " levels " + std::to_string(c.levels)),
+      : name(case_label(c) + " levels " + std::to_string(c.levels)),
         base(case_mesh(c)),
         run(amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2))),
         lists(amr::build_step_lists(run.tree)) {}

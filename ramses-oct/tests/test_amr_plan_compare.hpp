@@ -1,8 +1,8 @@
-// Field-by-field comparison of two GPU step plans (test_amr_regrid_parts.cpp: parallel against
-// serial; test_amr_device_plan.cpp: the device plan's emulation against the host plan) and of the
+// Field-by-field comparison of two GPU step plans (test_amr_regrid.cpp: parallel against
+// serial; test_amr_device_emulation.cpp: the device plan's emulation against the host plan) and of the
 // parts of two step lists the device builds, leaf octs and reflux faces (the device lists, emulated
 // or downloaded, against the host's; the parallel lists against the serial ones); and two states or
-// fine-flux buffers of emulated steps, per value (test_amr_partial_groups.cpp).
+// fine-flux buffers of emulated steps, per value (test_amr_leaf_update.cpp).
 #pragma once
 #include <gtest/gtest.h>
 

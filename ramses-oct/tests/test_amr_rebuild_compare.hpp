@@ -1,5 +1,5 @@
 // The flags a device rebuild test regrids with, and the field-by-field comparison of two rebuilt
-// trees and maps (test_amr_device_rebuild.cpp: the emulated device rebuild against rebuild_tree;
+// trees and maps (test_amr_device_emulation.cpp: the emulated device rebuild against rebuild_tree;
 // test_amr_device_plan_gpu.cpp: the tree the GPU built, downloaded, against the host's).
 #pragma once
 #include <gtest/gtest.h>

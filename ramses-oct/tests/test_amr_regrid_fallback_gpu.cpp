@@ -42,7 +42,7 @@ TEST(Amr, amr_gpu_regrid_fallback_equals_queued_build) {
                             {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16}};
   for (const PlanCase& c : cases)
     for (const bool subcycle : {false, true}) {
-      const std::string what = std::string(c.problem) + " bc " + std::to_string(int(c.bc)) + " subcycle " +
+      const std::string what = case_label(c) + " subcycle " +
                                std::to_string(subcycle);
       SCOPED_TRACE(what);
       const OctMesh base = case_mesh(c);

@@ -1,5 +1,5 @@
-// The AMR Sedov run (base 32^3 + 2 levels, t = 0.05): about 20 minutes on two CPU cores, so
-// its own executable, labelled slow only (the CI runs the 16^3 + 1 level form in test_amr.cpp; the
+// The full-size AMR Sedov run (base 32^3 + 2 levels, t = 0.05): about 20 minutes on two CPU cores, so
+// its own executable, labelled slow only (the CI runs the 16^3 + 1 level form in test_amr_leaf_update.cpp; the
 // GPU runs this case as ramses-oct.gpu.amr-sedov-32-l2).
 #include "amr/amr_driver.hpp"
 #include "amr/amr_plan.hpp"
@@ -13,7 +13,7 @@ using namespace ro;
 using namespace ro::amr_test;
 
 TEST(Amr, amr_sedov_32_two_levels) {
-  // The run (slow): base 32^3 + 2 levels (128^3 finest), E = 1, t = 0.05, OpenMP.
+  // The full-size run (slow): base 32^3 + 2 levels (128^3 finest), E = 1, t = 0.05, OpenMP.
   const OctMesh base = build_mesh({32, 32, 32}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
   RunConfig cfg = amr_config("sedov", 0.05, 100000);
 #if defined(COPA_HAVE_OPENMP)

@@ -62,7 +62,7 @@ TEST(AmrSubcycle, amr_gpu_subcycle_equals_serial_with_regrids) {
 }
 
 TEST(AmrSubcycle, amr_gpu_subcycle_conservation_with_and_without_reflux) {
-  // The cases of the host test (test_amr_subcycle.cpp): Sedov on its initial grid, the blast
+  // The cases of the host test (test_amr_conservation.cpp): Sedov on its initial grid, the blast
   // crossing the coarse-fine faces, to t = 0.03; a random smooth state regridded every 2 steps.
   const Boundary p = Boundary::periodic;
   for (const bool reflux : {true, false}) {

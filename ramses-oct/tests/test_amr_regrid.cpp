@@ -1,27 +1,36 @@
-// The regrid's parts that issue 13's GPU regrid work rebuilt: the step lists, the GPU step plan,
-// the flags and the old->new map built in parallel (and in place) equal the serial build; the
-// criterion's neighbour lookup shared with the device equals locate(); the map-driven state move
-// equals the direct prolongation; the GPU path's driver with the device emulated on the host
-// equals the oracle.
+// AMR specification, regrid: the regrid's parts (flags, map, lists, plan, state move) built in
+// parallel, in finer decompositions or with more lanes equal the serial whole-oct build.
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "amr/amr_driver.hpp"
+#include "amr/amr_flags_body.hpp"
 #include "amr/amr_gpu.hpp"
+#include "amr/amr_lists_body.hpp"
 #include "amr/amr_plan.hpp"
 #include "amr/amr_rebuild.hpp"
+#include "amr/amr_rebuild_body.hpp"
 #include "copa/testing.hpp"
 #include "hydro/reference.hpp"
 #include "test_amr_emulated_step.hpp"
+#include "test_amr_flags_cases.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
+#include "test_amr_rebuild_compare.hpp"
 
 using namespace ro;
 using namespace ro::amr_test;
 
+// The regrid's parts that the GPU regrid rebuilt: the step lists, the GPU step plan,
+// the flags and the old->new map built in parallel (and in place) equal the serial build; the
+// criterion's neighbour lookup shared with the device equals locate(); the map-driven state move
+// equals the direct prolongation; the GPU path's driver with the device emulated on the host
+// equals the oracle.
 namespace {
 
 // Every field: what the device builds, and the host's per-oct reflux tables.
@@ -217,6 +226,163 @@ TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
       EXPECT_EQ(n.moves, 0);  // a static band: every regrid keeps the tree
     } else {
       EXPECT_GT(n.moves, 0);
+    }
+  }
+}
+
+// The regrid kernels' finer decompositions: the device runs the
+// buffer and the 2:1 balance one thread per (oct, slot) and the plan's unit slots one warp per
+// unit. The parts must do per oct exactly what the whole-oct bodies do: the same set of cells
+// set (not only the same flags after the pass, where a cell set by two octs hides one of them),
+// the same error, on the device plan tests' trees and states.
+namespace {
+
+std::vector<long long> sorted_unique(std::vector<long long> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+}  // namespace
+
+TEST(Amr, amr_flags_slot_parts_equal_whole_oct) {
+  std::int64_t octs_setting = 0, balance_sets = 0;
+  for (const PlanCase& c : plan_cases) {
+    OctMesh base;
+    const amr::AmrResult r = case_run(c, base);
+    const amr::Tree& t = r.tree;
+    const amr::PlanView v = amr::plan_view(t);
+    std::vector<char> crit;
+    const std::vector<char> flag = host_flags(t, r.u, criterion_of("gradient"), HydroParams{}.gamma, crit);
+    // Two flag arrays as the passes' input: the criterion bytes (also on the finest level) and the
+    // flags after a regrid's flags (many flagged cells, as the balance reads them).
+    for (const std::vector<char>* in : {static_cast<const std::vector<char>*>(&crit), &flag}) {
+      SCOPED_TRACE(case_label(c));
+      for (std::int64_t o = 0; o < t.level_begin[t.max_level]; ++o) {
+        std::vector<long long> whole, parts;
+        amr::flags_buffer_oct(v, in->data(), o, [&](long long g) { whole.push_back(g); });
+        for (int q = 0; q < 27; ++q) amr::flags_buffer_slot(v, in->data(), o, q, [&](long long g) { parts.push_back(g); });
+        ASSERT_EQ(sorted_unique(parts), sorted_unique(whole)) << "buffer, oct " << o;
+        octs_setting += !whole.empty();
+      }
+      for (std::int64_t o = t.level_begin[1]; o < t.noct(); ++o) {
+        std::vector<long long> whole, parts;
+        const bool ok = amr::flags_balance_oct(v, in->data(), o, [&](long long g) { whole.push_back(g); });
+        bool ok_parts = true;
+        for (int q = 0; q < 27; ++q)
+          ok_parts = amr::flags_balance_slot(v, in->data(), o, q, [&](long long g) { parts.push_back(g); }) && ok_parts;
+        ASSERT_EQ(ok_parts, ok) << "balance, oct " << o;
+        ASSERT_EQ(sorted_unique(parts), sorted_unique(whole)) << "balance, oct " << o;
+        balance_sets += static_cast<std::int64_t>(whole.size());
+      }
+    }
+  }
+  // Not vacuous: octs whose buffer sets cells, balance stores.
+  EXPECT_GT(octs_setting, 0);
+  EXPECT_GT(balance_sets, 0);
+  std::cerr << octs_setting << " octs whose buffer sets cells, " << balance_sets
+            << " balance stores: slot parts = whole-oct bodies\n";
+}
+
+TEST(Amr, amr_flags_slot_parts_report_an_unbalanced_tree) {
+  // The hand-made three-level tree with every cell flagged: the whole-oct balance fails on some
+  // level-2 oct, and so must the union of its slot parts (the device's error word).
+  const OctMesh base = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  const amr::Tree t = unbalanced_tree(base, 3);
+  const amr::PlanView v = amr::plan_view(t);
+  const std::vector<char> all(t.noct() * 8, 1);
+  int broken = 0;
+  for (std::int64_t o = t.level_begin[1]; o < t.noct(); ++o) {
+    const bool ok = amr::flags_balance_oct(v, all.data(), o, [](long long) {});
+    bool ok_parts = true;
+    for (int q = 0; q < 27; ++q) ok_parts = amr::flags_balance_slot(v, all.data(), o, q, [](long long) {}) && ok_parts;
+    EXPECT_EQ(ok_parts, ok) << "oct " << o;
+    broken += !ok;
+  }
+  EXPECT_GT(broken, 0);
+}
+
+// The regrid bodies the device runs with more threads (a cheaper device regrid): the
+// per-cell lists bodies (a lane per cell, amr_lists_body.hpp) and the per-(oct, face) neighbour
+// body of the one-launch link (amr_rebuild_body.hpp). Each is called here in an order no per-oct
+// or per-level loop would take (cells outer, octs inner, from the last oct and face), as the
+// lanes of a launch may run, and must give the host's tables: build_step_lists's lists, the
+// linked tree's neighbours. (The per-(row, source) body runs in emulate_device_rebuild, which
+// test_amr_device_emulation.cpp compares with rebuild_tree's map.)
+TEST(Amr, amr_lists_per_cell_bodies_equal_host_lists) {
+  for (const PlanCase& c : plan_cases) {
+    OctMesh base;
+    const amr::Tree t = case_tree(c, base);
+    SCOPED_TRACE(case_label(c));
+    const amr::StepLists host = amr::build_step_lists(t);
+    const amr::TreeView v = amr::tree_view(t);
+    const std::int32_t* son = t.son.data();
+    const long long n = t.noct(), ncoarse = t.level_begin[t.max_level];
+    // Pass 1 by cells: the leaf flag and face mask of an oct are the OR of its cells', and a
+    // cell's bits lie in its own window 6 c .. 6 c + 5 (so the OR of the lanes loses nothing).
+    std::vector<long long> leaf_scan(n + 1, 0), face_scan(n + 1, 0);
+    std::vector<std::uint64_t> face_mask(ncoarse, 0);
+    long long masked_cells = 0;
+    for (int cell = 7; cell >= 0; --cell)
+      for (long long o = n - 1; o >= 0; --o) {
+        leaf_scan[o] |= amr::lists_cell_is_leaf(son, o, cell);
+        if (o >= ncoarse) continue;
+        const std::uint64_t m = amr::lists_cell_face_mask(v, son, o, cell);
+        ASSERT_EQ(m & ~(std::uint64_t(63) << (6 * cell)), 0u) << "oct " << o << " cell " << cell;
+        masked_cells += m != 0;
+        face_mask[o] |= m;
+      }
+    for (long long o = 0; o < ncoarse; ++o) face_scan[o] = amr::lists_popcount(face_mask[o]);
+    amr::exclusive_scan(leaf_scan);
+    amr::exclusive_scan(face_scan);
+    EXPECT_GT(masked_cells, 0);
+    // Pass 2 by cells in the same scrambled order; the scans one length (n + 1), as the device's
+    // pair scan has them.
+    amr::StepLists dev;
+    dev.leaf_octs.assign(leaf_scan[n], -1);
+    dev.faces.assign(face_scan[n], amr::RefluxFace{-1, -1, -1});
+    for (int cell = 7; cell >= 0; --cell)
+      for (long long o = n - 1; o >= 0; --o)
+        amr::lists_fill_cell(v, son, o, cell, ncoarse, leaf_scan.data(), face_scan.data(), face_mask.data(),
+                             dev.leaf_octs.data(), dev.faces.data());
+    EXPECT_EQ(face_scan[n], face_scan[ncoarse]);
+    expect_same_device_lists(dev, host);
+    std::cerr << c.problem << " bc " << int(c.bc) << ": " << dev.leaf_octs.size() << " leaf octs, " << dev.faces.size()
+              << " reflux faces from " << masked_cells << " cells: per-cell lists = host lists\n";
+  }
+}
+
+TEST(Amr, amr_link_per_face_body_equals_linked_tree) {
+  const auto loops = amr::make_serial_loops();
+  for (const PlanCase& c : plan_cases) {
+    OctMesh base;
+    base = case_mesh(c);
+    const amr::AmrResult r =
+        amr::run_amr(copa::Backend::serial, base, case_config(c), case_amr(c, 2));
+    for (const char* kind : {"none", "gradient", "everywhere", "derefine"}) {
+      SCOPED_TRACE(case_label(c) + " flags " + kind);
+      // "none": the run's tree; the others: rebuild_tree's tree, linked on the host.
+      amr::Tree t = r.tree;
+      if (std::string(kind) != "none") amr::rebuild_tree(t, rebuild_case_flags(r.tree, r.u, kind), 1 << 26, *loops);
+      const amr::PlanView pv = amr::plan_view(t);
+      long long self = 0, missing = 0;
+      for (long long o = t.noct() - 1; o >= 0; --o)
+        for (int f = 5; f >= 0; --f) {
+          const std::int32_t nb = amr::rebuild_nbor_face(pv, o, f);
+          ASSERT_EQ(nb, t.nbor[f][o]) << "oct " << o << " level " << int(t.level[o]) << " face " << f;
+          self += nb == o;
+          missing += nb < 0;
+        }
+      // Reflecting and outflow trees link domain faces to the oct itself; the run's adaptive
+      // tree has fine octs next to coarser leaves (no same-level neighbour).
+      if (c.bc != Boundary::periodic) {
+        EXPECT_GT(self, 0);
+      }
+      if (std::string(kind) == "none") {
+        EXPECT_GT(missing, 0);
+      }
+      std::cerr << c.problem << " bc " << int(c.bc) << " " << kind << ": " << t.noct() << " octs, " << self
+                << " faces to self, " << missing << " absent: per-face link = linked tree\n";
     }
   }
 }
