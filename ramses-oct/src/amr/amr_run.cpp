@@ -146,14 +146,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     rep.extra()["physics"] = ph.extra;
     rep.extra()["physics_verdict"] = copa::verdict_line(ph.v);
     rep.extra()["state_checksum"] = hex(state_checksum(r.u));
-    copa::Verification v = ph.v;
-    if (b == copa::Backend::serial) oracle = u;
-    if (b != copa::Backend::serial && !oracle.empty()) {
-      const double l2 = relative_l2(u, oracle);
-      rep.extra()["cross_backend"] = {{"relative_l2_vs_serial", l2}, {"tolerance", 1e-12}};
-      if (!o.common.quiet) std::cout << copa::verdict_line(ph.v) << "\n";
-      v = {"serial oracle", "relative_l2_vs_serial", l2, 1e-12, l2 < 1e-12 && (!ph.v.verified || ph.v.passed)};
-    }
+    const copa::Verification v = backend_verdict(b, u, oracle, ph, rep, o.common.quiet);
     if (!o.common.quiet)
       std::cout << "AMR: " << leaf_cells << " leaf cells (uniform equivalent " << fine_n << "), octs per level";
     if (!o.common.quiet) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 
 namespace ro {
 
@@ -107,6 +108,17 @@ PhysicsVerdict check_physics(const OctMesh& m, const ProblemParams& pp, const st
     ph.v = ref;
   }
   return ph;
+}
+
+copa::Verification backend_verdict(copa::Backend b, const std::vector<double>& u, std::vector<double>& oracle,
+                                   const PhysicsVerdict& ph, copa::Report& rep, bool quiet) {
+  if (b == copa::Backend::serial) oracle = u;
+  if (b == copa::Backend::serial || oracle.empty()) return ph.v;
+  const double l2 = relative_l2(u, oracle);
+  rep.extra()["cross_backend"] = {{"relative_l2_vs_serial", l2}, {"tolerance", cross_backend_tolerance}};
+  if (!quiet) std::cout << copa::verdict_line(ph.v) << "\n";
+  return {"serial oracle", "relative_l2_vs_serial", l2, cross_backend_tolerance,
+          l2 < cross_backend_tolerance && (!ph.v.verified || ph.v.passed)};
 }
 
 }  // namespace ro

@@ -34,6 +34,15 @@ copa::Verification reference_verdict(const OctMesh& m, const ProblemParams& pp, 
 PhysicsVerdict check_physics(const OctMesh& m, const ProblemParams& pp, const std::string& slope,
                              const std::vector<double>& u, double t, const Totals& t0, double accuracy_dx = 0);
 
+// The verdict of backend b's final state u: the physics verdict ph on the serial oracle (whose state
+// is kept in oracle); on every other backend the relative L2 distance to the oracle below
+// cross_backend_tolerance, with the physics reference passed where one applies (agreement with the
+// oracle is a check that can fail even where no physics reference applies). Records the distance as
+// the report's "cross_backend" and, unless quiet, prints the physics verdict it replaces.
+copa::Verification backend_verdict(copa::Backend b, const std::vector<double>& u, std::vector<double>& oracle,
+                                   const PhysicsVerdict& ph, copa::Report& rep, bool quiet);
+inline constexpr double cross_backend_tolerance = 1e-12;
+
 // Relative change of mass and energy allowed with closed boundaries (compensated totals: README).
 inline constexpr double conservation_tolerance = 1e-12;
 // Sedov: the shock must span this many cells before the binned-density peak measures the

@@ -9,16 +9,14 @@
 #include <vector>
 
 #include "copa/timing.hpp"
-#include "uniform/kernels.hpp"
-#include "hydro/tile_host.hpp"
+#include "uniform/kernels_host.hpp"
 
 namespace ro {
 namespace {
 
-class OpenmpKernels final : public HydroKernels {
+class OpenmpKernels final : public HostKernels {
  public:
-  explicit OpenmpKernels(const SolverSetup& s)
-      : setup_(s), mesh_(*s.mesh), view_(host_view(mesh_)), u_(mesh_.ncell() * nvar), unew_(u_.size()) {
+  explicit OpenmpKernels(const SolverSetup& s) : HostKernels(s) {
     tiles_.resize(omp_get_max_threads());
     for (auto& t : tiles_) t = std::make_unique<HostTile<2>>();
     // 8^3 tiles need whole aligned 2x2x2 groups in the owned range; otherwise (odd oct extents,
@@ -39,8 +37,6 @@ class OpenmpKernels final : public HydroKernels {
       unew_[i] = 0;
     }
   }
-  void store(std::vector<double>& u) override { u = u_; }
-  double* state() override { return u_.data(); }
 
   ScanResult scan() override {
     copa::Region r(*setup_.timer, "dt_reduction");
@@ -51,10 +47,8 @@ class OpenmpKernels final : public HydroKernels {
     const double* u = u_.data();
 #pragma omp parallel for simd schedule(static) reduction(max : vmax) reduction(min : bad)
     for (std::int64_t g = 0; g < n; ++g) {
-      double uc[nvar];
-      for (int f = 0; f < nvar; ++f) uc[f] = u[f * stride + g];
       bool ok;
-      const double speed = cell_signal_speed(uc, gamma, ok);
+      const double speed = cell_speed(u, stride, g, gamma, ok);
       if (!ok) bad = g < bad ? g : bad;
       vmax = speed > vmax ? speed : vmax;
     }
@@ -88,15 +82,7 @@ class OpenmpKernels final : public HydroKernels {
     return scan();
   }
 
-  std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const override {
-    return {{"hydro_update", update_cost(mesh_)}, {"dt_reduction", scan_cost(mesh_)}};
-  }
-
  private:
-  SolverSetup setup_;
-  const OctMesh& mesh_;
-  MeshView view_;
-  std::vector<double> u_, unew_;
   std::vector<std::unique_ptr<HostTile<2>>> tiles_;
   std::vector<std::unique_ptr<HostTile<1>>> single_;
   bool grouped_ = true;

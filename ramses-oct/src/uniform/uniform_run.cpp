@@ -249,15 +249,7 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
       rep.extra()["physics_verdict"] = copa::verdict_line(ph.v);
       rep.extra()["state_checksum"] = hex(state_checksum(u));
       if (!o.common.quiet) std::cout << "state checksum (FNV-1a of the final state's bits): " << hex(state_checksum(u)) << "\n";
-      copa::Verification v = ph.v;
-      if (b == copa::Backend::serial) oracle = u;
-      if (b != copa::Backend::serial && !oracle.empty()) {
-        const double l2 = relative_l2(u, oracle);
-        rep.extra()["cross_backend"] = {{"relative_l2_vs_serial", l2}, {"tolerance", 1e-12}};
-        if (!o.common.quiet) std::cout << copa::verdict_line(ph.v) << "\n";
-        // Agreement with the oracle is a check that can fail even where no physics reference applies.
-        v = {"serial oracle", "relative_l2_vs_serial", l2, 1e-12, l2 < 1e-12 && (!ph.v.verified || ph.v.passed)};
-      }
+      copa::Verification v = backend_verdict(b, u, oracle, ph, rep, o.common.quiet);
       if (!sweep.is_null()) rep.extra()["block_size_sweep"] = sweep;
       if (o.compare_one_rank && local) {
         // The one-rank answer, computed here on rank 0 with the same backend and variant: a
