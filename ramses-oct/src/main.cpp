@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -181,12 +182,18 @@ int run(int argc, char** argv) {
 
   // Mesh.
   const int preset = o.common.size == "large" ? 512 : (o.common.size == "medium" ? 128 : 32);
-  const int n = o.n > 0 ? o.n : (o.problem == "sod" ? 256 : preset);
-  std::array<int, 3> cells = {o.nx > 0 ? o.nx : n, o.ny > 0 ? o.ny : (o.problem == "sod" ? 8 : n),
-                              o.nz > 0 ? o.nz : (o.problem == "sod" ? 8 : n)};
+  // A count given on the command line is used as given (a zero or negative one is refused below,
+  // never replaced by the default).
+  auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+  const int n = given("--n") ? o.n : (o.problem == "sod" ? 256 : preset);
+  std::array<int, 3> cells = {given("--nx") ? o.nx : n, given("--ny") ? o.ny : (o.problem == "sod" ? 8 : n),
+                              given("--nz") ? o.nz : (o.problem == "sod" ? 8 : n)};
   const ro::Boundary bc = o.bc.empty() ? ro::default_boundary(o.problem) : ro::parse_boundary(o.bc);
-  if (o.tend == 0 || (o.tend < 0 && app.get_option("--tend")->count() > 0))
-    throw copa::InputError("--tend: must be positive");
+  if (given("--tend") && !(o.tend > 0)) {
+    std::ostringstream os;
+    os << "--tend: " << o.tend << " is not a positive end time";
+    throw copa::InputError(os.str());
+  }
   for (int a = 0; a < 3; ++a)
     if (cells[a] < 4 || cells[a] % 2 != 0 || cells[a] > (1 << 14))
       throw copa::InputError(std::string(a == 0 ? "--nx/--n" : a == 1 ? "--ny/--n" : "--nz/--n") + ": " +

@@ -4,10 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <ostream>
 
 #include "hydro/compensated_sum.hpp"
 #include "copa/errors.hpp"
+#include "copa/output.hpp"
 #include "hydro/hydro_math.hpp"
 
 namespace ro {
@@ -214,30 +215,30 @@ double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {
 
 void write_profile(const std::string& path, const std::string& problem, const OctMesh& m,
                    const std::vector<double>& u, double gamma, double t, const SoundWave& w) {
-  std::ofstream os(path);
-  if (!os) throw copa::InputError("--profile: cannot write '" + path + "'");
-  os.precision(12);
-  const std::int64_t n = m.ncell();
-  if (problem == "sedov") {
-    const RadialProfile prof = radial_profile(m, u, gamma);
-    os << "r,rho,p\n";
-    for (std::size_t i = 0; i < prof.r.size(); ++i) os << prof.r[i] << "," << prof.rho[i] << "," << prof.p[i] << "\n";
-    return;
-  }
-  const int jy = problem == "sod" ? m.cells[1] / 2 : 0, kz = problem == "sod" ? m.cells[2] / 2 : 0;
-  os << (problem == "sod" ? "x,rho,u,p\n" : "x,rho,rho_exact\n");
-  for (int i = 0; i < m.cells[0]; ++i) {
-    const std::int64_t o = m.order.encode(i / 2, jy / 2, kz / 2);
-    const std::int64_t g = o * 8 + (i & 1) + 2 * (jy & 1) + 4 * (kz & 1);
-    double uc[nvar], q[nvar];
-    for (int f = 0; f < nvar; ++f) uc[f] = u[f * n + g];
-    cons_to_prim(uc, gamma, q);
-    const double x = m.cell_center(0, i);
-    if (problem == "sod")
-      os << x << "," << q[0] << "," << q[1] << "," << q[4] << "\n";
-    else
-      os << x << "," << q[0] << "," << w.density(x, m.cell_center(1, jy), m.cell_center(2, kz), t) << "\n";
-  }
+  copa::write_output(path, "--profile", [&](std::ostream& os) {
+    os.precision(12);
+    const std::int64_t n = m.ncell();
+    if (problem == "sedov") {
+      const RadialProfile prof = radial_profile(m, u, gamma);
+      os << "r,rho,p\n";
+      for (std::size_t i = 0; i < prof.r.size(); ++i) os << prof.r[i] << "," << prof.rho[i] << "," << prof.p[i] << "\n";
+      return;
+    }
+    const int jy = problem == "sod" ? m.cells[1] / 2 : 0, kz = problem == "sod" ? m.cells[2] / 2 : 0;
+    os << (problem == "sod" ? "x,rho,u,p\n" : "x,rho,rho_exact\n");
+    for (int i = 0; i < m.cells[0]; ++i) {
+      const std::int64_t o = m.order.encode(i / 2, jy / 2, kz / 2);
+      const std::int64_t g = o * 8 + (i & 1) + 2 * (jy & 1) + 4 * (kz & 1);
+      double uc[nvar], q[nvar];
+      for (int f = 0; f < nvar; ++f) uc[f] = u[f * n + g];
+      cons_to_prim(uc, gamma, q);
+      const double x = m.cell_center(0, i);
+      if (problem == "sod")
+        os << x << "," << q[0] << "," << q[1] << "," << q[4] << "\n";
+      else
+        os << x << "," << q[0] << "," << w.density(x, m.cell_center(1, jy), m.cell_center(2, kz), t) << "\n";
+    }
+  });
 }
 
 }  // namespace ro

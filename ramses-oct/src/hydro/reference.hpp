@@ -68,7 +68,8 @@ std::string hex(std::uint64_t v);
 double relative_l2(const std::vector<double>& a, const std::vector<double>& b);
 
 // --profile: sod -> x,rho,u,p along x through the domain centre; sedov -> r,rho,p binned;
-// sound -> x,rho,rho_exact along x through the corner line y = z = first cell.
+// sound -> x,rho,rho_exact along x through the corner line y = z = first cell. Written whole or not
+// at all (copa::write_output: a failed write is exit 3 naming --profile and the file).
 void write_profile(const std::string& path, const std::string& problem, const OctMesh& m,
                    const std::vector<double>& u, double gamma, double t, const SoundWave& w);
 
