@@ -7,23 +7,20 @@
 #include <cmath>
 #include <cstring>
 
-#include "element_ops.hpp"
-#include "kernels.hpp"
+#include "host_kernels.hpp"
 
 namespace laghos {
 
 namespace {
 
-class OpenMPKernels final : public HostKernels {
+class OpenMPKernels final : public HostElementKernels {
  public:
   void setup(const Discretization& d) override {
-    d_ = &d;
-    ops_ = std::make_unique<ElementOps>(d);
+    setup_elements(d);
     // Per-thread scratch, allocated once here (not on every operator call).
     work_.clear();
     const int nthreads = omp_get_max_threads();
     for (int t = 0; t < nthreads; ++t) work_.emplace_back(d);
-    stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
     evec_.assign(static_cast<std::size_t>(d.NE) * d.nd * d.dim, 0.0);
     // dof -> list of E-vector positions (CSR).
     offsets_.assign(d.nh1 + 1, 0);
@@ -108,42 +105,27 @@ class OpenMPKernels final : public HostKernels {
   }
 
   void force_transpose(const double* v, double* e_rhs) override {
-    const int nd = d_->nd, dim = d_->dim;
+    const int nd = d_->nd;
 #pragma omp parallel
     {
       ThreadWork& w = work_[omp_get_thread_num()];
-      Scratch& s = w.s;
       double* vp[3] = {&w.vl[0], &w.vl[nd], &w.vl[2 * nd]};
 #pragma omp for schedule(static)
-      for (int e = 0; e < d_->NE; ++e) {
-        const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-        for (int c = 0; c < dim; ++c)
-          for (int i = 0; i < nd; ++i) vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
-        ops_->force_transpose(e, stress_.data(), vp, e_rhs + static_cast<std::size_t>(e) * d_->nl, s);
-      }
+      for (int e = 0; e < d_->NE; ++e) element_force_transpose(e, v, e_rhs, vp, w.s);
     }
   }
 
   double quadrature_update(const double* x, const double* v, const double* e, double* source) override {
-    const int nd = d_->nd, dim = d_->dim;
+    const int nd = d_->nd;
     double dt = INFINITY;
 #pragma omp parallel reduction(min : dt)
     {
       ThreadWork& w = work_[omp_get_thread_num()];
-      Scratch& s = w.s;
       double* xp[3] = {&w.xl[0], &w.xl[nd], &w.xl[2 * nd]};
       double* vp[3] = {&w.vl[0], &w.vl[nd], &w.vl[2 * nd]};
 #pragma omp for schedule(static)
       for (int el = 0; el < d_->NE; ++el) {
-        const int* map = &d_->h1_map[static_cast<std::size_t>(el) * nd];
-        for (int c = 0; c < dim; ++c)
-          for (int i = 0; i < nd; ++i) {
-            xp[c][i] = x[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
-            vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
-          }
-        const double dte = ops_->quadrature_update(el, xp, vp, e + static_cast<std::size_t>(el) * d_->nl,
-                                                   stress_.data(),
-                                                   source ? source + static_cast<std::size_t>(el) * d_->nl : nullptr, s);
+        const double dte = element_quadrature_update(el, x, v, e, source, xp, vp, w.s);
         dt = dte < dt ? dte : dt;
       }
     }
@@ -238,10 +220,8 @@ class OpenMPKernels final : public HostKernels {
         : s(d), xl(static_cast<std::size_t>(3) * d.nd), vl(static_cast<std::size_t>(3) * d.nd) {}
   };
 
-  const Discretization* d_ = nullptr;
-  std::unique_ptr<ElementOps> ops_;
   std::vector<ThreadWork> work_;
-  std::vector<double> stress_, evec_;
+  std::vector<double> evec_;
   std::vector<int> offsets_, positions_;
   ElementSplit split_;
   static constexpr std::size_t kPad = 8;  // one 64-byte line per thread's partial sum

@@ -2,20 +2,17 @@
 #include <cmath>
 #include <cstring>
 
-#include "element_ops.hpp"
-#include "kernels.hpp"
+#include "host_kernels.hpp"
 
 namespace laghos {
 
 namespace {
 
-class SerialKernels final : public HostKernels {
+class SerialKernels final : public HostElementKernels {
  public:
   void setup(const Discretization& d) override {
-    d_ = &d;
-    ops_ = std::make_unique<ElementOps>(d);
+    setup_elements(d);
     scratch_ = std::make_unique<Scratch>(d);
-    stress_.assign(static_cast<std::size_t>(d.NE) * d.nq * d.dim * d.dim, 0.0);
     force_local_.assign(static_cast<std::size_t>(3) * d.nd, 0.0);
   }
 
@@ -88,33 +85,20 @@ class SerialKernels final : public HostKernels {
   }
 
   void force_transpose(const double* v, double* e_rhs) override {
-    const int nd = d_->nd, dim = d_->dim;
+    const int nd = d_->nd;
     std::vector<double> vl(static_cast<std::size_t>(3) * nd);
     double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
-    for (int e = 0; e < d_->NE; ++e) {
-      const int* map = &d_->h1_map[static_cast<std::size_t>(e) * nd];
-      for (int c = 0; c < dim; ++c)
-        for (int i = 0; i < nd; ++i) vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
-      ops_->force_transpose(e, stress_.data(), vp, e_rhs + static_cast<std::size_t>(e) * d_->nl, *scratch_);
-    }
+    for (int e = 0; e < d_->NE; ++e) element_force_transpose(e, v, e_rhs, vp, *scratch_);
   }
 
   double quadrature_update(const double* x, const double* v, const double* e, double* source) override {
-    const int nd = d_->nd, dim = d_->dim;
+    const int nd = d_->nd;
     std::vector<double> xl(static_cast<std::size_t>(3) * nd), vl(static_cast<std::size_t>(3) * nd);
     double* xp[3] = {&xl[0], &xl[nd], &xl[2 * nd]};
     double* vp[3] = {&vl[0], &vl[nd], &vl[2 * nd]};
     double dt = INFINITY;
     for (int el = 0; el < d_->NE; ++el) {
-      const int* map = &d_->h1_map[static_cast<std::size_t>(el) * nd];
-      for (int c = 0; c < dim; ++c)
-        for (int i = 0; i < nd; ++i) {
-          xp[c][i] = x[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
-          vp[c][i] = v[static_cast<std::size_t>(c) * d_->nh1 + map[i]];
-        }
-      const double dte = ops_->quadrature_update(el, xp, vp, e + static_cast<std::size_t>(el) * d_->nl, stress_.data(),
-                                                 source ? source + static_cast<std::size_t>(el) * d_->nl : nullptr,
-                                                 *scratch_);
+      const double dte = element_quadrature_update(el, x, v, e, source, xp, vp, *scratch_);
       dt = dte < dt ? dte : dt;
     }
     return dt;
@@ -141,10 +125,8 @@ class SerialKernels final : public HostKernels {
       for (int i = 0; i < nd; ++i) rhs[static_cast<std::size_t>(c) * d_->nh1 + map[i]] += yp[c][i];
   }
 
-  const Discretization* d_ = nullptr;
-  std::unique_ptr<ElementOps> ops_;
   std::unique_ptr<Scratch> scratch_;
-  std::vector<double> stress_, force_local_;  // force_local_: 3 nd element values (F 1, or x and M x)
+  std::vector<double> force_local_;  // force_local_: 3 nd element values (F 1, or x and M x)
   ElementSplit split_;
 };
 

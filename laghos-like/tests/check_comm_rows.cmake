@@ -4,12 +4,8 @@
 # the exchange is fixed by the code (hydro.cpp times it apart from the kernels), and two timers of a few
 # ms differ by noise on a loaded machine (CI failed once on such a comparison).
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
-file(REMOVE "${JSON}")
-execute_process(COMMAND ${cmd} --json "${JSON}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the run exited with ${rc}\n${out}${err}")
-endif()
-file(READ "${JSON}" doc)
+include(${CMAKE_CURRENT_LIST_DIR}/run_json.cmake)
+run_json("the run" "${JSON}" doc ${cmd})
 string(JSON nk LENGTH "${doc}" kernels)
 math(EXPR last "${nk} - 1")
 set(found)

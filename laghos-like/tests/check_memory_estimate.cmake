@@ -3,12 +3,8 @@
 # LOW..HIGH percent of the measured peak (memory.<WHICH>_peak_bytes: the host's peak resident set,
 # which also holds the executable and libraries, or the device pool's peak).
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
-file(REMOVE "${JSON}")
-execute_process(COMMAND ${cmd} --json "${JSON}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "exit ${rc}\n${out}${err}")
-endif()
-file(READ "${JSON}" doc)
+include(${CMAKE_CURRENT_LIST_DIR}/run_json.cmake)
+run_json("the run" "${JSON}" doc ${cmd})
 string(JSON estimate GET "${doc}" run problem memory_estimate ${WHICH}_bytes)
 string(JSON measured GET "${doc}" memory ${WHICH}_peak_bytes)
 string(REGEX REPLACE "\\..*$" "" estimate "${estimate}")
