@@ -136,19 +136,21 @@ std::vector<double> sum_ordered(const std::vector<double>& partials) {
 }
 
 // Minimum, maximum and integer sums are exact whatever the order: MPI_Allreduce is deterministic.
-double min_all(double value) {
+namespace {
+template <class T>
+T allreduce(T value, MPI_Datatype type, MPI_Op op) {
   if (!enabled()) return value;
-  double out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  T out = value;
+  MPI_Allreduce(&value, &out, 1, type, op, MPI_COMM_WORLD);
   return out;
 }
+}  // namespace
 
-double max_all(double value) {
-  if (!enabled()) return value;
-  double out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return out;
-}
+double min_all(double value) { return allreduce(value, MPI_DOUBLE, MPI_MIN); }
+double max_all(double value) { return allreduce(value, MPI_DOUBLE, MPI_MAX); }
+int min_all(int value) { return allreduce(value, MPI_INT, MPI_MIN); }
+int max_all(int value) { return allreduce(value, MPI_INT, MPI_MAX); }
+long long sum_all(long long value) { return allreduce(value, MPI_LONG_LONG, MPI_SUM); }
 
 std::vector<double> max_all(const std::vector<double>& values) {
   if (!enabled()) return values;
@@ -167,26 +169,6 @@ std::vector<double> gather_all(double value) {
   return all;
 }
 
-long long sum_all(long long value) {
-  if (!enabled()) return value;
-  long long out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  return out;
-}
-
-int max_all(int value) {
-  if (!enabled()) return value;
-  int out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return out;
-}
-
-int min_all(int value) {
-  if (!enabled()) return value;
-  int out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return out;
-}
 
 namespace {
 // `text` of rank `root` on every rank (its length first, then its bytes).
