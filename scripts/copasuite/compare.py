@@ -10,7 +10,7 @@ Verdict of a kernel, judged against the run-to-run noise:
   in the medians to be reported (smaller effects are real but not worth a verdict):
     SLOWER when p < alpha and median_cand / median_base - 1 > threshold,
     FASTER when p < alpha and median_base / median_cand - 1 > threshold, else SAME.
-- fewer samples (older documents, single repetitions): the median rule of issue 7,
+- fewer samples (older documents, single repetitions): the median rule,
     noise     = max(MAD_base / median_base, MAD_cand / median_cand)   (relative MAD of the repetitions)
     threshold = max(--threshold, --mad-factor x noise)                (defaults 5% and 3)
     SLOWER when median_cand / median_base - 1 > threshold,
