@@ -1,5 +1,6 @@
-"""What a run needs to say about where and how it was produced, captured once per run: git state, the build's CMake cache, the CPU, the GPU and driver, the OS. Every probe here is
-best effort: a missing tool gives null, never an error."""
+"""What a run needs to say about where and how it was produced, captured once per run: git state,
+the build's CMake cache, the CPU, the GPU and driver, the OS. Every probe here is best effort: a
+missing tool gives null, never an error."""
 import os
 import platform
 import re
