@@ -72,6 +72,9 @@ class HostKernels : public MpsKernels {
   void run(const Op& op);
   template <class Update>
   void for_each_fluid(const Update& update);
+  // The sum of term(i) over every particle, by fixed blocks added in block order.
+  template <class Term>
+  double block_sum(const Term& term) const;
 
   KernelOptions opt_;
   bool parallel_;

@@ -183,15 +183,15 @@ std::size_t HostKernels::ppe_setup(double n_surface, double n0, double src) {
 // Partial sums over fixed blocks, added in block order: an OpenMP reduction combines the threads'
 // partial sums in the order they finish, so CG (and every particle after it) would differ in the
 // last bits from run to run. Fixed blocks give the same sum in every run and for every thread count.
-double HostKernels::dot(Field fa, Field fb) {
-  const double *a = fd(fa), *b = fd(fb);
+template <class Term>
+double HostKernels::block_sum(const Term& term) const {
   constexpr int block = 4096;
   const int blocks = (n_ + block - 1) / block;
   std::vector<double> partial(blocks);
 #pragma omp parallel for if (parallel_) schedule(static)
   for (int k = 0; k < blocks; ++k) {
     double s = 0;
-    for (int i = k * block; i < std::min(n_, (k + 1) * block); ++i) s += a[i] * b[i];
+    for (int i = k * block; i < std::min(n_, (k + 1) * block); ++i) s += term(i);
     partial[k] = s;
   }
   double s = 0;
@@ -199,22 +199,17 @@ double HostKernels::dot(Field fa, Field fb) {
   return s;
 }
 
+double HostKernels::dot(Field fa, Field fb) {
+  const double *a = fd(fa), *b = fd(fb);
+  return block_sum([a, b](int i) { return a[i] * b[i]; });
+}
+
 // The storage is in bucket order: owned particles are those whose load index id_ is below `owned`.
 double HostKernels::dot_owned(Field fa, Field fb, std::size_t owned) {
   const double *a = fd(fa), *b = fd(fb);
+  const int* id = id_.data();
   const long long limit = static_cast<long long>(owned);
-  constexpr int block = 4096;
-  const int blocks = (n_ + block - 1) / block;
-  std::vector<double> partial(blocks);
-#pragma omp parallel for if (parallel_) schedule(static)
-  for (int k = 0; k < blocks; ++k) {
-    double s = 0;
-    for (int i = k * block; i < std::min(n_, (k + 1) * block); ++i) s += id_[i] < limit ? a[i] * b[i] : 0.0;
-    partial[k] = s;
-  }
-  double s = 0;
-  for (double p : partial) s += p;
-  return s;
+  return block_sum([a, b, id, limit](int i) { return id[i] < limit ? a[i] * b[i] : 0.0; });
 }
 
 void HostKernels::remember_positions(std::size_t owned) {

@@ -132,6 +132,11 @@ void require_writable(const std::string& option, const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path p(path);
   if (fs::is_directory(p)) throw copa::InputError(option + ": " + path + " is a directory");
+  // A device or FIFO (/dev/null, /dev/full) is written in place (copa::write_output): it must be writable itself.
+  if (fs::exists(p) && !fs::is_regular_file(p)) {
+    if (access(path.c_str(), W_OK) != 0) throw copa::InputError(option + ": " + path + " is not writable");
+    return;
+  }
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir)) throw copa::InputError(option + ": directory " + dir.string() + " does not exist");
   if (access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + ": directory " + dir.string() + " is not writable");

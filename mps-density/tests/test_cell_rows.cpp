@@ -20,13 +20,24 @@ struct Walked {
   double candidates = 0, neighbours = 0, missed = 0, twice = 0;
 };
 
+// The problem's particles in the buckets of its fine grid (host, stable order).
+struct FineBuckets {
+  mps::Grid g;
+  std::vector<int> start, order, cell;
+  explicit FineBuckets(const mps::Problem& pr) : g(mps::refine(pr.grid, mps::fine_divisions)) {
+    const auto& ps = pr.particles;
+    mps::build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), static_cast<int>(ps.size()), false, start, order, cell);
+  }
+};
+
 // Targets i = 0, stride, 2 stride, ... of the problem on its fine grid with the given reach.
 Walked walk_cell_rows(const mps::Problem& pr, double reach, int stride) {
-  const mps::Grid g = mps::refine(pr.grid, mps::fine_divisions);
+  const FineBuckets fb(pr);
+  const mps::Grid& g = fb.g;
+  const std::vector<int>& start = fb.start;
+  const std::vector<int>& order = fb.order;
   const auto& ps = pr.particles;
   const int n = static_cast<int>(ps.size());
-  std::vector<int> start, order, cell;
-  mps::build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), n, false, start, order, cell);
   Walked w;
   std::vector<int> seen(n, 0);
   for (int i = 0; i < n; i += stride) {
@@ -50,14 +61,13 @@ Walked walk_cell_rows(const mps::Problem& pr, double reach, int stride) {
 }
 
 double fp64_row_candidates(const mps::Problem& pr, double reach, int stride) {
-  const mps::Grid g = mps::refine(pr.grid, mps::fine_divisions);
+  const FineBuckets fb(pr);
   const auto& ps = pr.particles;
   const int n = static_cast<int>(ps.size());
-  std::vector<int> start, order, cell;
-  mps::build_buckets(g, ps.x.data(), ps.y.data(), ps.z.data(), n, false, start, order, cell);
   double c = 0;
   for (int i = 0; i < n; i += stride)
-    mps::for_each_pruned_row(g, start.data(), ps.x[i], ps.y[i], ps.z[i], reach, [&](int k0, int k1, int, int) { c += k1 - k0; });
+    mps::for_each_pruned_row(fb.g, fb.start.data(), ps.x[i], ps.y[i], ps.z[i], reach,
+                             [&](int k0, int k1, int, int) { c += k1 - k0; });
   return c;
 }
 
