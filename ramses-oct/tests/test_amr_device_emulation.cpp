@@ -870,17 +870,14 @@ TEST(Amr, amr_device_rebuild_refuses_over_max_octs) {
   EXPECT_EQ(dev.noct(), host.noct());
 }
 
-// The next step's dt scan carried from advance() to scan() (NextScan) on the GPU path's driver with the device emulated on the host: every carried scan
-// equals a scan of the state it is used on, a scan runs again exactly after the start and after
+// The next step's dt scan carried from advance() to scan() (NextScan) on the GPU path's driver
+// with the device emulated on the host: every carried scan equals a scan of the state it is used on, a scan runs again exactly after the start and after
 // each regrid that changed the tree, and the run equals the serial oracle, with a regrid every 1,
 // 2 and 3 steps. A regrid between two steps must drop the carried scan; the per-scan comparison
 // is what sees a stale one (these regrids rarely change a level's largest speed, so a stale scan
 // often gives the same dt and the same state).
 TEST(Amr, amr_device_next_scan_emulated_equals_serial) {
-  const PlanCase cases[] = {{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
-                            {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16},
-                            {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 6}};
-  for (const PlanCase& c : cases) {
+  for (const PlanCase& c : next_scan_cases) {
     for (int every : {1, 2, 3}) {
       const OctMesh base = case_mesh(c);
       const RunConfig cfg = case_config(c);

@@ -64,9 +64,8 @@ class ScanCheckedStep final : public ForwardingStep {
 }  // namespace
 
 TEST(Amr, amr_gpu_next_scan_equals_host_scan) {
-  const PlanCase cases[] = {{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
-                            {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16}};
-  for (const PlanCase& c : cases) {
+  for (const PlanCase& c : next_scan_cases) {
+    if (std::string(c.kind) == "band") continue;  // the GPU runs the two gradient cases
     for (int every : {1, 2, 3}) {
       const OctMesh base = case_mesh(c);
       const RunConfig cfg = case_config(c);

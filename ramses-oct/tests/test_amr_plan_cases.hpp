@@ -29,6 +29,12 @@ inline const PlanCase plan_cases[] = {{"sedov", {12, 8, 10}, Boundary::periodic,
                                       {"sod", {32, 4, 4}, Boundary::reflecting, 1, "gradient", 30},
                                       {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 4}};
 
+// The carried dt scan's cases, each run with a regrid every 1, 2 and 3 steps: three levels with
+// reflecting faces, Sod outflow on two levels, and a static band (the host emulation only).
+inline const PlanCase next_scan_cases[] = {{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12},
+                                           {"sod", {16, 4, 4}, Boundary::outflow, 2, "gradient", 16},
+                                           {"sedov", {8, 8, 8}, Boundary::periodic, 2, "band", 6}};
+
 // A plan case's set-up, shared by the tests that run it: its base mesh, its run configuration
 // (t = 1 or c.steps steps) and its AMR configuration with a regrid every `every` steps.
 inline OctMesh case_mesh(const PlanCase& c) { return build_mesh(c.base, {c.bc, c.bc, c.bc}); }
