@@ -81,6 +81,8 @@ int run(int argc, char** argv) {
     got << o.t_end;
     throw copa::InputError("--t-end must be a positive end time (got " + got.str() + ")");
   }
+  if (o.steps < 0) throw copa::InputError("--steps must be 0 (from --t-end) or a positive count of time steps");
+  if (o.dt < 0) throw copa::InputError("--dt must be 0 (Courant 0.2) or a positive time step in s");
   if (!o.variants.empty() && !common.variant.empty())
     throw copa::InputError("--variant and --variants conflict: give one strategy with --variant or several with --variants");
   if (!(o.skin > 0) || o.skin > 2) throw copa::InputError("--skin must be in (0, 2]");
