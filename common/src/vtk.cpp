@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "copa/errors.hpp"
+#include "copa/output.hpp"
 #include "copa/mpi.hpp"
 
 namespace copa::vtk {
@@ -84,11 +85,9 @@ std::string header(const char* type) {
          (little_endian() ? "LittleEndian" : "BigEndian") + "\" header_type=\"UInt64\">\n";
 }
 
+// Whole or not at all, exit 3 naming --vtk and the file on failure (copa/output.hpp).
 void save(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (f) f << text;
-  f.close();
-  if (!f) throw RuntimeError("vtk: cannot write " + path + " (" + std::strerror(errno) + ")");
+  write_output(path, "--vtk", [&](std::ostream& out) { out << text; });
 }
 
 std::string numbers(const std::array<double, 3>& v) {
