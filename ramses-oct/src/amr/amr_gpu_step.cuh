@@ -94,7 +94,7 @@ inline constexpr int reflux_threads = 128;
 // touch disjoint cells, so their order does not matter: the commit writes level l's LEAF cells of
 // u (and reads the same cells of unew); the restriction writes level l's COVERED cells of u and
 // reads level-(l+1) cells of u, which nothing in this launch writes (level l + 1 was committed
-// and restricted in its own visits, before). test_amr_subcycle_fused.cpp checks that premise.
+// and restricted in its own visits, before). test_amr_subcycle.cpp checks that premise.
 inline constexpr int commit_threads = 256;
 
 // The dt scan: per level the largest leaf signal speed (bits of a non-negative double, ordered

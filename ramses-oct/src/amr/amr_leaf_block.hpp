@@ -461,7 +461,7 @@ RO_HD bool leaf_speed(const double* u, long long ncell, const std::int32_t* son,
 // average of the son oct's four face fluxes (area ratio 1/4). Every (cell, variable) sums its
 // faces in one fixed order, the order of the oracle's per-oct loop: the same bits, no atomics.
 // --subcycle passes the sums over the substeps as fine_flux (dt = 1); every element a reflux face
-// reads is a kept face (test_amr_subcycle_fused.cpp), which each substep's leaf update writes, the
+// reads is a kept face (test_amr_subcycle.cpp), which each substep's leaf update writes, the
 // first one without reading it (flux_sum_add), so the sums are only read here. (They were zeroed
 // here as they were read, scattered 8-byte stores: 0.92 ms of a 1.3 ms level-1 visit on the
 // H200, Sedov 128^3 + 2.)
