@@ -266,13 +266,6 @@ std::vector<Backend> requested_backends(const CommonOptions& o) {
   return {*b};
 }
 
-void check_variant(const std::string& variant, const std::vector<std::string>& offered, Backend b) {
-  if (variant.empty() || std::find(offered.begin(), offered.end(), variant) != offered.end()) return;
-  std::string list;
-  for (const auto& v : offered) list += (list.empty() ? "" : ", ") + v;
-  throw InputError("--variant: '" + variant + "' is not a variant of backend " + to_string(b) + " (offered: " + list + ")");
-}
-
 int apply_threads([[maybe_unused]] int threads) {
 #if defined(COPA_HAVE_OPENMP)
   if (threads > 0) omp_set_num_threads(threads);
@@ -300,17 +293,6 @@ int select_device([[maybe_unused]] int requested) {
 std::optional<Ceilings> run_ceilings(const CommonOptions& options, Backend backend, int device) {
   if (!options.ceilings.empty()) return load_ceilings(options.ceilings, backend);
   return builtin_ceilings(backend, is_gpu(backend) ? gpu_name(device) : std::string());
-}
-
-void print_list(std::ostream& os, const std::string& app, const std::map<Backend, std::vector<std::string>>& variants) {
-  os << app << ": backends and variants built\n";
-  for (Backend b : built_backends()) {
-    os << "  " << to_string(b) << ":";
-    auto it = variants.find(b);
-    if (it != variants.end())
-      for (const auto& v : it->second) os << " " << v;
-    os << "\n";
-  }
 }
 
 std::string command_line(int argc, char** argv) {

@@ -155,8 +155,6 @@ TEST(ReportCli, backend_selection_is_checked_against_the_build) {
     o.backend = copa::to_string(b);
     if (!copa::is_built(b)) { EXPECT_THROW(copa::requested_backends(o), copa::InputError); }
   }
-  EXPECT_THROW(copa::check_variant("fast", {"plain", "blocked"}, copa::Backend::serial), copa::InputError);
-  copa::check_variant("blocked", {"plain", "blocked"}, copa::Backend::serial);
 }
 
 TEST(ReportCli, config_file_sets_options) {

@@ -1,8 +1,6 @@
 // The options every copa app shares (docs/CONVENTIONS.md, "Command line") on a CLI11 app, config files
 // through --config, and the exit-code rules: --help 0, any parse error 2 with the message.
 #pragma once
-#include <map>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,9 +47,6 @@ int parse_command_line(CLI::App& app, int argc, char** argv);
 // Throws InputError (exit 2) naming --backend when one is unknown or not built.
 std::vector<Backend> requested_backends(const CommonOptions& options);
 
-// Checks a variant name against the list a backend offers; throws InputError naming --variant.
-void check_variant(const std::string& variant, const std::vector<std::string>& offered, Backend b);
-
 // Sets the OpenMP thread count (--threads) and returns the count in effect.
 int apply_threads(int threads);
 
@@ -62,10 +57,6 @@ int select_device(int requested);
 // The ceilings of a run: the backend's entry of --ceilings FILE when given, else the built-in
 // ceilings of a known GPU (the H200 of docs/CONVENTIONS.md), else none. Give the result to Report::set_ceilings.
 std::optional<Ceilings> run_ceilings(const CommonOptions& options, Backend backend, int device);
-
-// Prints the backends built and the variants of each (--list).
-void print_list(std::ostream& os, const std::string& app,
-                const std::map<Backend, std::vector<std::string>>& variants);
 
 std::string command_line(int argc, char** argv);
 
