@@ -158,6 +158,21 @@ Problem dambreak_problem(int dim, double a, double l0, int depth_layers) {
   return pr;
 }
 
+Problem still_water_problem(int width, int depth, double l0) {
+  if (width < 4 || depth < 4) throw copa::InputError("still water: at least 4 x 4 fluid particles");
+  Problem pr;
+  pr.name = "still-water";
+  pr.l0 = l0;
+  pr.re = 2.1 * l0;
+  pr.re_lap = 3.1 * l0;
+  pr.particles.dim = 2;
+  add_tank(pr, 2, width, 1, depth + 4, width, depth, l0);
+  const double lo[3] = {-4 * l0, -4 * l0, 0.0};
+  const double hi[3] = {(width + 4) * l0, (depth + 4) * l0, 0.0};
+  pr.grid = make_grid(2, pr.re_lap, lo, hi);
+  return pr;
+}
+
 // P-Flow's tank scaled to a target count: lattice extents and the fluid column m (README).
 struct PflowLayout {
   int NX = 0, NZ = 0, nx = 0, nz = 0, m = 1;

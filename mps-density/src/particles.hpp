@@ -57,6 +57,10 @@ Problem random_cloud_problem(int dim, std::size_t n, double box, double re, unsi
 // Water column a x 2a (x, y; y up) in a tank 5a long with 2 wall + 2 dummy layers; `depth_layers`
 // particle layers in z for a thin 3D slab (walls in z too), 0 for 2D.
 Problem dambreak_problem(int dim, double a, double l0, int depth_layers);
+// Still water at rest: `width` x `depth` fluid particles (x, y) filling a tank `width` wide whose
+// side walls rise `depth` + 4 layers, with the dam break's walls (2 wall + 2 dummy layers), radii
+// (2.1 l0, 3.1 l0) and grid; 2D. The hydrostatic reference of the simulation mode.
+Problem still_water_problem(int width, int depth, double l0);
 // P-Flow's tank (40 x 40 x 8 cm, 70 x 70 x 14 buckets of edge r_e = 2.1 l0) with about
 // `target` particles: lengths scaled by (target / 224910)^(1/3) at the same l0 when larger.
 Problem pflow_problem(std::size_t target);
