@@ -195,6 +195,18 @@ struct QuadTriangle {
   int pad;
 };
 
+// The points of Rule on t minus c, one row of out each.
+template <class Rule>
+inline void centred_points(const Triangle& t, Vec3 c, double (&out)[Rule::points][3]) {
+  for (int p = 0; p < Rule::points; ++p) {
+    Vec3 r;
+    double w;
+    Rule::at(p, t.v[0], t.v[1], t.v[2], r, w);
+    r = r - c;
+    out[p][0] = r.x, out[p][1] = r.y, out[p][2] = r.z;
+  }
+}
+
 inline QuadTriangle make_quad_triangle(const Triangle& t) {
   QuadTriangle q{};
   const Vec3 c = t.centroid;
@@ -205,20 +217,8 @@ inline QuadTriangle make_quad_triangle(const Triangle& t) {
     q.coef[i] = t.coef[i];
     q.basis[i] = t.basis[i];
   }
-  for (int p = 0; p < test_points; ++p) {
-    Vec3 r;
-    double w;
-    test_rule(p, t.v[0], t.v[1], t.v[2], r, w);
-    r = r - c;
-    q.test[p][0] = r.x, q.test[p][1] = r.y, q.test[p][2] = r.z;
-  }
-  for (int p = 0; p < source_points; ++p) {
-    Vec3 r;
-    double w;
-    source_rule(p, t.v[0], t.v[1], t.v[2], r, w);
-    r = r - c;
-    q.src[p][0] = r.x, q.src[p][1] = r.y, q.src[p][2] = r.z;
-  }
+  centred_points<TestRule3>(t, c, q.test);
+  centred_points<TestRule7>(t, c, q.src);
   return q;
 }
 
