@@ -119,18 +119,14 @@ EFIE_HD CVec3 mean_grad_green(Vec3 r, const Triangle& s, K k) {
     const Vec3 x = r - rq;
     const double R = norm(x);
     const Cplx g = wq * (Singular ? grad_green_smooth(R, k) : grad_green(R, k));
-    ig.x = ig.x + x.x * g;
-    ig.y = ig.y + x.y * g;
-    ig.z = ig.z + x.z * g;
+    add_scaled(ig, x, g);
   }
   if (Singular) {
     const GradientIntegrals gi = gradient_integrals(r, s.v[0], s.v[1], s.v[2]);
-    const double inv_area = 2.0 / norm(cross(s.v[1] - s.v[0], s.v[2] - s.v[0]));
-    const double a = inv_area * inv_four_pi;
-    const K b = -0.5 * k * k * inv_area * inv_four_pi;
-    accumulate(ig.x, a * gi.grad_inv_r.x + b * gi.grad_r.x);
-    accumulate(ig.y, a * gi.grad_inv_r.y + b * gi.grad_r.y);
-    accumulate(ig.z, a * gi.grad_inv_r.z + b * gi.grad_r.z);
+    const ExtractionWeights<K> w = extraction_weights(s, k);
+    accumulate(ig.x, w.a * gi.grad_inv_r.x + w.b * gi.grad_r.x);
+    accumulate(ig.y, w.a * gi.grad_inv_r.y + w.b * gi.grad_r.y);
+    accumulate(ig.z, w.a * gi.grad_inv_r.z + w.b * gi.grad_r.z);
   }
   return ig;
 }
