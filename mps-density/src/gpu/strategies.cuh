@@ -32,11 +32,11 @@ __global__ void verlet_kernel(View v, VerletView l, Op op) {
   if (i < v.n) target_verlet(v, l, op, i);
 }
 
-// Adds to sum the FP32 weights of the candidates k0 <= kk < k1 of the bucket row (yy, zz) around
-// particle i (qi: its bucket-relative position, made in bucket (cx, cy, cz); float_position above).
-__device__ __forceinline__ void add_row_fp32(const float4* q, const BucketsView& b, int i, float4 qi, int cx, int cy, int cz,
-                                             float edge, float re, float re2, int k0, int k1, int yy, int zz, float& sum) {
-  const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
+// Adds to sum the FP32 weights of the candidates k0 <= kk < k1 of one bucket row around particle i
+// (qi: its bucket-relative position, made in bucket column cx; float_position above; oy, oz: the
+// row's offsets in y and z from qi).
+__device__ __forceinline__ void add_row_fp32(const float4* q, const BucketsView& b, int i, float4 qi, int cx, float edge,
+                                             float re, float re2, float oy, float oz, int k0, int k1, float& sum) {
   for (int kk = k0; kk < k1; ++kk) {
     const int j = b.particle(kk);
     const float4 qj = q[j];
@@ -62,9 +62,11 @@ __global__ void density_fp32_kernel(const float4* q, const double* y, const doub
   const int zlo = g.dim == 2 ? 0 : (cz > 0 ? cz - 1 : 0), zhi = g.dim == 2 ? 0 : (cz < g.nz - 1 ? cz + 1 : g.nz - 1);
   float sum = 0.f;
   for (int zz = zlo; zz <= zhi; ++zz)
-    for (int yy = ylo; yy <= yhi; ++yy)
-      add_row_fp32(q, b, i, qi, cx, cy, cz, edge, re, re2, b.start[g.cell(xlo, yy, zz)], b.start[g.cell(xhi, yy, zz) + 1],
-                   yy, zz, sum);
+    for (int yy = ylo; yy <= yhi; ++yy) {
+      const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
+      const int k1 = b.start[g.cell(xhi, yy, zz) + 1];
+      add_row_fp32(q, b, i, qi, cx, edge, re, re2, oy, oz, b.start[g.cell(xlo, yy, zz)], k1, sum);
+    }
   out[i] = sum;
 }
 
@@ -99,7 +101,10 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
     const int cx = __float_as_int(qi.w), cy = g.cy(y[i]), cz = g.cz(z[i]);  // the bucket q was made in
     for_each_pruned_row(
         g, b.start, x[i], y[i], z[i], b.reach,
-        [&](int k0, int k1, int yy, int zz) { add_row_fp32(q, b, i, qi, cx, cy, cz, edge, re, re2, k0, k1, yy, zz, sum); });
+        [&](int k0, int k1, int yy, int zz) {
+          const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
+          add_row_fp32(q, b, i, qi, cx, edge, re, re2, oy, oz, k0, k1, sum);
+        });
   }
   out[i] = sum;
 }
