@@ -263,11 +263,11 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
     for (int i = tid; i < S::NL; i += TPE) e_rhs[(std::size_t)e * S::NL + i] = out[i];
 }
 
-// *elem_dt = the minimum of the element's TPE point values dt (thread q holds the q-th), by a
+// elem_dt[e] = the minimum of element e's TPE point values dt (thread q holds the q-th), by a
 // pairwise tree in red (TPE shared doubles) once every thread is done reading red; stored when the
 // element is active.
 template <int TPE>
-__device__ __forceinline__ void element_min_dt(double* red, int q, double dt, bool active, double* elem_dt) {
+__device__ __forceinline__ void element_min_dt(double* red, int q, double dt, bool active, double* elem_dt, int e) {
   __syncthreads();  // every thread has read red[q]
   red[q] = dt;
   __syncthreads();
@@ -276,7 +276,7 @@ __device__ __forceinline__ void element_min_dt(double* red, int q, double dt, bo
     if (q < h && q + h < TPE) red[q] = fmin(red[q], red[q + h]);
     __syncthreads();
   }
-  if (active && q == 0) *elem_dt = red[0];
+  if (active && q == 0) elem_dt[e] = red[0];
 }
 
 // Quadrature update, one thread per point (TPE = NQ): the gradients of x and v are contracted in
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
   if (active)
 #pragma unroll
     for (int i = 0; i < S::DD; ++i) stress[((std::size_t)e * S::DD + i) * S::NQ + q] = s[i];
-  element_min_dt<TPE>(red, q, dt, active, elem_dt + e);
+  element_min_dt<TPE>(red, q, dt, active, elem_dt, e);
 }
 
 // The `lean` variant's quadrature update: k_qupdate with the reference gradients of x and v
@@ -360,7 +360,7 @@ __global__ void __launch_bounds__((Shape<DIM, D, Q, L>::QTHREADS), (Shape<DIM, D
     dt = lean::qpoint_update_strided<DIM>(in, grads + q, grads + S::DD * S::NQ + q, S::NQ,
                                           stress + (std::size_t)e * S::DD * S::NQ + q, S::NQ);
   }
-  element_min_dt<TPE>(red, q, dt, active, elem_dt + e);
+  element_min_dt<TPE>(red, q, dt, active, elem_dt, e);
 }
 
 }  // namespace fixed
