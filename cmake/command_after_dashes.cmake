@@ -10,3 +10,12 @@ foreach(i RANGE 1 ${last})
     set(after TRUE)
   endif()
 endforeach()
+
+# copa_run_ok(): runs `cmd` and fails the script, with the exit code and both streams, unless it
+# exits 0; leaves its stdout in `out` and its stderr in `err`.
+macro(copa_run_ok)
+  execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the run exited with ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+endmacro()

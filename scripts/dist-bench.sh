@@ -14,6 +14,9 @@
 # dist_timed EST LOG CMD...: runs CMD (stdout and stderr to LOG) unless EST seconds no longer fit;
 #   appends "copa-dist: wall_s=W rc=R" to LOG and prints it; returns CMD's exit code, 124 when the
 #   deadline or the cap stopped it, 125 when it was not started.
+# dist_run NAME RANKS TRANSPORT EST ARGS...: "$APP" "${COMMON[@]}" ARGS on RANKS ranks (MPIRUN) over
+#   TRANSPORT, unless it is unavailable, writing OUT/NAME.json and OUT/NAME.log; a failed run's JSON
+#   is removed and the end of its log printed.
 
 dist_unavailable() {
   local file=${COPA_UNAVAILABLE_TRANSPORTS:-}
@@ -47,4 +50,15 @@ dist_timed() {
   ((rc == 124 && left > 0)) && echo "stopped after $left s (the campaign's deadline, or 3 x the estimate + 20 s)" >> "$log"
   echo "copa-dist: wall_s=$wall rc=$rc" | tee -a "$log"
   return $rc
+}
+
+dist_run() {
+  local name=$1 np=$2 tr=$3 est=$4
+  shift 4
+  echo "### $name: $np ranks, transport $tr: $*"
+  dist_unavailable "$tr" "$OUT/$name.log" && return
+  dist_timed "$est" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
+    --json "$OUT/$name.json" "$@"
+  local rc=$?
+  [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -3 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
 }

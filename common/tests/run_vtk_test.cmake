@@ -3,10 +3,7 @@
 # on either's failure.
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
 file(REMOVE_RECURSE ${DIR})
-execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the run exited with ${rc}\nstdout:\n${out}\nstderr:\n${err}")
-endif()
+copa_run_ok()
 # The checks import the helpers they share (vtk_readback.py) from this folder, without writing
 # __pycache__ into the source tree (which may be read-only).
 set(ENV{PYTHONDONTWRITEBYTECODE} 1)

@@ -1,6 +1,7 @@
 // The machine block's CPU topology: hwloc's XML and /proc/cpuinfo parsed on known inputs, and the
 // machine of this run described by one of them.
 #include <sstream>
+#include <string>
 
 #include "copa/machine.hpp"
 #include "copa/testing.hpp"
@@ -8,30 +9,25 @@
 
 namespace {
 
+// One socket of it: NUMA node, L3, and two cores with an L2 and an L1 each.
+std::string socket_xml(int index) {
+  const std::string core =
+      R"(    <object type="L2Cache" cache_size="1048576" depth="2"><object type="L1Cache" cache_size="49152" depth="1">
+     <object type="L1iCache" cache_size="32768" depth="1"><object type="Core"><object type="PU"/><object type="PU"/></object></object></object></object>
+)";
+  const std::string i = std::to_string(index);
+  return "  <object type=\"Package\" os_index=\"" + i + "\">\n   <object type=\"NUMANode\" os_index=\"" + i +
+         "\" local_memory=\"68719476736\"/>\n"
+         "   <object type=\"L3Cache\" cache_size=\"33554432\" depth=\"3\" cache_linesize=\"64\">\n" +
+         core + core + "   </object>\n  </object>\n";
+}
+
 // Two sockets, one NUMA node each, two cores per socket with an L2 each, one L3 per socket
 // (lstopo --of xml, attributes trimmed to those read).
-const char* two_socket_xml = R"(<?xml version="1.0" encoding="UTF-8"?>
+const std::string two_socket_xml = R"(<?xml version="1.0" encoding="UTF-8"?>
 <topology version="2.0">
  <object type="Machine" os_index="0">
-  <object type="Package" os_index="0">
-   <object type="NUMANode" os_index="0" local_memory="68719476736"/>
-   <object type="L3Cache" cache_size="33554432" depth="3" cache_linesize="64">
-    <object type="L2Cache" cache_size="1048576" depth="2"><object type="L1Cache" cache_size="49152" depth="1">
-     <object type="L1iCache" cache_size="32768" depth="1"><object type="Core"><object type="PU"/><object type="PU"/></object></object></object></object>
-    <object type="L2Cache" cache_size="1048576" depth="2"><object type="L1Cache" cache_size="49152" depth="1">
-     <object type="L1iCache" cache_size="32768" depth="1"><object type="Core"><object type="PU"/><object type="PU"/></object></object></object></object>
-   </object>
-  </object>
-  <object type="Package" os_index="1">
-   <object type="NUMANode" os_index="1" local_memory="68719476736"/>
-   <object type="L3Cache" cache_size="33554432" depth="3" cache_linesize="64">
-    <object type="L2Cache" cache_size="1048576" depth="2"><object type="L1Cache" cache_size="49152" depth="1">
-     <object type="L1iCache" cache_size="32768" depth="1"><object type="Core"><object type="PU"/><object type="PU"/></object></object></object></object>
-    <object type="L2Cache" cache_size="1048576" depth="2"><object type="L1Cache" cache_size="49152" depth="1">
-     <object type="L1iCache" cache_size="32768" depth="1"><object type="Core"><object type="PU"/><object type="PU"/></object></object></object></object>
-   </object>
-  </object>
- </object>
+)" + socket_xml(0) + socket_xml(1) + R"( </object>
 </topology>)";
 
 }  // namespace

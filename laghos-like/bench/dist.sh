@@ -44,17 +44,6 @@ estimate() {  # zones per rank, ranks
   echo $((4 + $1 * 12 / 851840 + ($2 > 1 ? 2 : 0)))
 }
 
-run() {  # run NAME RANKS TRANSPORT EST ARGS...
-  local name=$1 np=$2 tr=$3 est=$4
-  shift 4
-  echo "### $name: $np ranks, transport $tr: $*"
-  dist_unavailable "$tr" "$OUT/$name.log" && return
-  dist_timed "$est" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
-    --json "$OUT/$name.json" "$@"
-  local rc=$?
-  [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -3 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
-}
-
 multi_rank() {  # multi_rank MODE N: the NRANKS-rank runs at N^3 (plain or --overlap), weak too at the first N
   local mode=$1 n=$2 z=$(($2 * $2 * $2)) tr flag=() suffix=""
   local order=("${TRANSPORTS[@]}")
@@ -62,9 +51,9 @@ multi_rank() {  # multi_rank MODE N: the NRANKS-rank runs at N^3 (plain or --ove
   [[ $mode == overlap ]] && { flag=(--overlap); suffix="-overlap"; order=(ipc nccl host cuda-aware); }
   [[ "$BACKEND" == cuda || "$BACKEND" == hip ]] || order=(host)
   for tr in "${order[@]}"; do
-    run "strong$n-$NRANKS-$tr$suffix" "$NRANKS" "$tr" "$(estimate $((z / NRANKS)) "$NRANKS")" --nx "$n" "${flag[@]}"
+    dist_run "strong$n-$NRANKS-$tr$suffix" "$NRANKS" "$tr" "$(estimate $((z / NRANKS)) "$NRANKS")" --nx "$n" "${flag[@]}"
     [[ $n == "${SIZES[0]}" ]] &&
-      run "weak$n-$NRANKS-$tr$suffix" "$NRANKS" "$tr" "$(estimate "$z" "$NRANKS")" --zones-per-rank "$z" "${flag[@]}"
+      dist_run "weak$n-$NRANKS-$tr$suffix" "$NRANKS" "$tr" "$(estimate "$z" "$NRANKS")" --zones-per-rank "$z" "${flag[@]}"
   done
 }
 
@@ -72,7 +61,7 @@ for n in "${SIZES[@]}"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "dist.sh: LAGHOS_DIST_N takes positive integers, not '$n'" >&2; exit 2; }
 done
 for n in "${SIZES[@]}"; do
-  run "strong$n-1" 1 host "$(estimate $((n * n * n)) 1)" --nx "$n"
+  dist_run "strong$n-1" 1 host "$(estimate $((n * n * n)) 1)" --nx "$n"
   [[ " ${MODES[*]} " == *" plain "* ]] && multi_rank plain "$n"
 done
 if [[ " ${MODES[*]} " == *" overlap "* ]]; then

@@ -263,6 +263,22 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
     for (int i = tid; i < S::NL; i += TPE) e_rhs[(std::size_t)e * S::NL + i] = out[i];
 }
 
+// elem_dt[e] = the minimum of element e's TPE point values dt (thread q holds the q-th), by a
+// pairwise tree in red (TPE shared doubles) once every thread is done reading red; stored when the
+// element is active.
+template <int TPE>
+__device__ __forceinline__ void element_min_dt(double* red, int q, double dt, bool active, double* elem_dt, int e) {
+  __syncthreads();  // every thread has read red[q]
+  red[q] = dt;
+  __syncthreads();
+  constexpr int P2 = pow2_ceil(TPE);
+  for (int h = P2 / 2; h > 0; h /= 2) {
+    if (q < h && q + h < TPE) red[q] = fmin(red[q], red[q + h]);
+    __syncthreads();
+  }
+  if (active && q == 0) elem_dt[e] = red[0];
+}
+
 // Quadrature update, one thread per point (TPE = NQ): the gradients of x and v are contracted in
 // shared memory one component at a time and picked up into registers; the point physics
 // (qpoint_update) then runs on registers only; elem_dt[e] = min over the element's points.
@@ -303,15 +319,7 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
   if (active)
 #pragma unroll
     for (int i = 0; i < S::DD; ++i) stress[((std::size_t)e * S::DD + i) * S::NQ + q] = s[i];
-  __syncthreads();  // every thread has read red[q]
-  red[q] = dt;
-  __syncthreads();
-  constexpr int P2 = pow2_ceil(TPE);
-  for (int h = P2 / 2; h > 0; h /= 2) {
-    if (q < h && q + h < TPE) red[q] = fmin(red[q], red[q + h]);
-    __syncthreads();
-  }
-  if (active && q == 0) elem_dt[e] = red[0];
+  element_min_dt<TPE>(red, q, dt, active, elem_dt, e);
 }
 
 // The `lean` variant's quadrature update: k_qupdate with the reference gradients of x and v
@@ -352,15 +360,7 @@ __global__ void __launch_bounds__((Shape<DIM, D, Q, L>::QTHREADS), (Shape<DIM, D
     dt = lean::qpoint_update_strided<DIM>(in, grads + q, grads + S::DD * S::NQ + q, S::NQ,
                                           stress + (std::size_t)e * S::DD * S::NQ + q, S::NQ);
   }
-  __syncthreads();  // every thread has read red[q]
-  red[q] = dt;
-  __syncthreads();
-  constexpr int P2 = pow2_ceil(TPE);
-  for (int h = P2 / 2; h > 0; h /= 2) {
-    if (q < h && q + h < TPE) red[q] = fmin(red[q], red[q + h]);
-    __syncthreads();
-  }
-  if (active && q == 0) elem_dt[e] = red[0];
+  element_min_dt<TPE>(red, q, dt, active, elem_dt, e);
 }
 
 }  // namespace fixed

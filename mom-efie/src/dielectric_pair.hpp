@@ -33,21 +33,12 @@ struct DielectricBlocks {
 
 // <f_i, n x f_j> over one triangle: c_i c_j / (4 A) sum_p w_p (r_p - v_i).(n x (r_p - v_j)), exact
 // with the 3-point rule (a quadratic): the identity terms the Mueller weights leave.
-EFIE_HD void rotated_gram_block(const Triangle& t, double out[3][3]) {
-  const Vec3 n = unit_normal(t);
-  const double area = 0.5 * norm(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) out[i][j] = 0;
-  for (int p = 0; p < test_points; ++p) {
-    Vec3 rp;
-    double wp;
-    test_rule(p, t.v[0], t.v[1], t.v[2], rp, wp);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) out[i][j] += wp * dot(rp - t.v[i], cross(n, rp - t.v[j]));
-  }
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) out[i][j] *= t.coef[i] * t.coef[j] / (4 * area);
-}
+struct NormalCross {
+  Vec3 n;
+  EFIE_HD Vec3 operator()(Vec3 a) const { return cross(n, a); }
+};
+
+EFIE_HD void rotated_gram_block(const Triangle& t, double out[3][3]) { rule_gram_block(t, NormalCross{unit_normal(t)}, out); }
 
 template <bool Singular>
 EFIE_HD void dielectric_pair(const Triangle& t, const Triangle& s, bool self, const DielectricMedia& md, DielectricBlocks& out) {

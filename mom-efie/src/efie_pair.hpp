@@ -88,6 +88,20 @@ EFIE_HD Cplx green_smooth(double R, Cplx k) {
   return (inv_four_pi / R) * num;
 }
 
+// The weights of the two terms a near pair's extraction integrates analytically over the source
+// triangle s (area A): a = 1 / (4 pi A) for int 1/R and b = -k^2 / (8 pi A) for int R, the
+// 1 / (4 pi R) and -k^2 R / (8 pi) terms of G's expansion averaged over s.
+template <class K>
+struct ExtractionWeights {
+  double a;
+  K b;
+};
+template <class K>
+EFIE_HD ExtractionWeights<K> extraction_weights(const Triangle& s, K k) {
+  const double inv_area = 2.0 / norm(cross(s.v[1] - s.v[0], s.v[2] - s.v[0]));
+  return {inv_area * inv_four_pi, -0.5 * k * k * inv_area * inv_four_pi};
+}
+
 // Potential sums of one test point r over the source triangle s.
 template <bool Singular, class K>
 EFIE_HD void source_sums(Vec3 r, const Triangle& s, K k, Cplx& g0, CVec3& g1) {
@@ -100,19 +114,15 @@ EFIE_HD void source_sums(Vec3 r, const Triangle& s, K k, Cplx& g0, CVec3& g1) {
     const double R = norm(r - rq);
     const Cplx g = wq * (Singular ? green_smooth(R, k) : green(R, k));
     g0 = g0 + g;
-    g1.x = g1.x + rq.x * g;
-    g1.y = g1.y + rq.y * g;
-    g1.z = g1.z + rq.z * g;
+    add_scaled(g1, rq, g);
   }
   if (Singular) {
     const PotentialIntegrals pi = potential_integrals(r, s.v[0], s.v[1], s.v[2]);
-    const double inv_area = 2.0 / norm(cross(s.v[1] - s.v[0], s.v[2] - s.v[0]));
-    const double a = inv_area * inv_four_pi;
-    const K b = -0.5 * k * k * inv_area * inv_four_pi;
-    accumulate(g0, a * pi.inv_r + b * pi.r);
-    accumulate(g1.x, a * pi.inv_r_vec.x + b * pi.r_vec.x);
-    accumulate(g1.y, a * pi.inv_r_vec.y + b * pi.r_vec.y);
-    accumulate(g1.z, a * pi.inv_r_vec.z + b * pi.r_vec.z);
+    const ExtractionWeights<K> w = extraction_weights(s, k);
+    accumulate(g0, w.a * pi.inv_r + w.b * pi.r);
+    accumulate(g1.x, w.a * pi.inv_r_vec.x + w.b * pi.r_vec.x);
+    accumulate(g1.y, w.a * pi.inv_r_vec.y + w.b * pi.r_vec.y);
+    accumulate(g1.z, w.a * pi.inv_r_vec.z + w.b * pi.r_vec.z);
   }
 }
 
@@ -195,6 +205,18 @@ struct QuadTriangle {
   int pad;
 };
 
+// The points of Rule on t minus c, one row of out each.
+template <class Rule>
+inline void centred_points(const Triangle& t, Vec3 c, double (&out)[Rule::points][3]) {
+  for (int p = 0; p < Rule::points; ++p) {
+    Vec3 r;
+    double w;
+    Rule::at(p, t.v[0], t.v[1], t.v[2], r, w);
+    r = r - c;
+    out[p][0] = r.x, out[p][1] = r.y, out[p][2] = r.z;
+  }
+}
+
 inline QuadTriangle make_quad_triangle(const Triangle& t) {
   QuadTriangle q{};
   const Vec3 c = t.centroid;
@@ -205,20 +227,8 @@ inline QuadTriangle make_quad_triangle(const Triangle& t) {
     q.coef[i] = t.coef[i];
     q.basis[i] = t.basis[i];
   }
-  for (int p = 0; p < test_points; ++p) {
-    Vec3 r;
-    double w;
-    test_rule(p, t.v[0], t.v[1], t.v[2], r, w);
-    r = r - c;
-    q.test[p][0] = r.x, q.test[p][1] = r.y, q.test[p][2] = r.z;
-  }
-  for (int p = 0; p < source_points; ++p) {
-    Vec3 r;
-    double w;
-    source_rule(p, t.v[0], t.v[1], t.v[2], r, w);
-    r = r - c;
-    q.src[p][0] = r.x, q.src[p][1] = r.y, q.src[p][2] = r.z;
-  }
+  centred_points<TestRule3>(t, c, q.test);
+  centred_points<TestRule7>(t, c, q.src);
   return q;
 }
 

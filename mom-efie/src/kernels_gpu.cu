@@ -112,21 +112,37 @@ __global__ void __launch_bounds__(pair_threads, 4) fill_triangle_pair_kernel(con
 // consecutive triangles' edges in one column, not contiguous either.
 constexpr int upper_shared_bytes = (upper_tile + upper_chunk) * int(sizeof(QuadTriangle));
 
-__global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel(const QuadTriangle* __restrict__ quad, int nt,
-                                                                                double k, Cplx* a, long n) {
-  // upper_shared_bytes: the test tile's triangles, then the source chunk's (54 KB: dynamic).
+// The triangles of block blockIdx.x (upper_block) staged in dynamic shared memory
+// (upper_shared_bytes, 54 KB): the test tile's (lane = threadIdx.x's own triangle t at own[lane]),
+// then the source chunk's [s0, s_end); every thread passes the barrier. Lane: the type the kernel
+// indexes with (unsigned or int), which sets its address arithmetic.
+struct UpperStage {
+  QuadTriangle* own;
+  QuadTriangle* chunk;
+  int t, s0, s_end;
+};
+template <class Lane>
+__device__ __forceinline__ UpperStage stage_upper_block(const QuadTriangle* __restrict__ quad, int nt) {
   extern __shared__ QuadTriangle upper_shared[];
-  QuadTriangle* own = upper_shared;
-  QuadTriangle* chunk = upper_shared + upper_tile;
+  UpperStage st;
+  st.own = upper_shared;
+  st.chunk = upper_shared + upper_tile;
   int x, y;
   upper_block(blockIdx.x, nt, x, y);
-  const int t = x * upper_tile + threadIdx.x;
-  const int s0 = y * upper_chunk, s_end = min(nt, s0 + upper_chunk);
-  if (t < nt) own[threadIdx.x] = quad[t];
-  if (int(threadIdx.x) < s_end - s0) chunk[threadIdx.x] = quad[s0 + threadIdx.x];
+  const Lane lane = threadIdx.x;
+  st.t = x * upper_tile + lane;
+  st.s0 = y * upper_chunk, st.s_end = min(nt, st.s0 + upper_chunk);
+  if (st.t < nt) st.own[lane] = quad[st.t];
+  if (int(lane) < st.s_end - st.s0) st.chunk[lane] = quad[st.s0 + lane];
   __syncthreads();
-  if (t >= nt) return;
-  upper_thread_pairs(own[threadIdx.x], t, chunk, s0, s_end, k, AtomicScatter{a, n});
+  return st;
+}
+
+__global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel(const QuadTriangle* __restrict__ quad, int nt,
+                                                                                double k, Cplx* a, long n) {
+  const UpperStage st = stage_upper_block<unsigned>(quad, nt);
+  if (st.t >= nt) return;
+  upper_thread_pairs(st.own[threadIdx.x], st.t, st.chunk, st.s0, st.s_end, k, AtomicScatter{a, n});
 }
 
 // triangle-pair-upper with merge=lanes: the source merge, and lane l+1 hands its row of the edge it
@@ -134,16 +150,9 @@ __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_kernel
 // runs every step of the chunk (idle ones with a zero block) so that the shuffles see the whole warp.
 __global__ void __launch_bounds__(upper_tile, 4) fill_triangle_pair_upper_lanes_kernel(const QuadTriangle* __restrict__ quad, int nt,
                                                                                       double k, Cplx* a, long n) {
-  extern __shared__ QuadTriangle upper_shared[];
-  QuadTriangle* own = upper_shared;
-  QuadTriangle* chunk = upper_shared + upper_tile;
-  int x, y;
-  upper_block(blockIdx.x, nt, x, y);
-  const int l = threadIdx.x, t = x * upper_tile + l;
-  const int s0 = y * upper_chunk, s_end = min(nt, s0 + upper_chunk);
-  if (t < nt) own[l] = quad[t];
-  if (l < s_end - s0) chunk[l] = quad[s0 + l];
-  __syncthreads();
+  const UpperStage st = stage_upper_block<int>(quad, nt);
+  const int l = threadIdx.x, t = st.t, s0 = st.s0, s_end = st.s_end;
+  QuadTriangle *own = st.own, *chunk = st.chunk;
   UpperLane lane = make_upper_lane(own, l, l % 32, t, nt);
   const QuadTriangle& tt = own[l];
   const AtomicScatter scatter{a, n};
@@ -278,13 +287,10 @@ __global__ void scale_kernel(Cplx* a, long count, double alpha) {
   if (e < count) a[e] = alpha * a[e];
 }
 
-__device__ inline void weight_block(Cplx b[3][3], Cplx w) {
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) b[i][j] = w * b[i][j];
-}
-
-__global__ void __launch_bounds__(pair_threads) mfie_far_kernel(const Triangle* __restrict__ tris, int nt, double k, Cplx w, Cplx* a,
-                                                                long n) {
+// Thread t's far pairs (test t, source s) over the sources of block column blockIdx.y (the layout
+// of fill_triangle_pair_kernel): pair(tris[t], tris[s]) for each s that is not near t.
+template <class Pair>
+__device__ __forceinline__ void for_far_sources(const Triangle* __restrict__ tris, int nt, Pair pair) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
   const Triangle tt = tris[t];
@@ -292,11 +298,23 @@ __global__ void __launch_bounds__(pair_threads) mfie_far_kernel(const Triangle* 
   for (int s = blockIdx.y * pair_sources; s < s_end; ++s) {
     const Triangle ss = tris[s];
     if (is_near(tt, ss)) continue;
+    pair(tt, ss);
+  }
+}
+
+__device__ inline void weight_block(Cplx b[3][3], Cplx w) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = w * b[i][j];
+}
+
+__global__ void __launch_bounds__(pair_threads) mfie_far_kernel(const Triangle* __restrict__ tris, int nt, double k, Cplx w, Cplx* a,
+                                                                long n) {
+  for_far_sources(tris, nt, [&](const Triangle& tt, const Triangle& ss) {
     Cplx b[3][3];
     mfie_pair_block<false>(tt, ss, false, k, b);
     weight_block(b, w);
     scatter_block(a, n, tt, ss, b);
-  }
+  });
 }
 
 __global__ void mfie_near_kernel(const Triangle* __restrict__ tris, const int* __restrict__ pairs, long count, double k, Cplx w, Cplx* a,
@@ -324,17 +342,11 @@ __device__ inline void scatter_dielectric(Cplx* a, long n, const Triangle& t, co
 
 __global__ void __launch_bounds__(pair_threads) dielectric_far_kernel(const Triangle* __restrict__ tris, int nt, DielectricMedia md,
                                                                       Cplx* a, long n) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= nt) return;
-  const Triangle tt = tris[t];
-  const int s_end = min(nt, int(blockIdx.y + 1) * pair_sources);
-  for (int s = blockIdx.y * pair_sources; s < s_end; ++s) {
-    const Triangle ss = tris[s];
-    if (is_near(tt, ss)) continue;
+  for_far_sources(tris, nt, [&](const Triangle& tt, const Triangle& ss) {
     DielectricBlocks b;
     dielectric_pair<false>(tt, ss, false, md, b);
     scatter_dielectric(a, n, tt, ss, b);
-  }
+  });
 }
 
 __global__ void dielectric_near_kernel(const Triangle* __restrict__ tris, const int* __restrict__ pairs, long count, DielectricMedia md,

@@ -49,5 +49,11 @@ struct CVec3 {
 EFIE_HD Cplx dot(Vec3 a, CVec3 b) {
   return {a.x * b.x.re + a.y * b.y.re + a.z * b.z.re, a.x * b.x.im + a.y * b.y.im + a.z * b.z.im};
 }
+// v += w g, component by component.
+EFIE_HD void add_scaled(CVec3& v, Vec3 w, Cplx g) {
+  v.x = v.x + w.x * g;
+  v.y = v.y + w.y * g;
+  v.z = v.z + w.z * g;
+}
 
 }  // namespace efie

@@ -83,9 +83,10 @@ EFIE_HD Cplx grad_green_smooth(double R, Cplx k) {
   return grad_green(R, k) + (inv_four_pi / (R * R * R) + 0.5 * inv_four_pi / R * (k * k));
 }
 
-// The 3x3 Gram block int_T f_i . f_j dS = c_i c_j / (4 A) sum_p w_p (r_p - v_i).(r_p - v_j) (the
-// 3-point rule is exact for this quadratic).
-EFIE_HD void gram_block(const Triangle& t, double out[3][3]) {
+// c_i c_j / (4 A) sum_p w_p (r_p - v_i).op(r_p - v_j) over one triangle by the 3-point test rule
+// (exact when op is linear: the integrand is then a quadratic).
+template <class Op>
+EFIE_HD void rule_gram_block(const Triangle& t, Op op, double out[3][3]) {
   const double area = 0.5 * norm(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) out[i][j] = 0;
@@ -94,11 +95,18 @@ EFIE_HD void gram_block(const Triangle& t, double out[3][3]) {
     double wp;
     test_rule(p, t.v[0], t.v[1], t.v[2], rp, wp);
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) out[i][j] += wp * dot(rp - t.v[i], rp - t.v[j]);
+      for (int j = 0; j < 3; ++j) out[i][j] += wp * dot(rp - t.v[i], op(rp - t.v[j]));
   }
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) out[i][j] *= t.coef[i] * t.coef[j] / (4 * area);
 }
+
+struct Identity {
+  EFIE_HD Vec3 operator()(Vec3 a) const { return a; }
+};
+
+// The 3x3 Gram block int_T f_i . f_j dS = c_i c_j / (4 A) sum_p w_p (r_p - v_i).(r_p - v_j).
+EFIE_HD void gram_block(const Triangle& t, double out[3][3]) { rule_gram_block(t, Identity{}, out); }
 
 // Ig = (1/A_S) int_S grad G(r, r') dS' at one test point (far: 7-point rule; near: extraction).
 template <bool Singular, class K>
@@ -111,18 +119,14 @@ EFIE_HD CVec3 mean_grad_green(Vec3 r, const Triangle& s, K k) {
     const Vec3 x = r - rq;
     const double R = norm(x);
     const Cplx g = wq * (Singular ? grad_green_smooth(R, k) : grad_green(R, k));
-    ig.x = ig.x + x.x * g;
-    ig.y = ig.y + x.y * g;
-    ig.z = ig.z + x.z * g;
+    add_scaled(ig, x, g);
   }
   if (Singular) {
     const GradientIntegrals gi = gradient_integrals(r, s.v[0], s.v[1], s.v[2]);
-    const double inv_area = 2.0 / norm(cross(s.v[1] - s.v[0], s.v[2] - s.v[0]));
-    const double a = inv_area * inv_four_pi;
-    const K b = -0.5 * k * k * inv_area * inv_four_pi;
-    accumulate(ig.x, a * gi.grad_inv_r.x + b * gi.grad_r.x);
-    accumulate(ig.y, a * gi.grad_inv_r.y + b * gi.grad_r.y);
-    accumulate(ig.z, a * gi.grad_inv_r.z + b * gi.grad_r.z);
+    const ExtractionWeights<K> w = extraction_weights(s, k);
+    accumulate(ig.x, w.a * gi.grad_inv_r.x + w.b * gi.grad_r.x);
+    accumulate(ig.y, w.a * gi.grad_inv_r.y + w.b * gi.grad_r.y);
+    accumulate(ig.z, w.a * gi.grad_inv_r.z + w.b * gi.grad_r.z);
   }
   return ig;
 }

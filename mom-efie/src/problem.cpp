@@ -97,22 +97,20 @@ std::vector<complex> plane_wave_rhs(const Problem& p) {
   return v;
 }
 
-// The field n x H varies per triangle: its own loop keeps n x h out of the test points.
 std::vector<complex> plane_wave_rhs_mfie(const Problem& p) {
   std::vector<complex> v(p.rwg.size(), 0.0);
-  const Vec3 kh = p.wave.direction, h = cross(kh, p.wave.polarisation);
-  for (const auto& t : p.triangles) {
-    const Vec3 nn = cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
-    const Vec3 n_x_h = cross((1.0 / norm(nn)) * nn, h);
-    for (int q = 0; q < test_points; ++q) {
-      Vec3 r;
-      double w;
-      test_rule(q, t.v[0], t.v[1], t.v[2], r, w);
-      const complex phase = std::exp(complex(0, -p.k * dot(kh, r)));
-      for (int i = 0; i < 3; ++i)
-        if (t.basis[i] >= 0) v[t.basis[i]] += 0.5 * t.coef[i] * w * dot(r - t.v[i], n_x_h) * phase;
+  const Vec3 h = cross(p.wave.direction, p.wave.polarisation);
+  // The field n x H varies per triangle: n x h is computed at its first test point, kept for the rest.
+  const Triangle* last = nullptr;
+  Vec3 n_x_h{0, 0, 0};
+  tested_plane_wave(p, [&](const Triangle& t, int i, double s, const Vec3& d, complex phase) {
+    if (&t != last) {
+      const Vec3 nn = cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
+      n_x_h = cross((1.0 / norm(nn)) * nn, h);
+      last = &t;
     }
-  }
+    v[t.basis[i]] += s * dot(d, n_x_h) * phase;
+  });
   return v;
 }
 

@@ -23,6 +23,26 @@ struct PotentialIntegrals {
   Vec3 r_vec;     // int r' R dS'
 };
 
+// The per-edge quantities above (u, l+, l-, P0, R0^2, R+, R-) of the edge pm -> pp, for r at
+// height d over the plane of unit normal n, rho its foot: what the potentials and their gradients
+// both sum over the edges.
+struct EdgeTerms {
+  Vec3 u;
+  double lp, lm, p0, r0sq, rp, rm;
+};
+
+EFIE_HD EdgeTerms edge_terms(Vec3 pm, Vec3 pp, Vec3 n, Vec3 rho, Vec3 r, double d) {
+  const Vec3 edge = pp - pm;
+  const Vec3 t = (1.0 / norm(edge)) * edge;
+  EdgeTerms e;
+  e.u = cross(t, n);
+  e.lp = dot(pp - rho, t), e.lm = dot(pm - rho, t);
+  e.p0 = dot(pm - rho, e.u);
+  e.r0sq = e.p0 * e.p0 + d * d;
+  e.rp = norm(pp - r), e.rm = norm(pm - r);
+  return e;
+}
+
 EFIE_HD PotentialIntegrals potential_integrals(Vec3 r, Vec3 va, Vec3 vb, Vec3 vc) {
   const Vec3 nn = cross(vb - va, vc - va);
   const Vec3 n = (1.0 / norm(nn)) * nn;
@@ -33,14 +53,9 @@ EFIE_HD PotentialIntegrals potential_integrals(Vec3 r, Vec3 va, Vec3 vb, Vec3 vc
   double sum_p0_lm1 = 0, sum_beta = 0, sum_p0_l1 = 0;
   Vec3 sum_u_l1{0, 0, 0}, sum_u_l3{0, 0, 0};
   for (int i = 0; i < 3; ++i) {
-    const Vec3 pm = v[i], pp = v[(i + 1) % 3];
-    const Vec3 edge = pp - pm;
-    const Vec3 t = (1.0 / norm(edge)) * edge;
-    const Vec3 u = cross(t, n);
-    const double lp = dot(pp - rho, t), lm = dot(pm - rho, t);
-    const double p0 = dot(pm - rho, u);
-    const double r0sq = p0 * p0 + d * d;
-    const double rp = norm(pp - r), rm = norm(pm - r);
+    const EdgeTerms e = edge_terms(v[i], v[(i + 1) % 3], n, rho, r, d);
+    const Vec3 u = e.u;
+    const double lp = e.lp, lm = e.lm, p0 = e.p0, r0sq = e.r0sq, rp = e.rp, rm = e.rm;
     // R + l without cancellation: for l < 0, R + l = R0^2 / (R - l).
     double lm1 = 0;
     const bool on_edge_line = r0sq <= 1e-28 * scale * scale;  // every use of L_-1 is then multiplied by 0
@@ -95,14 +110,9 @@ EFIE_HD GradientIntegrals gradient_integrals(Vec3 r, Vec3 va, Vec3 vb, Vec3 vc) 
   double sum_p0_lm1 = 0, sum_beta = 0;
   Vec3 sum_u_lm1{0, 0, 0}, sum_u_l1{0, 0, 0};
   for (int i = 0; i < 3; ++i) {
-    const Vec3 pm = v[i], pp = v[(i + 1) % 3];
-    const Vec3 edge = pp - pm;
-    const Vec3 t = (1.0 / norm(edge)) * edge;
-    const Vec3 u = cross(t, n);
-    const double lp = dot(pp - rho, t), lm = dot(pm - rho, t);
-    const double p0 = dot(pm - rho, u);
-    const double r0sq = p0 * p0 + d * d;
-    const double rp = norm(pp - r), rm = norm(pm - r);
+    const EdgeTerms e = edge_terms(v[i], v[(i + 1) % 3], n, rho, r, d);
+    const Vec3 u = e.u;
+    const double lp = e.lp, lm = e.lm, p0 = e.p0, r0sq = e.r0sq, rp = e.rp, rm = e.rm;
     double lm1;
     if (r0sq > 1e-28 * scale * scale) {
       const double fp = lp >= 0 ? rp + lp : r0sq / (rp - lp);

@@ -3,10 +3,7 @@
 # to N^2 (owned matrix entries: every entry has exactly one owner), with the grid string.
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/command_after_dashes.cmake)
 file(REMOVE ${JSON})
-execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "run failed (exit ${rc})\n${out}\n${err}")
-endif()
+copa_run_ok()
 file(READ ${JSON} doc)
 string(JSON n GET "${doc}" run problem unknowns)
 string(JSON ranks GET "${doc}" run mpi_ranks)

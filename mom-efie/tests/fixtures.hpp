@@ -1,5 +1,5 @@
-// What the engine tests share: the test sphere, one fill of an engine, the relative Frobenius
-// distance of two matrices, and the GPU backend of the build.
+// What the engine tests share: the test sphere, one fill of an engine, one solve, the relative
+// Frobenius distance of two matrices, and the GPU backend of the build.
 #pragma once
 #include <cmath>
 #include <complex>
@@ -34,6 +34,22 @@ inline std::vector<complex> fill_matrix(copa::Backend b, const copa::Selection& 
 // The backend's default variant.
 inline std::vector<complex> fill_matrix(copa::Backend b, const efie::Problem& p, const efie::Formulation& f = {}, long n_matrix = 0) {
   return fill_matrix(b, efie::default_selection(b), p, f, n_matrix);
+}
+
+// x of A x = rhs after one fill, LU and solve of the backend's default variant; setup(engine) sets
+// its options (formulation, LU routine) before the upload.
+template <class Setup>
+std::vector<complex> solve_default(copa::Backend b, const efie::Problem& p, std::vector<complex> rhs, Setup setup) {
+  auto e = efie::make_engine(b, efie::default_selection(b), p.unknowns(), p.triangle_count());
+  setup(*e);
+  e->upload(p);
+  copa::Profile prof;
+  auto t = e->make_timer(prof);
+  e->fill(*t);
+  e->factor(*t);
+  e->solve(rhs, *t);
+  t->flush();
+  return rhs;
 }
 
 // ||a - b||_F / ||b||_F.

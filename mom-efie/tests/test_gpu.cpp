@@ -43,17 +43,7 @@ TEST(Gpu, lu_matches_host) {
   copa::select_device(-1);
   const Problem p = make_problem(make_sphere(1.0, 6), 2.0, 1.0, PlaneWave{});
   auto solve_with = [&](copa::Backend b, const std::string& lu) {
-    auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
-    e->set_lu_method(lu);
-    e->upload(p);
-    copa::Profile prof;
-    auto t = e->make_timer(prof);
-    e->fill(*t);
-    e->factor(*t);
-    auto rhs = plane_wave_rhs(p);
-    e->solve(rhs, *t);
-    t->flush();
-    return rhs;
+    return efie_test::solve_default(b, p, plane_wave_rhs(p), [&](Engine& e) { e.set_lu_method(lu); });
   };
   const auto host = solve_with(copa::Backend::serial, "getrf");
   for (const auto& lu : lu_methods()) {
@@ -88,17 +78,7 @@ TEST(Gpu, cfie_resonance_device) {
   const Problem p = make_problem(make_sphere(1.0, 6), 2.7437, 1.0, PlaneWave{});
   const Formulation form = make_formulation("cfie", 0.5);
   auto solve_on = [&](copa::Backend b) {
-    auto e = make_engine(b, default_selection(b), p.unknowns(), p.triangle_count());
-    e->set_formulation(form);
-    e->upload(p);
-    copa::Profile prof;
-    auto t = e->make_timer(prof);
-    e->fill(*t);
-    e->factor(*t);
-    auto rhs = excitation(p, form.alpha);
-    e->solve(rhs, *t);
-    t->flush();
-    return rhs;
+    return efie_test::solve_default(b, p, excitation(p, form.alpha), [&](Engine& e) { e.set_formulation(form); });
   };
   const auto host = solve_on(copa::Backend::serial), dev = solve_on(gpu_backend());
   const double err = rel_frobenius(dev, host), rms = rms_db_error(bistatic_rcs(p, dev), 2.7437);

@@ -12,10 +12,13 @@
 #include "copa/errors.hpp"
 #include "kernels.hpp"
 #include "neighbour_loops.hpp"
+#include "pair_op_kernels.hpp"
 
 namespace mps {
 
-class HostKernels : public MpsKernels {
+class HostKernels : public PairOpKernels<HostKernels> {
+  friend class PairOpKernels<HostKernels>;
+
  public:
   HostKernels(const KernelOptions& o, bool parallel) : opt_(o), parallel_(parallel) {}
   copa::Backend backend() const override { return parallel_ ? copa::Backend::openmp : copa::Backend::serial; }
@@ -29,18 +32,6 @@ class HostKernels : public MpsKernels {
   int list_rebuilds() const override { return rebuilds_; }
 
   void number_density(double re) override;
-  void velocity_laplacian(double re, double coef) override {
-    run(LaplacianOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
-  }
-  void pressure_gradient(double re, double coef) override {
-    run(GradientOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
-  }
-  void collision(double rc, double e) override {
-    run(CollisionOp{view(), rc * rc, e, fd(Field::ax), fd(Field::ay), fd(Field::az)});
-  }
-  void ppe_apply(Field x, Field y, double re, double coef, double diag) override {
-    run(PpeOp{type_.data(), active_.data(), fd(x), re, re * re, coef, diag, fd(y)});
-  }
 
   void predictor(double dt, double nu, const double g[3]) override;
   void correct(double scale, double dt) override;

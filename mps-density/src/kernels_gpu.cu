@@ -37,6 +37,7 @@
 #include "gpu/state.cuh"
 #include "gpu/strategies.cuh"
 #include "neighbour_loops.hpp"
+#include "pair_op_kernels.hpp"
 
 namespace mps {
 namespace {
@@ -44,7 +45,9 @@ namespace {
 using namespace mps::gpu;
 
 // ---------------------------------------------------------------- the backend
-class GpuKernels final : public MpsKernels {
+class GpuKernels final : public PairOpKernels<GpuKernels> {
+  friend class PairOpKernels<GpuKernels>;
+
  public:
   explicit GpuKernels(const KernelOptions& o) : opt_(o) {
 #if !defined(COPA_HAVE_GPU_CUB)
@@ -241,18 +244,6 @@ class GpuKernels final : public MpsKernels {
       return;
     }
     run(DensityOp{re, re * re, fd(Field::n)});
-  }
-  void velocity_laplacian(double re, double coef) override {
-    run(LaplacianOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
-  }
-  void pressure_gradient(double re, double coef) override {
-    run(GradientOp{view(), re, re * re, coef, fd(Field::ax), fd(Field::ay), fd(Field::az)});
-  }
-  void collision(double rc, double e) override {
-    run(CollisionOp{view(), rc * rc, e, fd(Field::ax), fd(Field::ay), fd(Field::az)});
-  }
-  void ppe_apply(Field x, Field y, double re, double coef, double diag) override {
-    run(PpeOp{type_.data(), active_.data(), fd(x), re, re * re, coef, diag, fd(y)});
   }
 
   void predictor(double dt, double nu, const double g[3]) override {

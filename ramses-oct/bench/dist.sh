@@ -30,15 +30,8 @@ case "$BACKEND" in cuda | hip) COMMON+=(--variant balanced) ;; esac
 # included; nccl's communicator set-up adds about 3 s), scaled with the cells per rank.
 EST=$((4 + N * N * N / 16777216 * 2))
 
-run() {  # run NAME RANKS TRANSPORT ARGS...
-  local name=$1 np=$2 tr=$3
-  shift 3
-  echo "### $name: $np ranks, transport $tr: $*"
-  dist_unavailable "$tr" "$OUT/$name.log" && return
-  dist_timed "$EST" "$OUT/$name.log" "${MPIRUN[@]}" -np "$np" "$APP" "${COMMON[@]}" --transport "$tr" \
-    --json "$OUT/$name.json" "$@"
-  local rc=$?
-  [ $rc -eq 0 ] || { echo "### $name: exit code $rc (skipped)"; tail -3 "$OUT/$name.log"; rm -f "$OUT/$name.json"; }
+run() {  # run NAME RANKS TRANSPORT ARGS...: scripts/dist-bench.sh's dist_run with the estimate EST
+  dist_run "$1" "$2" "$3" "$EST" "${@:4}"
 }
 
 run strong-1 1 host --n "$N"

@@ -267,9 +267,7 @@ TEST(AmrPartialGroups, amr_partial_groups_step_equals_every_unit_shape) {
     const StateCase c(pc);
     SCOPED_TRACE(c.name);
     const amr::Tree& t = c.run.tree;
-    const auto loops = amr::make_serial_loops();
-    const HydroParams hp{};
-    const double dt = amr::cfl_dt(t, amr::scan_leaves(t, c.run.u, hp.gamma, *loops), 0.5);
+    const double dt = amr::cfl_dt(t, c.scan(), 0.5);
     for (const bool reflux : {true, false}) {
       std::vector<double> alone, alone_flux;
       plan_step(c, 0, reflux, dt, alone, alone_flux);
@@ -292,11 +290,11 @@ TEST(AmrPartialGroups, amr_partial_groups_step_equals_every_unit_shape) {
           EXPECT_EQ(state_difference(unew, complete, t.noct() * 8), 0.0);
         }
       }
-      amr::Stepper stepper(*loops, hp, reflux);
+      amr::Stepper stepper(*c.loops, c.hp, reflux);
       std::vector<double> oracle = c.run.u;
       stepper.update(t, c.lists, c.run.u, oracle, dt);
       if (reflux) stepper.reflux(t, c.lists, oracle, dt);
-      amr::restrict_all(t, oracle, *loops);
+      amr::restrict_all(t, oracle, *c.loops);
       const double l2 = relative_l2(alone, oracle);
       std::cerr << c.name << " reflux " << reflux << ": " << kept << " kept fine-flux values; unit shapes differ by "
                 << worst << " at most; vs the oracle step relative L2 " << l2 << "\n";
@@ -314,9 +312,7 @@ TEST(AmrPartialGroups, amr_partial_groups_subcycled_step_equals_complete_groups)
     const StateCase c(pc);
     SCOPED_TRACE(c.name);
     const amr::Tree& t = c.run.tree;
-    const auto loops = amr::make_serial_loops();
-    const HydroParams hp{};
-    const double dt0 = amr::subcycle_dt(t, amr::scan_leaves(t, c.run.u, hp.gamma, *loops), 0.5);
+    const double dt0 = amr::subcycle_dt(t, c.scan(), 0.5);
     std::vector<double> u[2], kept[2];
     long long partial = 0;
     for (int k = 0; k < 2; ++k) {
@@ -327,7 +323,7 @@ TEST(AmrPartialGroups, amr_partial_groups_subcycled_step_equals_complete_groups)
       u[k] = c.run.u;
       std::vector<double> unew(u[k].size()), sums(t.noct() * amr::fine_flux_per_oct, 0.0);
       kept[k].assign(t.noct() * amr::fine_flux_per_oct, 0.0);
-      amr::emulate_plan_subcycled_step(t, p, c.lists, lv, hp, true, u[k], unew, kept[k], sums, dt0);
+      amr::emulate_plan_subcycled_step(t, p, c.lists, lv, c.hp, true, u[k], unew, kept[k], sums, dt0);
     }
     EXPECT_EQ(state_difference(u[0], u[1], t.noct() * 8), 0.0);
     // The kept fluxes of the last substeps.

@@ -3,10 +3,12 @@
 // StateCase: a case's final tree and state, test_amr_leaf_update.cpp).
 #pragma once
 #include <array>
+#include <memory>
 #include <string>
 
 #include "amr/amr_driver.hpp"
 #include "amr/amr_plan.hpp"
+#include "amr/amr_solver.hpp"
 #include "test_amr_helpers.hpp"
 
 namespace ro::amr_test {
@@ -77,6 +79,11 @@ struct StateCase {
   OctMesh base;
   amr::AmrResult run;
   amr::StepLists lists;
+  // The serial loops and default hydro parameters a test steps the state with, and the leaf scan
+  // of the state that its dt is taken from.
+  std::unique_ptr<amr::Loops> loops = amr::make_serial_loops();
+  HydroParams hp{};
+  amr::LeafScan scan() const { return amr::scan_leaves(run.tree, run.u, hp.gamma, *loops); }
 };
 
 }  // namespace ro::amr_test

@@ -38,16 +38,22 @@ __global__ void ppe_setup_kernel(const double* nd, const std::uint8_t* type, int
   if (a) atomicAdd(count, 1ull);
 }
 
-__global__ void dot_partial_kernel(const double* a, const double* b, int n, double* partial) {
-  __shared__ double s[kThreads];
-  double sum = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += a[i] * b[i];
+// The block's (kThreads threads) sum of each thread's sum, pairwise in a fixed order, left in s[0]
+// (s: kThreads shared doubles).
+__device__ __forceinline__ void block_tree_sum(double* s, double sum) {
   s[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned off = kThreads / 2; off > 0; off /= 2) {
     if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
     __syncthreads();
   }
+}
+
+__global__ void dot_partial_kernel(const double* a, const double* b, int n, double* partial) {
+  __shared__ double s[kThreads];
+  double sum = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += a[i] * b[i];
+  block_tree_sum(s, sum);
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
@@ -58,12 +64,7 @@ __global__ void dot_owned_partial_kernel(const double* a, const double* b, const
   double sum = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     sum += id[i] < owned ? a[i] * b[i] : 0.0;
-  s[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned off = kThreads / 2; off > 0; off /= 2) {
-    if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
-    __syncthreads();
-  }
+  block_tree_sum(s, sum);
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
@@ -71,12 +72,7 @@ __global__ void dot_final_kernel(const double* partial, int blocks, double* out)
   __shared__ double s[kThreads];
   double sum = 0;
   for (int b = threadIdx.x; b < blocks; b += blockDim.x) sum += partial[b];
-  s[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned off = kThreads / 2; off > 0; off /= 2) {
-    if (threadIdx.x < off) s[threadIdx.x] += s[threadIdx.x + off];
-    __syncthreads();
-  }
+  block_tree_sum(s, sum);
   if (threadIdx.x == 0) *out = s[0];
 }
 

@@ -32,6 +32,20 @@ __global__ void verlet_kernel(View v, VerletView l, Op op) {
   if (i < v.n) target_verlet(v, l, op, i);
 }
 
+// Adds to sum the FP32 weights of the candidates k0 <= kk < k1 of one bucket row around particle i
+// (qi: its bucket-relative position, made in bucket column cx; float_position above; oy, oz: the
+// row's offsets in y and z from qi).
+__device__ __forceinline__ void add_row_fp32(const float4* q, const BucketsView& b, int i, float4 qi, int cx, float edge,
+                                             float re, float re2, float oy, float oz, int k0, int k1, float& sum) {
+  for (int kk = k0; kk < k1; ++kk) {
+    const int j = b.particle(kk);
+    const float4 qj = q[j];
+    const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
+    const float r2 = dx * dx + dy * dy + dz * dz;
+    if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
+  }
+}
+
 // FP32 number density on the bucket-relative float positions (float_position above).
 __global__ void density_fp32_kernel(const float4* q, const double* y, const double* z, BucketsView b, int n, float re,
                                     const int* load_id, int targets, double* out) {
@@ -51,13 +65,7 @@ __global__ void density_fp32_kernel(const float4* q, const double* y, const doub
     for (int yy = ylo; yy <= yhi; ++yy) {
       const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
       const int k1 = b.start[g.cell(xhi, yy, zz) + 1];
-      for (int kk = b.start[g.cell(xlo, yy, zz)]; kk < k1; ++kk) {
-        const int j = b.particle(kk);
-        const float4 qj = q[j];
-        const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
-        const float r2 = dx * dx + dy * dy + dz * dz;
-        if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
-      }
+      add_row_fp32(q, b, i, qi, cx, edge, re, re2, oy, oz, b.start[g.cell(xlo, yy, zz)], k1, sum);
     }
   out[i] = sum;
 }
@@ -95,13 +103,7 @@ __global__ void density_fp32_fine_kernel(const float4* q, const double* x, const
         g, b.start, x[i], y[i], z[i], b.reach,
         [&](int k0, int k1, int yy, int zz) {
           const float oy = (yy - cy) * edge - qi.y, oz = (zz - cz) * edge - qi.z;
-          for (int kk = k0; kk < k1; ++kk) {
-            const int j = b.particle(kk);
-            const float4 qj = q[j];
-            const float dx = (__float_as_int(qj.w) - cx) * edge + (qj.x - qi.x), dy = oy + qj.y, dz = oz + qj.z;
-            const float r2 = dx * dx + dy * dy + dz * dz;
-            if (j != i && r2 < re2) sum += weight_from_r2f(r2, re);
-          }
+          add_row_fp32(q, b, i, qi, cx, edge, re, re2, oy, oz, k0, k1, sum);
         });
   }
   out[i] = sum;
