@@ -1,8 +1,11 @@
 """copa-compare's machine-vs-machine mode: two result sets from different machines (or backends),
 A (the first argument) and B (the second), compared per application case.
 
-Cases match on app + size + problem parameters, whatever the backend or variant: the run
-parameters that only say how a case runs (EXECUTION_KEYS) are left out of the match. On each side
+Cases match on app + size + the problem as the user chose it, whatever the backend or variant: the
+run parameters that only say how a case runs (EXECUTION_KEYS), the estimates (memory_estimate: its
+host and device bytes differ by backend) and the values an app derives from the chosen problem or
+reaches by running it (DERIVED_KEYS: degrees of freedom from the mesh and order, the steps taken) are
+left out of the match. On each side
 the case is represented by its best figure of merit over every backend and variant that ran it
 (all copa FOMs are rates: higher is better); a run whose verification FAILED is not a candidate,
 its FOM measures a wrong answer.
@@ -26,10 +29,25 @@ from .tables import fmt_num, fmt_ratio, fmt_time
 EXECUTION_KEYS = {"size", "reps", "host_resident", "block_size", "threads", "device"}
 
 
-def problem_signature(result):
-    problem = result.doc.get("run", {}).get("problem")
+# Per app: run.problem values derived from the chosen parameters that stay in the key (zones and
+# order give the dofs; cells give the octs; the mesh's triangles give its mean edge), or outcomes of
+# the run (the steps and time reached before tend).
+DERIVED_KEYS = {
+    "laghos-like": {"h1_dofs", "l2_dofs", "quadrature_points_per_zone"},
+    "mom-efie": {"mean_edge", "elements_per_wavelength"},
+    "ramses-oct": {"octs", "steps", "t_final"},
+}
+
+
+def chosen_problem(app, problem):
+    """run.problem without execution parameters, estimates and derived values: the problem as chosen."""
     problem = problem if isinstance(problem, dict) else {}
-    return json.dumps({k: v for k, v in problem.items() if k not in EXECUTION_KEYS}, sort_keys=True)
+    drop = EXECUTION_KEYS | DERIVED_KEYS.get(app, set())
+    return {k: v for k, v in problem.items() if k not in drop and not k.endswith("_estimate")}
+
+
+def problem_signature(result):
+    return json.dumps(chosen_problem(result.app, result.doc.get("run", {}).get("problem")), sort_keys=True)
 
 
 def case_key(result):
@@ -131,7 +149,8 @@ def sections(mc):
     """[(title, paragraphs, (headers, rows) or None)], rendered by compare_report like a regression report."""
     head = [f"**{mc.headline()}**",
             f"A: `{mc.base.dir}`; B: `{mc.cand.dir}`.",
-            "Cases match on app + size + problem parameters, whatever the backend or variant; each side is "
+            "Cases match on app + size + the problem as chosen (no estimates, no derived sizes), whatever the "
+            "backend or variant; each side is "
             "represented by its best FOM over the backends and variants that ran the case (runs that failed "
             "verification are not candidates). The suite score is the geometric mean of the FOM ratios B/A. "
             "Each kernel's fraction of the roofline is against the ceilings of its own machine."]
