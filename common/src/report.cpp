@@ -273,6 +273,13 @@ void Report::print(std::ostream& os) const {
     }
     os << "(roofline: " << (roofs ? roofs->source : std::string("no ceilings; pass --ceilings FILE"))
        << ")\n";
+    // No kernel runs above its roofline: a fraction past 100% means a ceiling or a count is wrong.
+    for (const KernelRow& k : kernels_) {
+      const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
+      if (roofs && roofs->valid() && p.frac_roofline > 1)
+        os << "WARNING: " << k.name << " at " << format_number(100 * p.frac_roofline)
+           << "% of its roofline: a ceiling, a FLOP or byte count, or the region's time is wrong\n";
+    }
     if (kernels_.front().imbalance)
       os << "(times: per-sample max over " << mpi::size() << " ranks; FLOPs and bytes per rank)\n";
   }
