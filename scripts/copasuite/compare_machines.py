@@ -100,6 +100,14 @@ class MachineComparison:
         self.only_b = [_describe(k, groups_b[k]) for k in groups_b if k not in shared]
         self.score = (math.exp(sum(math.log(c.ratio) for c in self.cases) / len(self.cases))
                       if self.cases else None)
+        # Energy score: the geometric mean of the FOM-per-joule ratios B/A of the same cases, null
+        # when a side of a case has no energy (a machine without NVML, ROCm SMI or RAPL).
+        self.energy_score, self.energy_missing = None, [
+            f"{c.a.app} {c.a.size} ({'A' if c.a.fom_per_joule() is None else 'B'})" for c in self.cases
+            if c.a.fom_per_joule() is None or c.b.fom_per_joule() is None]
+        if self.cases and not self.energy_missing:
+            self.energy_score = math.exp(sum(math.log(c.b.fom_per_joule() / c.a.fom_per_joule()) for c in self.cases)
+                                         / len(self.cases))
 
     def headline(self):
         if self.score is None:
@@ -109,6 +117,15 @@ class MachineComparison:
                 f"> 1: {self.name_b} is faster)")
 
 
+    def energy_line(self):
+        if self.energy_score is not None:
+            return (f"energy score {self.energy_score:.3g} (geometric mean of {len(self.cases)} FOM-per-joule ratios "
+                    f"{self.name_b}/{self.name_a}; > 1: {self.name_b} does more work per joule)")
+        if not self.cases:
+            return "energy score null (no case compared)"
+        return f"energy score null (no energy on the side named of: {', '.join(self.energy_missing)})"
+
+
 def _describe(key, runs):
     app, size, _ = key
     why = "every run failed verification or has no FOM" if all(
@@ -116,7 +133,8 @@ def _describe(key, runs):
     return f"{app} {size} ({', '.join(sorted(r.backend + '/' + r.variant for r in runs))}): {why}"
 
 
-CASE_HEADERS = ["app", "size", "A: best of", "A FOM", "B: best of", "B FOM", "unit", "ratio B/A"]
+CASE_HEADERS = ["app", "size", "A: best of", "A FOM", "B: best of", "B FOM", "unit", "ratio B/A", "A FOM per joule",
+                "B FOM per joule"]
 KERNEL_HEADERS = ["app", "size", "kernel", "A median", "A % of A's roofline", "B median",
                   "B % of B's roofline", "time ratio A/B"]
 
@@ -129,10 +147,20 @@ def case_rows(mc):
     rows = []
     for c in mc.cases:
         unit = (c.b.fom or {}).get("unit") or (c.a.fom or {}).get("unit") or ""
-        rows.append([c.a.app, c.a.size, f"{c.a.backend}/{c.a.variant} (of {c.runs_a})", fmt_num(fom_value(c.a)),
-                     f"{c.b.backend}/{c.b.variant} (of {c.runs_b})", fmt_num(fom_value(c.b)), unit,
-                     fmt_ratio(c.ratio)])
+        rows.append([c.a.app, c.a.size, _best_of(c.a, c.runs_a), fmt_num(fom_value(c.a)),
+                     _best_of(c.b, c.runs_b), fmt_num(fom_value(c.b)), unit,
+                     fmt_ratio(c.ratio), _fpj(c.a), _fpj(c.b)])
     return rows
+
+
+def _best_of(result, runs):
+    """backend/variant (of n), THROTTLED when that run's GPU was power or thermally throttled."""
+    return f"{result.backend}/{result.variant} (of {runs})" + (" THROTTLED" if result.throttled else "")
+
+
+def _fpj(result):
+    v = result.fom_per_joule()
+    return "-" if v is None else f"{fmt_num(v)} {(result.fom or {}).get('per_joule_unit', '')}".strip()
 
 
 def kernel_rows(mc):
@@ -147,7 +175,7 @@ def kernel_rows(mc):
 
 def sections(mc):
     """[(title, paragraphs, (headers, rows) or None)], rendered by compare_report like a regression report."""
-    head = [f"**{mc.headline()}**",
+    head = [f"**{mc.headline()}**", mc.energy_line() + ".",
             f"A: `{mc.base.dir}`; B: `{mc.cand.dir}`.",
             "Cases match on app + size + the problem as chosen (no estimates, no derived sizes), whatever the "
             "backend or variant; each side is "
@@ -169,6 +197,7 @@ def sections(mc):
 def print_summary(mc, md_path, html_path):
     from .tables import text_table
     print(mc.headline())
+    print(mc.energy_line())
     print(f"A: {mc.base.dir}\nB: {mc.cand.dir}\n")
     if mc.cases:
         print(text_table(CASE_HEADERS, case_rows(mc)))

@@ -118,6 +118,22 @@ class CompareMachinesTest(ToolTest):
         code, out, _ = self.run_compare(cpu, gpu)
         self.assertEqual(code, 2, out)
 
+    def test_energy_score_beside_the_suite_score(self):
+        cpu, gpu = cpu_set(), gpu_set()
+        code, out, md = self.run_compare(cpu, gpu)
+        self.assertEqual(code, 0, out)
+        self.assertIn("energy score null", out.splitlines()[1])  # documents without energy
+        for docs, per_joule in ((cpu, 1e7), (gpu, 1e9)):
+            for d in docs.values():
+                d["fom"].update({"per_joule": per_joule, "per_joule_unit": "items/J"})
+        gpu["mom-efie.small.cuda"]["fom"]["per_joule"] = 4e9
+        gpu["mom-efie.small.cuda"]["clocks"] = {"throttled": True}
+        code, out, md = self.run_compare(cpu, gpu)
+        self.assertEqual(code, 0, out)
+        self.assertIn(f"energy score {math.sqrt(400 * 100):.3g} ", out.splitlines()[1])
+        self.assertIn("cuda/default (of 2) THROTTLED", md)  # the mom-efie case's best H200 run
+        self.assertIn("4e+09 items/J", md)
+
     def test_auto_mode_and_forced_modes(self):
         # Same machine name but no backend in common: machines mode too.
         gpu = {k: v for k, v in gpu_set().items() if k.endswith(".cuda")}
