@@ -273,8 +273,11 @@ class Meter {
     double e = 0;
     if (counter_ && src_->read_counter(e)) e_end_ = e;
     t_end_ = t;
-    end_ = src_->state();
-    note(end_);
+    if (force || t - t_state_ > 0.1) {  // the clocks take several library calls: at most ten times a second
+      end_ = src_->state();
+      note(end_);
+      t_state_ = t;
+    }
     sampled_j_end_ = sampled_j_ + last_w_ * (t - last_t_);
     samples_end_ = samples_;
     sum_w_end_ = sum_w_;
@@ -342,7 +345,7 @@ class Meter {
   std::unique_ptr<Source> src_;
   std::string reason_;
   bool counter_ = false;
-  double t0_ = 0, t_end_ = 0, e0_ = 0, e_end_ = 0;
+  double t0_ = 0, t_end_ = 0, t_state_ = 0, e0_ = 0, e_end_ = 0;
   std::optional<DeviceState> start_, end_;
   std::uint64_t reasons_ = 0;
   bool any_reasons_ = false;
