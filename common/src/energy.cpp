@@ -455,9 +455,10 @@ Measurement reduce_over_ranks(const Measurement& m) {
   const int any = mpi::max_all(m.any_reasons ? 1 : 0);
   Measurement r = m;
   for (std::size_t i = 0; i < have.size(); ++i)
-    if (have[i] == 0) {
+    if (have[i] == 0) {  // the first rank without energy names why (this rank's reason where it has one)
       r.source.clear();
       r.reason = "rank " + std::to_string(i) + " has no energy" + (m.reason.empty() ? "" : " (" + m.reason + ")");
+      break;
     }
   if (r.available()) {
     r.joules = joules;
