@@ -259,16 +259,19 @@ void Report::print(std::ostream& os) const {
   const std::optional<Ceilings> roofs = ceilings();
   os << app_ << " " << version_ << "  backend " << to_string(backend_) << "  variant " << variant_ << "\n";
   if (!kernels_.empty()) {
+    // Joules per call (mean power of the timed run x median) as a last column where energy was read.
+    const energy::Measurement& e = energy();
     char line[256];
-    std::snprintf(line, sizeof line, "%-28s %7s %12s %12s %10s %10s %8s %8s\n", "kernel", "calls",
-                  "median (ms)", "min (ms)", "GFLOP/s", "GB/s", "AI", "% roof");
+    std::snprintf(line, sizeof line, "%-28s %7s %12s %12s %10s %10s %8s %8s%s\n", "kernel", "calls",
+                  "median (ms)", "min (ms)", "GFLOP/s", "GB/s", "AI", "% roof", e.available() ? "   J/call" : "");
     os << line;
     for (const KernelRow& k : kernels_) {
       const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
-      char roof[16] = "-";
+      char roof[16] = "-", joules[24] = "";
       if (roofs && roofs->valid()) std::snprintf(roof, sizeof roof, "%.1f", 100 * p.frac_roofline);
-      std::snprintf(line, sizeof line, "%-28s %7zu %12.4f %12.4f %10.2f %10.2f %8.3f %8s\n", k.name.c_str(),
-                    k.calls, 1e3 * k.time.median, 1e3 * k.time.min, p.gflops, p.gbs, p.intensity, roof);
+      if (e.available()) std::snprintf(joules, sizeof joules, " %9.3g", e.mean_power_w() * k.time.median);
+      std::snprintf(line, sizeof line, "%-28s %7zu %12.4f %12.4f %10.2f %10.2f %8.3f %8s%s\n", k.name.c_str(),
+                    k.calls, 1e3 * k.time.median, 1e3 * k.time.min, p.gflops, p.gbs, p.intensity, roof, joules);
       os << line;
     }
     os << "(roofline: " << (roofs ? roofs->source : std::string("no ceilings; pass --ceilings FILE"))

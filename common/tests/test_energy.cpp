@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "copa/energy.hpp"
@@ -97,6 +98,11 @@ TEST(Energy, ReportGivesFomPerJouleAndJoulesPerCall) {
   report.set_backend(copa::Backend::serial);
   report.add_kernel("k", copa::summarize({2e-3}), {});
   report.set_fom({"rate", 10, "cell-updates/s"});
+  std::ostringstream text;
+  report.print(text);
+  EXPECT_NE(text.str().find("J/call"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("FOM per joule: "), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("rapl energy counter"), std::string::npos) << text.str();
   const nlohmann::json doc = report.to_json();
   const double w = doc["energy"]["mean_power_w"].get<double>();
   EXPECT_NEAR(doc["energy"]["joules"].get<double>(), 0.05, 1e-12);
