@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "copa/energy.hpp"
+
 #if defined(COPA_HAVE_NVTX)
 #include <nvtx3/nvToolsExt.h>
 #endif
@@ -34,6 +36,7 @@ void EventTimer::begin(const std::string& name) {
 #if defined(COPA_HAVE_NVTX)
   nvtxRangePushA(name.c_str());
 #endif
+  energy::begin();
   Pending p{name, take_event(), take_event()};
   COPA_GPU_CHECK(COPA_GPU_SYMBOL(EventRecord)(p.start, stream_));
   open_.push_back(p);
@@ -60,6 +63,7 @@ void EventTimer::flush() {
     free_.push_back(p.stop);
   }
   done_.clear();
+  energy::mark();
 }
 
 }  // namespace copa::gpu

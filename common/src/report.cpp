@@ -47,6 +47,25 @@ std::size_t host_peak_rss_bytes() {
 // Samples kept in the document for the compare report's noise estimate (beyond this, stats suffice).
 constexpr std::size_t max_samples_in_json = 1000;
 
+// "energy: J over s (W, source); FOM per joule", or why there is none; a throttled GPU is said so.
+void print_energy(std::ostream& os, const energy::Measurement& e, const Fom* fom) {
+  if (!e.available()) {
+    os << "energy: none (" << e.reason << ")\n";
+  } else {
+    os << "energy: " << format_number(e.joules) << " J over " << format_number(e.seconds) << " s ("
+       << format_number(e.mean_power_w()) << " W mean, " << e.source << ")\n";
+    if (fom && e.mean_power_w() > 0)
+      os << "FOM per joule: " << format_number(fom->value / e.mean_power_w()) << " "
+         << energy::per_joule_unit(fom->unit) << "\n";
+  }
+  if (e.throttled()) {
+    std::string names;
+    for (const std::string& n : energy::reason_names(e.reasons_seen & energy::throttle_mask))
+      names += (names.empty() ? "" : ", ") + n;
+    os << "THROTTLED: the GPU was power or thermally throttled during the timed run (" << names << ")\n";
+  }
+}
+
 }  // namespace
 
 Verification not_verified(std::string reason) {
@@ -82,6 +101,7 @@ nlohmann::json Report::make_decomposition(nlohmann::json ranks, double local_wor
 
 void Report::reduce_over_ranks() {
   if (mpi::size() == 1) return;
+  energy_ = energy::reduce_over_ranks(energy());
   for (KernelRow& k : kernels_) {
     const std::vector<double> medians = mpi::gather_all(k.time.median);
     double mean = 0, slowest = 0;
@@ -111,6 +131,14 @@ void Report::reduce_over_ranks() {
       k.time.mad = worst[5];
     }
   }
+}
+
+const energy::Measurement& Report::energy() const {
+  if (!energy_) {
+    energy_ = energy::measurement(is_gpu(backend_));
+    energy::reset();
+  }
+  return *energy_;
 }
 
 void Report::set_memory(std::size_t device_peak, std::size_t host_peak) { memory_ = {device_peak, host_peak}; }
@@ -151,6 +179,7 @@ nlohmann::json Report::to_json() const {
                 {"device", device_},
                 {"command_line", command_line_},
                 {"date", iso_date_now()}};
+  const energy::Measurement& e = energy();
   nlohmann::json ks = nlohmann::json::array();
   for (const KernelRow& k : kernels_) {
     const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
@@ -178,6 +207,8 @@ nlohmann::json Report::to_json() const {
                   {"frac_flops", p.frac_flops},
                   {"frac_roofline", p.frac_roofline},
                   {"bound", p.bound}});
+    ks.back()["joules_per_call"] =
+        e.available() ? nlohmann::json(e.mean_power_w() * k.time.median) : nlohmann::json(nullptr);
     if (k.imbalance) {
       ks.back()["time_mean_over_ranks"] = *k.time_mean_over_ranks;
       ks.back()["imbalance"] = *k.imbalance;
@@ -186,6 +217,13 @@ nlohmann::json Report::to_json() const {
   doc["kernels"] = ks;
   doc["fom"] = fom_ ? nlohmann::json{{"name", fom_->name}, {"value", fom_->value}, {"unit", fom_->unit}}
                     : nlohmann::json(nullptr);
+  if (fom_) {
+    doc["fom"]["per_joule"] = e.available() && e.mean_power_w() > 0 ? nlohmann::json(fom_->value / e.mean_power_w())
+                                                                     : nlohmann::json(nullptr);
+    doc["fom"]["per_joule_unit"] = energy::per_joule_unit(fom_->unit);
+  }
+  doc["energy"] = energy::energy_json(e);
+  doc["clocks"] = energy::clocks_json(e);
   if (!verification_) {
     doc["verification"] = nullptr;
   } else if (!verification_->verified) {
@@ -221,24 +259,35 @@ void Report::print(std::ostream& os) const {
   const std::optional<Ceilings> roofs = ceilings();
   os << app_ << " " << version_ << "  backend " << to_string(backend_) << "  variant " << variant_ << "\n";
   if (!kernels_.empty()) {
+    // Joules per call (mean power of the timed run x median) as a last column where energy was read.
+    const energy::Measurement& e = energy();
     char line[256];
-    std::snprintf(line, sizeof line, "%-28s %7s %12s %12s %10s %10s %8s %8s\n", "kernel", "calls",
-                  "median (ms)", "min (ms)", "GFLOP/s", "GB/s", "AI", "% roof");
+    std::snprintf(line, sizeof line, "%-28s %7s %12s %12s %10s %10s %8s %8s%s\n", "kernel", "calls",
+                  "median (ms)", "min (ms)", "GFLOP/s", "GB/s", "AI", "% roof", e.available() ? "   J/call" : "");
     os << line;
     for (const KernelRow& k : kernels_) {
       const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
-      char roof[16] = "-";
+      char roof[16] = "-", joules[24] = "";
       if (roofs && roofs->valid()) std::snprintf(roof, sizeof roof, "%.1f", 100 * p.frac_roofline);
-      std::snprintf(line, sizeof line, "%-28s %7zu %12.4f %12.4f %10.2f %10.2f %8.3f %8s\n", k.name.c_str(),
-                    k.calls, 1e3 * k.time.median, 1e3 * k.time.min, p.gflops, p.gbs, p.intensity, roof);
+      if (e.available()) std::snprintf(joules, sizeof joules, " %9.3g", e.mean_power_w() * k.time.median);
+      std::snprintf(line, sizeof line, "%-28s %7zu %12.4f %12.4f %10.2f %10.2f %8.3f %8s%s\n", k.name.c_str(),
+                    k.calls, 1e3 * k.time.median, 1e3 * k.time.min, p.gflops, p.gbs, p.intensity, roof, joules);
       os << line;
     }
     os << "(roofline: " << (roofs ? roofs->source : std::string("no ceilings; pass --ceilings FILE"))
        << ")\n";
+    // No kernel runs above its roofline: a fraction past 100% means a ceiling or a count is wrong.
+    for (const KernelRow& k : kernels_) {
+      const RooflinePoint p = evaluate(k.cost, k.time.median, roofs);
+      if (roofs && roofs->valid() && p.frac_roofline > 1)
+        os << "WARNING: " << k.name << " at " << format_number(100 * p.frac_roofline)
+           << "% of its roofline: a ceiling, a FLOP or byte count, or the region's time is wrong\n";
+    }
     if (kernels_.front().imbalance)
       os << "(times: per-sample max over " << mpi::size() << " ranks; FLOPs and bytes per rank)\n";
   }
   if (fom_) os << "FOM: " << fom_->name << " = " << format_number(fom_->value) << " " << fom_->unit << "\n";
+  print_energy(os, energy(), fom_ ? &*fom_ : nullptr);
   if (verification_) os << verdict_line(*verification_) << "\n";
 }
 

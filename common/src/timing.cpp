@@ -1,5 +1,7 @@
 #include "copa/timing.hpp"
 
+#include "copa/energy.hpp"
+
 #include <stdexcept>
 
 #if defined(COPA_HAVE_NVTX)
@@ -47,6 +49,7 @@ NvtxRange::~NvtxRange() {
 }
 
 void HostTimer::begin(const std::string& name) {
+  energy::begin();
   auto range = std::make_unique<NvtxRange>(name.c_str());
   open_.push_back({name, std::chrono::steady_clock::now(), std::move(range)});
 }
@@ -57,6 +60,7 @@ void HostTimer::end() {
   Open& o = open_.back();
   profile_.add(o.name, std::chrono::duration<double>(stop - o.start).count());
   open_.pop_back();
+  if (open_.empty()) energy::mark();  // after the stop time: the meter never costs a timed region
 }
 
 void repeat_timed(RegionTimer& timer, const std::string& name, int warmup, int reps,

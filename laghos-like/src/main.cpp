@@ -173,9 +173,11 @@ int main(int argc, char** argv) {
         std::cout << "\n[" << copa::to_string(backend) << " / " << full_label(sel) << "]\n";
         for (const auto& line : substitutions) std::cout << "kernels: " << line << "\n";
       }
+      copa::energy::begin();  // Laghos's own timers, not copa's: the energy meter is told here
       RunResult res = hydro.run(state0, [&](const std::string& line) {
         if (!common.quiet) std::cout << line << "\n";
       });
+      copa::energy::end();
       vtk.at_end(res.steps, res.t, write_vtk(res.state));
       const double energy_diff = std::fabs(res.energy_initial - res.energy_final);
       if (!common.quiet) std::cout << laghos_timing_block(res);

@@ -13,9 +13,13 @@ namespace efie {
 
 class HostMatrixEngine : public Engine {
  public:
-  explicit HostMatrixEngine(long n) : n_(n), a_(std::size_t(n) * n, &copa::host_pool()) {}
+  // one_blas_thread: the serial backend's LAPACK calls run on one thread (its roofline is the
+  // one-thread ceiling); otherwise the library's own thread count.
+  HostMatrixEngine(long n, bool one_blas_thread)
+      : n_(n), a_(std::size_t(n) * n, &copa::host_pool()), blas_threads_(one_blas_thread ? 1 : 0) {}
 
   void factor(copa::RegionTimer& timer) override {
+    const BlasThreads threads(blas_threads_);
     const double norm1 = host_norm1(a_.data(), n_);
     {
       copa::Region r(timer, "lu");
@@ -37,6 +41,7 @@ class HostMatrixEngine : public Engine {
     const std::vector<complex> rhs = b;
     IrsResult res;
     {
+      const BlasThreads threads(blas_threads_);
       copa::Region r(timer, "solve.irs");
       res = host_irs_solve(a_.data(), n_, b);
     }
@@ -50,6 +55,7 @@ class HostMatrixEngine : public Engine {
   double condition_estimate() const override { return condition_; }
   void set_formulation(const Formulation& f) override { form_ = f; }
   void solve(std::vector<complex>& b, copa::RegionTimer& timer) override {
+    const BlasThreads threads(blas_threads_);
     copa::Region r(timer, "solve");
     host_lu_solve(a_.data(), n_, pivots_, b);
   }
@@ -66,6 +72,7 @@ class HostMatrixEngine : public Engine {
   Formulation form_;
 
  private:
+  int blas_threads_;
   std::vector<int> pivots_;
   std::vector<complex> kept_;  // the filled matrix, kept by solve_irs
   double condition_ = 0;

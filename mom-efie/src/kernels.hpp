@@ -118,6 +118,21 @@ void host_lu_solve(const complex* a, long n, const std::vector<int>& pivots, std
 // ||A||_1 (before the LU) and the condition estimate ||A||_1 ||A^-1||_1 from the LU (zgecon).
 double host_norm1(const complex* a, long n);
 double host_condition_estimate(const complex* lu, long n, double norm1);
+// While alive, the BLAS library runs `threads` threads (0: leaves it as it is), then its count is
+// restored. OpenBLAS's openblas_set_num_threads, found at run time; other libraries are left alone
+// (the report's lu_blas_threads says which held).
+class BlasThreads {
+ public:
+  explicit BlasThreads(int threads);
+  ~BlasThreads();
+  BlasThreads(const BlasThreads&) = delete;
+  BlasThreads& operator=(const BlasThreads&) = delete;
+  // The threads the library was last set to by a BlasThreads (0: never set: the library's default).
+  static int last_set();
+
+ private:
+  int restore_ = 0;
+};
 // C = alpha C - j k (1 - alpha) M on the host (serial oracle order: test, then source triangles).
 void add_mfie_serial(const Problem& p, const Formulation& f, complex* a, long n);
 

@@ -83,7 +83,7 @@ void far_row(const QuadTriangle& t, const double* __restrict__ soa, long nt, dou
 
 class OpenmpEngine final : public HostMatrixEngine {
  public:
-  explicit OpenmpEngine(long n) : HostMatrixEngine(n), locks_(n) {
+  explicit OpenmpEngine(long n) : HostMatrixEngine(n, false), locks_(n) {
     for (auto& l : locks_) omp_init_lock(&l);
   }
   ~OpenmpEngine() override {

@@ -2,6 +2,8 @@
 // by singularity extraction and the rest by the 7-point rule, each 3x3 block added to P; then
 // A = (P + P^T) / 2. The MFIE part of the MFIE and CFIE (mfie_pair.hpp) in the same order.
 // Plain loops, written to be read.
+#include <dlfcn.h>
+
 #include <limits>
 #include <memory_resource>
 
@@ -15,6 +17,29 @@
 #include "mfie_pair.hpp"
 
 namespace efie {
+
+namespace {
+using set_threads_fn = void (*)(int);
+using get_threads_fn = int (*)();
+int blas_last_set = 0;
+}  // namespace
+
+BlasThreads::BlasThreads(int threads) {
+  if (threads <= 0) return;
+  auto set = reinterpret_cast<set_threads_fn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  auto get = reinterpret_cast<get_threads_fn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (!set || !get) return;
+  restore_ = get();
+  set(threads);
+  blas_last_set = threads;
+}
+
+BlasThreads::~BlasThreads() {
+  if (restore_ <= 0) return;
+  reinterpret_cast<set_threads_fn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))(restore_);
+}
+
+int BlasThreads::last_set() { return blas_last_set; }
 
 void host_lu_factor(complex* a, long n, std::vector<int>& pivots) {
   pivots.resize(n);
@@ -78,7 +103,7 @@ namespace {
 
 class SerialEngine final : public HostMatrixEngine {
  public:
-  explicit SerialEngine(long n) : HostMatrixEngine(n) {}
+  explicit SerialEngine(long n) : HostMatrixEngine(n, true) {}
 
   void upload(const Problem& p) override { p_ = &p; }
 

@@ -143,6 +143,11 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
 
   nlohmann::json mom = fill_rates_json(problem, variant, form, n_matrix, profile, engine->workspace_bytes());
   if (profile.has("lu")) mom["lu_method"] = copa::is_gpu(backend) ? o.lu_method : std::string("LAPACKE zgetrf");
+  // The serial backend's roofline is the one-thread ceiling: its LAPACK ran on one OpenBLAS thread,
+  // or on the library's default where the library is not OpenBLAS.
+  if (profile.has("lu") && !copa::is_gpu(backend))
+    mom["lu_blas_threads"] = backend == copa::Backend::serial && efie::BlasThreads::last_set() == 1
+                                 ? nlohmann::json(1) : nlohmann::json("library default");
   // ||C||_1 ||C^-1||_1 estimated from the LU (host: LAPACK zgecon; GPU: Hager/Higham with getrs).
   if (engine->condition_estimate() > 0)
     mom["condition_number_1norm_estimate"] = engine->condition_estimate();

@@ -1,8 +1,11 @@
 """copa-compare's machine-vs-machine mode: two result sets from different machines (or backends),
 A (the first argument) and B (the second), compared per application case.
 
-Cases match on app + size + problem parameters, whatever the backend or variant: the run
-parameters that only say how a case runs (EXECUTION_KEYS) are left out of the match. On each side
+Cases match on app + size + the problem as the user chose it, whatever the backend or variant: the
+run parameters that only say how a case runs (EXECUTION_KEYS), the estimates (memory_estimate: its
+host and device bytes differ by backend) and the values an app derives from the chosen problem or
+reaches by running it (DERIVED_KEYS: degrees of freedom from the mesh and order, the steps taken) are
+left out of the match. On each side
 the case is represented by its best figure of merit over every backend and variant that ran it
 (all copa FOMs are rates: higher is better); a run whose verification FAILED is not a candidate,
 its FOM measures a wrong answer.
@@ -26,10 +29,25 @@ from .tables import fmt_num, fmt_ratio, fmt_time
 EXECUTION_KEYS = {"size", "reps", "host_resident", "block_size", "threads", "device"}
 
 
-def problem_signature(result):
-    problem = result.doc.get("run", {}).get("problem")
+# Per app: run.problem values derived from the chosen parameters that stay in the key (zones and
+# order give the dofs; cells give the octs; the mesh's triangles give its mean edge), or outcomes of
+# the run (the steps and time reached before tend).
+DERIVED_KEYS = {
+    "laghos-like": {"h1_dofs", "l2_dofs", "quadrature_points_per_zone"},
+    "mom-efie": {"mean_edge", "elements_per_wavelength"},
+    "ramses-oct": {"octs", "steps", "t_final"},
+}
+
+
+def chosen_problem(app, problem):
+    """run.problem without execution parameters, estimates and derived values: the problem as chosen."""
     problem = problem if isinstance(problem, dict) else {}
-    return json.dumps({k: v for k, v in problem.items() if k not in EXECUTION_KEYS}, sort_keys=True)
+    drop = EXECUTION_KEYS | DERIVED_KEYS.get(app, set())
+    return {k: v for k, v in problem.items() if k not in drop and not k.endswith("_estimate")}
+
+
+def problem_signature(result):
+    return json.dumps(chosen_problem(result.app, result.doc.get("run", {}).get("problem")), sort_keys=True)
 
 
 def case_key(result):
@@ -82,6 +100,14 @@ class MachineComparison:
         self.only_b = [_describe(k, groups_b[k]) for k in groups_b if k not in shared]
         self.score = (math.exp(sum(math.log(c.ratio) for c in self.cases) / len(self.cases))
                       if self.cases else None)
+        # Energy score: the geometric mean of the FOM-per-joule ratios B/A of the same cases, null
+        # when a side of a case has no energy (a machine without NVML, ROCm SMI or RAPL).
+        self.energy_score, self.energy_missing = None, [
+            f"{c.a.app} {c.a.size} ({'A' if c.a.fom_per_joule() is None else 'B'})" for c in self.cases
+            if c.a.fom_per_joule() is None or c.b.fom_per_joule() is None]
+        if self.cases and not self.energy_missing:
+            self.energy_score = math.exp(sum(math.log(c.b.fom_per_joule() / c.a.fom_per_joule()) for c in self.cases)
+                                         / len(self.cases))
 
     def headline(self):
         if self.score is None:
@@ -91,6 +117,15 @@ class MachineComparison:
                 f"> 1: {self.name_b} is faster)")
 
 
+    def energy_line(self):
+        if self.energy_score is not None:
+            return (f"energy score {self.energy_score:.3g} (geometric mean of {len(self.cases)} FOM-per-joule ratios "
+                    f"{self.name_b}/{self.name_a}; > 1: {self.name_b} does more work per joule)")
+        if not self.cases:
+            return "energy score null (no case compared)"
+        return f"energy score null (no energy on the side named of: {', '.join(self.energy_missing)})"
+
+
 def _describe(key, runs):
     app, size, _ = key
     why = "every run failed verification or has no FOM" if all(
@@ -98,7 +133,8 @@ def _describe(key, runs):
     return f"{app} {size} ({', '.join(sorted(r.backend + '/' + r.variant for r in runs))}): {why}"
 
 
-CASE_HEADERS = ["app", "size", "A: best of", "A FOM", "B: best of", "B FOM", "unit", "ratio B/A"]
+CASE_HEADERS = ["app", "size", "A: best of", "A FOM", "B: best of", "B FOM", "unit", "ratio B/A", "A FOM per joule",
+                "B FOM per joule"]
 KERNEL_HEADERS = ["app", "size", "kernel", "A median", "A % of A's roofline", "B median",
                   "B % of B's roofline", "time ratio A/B"]
 
@@ -111,10 +147,20 @@ def case_rows(mc):
     rows = []
     for c in mc.cases:
         unit = (c.b.fom or {}).get("unit") or (c.a.fom or {}).get("unit") or ""
-        rows.append([c.a.app, c.a.size, f"{c.a.backend}/{c.a.variant} (of {c.runs_a})", fmt_num(fom_value(c.a)),
-                     f"{c.b.backend}/{c.b.variant} (of {c.runs_b})", fmt_num(fom_value(c.b)), unit,
-                     fmt_ratio(c.ratio)])
+        rows.append([c.a.app, c.a.size, _best_of(c.a, c.runs_a), fmt_num(fom_value(c.a)),
+                     _best_of(c.b, c.runs_b), fmt_num(fom_value(c.b)), unit,
+                     fmt_ratio(c.ratio), _fpj(c.a), _fpj(c.b)])
     return rows
+
+
+def _best_of(result, runs):
+    """backend/variant (of n), THROTTLED when that run's GPU was power or thermally throttled."""
+    return f"{result.backend}/{result.variant} (of {runs})" + (" THROTTLED" if result.throttled else "")
+
+
+def _fpj(result):
+    v = result.fom_per_joule()
+    return "-" if v is None else f"{fmt_num(v)} {(result.fom or {}).get('per_joule_unit', '')}".strip()
 
 
 def kernel_rows(mc):
@@ -129,9 +175,10 @@ def kernel_rows(mc):
 
 def sections(mc):
     """[(title, paragraphs, (headers, rows) or None)], rendered by compare_report like a regression report."""
-    head = [f"**{mc.headline()}**",
+    head = [f"**{mc.headline()}**", mc.energy_line() + ".",
             f"A: `{mc.base.dir}`; B: `{mc.cand.dir}`.",
-            "Cases match on app + size + problem parameters, whatever the backend or variant; each side is "
+            "Cases match on app + size + the problem as chosen (no estimates, no derived sizes), whatever the "
+            "backend or variant; each side is "
             "represented by its best FOM over the backends and variants that ran the case (runs that failed "
             "verification are not candidates). The suite score is the geometric mean of the FOM ratios B/A. "
             "Each kernel's fraction of the roofline is against the ceilings of its own machine."]
@@ -150,6 +197,7 @@ def sections(mc):
 def print_summary(mc, md_path, html_path):
     from .tables import text_table
     print(mc.headline())
+    print(mc.energy_line())
     print(f"A: {mc.base.dir}\nB: {mc.cand.dir}\n")
     if mc.cases:
         print(text_table(CASE_HEADERS, case_rows(mc)))

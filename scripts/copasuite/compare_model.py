@@ -145,14 +145,19 @@ def case_rows(comparison):
         bf, cf = c.base.fom or {}, c.cand.fom or {}
         unit = cf.get("unit") or bf.get("unit") or ""
         variant = c.base.variant if c.base.variant == c.cand.variant else f"{c.base.variant} -> {c.cand.variant}"
-        rows.append([case_label(c.cand), variant, f"{_num(bf.get('value'))} {unit}".strip(),
-                     f"{_num(cf.get('value'))} {unit}".strip(), fmt_pct(c.fom_change()),
+        rows.append([case_label(c.cand), variant, f"{_num(bf.get('value'))} {unit}{_throttled(c.base)}".strip(),
+                     f"{_num(cf.get('value'))} {unit}{_throttled(c.cand)}".strip(), fmt_pct(c.fom_change()),
                      _verification_value(c.base), _verification_value(c.cand), c.verification_note()])
     return rows
 
 
 CASE_HEADERS = ["case", "variant", "baseline FOM", "candidate FOM", "FOM change",
                 "baseline verification", "candidate verification", "verification"]
+
+
+def _throttled(result):
+    """A FOM measured while the GPU was power or thermally throttled is marked."""
+    return " THROTTLED" if result.throttled else ""
 
 
 def _num(x):

@@ -9,7 +9,7 @@ import datetime
 import html
 import os
 
-from . import metadata, scaling
+from . import metadata, scaling, summary
 from .errors import EXIT_OK, InputError
 from .resultset import RUN_FILE, ResultSet, read_json
 from .summary import SUMMARY_HEADERS, summary_rows
@@ -72,6 +72,32 @@ def _charts(directory, draw):
     return f'<div class="charts">{imgs}</div>'
 
 
+def _above_roofline(rs):
+    """Rows above 100% of their roofline, flagged: a ceiling, a FLOP or byte count or a time is wrong."""
+    rows = [[f"{r.app} {r.size} {r.backend} {r.variant}", k.name, f"{100 * k.frac_roofline:.1f}%"]
+            for r in rs.results.values() for k in r.above_roofline()]
+    if not rows:
+        return ""
+    return ('<p class="FAILED">ABOVE ROOFLINE: these kernel rows claim more than the hardware can do '
+            "(a ceiling, a FLOP or byte count, or the region's time is wrong).</p>" +
+            _table(["case", "kernel", "% of roofline"], rows))
+
+
+def _energy(rs, machine):
+    """FOM per joule of every case on this machine, with the energy, mean power and clock state."""
+    rows = []
+    for r in rs.results.values():
+        e = r.energy or {}
+        joules, watts = e.get("joules"), e.get("mean_power_w")
+        rows.append([machine, r.app, r.size, f"{r.backend}/{r.variant}", summary.fom_per_joule_text(r),
+                     "-" if joules is None else f"{joules:.4g}", "-" if watts is None else f"{watts:.4g}",
+                     e.get("source") or e.get("reason") or "not recorded", summary.clocks_text(r)])
+    return (_table(["machine", "app", "size", "backend/variant", "FOM per joule", "joules", "mean W",
+                    "source (or why none)", "clocks"], rows) +
+            "<p>FOM per joule: the FOM over the mean power of the timed run (work per joule). THROTTLED: the GPU "
+            "was power or thermally throttled during the timed run.</p>")
+
+
 def _scaling(directory):
     path = os.path.join(directory, scaling.SCALING_FILE)
     if not os.path.exists(path):
@@ -112,6 +138,9 @@ def render(directory, draw=True):
                                 len(k.samples), frac, k.bound or "-"])
         parts.append("<h2>Kernels</h2>")
         parts.append(_table(["case", "kernel", "median (s)", "samples", "% of roofline", "bound"], kernels))
+        parts.append(_above_roofline(rs))
+        parts.append("<h2>Energy</h2>")
+        parts.append(_energy(rs, machine))
         parts.append("<h2>Rooflines</h2>")
         parts.append(_charts(directory, draw))
     if study:

@@ -142,6 +142,30 @@ class Result:
     def not_verified_reason(self):
         return self.verification.get("reason", "") if self.not_verified else ""
 
+    @property
+    def energy(self):
+        """The document's energy block (joules, mean power, source; joules null with the reason), or
+        None for documents written before it."""
+        e = self.doc.get("energy")
+        return e if isinstance(e, dict) else None
+
+    def fom_per_joule(self):
+        """The FOM per joule (work per joule: FOM / mean power of the timed run), or None."""
+        v = (self.fom or {}).get("per_joule")
+        return float(v) if _number(v) and v > 0 else None
+
+    @property
+    def throttled(self):
+        """True when the GPU was power or thermally throttled during the timed run, False when its
+        throttle reasons were read and none was, None when they were not read."""
+        c = self.doc.get("clocks")
+        t = c.get("throttled") if isinstance(c, dict) else None
+        return t if isinstance(t, bool) else None
+
+    def above_roofline(self):
+        """Kernels whose roofline fraction exceeds 1: a ceiling, a count or a region's time is wrong."""
+        return [k for k in self.kernels if _number(k.frac_roofline) and k.frac_roofline > 1]
+
     def total_time(self):
         """Seconds of one repetition of the app's timed kernels: sum of median x calls / reps.
         Comparable between backends of one app and problem (the same calls are timed)."""

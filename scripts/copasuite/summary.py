@@ -5,7 +5,8 @@ import os
 
 from .tables import fmt_num, fmt_ratio, fmt_time
 
-SUMMARY_HEADERS = ["app", "size", "backend", "variant", "FOM", "time", "verdict", "vs serial", "vs openmp"]
+SUMMARY_HEADERS = ["app", "size", "backend", "variant", "FOM", "time", "verdict", "vs serial", "vs openmp",
+                   "FOM per joule", "clocks"]
 
 
 NOT_VERIFIED = "NOT VERIFIED"
@@ -24,6 +25,22 @@ def fom_text(result):
     if result is None or not result.fom or result.fom.get("value") is None:
         return "-"
     return f"{fmt_num(result.fom['value'])} {result.fom.get('unit', '')}".strip()
+
+
+def fom_per_joule_text(result):
+    """FOM/J with its unit; "-" without an energy block; "null: <reason>" where none was readable."""
+    if result is None:
+        return "-"
+    v = result.fom_per_joule()
+    if v is not None:
+        return f"{fmt_num(v)} {(result.fom or {}).get('per_joule_unit', '')}".strip()
+    e = result.energy
+    return f"null: {e.get('reason')}" if e and e.get("reason") else "-"
+
+
+def clocks_text(result):
+    t = result.throttled if result is not None else None
+    return "THROTTLED" if t else ("ok" if t is False else "-")
 
 
 def summary_rows(entries, results):
@@ -45,5 +62,5 @@ def summary_rows(entries, results):
             speedups.append(fmt_ratio(tref / t) if tref and t else "-")
         variant = r.variant if r is not None else (e.get("variant") or "-")
         rows.append([e.get("app", "?"), e.get("size", "-"), e.get("backend", "-"), variant,
-                     fom_text(r), fmt_time(t), verdict(e, r)] + speedups)
+                     fom_text(r), fmt_time(t), verdict(e, r)] + speedups + [fom_per_joule_text(r), clocks_text(r)])
     return rows

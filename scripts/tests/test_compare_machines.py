@@ -89,6 +89,51 @@ class CompareMachinesTest(ToolTest):
         self.assertIn("1 cases compared", out)
         self.assertIn(f"suite score {5e10 / 4e9:.3g}", out.splitlines()[0])
 
+    def test_laghos_cuda_case_matches_the_cpu_baseline(self):
+        # As the apps write them: laghos-like's memory estimate differs by backend (device bytes on
+        # cuda), so do the float outcomes of ramses-oct; the problem as chosen is the same.
+        def laghos(backend, fom, device_bytes, host_bytes):
+            doc = synthetic.result("laghos-like", backend, [synthetic.kernel("CG (H1) iteration", 1e-4, 1e8, 1e8)],
+                                   fom=fom, variant="block-xy-atomic" if backend == "cuda" else "element-parallel")
+            doc["run"]["problem"].update({"dim": 3, "order_k": 2, "zones": 512.0, "h1_dofs": 14739.0,
+                                          "l2_dofs": 4096.0, "quadrature_points_per_zone": 64,
+                                          "memory_estimate": {"device_bytes": device_bytes,
+                                                              "host_bytes": host_bytes}})
+            return doc
+        cpu = {"laghos-like.small.openmp": laghos("openmp", 6.0, 0.0, 8584816.0),
+               "laghos-like.small.serial": laghos("serial", 3.0, 0.0, 8178088.0)}
+        gpu = {"laghos-like.small.cuda": laghos("cuda", 120.0, 8062371.0, 3425619.0),
+               "laghos-like.small.openmp": laghos("openmp", 24.0, 0.0, 8584816.0)}
+        code, out, md = self.run_compare(cpu, gpu)
+        self.assertEqual(code, 0, out)
+        self.assertIn("1 cases compared", out)
+        self.assertIn("suite score 20 ", out.splitlines()[0])  # cuda 120 against the CPU's best, openmp 6
+        row = [line for line in md.splitlines() if line.startswith("| laghos-like | small |")][0]
+        self.assertIn("openmp/element-parallel (of 2)", row)
+        self.assertIn("cuda/block-xy-atomic (of 2)", row)
+        self.assertNotIn("Only on", md)
+        # A different mesh is another problem, whatever its estimate.
+        gpu["laghos-like.small.cuda"]["run"]["problem"]["zones"] = 4096.0
+        gpu["laghos-like.small.openmp"]["run"]["problem"]["zones"] = 4096.0
+        code, out, _ = self.run_compare(cpu, gpu)
+        self.assertEqual(code, 2, out)
+
+    def test_energy_score_beside_the_suite_score(self):
+        cpu, gpu = cpu_set(), gpu_set()
+        code, out, md = self.run_compare(cpu, gpu)
+        self.assertEqual(code, 0, out)
+        self.assertIn("energy score null", out.splitlines()[1])  # documents without energy
+        for docs, per_joule in ((cpu, 1e7), (gpu, 1e9)):
+            for d in docs.values():
+                d["fom"].update({"per_joule": per_joule, "per_joule_unit": "items/J"})
+        gpu["mom-efie.small.cuda"]["fom"]["per_joule"] = 4e9
+        gpu["mom-efie.small.cuda"]["clocks"] = {"throttled": True}
+        code, out, md = self.run_compare(cpu, gpu)
+        self.assertEqual(code, 0, out)
+        self.assertIn(f"energy score {math.sqrt(400 * 100):.3g} ", out.splitlines()[1])
+        self.assertIn("cuda/default (of 2) THROTTLED", md)  # the mom-efie case's best H200 run
+        self.assertIn("4e+09 items/J", md)
+
     def test_auto_mode_and_forced_modes(self):
         # Same machine name but no backend in common: machines mode too.
         gpu = {k: v for k, v in gpu_set().items() if k.endswith(".cuda")}

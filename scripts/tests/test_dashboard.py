@@ -29,6 +29,28 @@ class DashboardTest(ToolTest):
         for n in charts:
             self.assertIn(f'src="roofline/{n}"', page)
 
+    def test_energy_view_and_rows_above_the_roofline(self):
+        docs = synthetic.standard_set()
+        gpu = docs["mom-efie.small.openmp"]
+        gpu["fom"].update({"per_joule": 2.5e7, "per_joule_unit": "items/J"})
+        gpu["energy"] = {"joules": 12.0, "seconds": 0.3, "mean_power_w": 40.0, "source": "nvml energy counter",
+                         "reason": None}
+        gpu["clocks"] = {"throttled": True, "reasons_seen": ["sw_power_cap"]}
+        docs["mom-efie.small.serial"]["energy"] = {"joules": None, "seconds": 0.1, "mean_power_w": None,
+                                                   "source": None, "reason": "/sys/class/powercap absent"}
+        docs["mps-density.small.serial"]["kernels"][0]["frac_roofline"] = 1.4
+        d = synthetic.write_set(self.path("set"), docs, machine_name="box")
+        code, out = self.tool("copa-dashboard", d, "--no-charts")
+        self.assertEqual(code, 0, out)
+        with open(os.path.join(d, "index.html")) as f:
+            page = f.read()
+        self.assertIn("<h2>Energy</h2>", page)
+        self.assertIn("<td>box</td><td>mom-efie</td><td>small</td><td>openmp/default</td><td>2.5e+07 items/J</td>"
+                      "<td>12</td><td>40</td><td>nvml energy counter</td><td>THROTTLED</td>", page)
+        self.assertIn("null: /sys/class/powercap absent", page)
+        self.assertIn("ABOVE ROOFLINE", page)
+        self.assertIn("<td>mps-density small serial default</td><td>density</td><td>140.0%</td>", page)
+
     def test_scaling_study_and_comparison(self):
         base = synthetic.write_set(self.path("base"), synthetic.standard_set())
         cand = synthetic.write_set(self.path("cand"), synthetic.standard_set(slowdown=1.2))

@@ -11,7 +11,7 @@ from synthetic import SCRIPTS
 from tooltest import ToolTest
 
 SCRIPT_NAMES = ["run-tests", "install-deps", "gpu-check", "copa-run", "copa-compare", "copa-roofline",
-                "copa-sanitize", "gpu-check-dist", "copa-validate", "copa-dashboard", "gpu-profile", "gpu-hot", "carry-build",
+                "copa-sanitize", "gpu-check-dist", "copa-validate", "copa-dashboard", "gpu-profile", "gpu-hot", "gpu-energy", "carry-build",
                 "gputrace-summary"]
 STUBBED_TOOLS = ["cmake", "ctest", "ninja", "apt-get", "sudo", "dpkg-query", "nvidia-smi", "nvcc", "hipcc",
                  "compute-sanitizer", "mpirun", "tar"]

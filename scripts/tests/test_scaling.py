@@ -86,6 +86,25 @@ class ScalingTest(ToolTest):
         self.assertTrue(os.path.exists(os.path.join(out, "scaling.txt")))
         self.assertIn("ramses-oct small", text)
 
+    def test_efficiency_of_the_whole_step_beside_the_kernels(self):
+        from copasuite.scaling import whole_step_seconds, efficiency
+        # mps-density 100M strong, results/h200-x2/20261129: one GPU rebucket 7.73 + density 26.84 ms;
+        # two GPUs rebucket 5.49 + density 13.66 + halo 1.03 ms (10 repetitions, no step row).
+        def rows(*named):
+            return [{"name": n, "calls": 10, "time_s": {"median": ms * 1e-3}} for n, ms in named]
+        one = rows(("rebucket", 7.73), ("number-density", 26.84))
+        two = rows(("rebucket", 5.49), ("number-density", 13.66), ("halo_exchange", 1.03))
+        self.assertAlmostEqual(whole_step_seconds(one), 34.57e-3)
+        step = efficiency("strong", 2, whole_step_seconds(one), whole_step_seconds(two))
+        self.assertAlmostEqual(step, 34.57 / (2 * 20.18), places=6)  # 85.7%
+        self.assertLess(step, 26.84 / (2 * 13.66))  # the density row alone: 98.2%
+        # A step row stands for the whole step; set-up rows never count.
+        with_step = rows(("hydro_update", 1.0), ("halo_exchange", 0.2), ("step", 1.3)) + \
+            [{"name": "initial_grid", "calls": 1, "time_s": {"median": 5.0}}]
+        self.assertAlmostEqual(whole_step_seconds(with_step), 1.3e-3)
+        self.assertAlmostEqual(whole_step_seconds(with_step[:2] + with_step[3:]), 1.2e-3)
+        self.assertAlmostEqual(efficiency("weak", 2, 1.0, 1.25), 0.8)
+
     def test_halo_rate_against_commbench(self):
         comm = self.path("comm.json")
         results = [{"transport": "host", "memory": "device", "pattern": "halo26", "bytes": b, "GBs_per_direction": g}

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "copa/backend.hpp"
+#include "copa/energy.hpp"
 #include "copa/roofline.hpp"
 #include "copa/stats.hpp"
 #include "copa/timing.hpp"
@@ -106,6 +107,10 @@ class Report {
   // the pool states its own peak here. The pools' own peaks are reported beside them.
   void set_memory(std::size_t device_peak, std::size_t host_peak);
 
+  // The energy and clocks of the timed run (copa/energy.hpp), taken from the process's meter the first
+  // time the report needs them; the meter then restarts for the next run of the process (--backend all).
+  const energy::Measurement& energy() const;
+
   nlohmann::json to_json() const;
   void write_json(const std::string& path) const;
   // Kernel table, FOM and verdict line.
@@ -130,6 +135,7 @@ class Report {
   std::optional<Fom> fom_;
   std::optional<Verification> verification_;
   std::optional<std::pair<std::size_t, std::size_t>> memory_;
+  mutable std::optional<energy::Measurement> energy_;
 };
 
 // With several backends in one run (--backend all), FILE.json becomes FILE.<backend>.json.
