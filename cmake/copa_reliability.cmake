@@ -22,3 +22,15 @@ function(copa_bad_input_test)
   set_tests_properties(${T_APP}.bad-input-table PROPERTIES LABELS cpu TIMEOUT 300)
   copa_sanitizer_environment(${T_APP}.bad-input-table)
 endfunction()
+
+# copa_dev_full_test(NAME <test> OPTION <option> [LINK <dir/file>] COMMAND <exe> <args>...)
+# An output that cannot be written (a full disk: /dev/full) is exit 3 naming the option and the
+# file. Without LINK the command gives /dev/full itself; with LINK the app's own file name in a
+# fresh directory is made a link to /dev/full first (cmake/expect_dev_full.cmake). Label cpu.
+function(copa_dev_full_test)
+  cmake_parse_arguments(T "" "NAME;OPTION;LINK" "COMMAND" ${ARGN})
+  add_test(NAME ${T_NAME} COMMAND ${CMAKE_COMMAND} -DOPTION=${T_OPTION} -DLINK=${T_LINK}
+           -P ${PROJECT_SOURCE_DIR}/cmake/expect_dev_full.cmake -- ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS cpu TIMEOUT 120)
+  copa_sanitizer_environment(${T_NAME})
+endfunction()
