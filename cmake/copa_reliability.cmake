@@ -34,3 +34,28 @@ function(copa_dev_full_test)
   set_tests_properties(${T_NAME} PROPERTIES LABELS cpu TIMEOUT 120)
   copa_sanitizer_environment(${T_NAME})
 endfunction()
+
+# copa_fuzz_target(NAME <name> TEST <test> SOURCES <files...> [INCLUDES <dirs...>] LIBS <targets...>
+#                  CORPUS <dir> CRASHES <dir>)
+# A libFuzzer target (LLVMFuzzerTestOneInput in SOURCES, with the reader's own sources rather than
+# its app's whole library, so the fuzz build compiles little). Every build: <name>-replay (SOURCES with
+# common/fuzz/replay_main.cpp, any compiler) and the test <test> (label cpu) that passes the
+# committed seed corpus and every crash ever found (CRASHES) through it. With COPA_FUZZ (the fuzz
+# preset: clang, -fsanitize=fuzzer-no-link and ASan + UBSan): also <name>, the libFuzzer executable
+# that scripts/run-tests runs for a bounded time on a copy of the corpus.
+option(COPA_FUZZ "Build the libFuzzer targets (clang; the fuzz preset)" OFF)
+function(copa_fuzz_target)
+  cmake_parse_arguments(T "" "NAME;TEST;CORPUS;CRASHES" "SOURCES;INCLUDES;LIBS" ${ARGN})
+  add_executable(${T_NAME}-replay ${T_SOURCES} ${PROJECT_SOURCE_DIR}/common/fuzz/replay_main.cpp)
+  target_include_directories(${T_NAME}-replay PRIVATE ${T_INCLUDES})
+  target_link_libraries(${T_NAME}-replay PRIVATE ${T_LIBS})
+  add_test(NAME ${T_TEST} COMMAND ${T_NAME}-replay ${T_CORPUS} ${T_CRASHES})
+  set_tests_properties(${T_TEST} PROPERTIES LABELS cpu TIMEOUT 120)
+  copa_sanitizer_environment(${T_TEST})
+  if(COPA_FUZZ)
+    add_executable(${T_NAME} ${T_SOURCES})
+    target_include_directories(${T_NAME} PRIVATE ${T_INCLUDES})
+    target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
+    target_link_options(${T_NAME} PRIVATE -fsanitize=fuzzer)
+  endif()
+endfunction()

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -20,18 +21,24 @@ struct Parsed {
   double tend = 1.0;
 };
 
+// copa::parse_command_line on `args` (the program name is added); stderr goes to `err`.
+int parse_app(CLI::App& app, std::vector<std::string> args, std::string& err) {
+  args.insert(args.begin(), "test-app");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStderr();
+  const int rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+  err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
 // Parses `args` with the common options and one app option (--tend), capturing stderr.
 Parsed parse(std::vector<std::string> args) {
   Parsed r;
   CLI::App app("test", "test-app");
   copa::add_common_options(app, r.common);
   app.add_option("--tend", r.tend, "end time")->check(CLI::Range(0.0, 10.0));
-  args.insert(args.begin(), "test-app");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStderr();
-  r.rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
-  r.err = testing::internal::GetCapturedStderr();
+  r.rc = parse_app(app, std::move(args), r.err);
   return r;
 }
 
@@ -118,12 +125,7 @@ Counted parse_ranged(std::vector<std::string> args) {
   CLI::App app("test", "test-app");
   app.add_option("--particles", r.particles, "count")->check(copa::cli::count(1, 1000));
   app.add_option("--tend", r.tend, "end time")->check(copa::cli::positive());
-  args.insert(args.begin(), "test-app");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStderr();
-  r.rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
-  r.err = testing::internal::GetCapturedStderr();
+  r.rc = parse_app(app, std::move(args), r.err);
   return r;
 }
 
