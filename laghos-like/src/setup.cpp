@@ -156,7 +156,6 @@ Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
     if (o.max_steps < 0) o.max_steps = size == "small" ? 20 : 40;
     o.t_final = 10.0;
   }
-  if (o.nx < 0 || o.ny < 0 || o.nz < 0) throw copa::InputError("--nx/--ny/--nz: must be positive (0 = default)");
   if (o.refine < 0 || o.refine > 8) throw copa::InputError("--refine: must be in 0..8");
   // Laghos's -m takes a file (data/square01_quad.mesh): its name picks the built-in mesh.
   o.mesh = std::filesystem::path(o.mesh).filename().string();
