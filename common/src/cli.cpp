@@ -38,12 +38,12 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--tuning", o.tunings, "AXIS=VALUE: a tuning of the variant (repeatable; --list names the axes)")
       ->delimiter(',');
   app.add_flag("--list", o.list, "List the variants (backends, default, summary, tunings), then exit");
-  app.add_option("--reps", o.reps, "Timed repetitions (medians are reported)")->check(CLI::Range(1, 1000000))->capture_default_str();
-  app.add_option("--warmup", o.warmup, "Untimed warm-up repetitions")->check(CLI::Range(0, 1000000))->capture_default_str();
+  app.add_option("--reps", o.reps, "Timed repetitions (medians are reported)")->check(cli::count(1, 1000000))->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed warm-up repetitions")->check(cli::count(0, 1000000))->capture_default_str();
   app.add_option("--json", o.json, "Write the copa-result/1 JSON document to FILE (FILE.<backend>.json with --backend all)");
-  app.add_option("--threads", o.threads, "OpenMP threads (0 = OpenMP's default)")->check(CLI::Range(0, 4096))->capture_default_str();
+  app.add_option("--threads", o.threads, "OpenMP threads (0 = OpenMP's default)")->check(cli::count(0, 4096))->capture_default_str();
   app.add_option("--device", o.device, "GPU ordinal (-1 = MPI local rank modulo the device count)")
-      ->check(CLI::Range(-1, 1024))->capture_default_str();
+      ->check(cli::count(-1, 1024))->capture_default_str();
   app.add_option("--size", o.size, "Problem size preset")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
   // COPA_CEILINGS lets a driver (gpu-check) hand the ceilings it measured to every run without
   // editing each benchmark's command lines; --ceilings wins over it.
@@ -193,6 +193,113 @@ std::vector<std::string> configuration_lines(const CLI::App& app) {
 
 }  // namespace
 
+namespace cli {
+
+namespace {
+
+constexpr const char* kBoundsTag = "copa-bounds ";
+
+std::string number_text(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? number_text(v) : "null"; }
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string Bounds::text() const {
+  return std::string(lo_open || std::isinf(lo) ? "(" : "[") + number_text(lo) + ", " + number_text(hi) +
+         (hi_open || std::isinf(hi) ? ")" : "]");
+}
+
+bool Bounds::contains(double v) const {
+  return (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
+}
+
+CLI::Validator bounded(const Bounds& b) {
+  // The name carries the range (read back by declared_bounds); the description is what --help shows.
+  std::ostringstream name;
+  name.precision(17);
+  name << kBoundsTag << b.lo << ' ' << b.hi << ' ' << b.lo_open << ' ' << b.hi_open << ' ' << b.integer;
+  const std::string what = b.integer ? "an integer" : "a number";
+  return CLI::Validator(
+      [b, what](std::string& value) -> std::string {
+        const std::string t = trim(value);
+        const char* begin = t.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(begin, &end);
+        if (t.empty() || end == begin || *end != '\0') return "'" + value + "' is not " + what + " in " + b.text();
+        if (!std::isfinite(v)) return "'" + value + "' is not a finite number (the range is " + b.text() + ")";
+        if (b.integer && (v != std::floor(v) || t.find_first_of(".eE") != std::string::npos))
+          return "'" + value + "' is not an integer (the range is " + b.text() + ")";
+        if (!b.contains(v)) return "'" + value + "' is outside " + b.text();
+        return std::string();
+      },
+      b.text(), name.str());
+}
+
+std::optional<Bounds> declared_bounds(const CLI::Option& option) {
+  auto& opt = const_cast<CLI::Option&>(option);  // CLI11 2.1 has no const accessor for validators
+  for (int i = 0;; ++i) {
+    const CLI::Validator* v = nullptr;
+    try {
+      v = opt.get_validator(i);
+    } catch (const CLI::OptionNotFound&) {
+      return std::nullopt;
+    }
+    const std::string& name = v->get_name();
+    if (name.rfind(kBoundsTag, 0) != 0) continue;
+    std::istringstream in(name.substr(std::char_traits<char>::length(kBoundsTag)));
+    Bounds b;
+    std::string lo, hi;
+    in >> lo >> hi >> b.lo_open >> b.hi_open >> b.integer;
+    b.lo = std::strtod(lo.c_str(), nullptr);
+    b.hi = std::strtod(hi.c_str(), nullptr);
+    return b;
+  }
+}
+
+std::string options_json(const CLI::App& app) {
+  std::ostringstream os;
+  os << "[";
+  bool first = true;
+  for (const CLI::Option* opt : app.get_options()) {
+    const std::string name = opt->get_name();
+    if (name == "--help" || name == "--version" || name.empty()) continue;
+    const std::string type = opt->get_type_name();  // "INT:[4, 16384]": the validators' text follows ':'
+
+    os << (first ? "\n" : ",\n") << "  {\"name\": " << json_string(name)
+       << ", \"type\": " << json_string(type.substr(0, type.find(':')))
+       << ", \"items_min\": " << opt->get_items_expected_min()
+       << ", \"items_max\": " << std::min(opt->get_items_expected_max(), 1 << 20);
+    if (const auto b = declared_bounds(*opt))
+      os << ", \"range\": {\"lo\": " << json_number(b->lo) << ", \"hi\": " << json_number(b->hi)
+         << ", \"lo_open\": " << (b->lo_open ? "true" : "false") << ", \"hi_open\": " << (b->hi_open ? "true" : "false")
+         << ", \"integer\": " << (b->integer ? "true" : "false") << "}";
+    os << "}";
+    first = false;
+  }
+  os << "\n]\n";
+  return os.str();
+}
+
+}  // namespace cli
+
 int parse_command_line(CLI::App& app, int argc, char** argv) {
   // Every executable answers --version with the one version of the suite (CMake's PROJECT_VERSION).
   if (app.get_option_no_throw("--version") == nullptr) {
@@ -206,6 +313,11 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   // Each rank decides alone whether its command line is good (-1), asked for help or the version
   // (0) or is bad input (2); then the ranks agree: any bad input ends every rank with exit 2 (the
   // rank that found it says why), and ranks that were given different configurations never run.
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--list-options-json") {
+      if (mpi::is_root()) std::cout << cli::options_json(app);
+      return 0;
+    }
   int status = -1;
   try {
     if (const std::string config = config_argument(argc, argv); !config.empty()) check_config_file(app, config);

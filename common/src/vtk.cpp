@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/output.hpp"
 #include "copa/mpi.hpp"
@@ -241,7 +242,7 @@ void Collection::write(const std::string& path) const {
 void add_options(CLI::App& app, Options& o) {
   app.add_option("--vtk", o.dir, "Write ParaView (VTK XML) output of the final state into directory DIR (created if its parent exists)");
   app.add_option("--vtk-every", o.every, "Also write the state every N steps (and step 0) into DIR, listed in DIR/<app>.pvd")
-      ->check(CLI::Range(1L, 1000000000L));
+      ->check(cli::count(1, 1000000000));
   app.add_option("--vtk-encoding", o.encoding, "VTK data arrays: binary (base64) or ascii")
       ->check(CLI::IsMember({"binary", "ascii"}))
       ->capture_default_str();

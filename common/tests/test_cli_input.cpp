@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -20,18 +21,24 @@ struct Parsed {
   double tend = 1.0;
 };
 
+// copa::parse_command_line on `args` (the program name is added); stderr goes to `err`.
+int parse_app(CLI::App& app, std::vector<std::string> args, std::string& err) {
+  args.insert(args.begin(), "test-app");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStderr();
+  const int rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+  err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
 // Parses `args` with the common options and one app option (--tend), capturing stderr.
 Parsed parse(std::vector<std::string> args) {
   Parsed r;
   CLI::App app("test", "test-app");
   copa::add_common_options(app, r.common);
   app.add_option("--tend", r.tend, "end time")->check(CLI::Range(0.0, 10.0));
-  args.insert(args.begin(), "test-app");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStderr();
-  r.rc = copa::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
-  r.err = testing::internal::GetCapturedStderr();
+  r.rc = parse_app(app, std::move(args), r.err);
   return r;
 }
 
@@ -101,4 +108,75 @@ TEST(CliInput, threads_are_capped_at_the_cores_unless_oversubscribed) {
   r = parse({"--threads", many, "--oversubscribe"});
   EXPECT_EQ(r.common.threads, cores + 3);
   EXPECT_EQ(r.err, "");
+}
+
+namespace {
+
+struct Counted {
+  int rc = 0;
+  std::string err;
+  std::size_t particles = 7;
+  double tend = 1.0;
+};
+
+// One unsigned count and one real with declared ranges (copa::cli).
+Counted parse_ranged(std::vector<std::string> args) {
+  Counted r;
+  CLI::App app("test", "test-app");
+  app.add_option("--particles", r.particles, "count")->check(copa::cli::count(1, 1000));
+  app.add_option("--tend", r.tend, "end time")->check(copa::cli::positive());
+  r.rc = parse_app(app, std::move(args), r.err);
+  return r;
+}
+
+}  // namespace
+
+TEST(CliRanges, values_in_range_are_taken) {
+  const Counted r = parse_ranged({"--particles", "1000", "--tend", "1e-9"});
+  EXPECT_EQ(r.rc, -1) << r.err;
+  EXPECT_EQ(r.particles, 1000u);
+  EXPECT_EQ(r.tend, 1e-9);
+}
+
+TEST(CliRanges, a_refusal_names_the_option_the_value_and_the_range) {
+  for (const auto& [args, text] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--particles", "-5"}, "--particles: '-5' is outside [1, 1000]"},  // no wrap to 2^64 - 5
+           {{"--particles", "0"}, "--particles: '0' is outside [1, 1000]"},
+           {{"--particles", "1001"}, "--particles: '1001' is outside [1, 1000]"},
+           {{"--particles", "2.5"}, "--particles: '2.5' is not an integer"},
+           {{"--particles", "1e2"}, "--particles: '1e2' is not an integer"},
+           {{"--particles", "ten"}, "--particles: 'ten' is not an integer in [1, 1000]"},
+           {{"--tend", "0"}, "--tend: '0' is outside (0, inf)"},
+           {{"--tend", "nan"}, "--tend: 'nan' is not a finite number"},
+           {{"--tend", "-inf"}, "--tend: '-inf' is not a finite number"},
+           {{"--tend", "1e999"}, "--tend: '1e999' is not a finite number"}}) {
+    const Counted r = parse_ranged(args);
+    EXPECT_EQ(r.rc, copa::exit_bad_input) << args[1];
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliRanges, the_declared_range_is_read_back_and_listed) {
+  std::size_t n = 0;
+  double x = 0;
+  CLI::App app("test", "test-app");
+  app.add_option("--n", n, "count")->check(copa::cli::count(4, 16384));
+  app.add_option("--x", x, "real")->check(copa::cli::range_open_low(1, 10));
+  app.add_option("--free", x, "no range");
+  const auto b = copa::cli::declared_bounds(*app.get_option("--n"));
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->lo, 4);
+  EXPECT_EQ(b->hi, 16384);
+  EXPECT_TRUE(b->integer);
+  const auto x_bounds = copa::cli::declared_bounds(*app.get_option("--x"));
+  ASSERT_TRUE(x_bounds.has_value());
+  EXPECT_EQ(x_bounds->text(), "(1, 10]");
+  EXPECT_FALSE(copa::cli::declared_bounds(*app.get_option("--free")).has_value());
+  const std::string json = copa::cli::options_json(app);
+  EXPECT_NE(json.find("{\"name\": \"--n\", \"type\": \"UINT\", \"items_min\": 1, \"items_max\": 1, \"range\": {\"lo\": 4, "
+                      "\"hi\": 16384, \"lo_open\": false, \"hi_open\": false, \"integer\": true}}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\": \"--free\", \"type\": \"FLOAT\", \"items_min\": 1, \"items_max\": 1}"), std::string::npos)
+      << json;
 }

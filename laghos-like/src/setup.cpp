@@ -23,7 +23,8 @@
 namespace laghos {
 
 void add_app_options(CLI::App& app, AppOptions& o) {
-  app.add_option("--laghos-run", o.laghos_run, "Reproduce run N of Laghos's verification table (1,2,3,4,6,7,8)");
+  app.add_option("--laghos-run", o.laghos_run, "Reproduce run N of Laghos's verification table (1,2,3,4,6,7,8)")
+      ->check(copa::cli::count(1, 8));
   // Laghos numbers its problems; the other copa apps name theirs, so both are accepted.
   static const std::map<std::string, std::string> problem_names{
       {"taylor-green", "0"}, {"sedov", "1"}, {"triple-point", "3"}, {"gresho", "4"}};
@@ -37,28 +38,46 @@ void add_app_options(CLI::App& app, AppOptions& o) {
             for (const auto& [name, number] : problem_names) names += (names.empty() ? "" : ", ") + name;
             return "'" + v + "' is neither a problem number nor a name (" + names + ")";
           },
-          ""));
+          ""))
+      ->check(copa::cli::count(0, 4));
   app.add_option("-m,--mesh", o.mesh, "Built-in mesh (Laghos -m): square01_quad, cube01_hex, rectangle01_quad, box01_hex, square_gresho, rt2D, box");
-  app.add_option("--dim", o.dim, "Dimension of the generated box (Laghos -dim)");
-  app.add_option("--nx", o.nx, "Cells in x of the generated unit box (Laghos -nx)");
-  app.add_option("--ny", o.ny, "Cells in y (Laghos -ny)");
-  app.add_option("--nz", o.nz, "Cells in z (Laghos -nz)");
-  app.add_option("--refine", o.refine, "Uniform refinements (Laghos -rs)");
-  app.add_option("--order-k", o.order_k, "Kinematic H1 order (Laghos -ok)");
-  app.add_option("--order-t", o.order_t, "Thermodynamic L2 order (Laghos -ot)");
+  app.add_option("--dim", o.dim, "Dimension of the generated box (Laghos -dim)")
+      ->check(copa::cli::count(2, 3));
+  app.add_option("--nx", o.nx, "Cells in x of the generated unit box (Laghos -nx)")
+      ->check(copa::cli::count(1, 65536));
+  app.add_option("--ny", o.ny, "Cells in y (Laghos -ny)")
+      ->check(copa::cli::count(1, 65536));
+  app.add_option("--nz", o.nz, "Cells in z (Laghos -nz)")
+      ->check(copa::cli::count(1, 65536));
+  app.add_option("--refine", o.refine, "Uniform refinements (Laghos -rs)")
+      ->check(copa::cli::count(0, 8));
+  app.add_option("--order-k", o.order_k, "Kinematic H1 order (Laghos -ok)")
+      ->check(copa::cli::count(1, 5));
+  app.add_option("--order-t", o.order_t, "Thermodynamic L2 order (Laghos -ot)")
+      ->check(copa::cli::count(0, 4));
   app.add_option("--ode", o.ode, "Time integrator: rk4 (Laghos -s 4) or rk2avg (-s 7)");
-  app.add_option("--tf", o.t_final, "Final time (Laghos -tf)");
-  app.add_option("--cfl", o.cfl, "CFL number (Laghos -cfl)");
-  app.add_option("--cg-tol", o.cg_tol, "Relative CG tolerance (Laghos -cgt)");
-  app.add_option("--cg-max", o.cg_max, "Maximum CG iterations (Laghos -cgm)");
-  app.add_option("--max-steps", o.max_steps, "Maximum number of steps, -1 = none (Laghos -ms)");
-  app.add_option("--energy", o.energy, "Sedov blast energy, divided by 2^dim inside (Laghos -E0)");
-  app.add_option("--print-every", o.print_every, "Step line every N steps (Laghos -vs)");
-  app.add_option("--tolerance", o.tolerance, "Relative |e| tolerance vs the reference");
+  app.add_option("--tf", o.t_final, "Final time (Laghos -tf)")
+      ->check(copa::cli::positive());
+  app.add_option("--cfl", o.cfl, "CFL number (Laghos -cfl)")
+      ->check(copa::cli::positive());
+  app.add_option("--cg-tol", o.cg_tol, "Relative CG tolerance (Laghos -cgt)")
+      ->check(copa::cli::open_range(0, 1));
+  app.add_option("--cg-max", o.cg_max, "Maximum CG iterations (Laghos -cgm)")
+      ->check(copa::cli::count(1, 1000000));
+  app.add_option("--max-steps", o.max_steps, "Maximum number of steps, -1 = none (Laghos -ms)")
+      ->check(copa::cli::count(-1));
+  app.add_option("--energy", o.energy, "Sedov blast energy, divided by 2^dim inside (Laghos -E0)")
+      ->check(copa::cli::positive());
+  app.add_option("--print-every", o.print_every, "Step line every N steps (Laghos -vs)")
+      ->check(copa::cli::count(0));
+  app.add_option("--tolerance", o.tolerance, "Relative |e| tolerance vs the reference")
+      ->check(copa::cli::positive());
   app.add_option("--proc-grid", o.proc_grid, "MPI ranks per axis, e.g. 2 2 1 (default: balanced, like MPI_Dims_create)")
-      ->expected(2, 3);
+      ->expected(2, 3)
+      ->check(copa::cli::count(1, 65536));
   app.add_option("--zones-per-rank", o.zones_per_rank,
-                 "Weak scaling (Laghos -epm): each rank holds an n^dim box of the generated unit box");
+                 "Weak scaling (Laghos -epm): each rank holds an n^dim box of the generated unit box")
+      ->check(copa::cli::count(1));
   app.add_option("--transport", o.transport,
                  "Halo transport of shared H1 dofs for GPU backends: host | cuda-aware | nccl | ipc (CPU: host)");
   app.add_flag("--overlap", o.overlap,
@@ -69,8 +88,15 @@ void add_app_options(CLI::App& app, AppOptions& o) {
                "Also run the whole mesh on rank 0 alone; verify same step count and |e| within 1e-10");
   app.add_option("--energy-tolerance", o.energy_tolerance,
                  "Relative total-energy change accepted when there is no reference run (default: "
-                 "rk2avg the CG tolerance; rk4 none, the change is only reported)");
+                 "rk2avg the CG tolerance; rk4 none, the change is only reported)")
+      ->check(copa::cli::positive());
   copa::vtk::add_options(app, o.vtk);
+  // Two ways of choosing the mesh are refused together rather than one of them silently winning.
+  for (const char* cells : {"--nx", "--ny", "--nz"}) {
+    app.get_option("--mesh")->excludes(cells);
+    app.get_option("--laghos-run")->excludes(cells);
+  }
+  app.get_option("--laghos-run")->excludes("--mesh");
   app.footer(laghos_flags_help());
 }
 
@@ -130,7 +156,6 @@ Setup make_setup(AppOptions o, const std::string& size, CLI::App& app) {
     if (o.max_steps < 0) o.max_steps = size == "small" ? 20 : 40;
     o.t_final = 10.0;
   }
-  if (o.nx < 0 || o.ny < 0 || o.nz < 0) throw copa::InputError("--nx/--ny/--nz: must be positive (0 = default)");
   if (o.refine < 0 || o.refine > 8) throw copa::InputError("--refine: must be in 0..8");
   // Laghos's -m takes a file (data/square01_quad.mesh): its name picks the built-in mesh.
   o.mesh = std::filesystem::path(o.mesh).filename().string();

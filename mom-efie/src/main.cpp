@@ -191,18 +191,25 @@ int main(int argc, char** argv) {
     auto& p = o.problem;
     app.add_option("--geometry", p.geometry, "built-in surface: sphere | cube | plate (open)")->capture_default_str();
     app.add_option("--mesh", p.mesh_file, "Gmsh ASCII mesh (format 2.2 or 4.1) of triangles, instead of --geometry");
-    app.add_option("--radius", p.radius, "sphere radius; half side of cube and plate (m)")->capture_default_str();
-    app.add_option("--ka", p.ka, "electrical size k * radius (default 2)");
-    app.add_option("--frequency", p.frequency, "frequency in Hz (instead of --ka)");
-    app.add_option("--elements-per-wavelength", p.elements_per_wavelength, "mesh density (mean edge = wavelength / value); overrides --size");
-    app.add_option("--edge-length", p.edge_length, "target mean edge length (m); overrides --size");
+    app.add_option("--radius", p.radius, "sphere radius; half side of cube and plate (m)")->capture_default_str()
+      ->check(copa::cli::positive());
+    app.add_option("--ka", p.ka, "electrical size k * radius (default 2)")
+      ->check(copa::cli::positive());
+    app.add_option("--frequency", p.frequency, "frequency in Hz (instead of --ka)")
+      ->check(copa::cli::positive());
+    app.add_option("--elements-per-wavelength", p.elements_per_wavelength, "mesh density (mean edge = wavelength / value); overrides --size")
+      ->check(copa::cli::positive());
+    app.add_option("--edge-length", p.edge_length, "target mean edge length (m); overrides --size")
+      ->check(copa::cli::positive());
     app.add_option("--incidence", p.incidence, "propagation direction theta,phi in degrees")->capture_default_str();
     app.add_option("--polarisation", p.polarisation, "E direction x,y,z (default: theta-hat of the incidence)");
     app.add_option("--rcs", o.rcs_file, "write the bistatic RCS cuts: theta_deg,sigma_E_over_pia2,sigma_H_over_pia2");
-    app.add_option("--tolerance-db", o.tolerance_db, "RMS dB bound against Mie")->capture_default_str();
+    app.add_option("--tolerance-db", o.tolerance_db, "RMS dB bound against Mie")->capture_default_str()
+      ->check(copa::cli::positive());
     app.add_flag("--fill-only", o.fill_only, "time the fill only (no LU, no RCS; verification by sampled entries)");
     app.add_option("--sampled-entries", o.sampled_entries, "entries recomputed by the serial formula when Mie does not apply (fill only, not a sphere)")
-        ->capture_default_str();
+        ->capture_default_str()
+      ->check(copa::cli::count(0, 1000000));
     app.add_option("--lu", o.lu_method, "device LU routine: getrf (cuSOLVER 32-bit API) | xgetrf-alg0 | xgetrf-alg1 "
                                         "(64-bit cusolverDnXgetrf, CUSOLVER_ALG_0/1); host backends use LAPACK")
         ->capture_default_str();
@@ -211,7 +218,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--refinement", o.solver.refinement, "IRS refinement: classical | gmres (default: gmres on cuda, classical on "
                                                          "the host, zcgesv's only one)");
-    app.add_option("--irs-max-iters", o.solver.max_iters, "IRS iteration limit (cuda; zcgesv's is fixed at 30)")->capture_default_str();
+    app.add_option("--irs-max-iters", o.solver.max_iters, "IRS iteration limit (cuda; zcgesv's is fixed at 30)")->capture_default_str()
+      ->check(copa::cli::count(1, 1000000));
     std::string fallback = "on";
     app.add_option("--irs-fallback", fallback, "on | off: solve in FP64 when the refinement does not converge (cuda; zcgesv always does)")
         ->capture_default_str();
@@ -221,12 +229,14 @@ int main(int argc, char** argv) {
     app.add_option("--eps-r", o.eps_r, "relative permittivity of the body (pmchwt, muller): eps' or eps',-eps'' "
                                        "(exp(+jwt): eps' - j eps'', loss eps'' >= 0)")->capture_default_str();
     app.add_option("--mu-r", o.mu_r, "relative permeability of the body (pmchwt, muller): mu' or mu',-mu''")->capture_default_str();
-    app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str();
+    app.add_option("--cfie-alpha", o.cfie_alpha, "CFIE weight: alpha EFIE + (1 - alpha) eta MFIE, 0 < alpha < 1")->capture_default_str()
+      ->check(copa::cli::open_range(0, 1));
     copa::vtk::add_options(app, o.vtk);
     app.add_option("--proc-grid", o.proc_grid, "more than one MPI rank: process grid PxQ of the block-cyclic matrix "
                                                "(default: the most square with P <= Q, as MPI_Dims_create; 1 x ranks for --dist-lu pliris)");
     app.add_option("--block-size", o.block_size, "more than one MPI rank: block size nb of the block-cyclic layout "
-                                                 "(default 64 on the CPU, 512 on the GPU)");
+                                                 "(default 64 on the CPU, 512 on the GPU)")
+      ->check(copa::cli::count(1, 1048576));
     app.add_option("--transport", o.transport, "more than one MPI rank, GPU LU: panel broadcast by host | cuda-aware | nccl | ipc")
         ->capture_default_str();
     app.add_flag("--compare-one-rank", o.compare_one_rank,
@@ -236,7 +246,8 @@ int main(int argc, char** argv) {
                                            "LU with the right-hand side appended, any PxQ grid; on the CPU too)");
     app.add_option("--lookahead", o.lookahead, "more than one MPI rank, --dist-lu pliris: 1 = factor and send the next panel "
                                                "before the trailing GEMM, 0 = after it")
-        ->capture_default_str();
+        ->capture_default_str()
+      ->check(copa::cli::count(0, 1));
     if (const int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
     if (fallback != "on" && fallback != "off") throw copa::InputError("--irs-fallback must be on or off (got '" + fallback + "')");
     o.solver.fallback = fallback == "on";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -175,6 +177,23 @@ std::string element_line(std::istream& in, const std::string& path) {
   return line;
 }
 
+// A node's three coordinates: a value that is no number or not finite is named as such (a NaN
+// read by operator>> would otherwise look like the end of the section).
+Vec3 node_coordinates(std::istream& in, const std::string& path, long tag) {
+  double c[3];
+  for (double& x : c) {
+    std::string word;
+    if (!(in >> word)) bad_mesh(path, "truncated $Nodes");
+    char* end = nullptr;
+    x = std::strtod(word.c_str(), &end);
+    if (end == word.c_str() || *end != '\0')
+      bad_mesh(path, "$Nodes: node " + std::to_string(tag) + " has a coordinate '" + word + "' that is not a number");
+    if (!std::isfinite(x))
+      bad_mesh(path, "$Nodes: node " + std::to_string(tag) + " has a coordinate '" + word + "' that is not finite");
+  }
+  return {c[0], c[1], c[2]};
+}
+
 // The three node tags left on a triangle's line, as vertex indices.
 std::array<int, 3> triangle_nodes(std::istream& ls, const std::unordered_map<long, int>& node, const std::string& path,
                                   const std::string& line) {
@@ -195,8 +214,8 @@ Mesh read_gmsh22(std::istream& in, const std::string& path) {
   if (!(in >> count) || count <= 0) bad_mesh(path, "bad $Nodes count");
   for (long i = 0; i < count; ++i) {
     long tag;
-    Vec3 p;
-    if (!(in >> tag >> p.x >> p.y >> p.z)) bad_mesh(path, "truncated $Nodes");
+    if (!(in >> tag)) bad_mesh(path, "truncated $Nodes");
+    const Vec3 p = node_coordinates(in, path, tag);
     node[tag] = int(m.vertices.size());
     m.vertices.push_back(p);
   }
@@ -210,7 +229,9 @@ Mesh read_gmsh22(std::istream& in, const std::string& path) {
     std::istringstream ls(line);
     long tag, type, ntags;
     if (!(ls >> tag >> type >> ntags)) bad_mesh(path, "bad element line: " + line);
-    for (long t = 0; t < ntags; ++t) ls >> tag;
+    if (ntags < 0) bad_mesh(path, "bad element line: " + line);
+    for (long t = 0; t < ntags; ++t)
+      if (!(ls >> tag)) bad_mesh(path, "bad element line (fewer tags than it says): " + line);
     if (type == 2) m.triangles.push_back(triangle_nodes(ls, node, path, line));
   }
   expect_end(in, "$Elements", path);
@@ -229,11 +250,14 @@ Mesh read_gmsh41(std::istream& in, const std::string& path) {
     if (!(in >> dim >> entity >> parametric >> n)) bad_mesh(path, "bad node block");
     if (parametric) bad_mesh(path, "parametric nodes are not supported");
     if (n < 0 || (listed += n) > count) bad_mesh(path, "$Nodes: the blocks hold more nodes than its count says");
-    std::vector<long> tags(n);
-    for (auto& t : tags) in >> t;
+    std::vector<long> tags;  // grown as read: the count is the file's word, not memory to reserve
     for (long i = 0; i < n; ++i) {
-      Vec3 p;
-      if (!(in >> p.x >> p.y >> p.z)) bad_mesh(path, "truncated $Nodes");
+      long t;
+      if (!(in >> t)) bad_mesh(path, "truncated $Nodes");
+      tags.push_back(t);
+    }
+    for (long i = 0; i < n; ++i) {
+      const Vec3 p = node_coordinates(in, path, tags[i]);
       node[tags[i]] = int(m.vertices.size());
       m.vertices.push_back(p);
     }
@@ -266,6 +290,8 @@ Mesh read_gmsh41(std::istream& in, const std::string& path) {
 }  // namespace
 
 Mesh read_gmsh(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) bad_mesh(path, "is a directory, not a Gmsh file");
   std::ifstream in(path);
   if (!in) bad_mesh(path, "cannot open the file");
   skip_to(in, "$MeshFormat", path);

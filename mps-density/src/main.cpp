@@ -36,35 +36,44 @@ int run(int argc, char** argv) {
   AppOptions o;
   app.add_option("--case", o.case_name, "pflow (density benchmark tank), lattice, random (cloud) or dambreak");
   app.add_option("--mode", o.mode, "density (neighbour-sum benchmark) or simulation (semi-implicit MPS steps)");
-  app.add_option("--dim", o.dim, "2 or 3 (lattice, random, dambreak)");
-  app.add_option("--re", o.re, "r_e / l0 for lattice and random cases (2.1, 3.1, 4.0)");
-  app.add_option("--lattice-m", o.lattice_m, "lattice points per side");
-  // A count given as a negative number would wrap around in the unsigned option: refused as text.
+  app.add_option("--dim", o.dim, "2 or 3 (lattice, random, dambreak)")
+      ->check(copa::cli::count(2, 3));
+  app.add_option("--re", o.re, "r_e / l0 for lattice and random cases (2.1, 3.1, 4.0)")
+      ->check(copa::cli::range_open_low(1, 6));
+  app.add_option("--lattice-m", o.lattice_m, "lattice points per side")
+      ->check(copa::cli::count(3, 16777216));
   app.add_option("--particles", o.particles, "particle count (pflow target, random cloud); overrides --size")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            return v.find('-') == std::string::npos ? std::string() : "'" + v + "' is not a non-negative count";
-          },
-          ""));
-  app.add_option("--a", o.a, "dam break column width a in m (height 2a)");
-  app.add_option("--l0", o.l0, "dam break particle spacing in m (default a/20)");
-  app.add_option("--depth-layers", o.depth_layers, "dam break 3D slab: particle layers in z (>= 4)");
-  app.add_option("--t-end", o.t_end, "dam break end time T = t sqrt(2g/a)");
-  app.add_option("--steps", o.steps, "time steps (simulation; overrides --t-end)");
-  app.add_option("--dt", o.dt, "time step in s (0 = Courant 0.2 on sqrt(2 g H))");
+      ->check(copa::cli::count(1, 1000000000000000));
+  app.add_option("--a", o.a, "dam break column width a in m (height 2a)")
+      ->check(copa::cli::positive());
+  app.add_option("--l0", o.l0, "dam break particle spacing in m (default a/20)")
+      ->check(copa::cli::positive());
+  app.add_option("--depth-layers", o.depth_layers, "dam break 3D slab: particle layers in z (>= 4)")
+      ->check(copa::cli::count(4));
+  app.add_option("--t-end", o.t_end, "dam break end time T = t sqrt(2g/a)")
+      ->check(copa::cli::positive());
+  app.add_option("--steps", o.steps, "time steps (simulation; overrides --t-end)")
+      ->check(copa::cli::count(1));
+  app.add_option("--dt", o.dt, "time step in s (0 = Courant 0.2 on sqrt(2 g H))")
+      ->check(copa::cli::non_negative());
   app.add_option("--front", o.front, "CSV file of the surge front: t, z_front, T, Z");
   app.add_option("--reorder", o.reorder, "on: reorder particle arrays by bucket at rebucketing; off: access through the bucket index list");
-  app.add_option("--skin", o.skin, "verlet skin in units of l0");
+  app.add_option("--skin", o.skin, "verlet skin in units of l0")
+      ->check(copa::cli::range_open_low(0, 2));
   app.add_option("--variants", o.variants, "several strategies run one after another on one set-up (one JSON each: FILE.<backend>.<variant>.json)")
     ->delimiter(',');
   app.add_option("--rebucket", o.rebucket, "GPU counting sort: atomic (bucket-internal order varies run to run), stable (bitwise reproducible, 2 more launches), cub (the vendor library's scan and stable radix sort: the stable order) or fused (atomic in 3 launches instead of 5); host: always stable");
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
   app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   copa::vtk::add_options(app, o.vtk);
-  app.add_option("--cg-tol", o.cg_tol, "PPE conjugate gradients: relative residual (default 1e-8)");
-  app.add_option("--ghost-margin", o.ghost_margin, "simulation over MPI ranks: ghost width beyond the largest radius, in l0 (the ghosts and halo pattern are rebuilt when a particle has moved half of it)");
-  app.add_option("--rebalance", o.rebalance, "over MPI ranks: re-cut the slabs when max/mean owned particles exceeds this (0: never)");
-  app.add_option("--position-tolerance", o.position_tolerance, "simulation over MPI ranks: final positions vs the one-rank run, in l0");
+  app.add_option("--cg-tol", o.cg_tol, "PPE conjugate gradients: relative residual (default 1e-8)")
+      ->check(copa::cli::open_range(0, 1));
+  app.add_option("--ghost-margin", o.ghost_margin, "simulation over MPI ranks: ghost width beyond the largest radius, in l0 (the ghosts and halo pattern are rebuilt when a particle has moved half of it)")
+      ->check(copa::cli::range_open_low(0, 10));
+  app.add_option("--rebalance", o.rebalance, "over MPI ranks: re-cut the slabs when max/mean owned particles exceeds this (0: never)")
+      ->check(copa::cli::non_negative());
+  app.add_option("--position-tolerance", o.position_tolerance, "simulation over MPI ranks: final positions vs the one-rank run, in l0")
+      ->check(copa::cli::positive());
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   const copa::VariantRegistry& registry = mps::registry();
   if (common.list) {

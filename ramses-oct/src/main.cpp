@@ -93,46 +93,55 @@ int run(int argc, char** argv) {
   CLI::App app{"ramses-oct: oct-based hydro proxy of RAMSES (unsplit MUSCL-Hancock on 2x2x2-cell octs)"};
   copa::add_common_options(app, o.common);
   app.add_option("--problem", o.problem, "sod | sedov | sound")->check(CLI::IsMember({"sod", "sedov", "sound"}))->capture_default_str();
-  app.add_option("--n", o.n, "Cells per side (even, >= 4); default from --size (32/128/512), sod 256");
-  app.add_option("--nx", o.nx, "Cells along x (brick root domain; overrides --n)");
-  app.add_option("--ny", o.ny, "Cells along y (default --n; sod 8)");
-  app.add_option("--nz", o.nz, "Cells along z (default --n; sod 8)");
-  app.add_option("--gamma", o.gamma, "Ratio of specific heats")->check(CLI::Range(1.0001, 10.0))->capture_default_str();
+  app.add_option("--n", o.n, "Cells per side (even, >= 4); default from --size (32/128/512), sod 256")
+      ->check(copa::cli::count(4, 16384));
+  app.add_option("--nx", o.nx, "Cells along x (brick root domain; overrides --n)")
+      ->check(copa::cli::count(4, 16384));
+  app.add_option("--ny", o.ny, "Cells along y (default --n; sod 8)")
+      ->check(copa::cli::count(4, 16384));
+  app.add_option("--nz", o.nz, "Cells along z (default --n; sod 8)")
+      ->check(copa::cli::count(4, 16384));
+  app.add_option("--gamma", o.gamma, "Ratio of specific heats")->check(copa::cli::range_open_low(1, 10))->capture_default_str();
   app.add_option("--slope", o.slope, "Slope limiter minmod | mc")->check(CLI::IsMember({"minmod", "mc"}))->capture_default_str();
   app.add_option("--riemann", o.riemann, "Riemann solver hll | hllc | llf")->check(CLI::IsMember({"hll", "hllc", "llf"}))->capture_default_str();
-  app.add_option("--courant", o.courant, "CFL number C in dt = C dx / max sum_i(|u_i| + c_s)")->check(CLI::Range(1e-6, 1.0))->capture_default_str();
+  app.add_option("--courant", o.courant, "CFL number C in dt = C dx / max sum_i(|u_i| + c_s)")->check(copa::cli::range_open_low(0, 1))->capture_default_str();
   app.add_option("--bc", o.bc, "Boundaries on every face: periodic | reflecting | outflow (default: sod outflow, else periodic)");
-  app.add_option("--tend", o.tend, "End time (default: sod 0.2, sedov 0.05, sound one period)");
-  app.add_option("--steps", o.steps, "Maximum number of steps")->check(CLI::Range(1L, 1000000000L))->capture_default_str();
-  app.add_option("--energy", o.energy, "Sedov blast energy")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--tend", o.tend, "End time (default: sod 0.2, sedov 0.05, sound one period)")
+      ->check(copa::cli::positive());
+  app.add_option("--steps", o.steps, "Maximum number of steps")->check(copa::cli::count(1, 1000000000))->capture_default_str();
+  app.add_option("--energy", o.energy, "Sedov blast energy")->check(copa::cli::positive())->capture_default_str();
   app.add_option("--profile", o.profile, "CSV: sod x,rho,u,p along x; sedov r,rho,p binned; sound x,rho,rho_exact");
   app.add_flag("--host-resident", o.host_resident, "GPU: copy the grid to the device and back every step (the seed's way)");
-  app.add_option("--block-size", o.block_size, "GPU threads per block (multiple of the warp size, <= 1024; 0 = variant default)");
+  app.add_option("--block-size", o.block_size, "GPU threads per block (multiple of the warp size, <= 1024; 0 = variant default)")
+      ->check(copa::cli::count(0, 1024));
   app.add_option("--transport", o.transport, "Halo exchange between MPI ranks: host | cuda-aware | nccl | ipc")
       ->capture_default_str();
   app.add_flag("--compare-one-rank", o.compare_one_rank,
                "Several ranks: rank 0 also runs the problem alone and requires the same bits (exit 1 otherwise)");
-  app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',');
+  app.add_option("--sweep", o.sweep, "GPU: block sizes to sweep (time per step against threads per block)")->delimiter(',')
+      ->check(copa::cli::count(32, 1024));
   copa::vtk::add_options(app, o.vtk);
   app.add_flag("--vtk-cells", o.vtk_cells, "--vtk: write the leaf cells as hexahedra (.vtu, the AMR form) instead of the uniform grid (.vti)");
   app.add_option("--levels", o.levels, "AMR: refined levels above the base grid of --n (0: the uniform run)")
-      ->check(CLI::Range(0, 8))->capture_default_str();
+      ->check(copa::cli::count(0, 8))->capture_default_str();
   app.add_option("--refine-threshold", o.refine_threshold, "AMR: relative-jump threshold for density and pressure (sets both)")
-      ->check(CLI::PositiveNumber);
+      ->check(copa::cli::positive());
   app.add_option("--refine-density", o.refine_density, "AMR: relative density jump 2|d_n - d|/(d_n + d) that flags a cell")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(copa::cli::positive())->capture_default_str();
   app.add_option("--refine-pressure", o.refine_pressure, "AMR: relative pressure jump that flags a cell")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(copa::cli::positive())->capture_default_str();
   app.add_option("--refine", o.refine, "AMR criterion: gradient | everywhere | band (the last two for tests)")
       ->check(CLI::IsMember({"gradient", "everywhere", "band"}))->capture_default_str();
-  app.add_option("--refine-band", o.refine_band, "AMR --refine band: x range lo,hi refined to the finest level")->delimiter(',');
-  app.add_option("--regrid-every", o.regrid_every, "AMR: steps between regrids (0: keep the initial grid)")->capture_default_str();
+  app.add_option("--refine-band", o.refine_band, "AMR --refine band: x range lo,hi refined to the finest level")->delimiter(',')
+      ->check(copa::cli::range(0, 1));
+  app.add_option("--regrid-every", o.regrid_every, "AMR: steps between regrids (0: keep the initial grid)")->capture_default_str()
+      ->check(copa::cli::count(0, 1000000000));
   app.add_option("--refine-buffer", o.refine_buffer,
                  "AMR: buffer cells around the flagged cells on every level (RAMSES's nexpand; a feature stays on "
                  "the finest level for about 2 x buffer / Courant steps, the regrid interval's bound)")
-      ->check(CLI::Range(0, 8))->capture_default_str();
+      ->check(copa::cli::count(0, 8))->capture_default_str();
   app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
-      ->check(CLI::Range(8LL, 2147483647LL));
+      ->check(copa::cli::count(8, 2147483647));
   app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt (every backend: serial, openmp, and the device step per level on cuda/hip)");
   app.add_flag("--phase-timing", o.phase_timing,
                "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "
@@ -142,6 +151,8 @@ int run(int argc, char** argv) {
   // --reps R repeats the whole timed run R times from the initial state (samples pooled). Its
   // common default (5) is not applied: every run already times each of its steps.
   if (app.get_option("--reps")->count() > 0) o.reps = o.common.reps;
+  if (app.count("--energy") && o.problem != "sedov")
+    throw copa::InputError("--energy: only the sedov problem has a blast energy (--problem " + o.problem + ")");
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
   check_output_path("--json", o.common.json);
   check_output_path("--profile", o.profile);
