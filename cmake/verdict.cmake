@@ -1,7 +1,8 @@
 # The verdict of an app run is part of its test (docs/CONVENTIONS.md "Tests"). copa_add_test routes
-# every run of an app executable that expects success through check_verdict.cmake, which requires
-# exit 0, one "VERIFICATION PASSED" line per backend run, no FAILED and no NOT VERIFIED unless the
-# test names that line; a new app-run test gets the check by construction.
+# every run of an app executable that expects success through check_verdict.cmake (exit 0, its
+# verdict lines, the one-rank result, no unnamed fallback, the MPI split); a new app-run test gets
+# the check by construction. The mutation checks show that the checked tests fail when a check is
+# skipped.
 
 set(COPA_VERDICT_APPS laghos-like ramses-oct mom-efie mps-density)
 
