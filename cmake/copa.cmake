@@ -1,4 +1,5 @@
 # Helpers every app uses, so that each app's CMakeLists.txt stays a list of its files.
+include(${CMAKE_CURRENT_LIST_DIR}/verdict.cmake)
 
 # Host flags for the code we write (not for the dependencies).
 function(copa_target_defaults target)
@@ -26,13 +27,34 @@ function(copa_gpu_sources target)
   endif()
 endfunction()
 
-# copa_add_test(NAME name COMMAND cmd... LABELS l... [MPI_RANKS n] [TIMEOUT s] [WILL_FAIL] [PASS_EXIT_CODE c])
+# copa_add_test(NAME name COMMAND cmd... LABELS l... [MPI_RANKS n] [TIMEOUT s] [WILL_FAIL] [PASS_EXIT_CODE c]
+#               [PASSED metric-regex] [NOT_VERIFIED reason-regex] [SERIAL_NOT_VERIFIED reason-regex]
+#               [PASSED_LINES n] [EMPTY_RANKS m] [ALLOW_FALLBACK regex] [JUDGED_BY_REGEX])
 # A test labelled "gpu" or "mpi" also gets the build-type label of the backend it needs.
+# A run of an app that expects success is judged by its verdict (cmake/verdict.cmake), unless
+# JUDGED_BY_REGEX: the caller sets PASS_ and FAIL_REGULAR_EXPRESSION (scripts/tests/check_verdict_coverage.py
+# checks that it did).
 function(copa_add_test)
-  cmake_parse_arguments(T "WILL_FAIL" "NAME;MPI_RANKS;TIMEOUT" "COMMAND;LABELS" ${ARGN})
-  set(cmd ${T_COMMAND})
+  cmake_parse_arguments(T "WILL_FAIL;JUDGED_BY_REGEX" "NAME;MPI_RANKS;TIMEOUT;PASSED;NOT_VERIFIED;SERIAL_NOT_VERIFIED;PASSED_LINES;EMPTY_RANKS;ALLOW_FALLBACK"
+                        "COMMAND;LABELS" ${ARGN})
+  set(launch)
   if(T_MPI_RANKS)
-    set(cmd ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_MPI_RANKS} --oversubscribe ${MPIEXEC_PREFLAGS} ${T_COMMAND})
+    set(launch ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_MPI_RANKS} --oversubscribe ${MPIEXEC_PREFLAGS})
+  endif()
+  set(cmd ${launch} ${T_COMMAND})
+  copa_is_app_run(run "${T_COMMAND}")
+  if(run AND NOT T_WILL_FAIL AND NOT T_JUDGED_BY_REGEX)
+    set(verdict)
+    foreach(key PASSED NOT_VERIFIED SERIAL_NOT_VERIFIED PASSED_LINES EMPTY_RANKS ALLOW_FALLBACK)
+      if(DEFINED T_${key})
+        list(APPEND verdict ${key} "${T_${key}}")
+      endif()
+    endforeach()
+    if(T_MPI_RANKS)
+      list(APPEND verdict RANKS ${T_MPI_RANKS})
+    endif()
+    copa_verdict_command(OUT cmd NAME ${T_NAME} COMMAND ${T_COMMAND} LAUNCH ${launch} ${verdict})
+    set(verdict_checked TRUE)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${cmd})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
@@ -45,6 +67,9 @@ function(copa_add_test)
   if(T_MPI_RANKS)
     set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_MPI_RANKS}
       ENVIRONMENT "OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;NCCL_NVLS_ENABLE=0")
+  endif()
+  if(verdict_checked)
+    set_tests_properties(${T_NAME} PROPERTIES FAIL_REGULAR_EXPRESSION "check_verdict: FAILED")
   endif()
   copa_sanitizer_environment(${T_NAME})
 endfunction()
@@ -86,6 +111,9 @@ function(copa_add_gtest)
   set(args ${T_ARGS})
   set(props " LABELS [==[${T_LABELS}]==]")
   set(env ${COPA_SANITIZER_ENVIRONMENT})
+  if("gpu" IN_LIST T_LABELS)
+    list(APPEND env COPA_TEST_REQUIRE_GPU=1)  # copa::testing::gpu_required: no device is a failure
+  endif()
   if(T_MPI_RANKS)
     list(APPEND args --copa-mpi-ranks=${T_MPI_RANKS})
     string(APPEND props " PROCESSORS ${T_MPI_RANKS}")

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -75,14 +76,57 @@ Verification not_verified(std::string reason) {
   return v;
 }
 
-std::string verdict_line(const Verification& v) {
+bool test_mutation(const char* mutation) {
+  const char* env = std::getenv("COPA_TEST_MUTATION");
+  return env && std::string(env) == mutation;
+}
+
+namespace {
+// The verdict as the mutation check (test_mutation) alters it; unchanged in an ordinary run.
+Verification mutated(Verification v) {
+  if (test_mutation("skip-oracle") && v.verified) v = not_verified("COPA_TEST_MUTATION=skip-oracle");
+  if (test_mutation("skip-one-rank")) v.one_rank_check.reset();
+  return v;
+}
+}  // namespace
+
+std::string verdict_line(const Verification& verdict) {
+  const Verification v = mutated(verdict);
   if (!v.verified) return "NOT VERIFIED: " + v.reason;
   std::ostringstream os;
   os << "VERIFICATION " << (v.passed ? "PASSED" : "FAILED") << ": " << v.metric << " = "
      << format_number(v.value) << " (tolerance " << format_number(v.tolerance) << ", reference "
-     << v.reference << ")";
+     << v.reference;
+  if (v.one_rank_check) {
+    os << "; one_rank_check: ";
+    if (v.one_rank_check->bitwise_equal) os << "bitwise_equal true";
+    else os << v.one_rank_check->quantity << " " << format_number(v.one_rank_check->difference);
+  }
+  os << ")";
   return os.str();
 }
+
+void Report::add_fallback(std::string kind, std::string from, std::string to, std::string reason) {
+  fallbacks_.push_back({{"kind", std::move(kind)}, {"from", std::move(from)}, {"to", std::move(to)}, {"reason", std::move(reason)}});
+}
+
+std::string runs_line(int ran, const std::vector<std::string>& skipped) {
+  std::string line = "runs: " + std::to_string(ran) + " ran; skipped " + std::to_string(skipped.size());
+  for (std::size_t i = 0; i < skipped.size(); ++i) line += (i ? ", " : ": ") + skipped[i];
+  return line;
+}
+
+std::string fallback_line(const nlohmann::json& f) {
+  return "fallback: " + f["kind"].get<std::string>() + ": " + f["from"].get<std::string>() + " ran as " +
+         f["to"].get<std::string>() + " (" + f["reason"].get<std::string>() + ")";
+}
+
+void Report::print_verdict(std::ostream& os) const {
+  for (const auto& f : fallbacks_) os << fallback_line(f) << "\n";
+  if (verification_) os << verdict_line(*verification_) << "\n";
+}
+
+void Report::set_verification(Verification v) { verification_ = mutated(std::move(v)); }
 
 Report::Report(std::string app, std::string version) : app_(std::move(app)), version_(std::move(version)) {}
 
@@ -175,6 +219,7 @@ nlohmann::json Report::to_json() const {
                 {"local_rank", mpi::local_rank()},
                 {"transport", transport_.empty() ? nlohmann::json(nullptr) : nlohmann::json(transport_)},
                 {"decomposition", decomposition_},
+                {"fallbacks", fallbacks_},
                 {"threads", threads_},
                 {"device", device_},
                 {"command_line", command_line_},
@@ -232,6 +277,9 @@ nlohmann::json Report::to_json() const {
     doc["verification"] = {{"reference", verification_->reference}, {"metric", verification_->metric},
                            {"value", verification_->value},         {"tolerance", verification_->tolerance},
                            {"passed", verification_->passed}};
+    if (const auto& c = verification_->one_rank_check)
+      doc["verification"]["one_rank_check"] = {
+          {"bitwise_equal", c->bitwise_equal}, {"quantity", c->quantity}, {"difference", c->difference}};
   }
   std::size_t device_peak = 0, host_peak = host_peak_rss_bytes();
 #if COPA_GPU
@@ -288,7 +336,7 @@ void Report::print(std::ostream& os) const {
   }
   if (fom_) os << "FOM: " << fom_->name << " = " << format_number(fom_->value) << " " << fom_->unit << "\n";
   print_energy(os, energy(), fom_ ? &*fom_ : nullptr);
-  if (verification_) os << verdict_line(*verification_) << "\n";
+  print_verdict(os);
 }
 
 std::string json_path_for(const std::string& path, Backend backend, bool several_backends) {

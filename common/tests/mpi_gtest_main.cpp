@@ -7,5 +7,6 @@
 int main(int argc, char** argv) {
   copa::mpi::Session session(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new copa::testing::MpiRanksCheck);
   return RUN_ALL_TESTS();
 }

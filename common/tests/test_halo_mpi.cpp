@@ -206,6 +206,7 @@ int main(int argc, char** argv) {
   copa::mpi::Session session(argc, argv);
   return copa::guarded_main([&]() -> int {
     ::testing::InitGoogleTest(&argc, argv);
+    ::testing::AddGlobalTestEnvironment(new copa::testing::MpiRanksCheck);
     if (GTEST_FLAG_GET(list_tests)) return RUN_ALL_TESTS();
     if (argc > 2) {
       transport = parse_transport(argv[1]);

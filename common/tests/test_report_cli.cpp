@@ -102,6 +102,24 @@ TEST(ReportCli, verdict_line_format) {
   EXPECT_TRUE(copa::verdict_line(v).rfind("VERIFICATION FAILED: ", 0) == 0);
 }
 
+// The one-rank comparison is part of the verdict line and the JSON, whether it found the bits equal
+// or measured a difference.
+TEST(ReportCli, one_rank_check_in_verdict_and_json) {
+  copa::Verification v{"one-rank run", "max_abs_difference_vs_one_rank", 0, 0, true};
+  v.one_rank_check = copa::Verification::OneRankCheck{true, "max_abs_difference", 0};
+  EXPECT_TRUE(copa::verdict_line(v) ==
+              "VERIFICATION PASSED: max_abs_difference_vs_one_rank = 0 (tolerance 0, reference one-rank run; "
+              "one_rank_check: bitwise_equal true)");
+  copa::Report r("app", "1");
+  r.set_verification(v);
+  EXPECT_TRUE(r.to_json()["verification"]["one_rank_check"]["bitwise_equal"] == true);
+  v.one_rank_check = copa::Verification::OneRankCheck{false, "max_relative_difference", 0.5};
+  v.passed = false;
+  EXPECT_TRUE(copa::verdict_line(v).find("one_rank_check: max_relative_difference 0.5)") != std::string::npos);
+  r.set_verification(v);
+  EXPECT_TRUE(r.to_json()["verification"]["one_rank_check"]["difference"] == 0.5);
+}
+
 TEST(ReportCli, not_verified_is_neither_pass_nor_fail) {
   const copa::Verification v = copa::not_verified("no reference for RK4 runs");
   EXPECT_TRUE(copa::verdict_line(v) == "NOT VERIFIED: no reference for RK4 runs");

@@ -193,6 +193,14 @@ int main(int argc, char** argv) {
       report.set_command_line(copa::command_line(argc, argv));
       report.set_variants_built(registry().built_json());
       report.problem() = problem_json(setup, d, backend, global_zones, global_h1, global_l2);
+      if (several && !common.variant.empty() && sel.name() != common.variant)
+        report.add_fallback("variant", common.variant, full_label(sel),
+                            "--backend all: " + copa::to_string(backend) + " does not offer it, its default ran");
+      for (const auto& line : substitutions) {  // "<why>: <what ran>"
+        const auto colon = line.find(": ");
+        report.add_fallback("kernel", full_label(sel), colon == std::string::npos ? line : line.substr(colon + 2),
+                            line.substr(0, colon));
+      }
 
       const HydroTiming& T = res.timing;
       report.set_ceilings(copa::run_ceilings(common, backend, device));
@@ -273,7 +281,7 @@ int main(int argc, char** argv) {
       const copa::Verification v = verdict(vin);
       if (backend == copa::Backend::serial) serial_e = res.e_norm;
       report.set_verification(v);
-      if (common.quiet) std::cout << copa::verdict_line(v) << "\n";
+      if (common.quiet) report.print_verdict(std::cout);
       else report.print(std::cout);
       if (!common.json.empty() && copa::mpi::is_root()) report.write_json(copa::json_path_for(common.json, backend, several));
       if (v.verified && !v.passed) exit_code = copa::exit_verification_failed;

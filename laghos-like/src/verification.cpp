@@ -1,6 +1,7 @@
 #include "verification.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -87,6 +88,8 @@ copa::Verification verdict(const VerdictInput& in) {
     v.value = rel;
     v.tolerance = kOneRankTolerance;
     v.passed = res.steps == one_steps && rel <= kOneRankTolerance && state_diff <= kOneRankTolerance;
+    v.one_rank_check = copa::Verification::OneRankCheck{res.steps == one_steps && rel == 0 && state_diff == 0,
+                                                        "max_relative_difference", std::max(rel, state_diff)};
   } else if (in.reference) {
     const auto& r = *in.reference;
     const double rel = std::fabs(res.e_norm - r.e_norm) / r.e_norm;

@@ -99,5 +99,6 @@ TEST(SharedDofsMpi, sum_gives_every_sharer_the_rank_ordered_total) {
 int main(int argc, char** argv) {
   copa::mpi::Session session(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new copa::testing::MpiRanksCheck);
   return RUN_ALL_TESTS();
 }

@@ -167,6 +167,9 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
       rec.rms_db_lu = form.dielectric() ? rms_db_error_dielectric(cuts_lu, ka, Dielectric{form.eps_r, form.mu_r}) : rms_db_error(cuts_lu, ka);
     }
     report.extra()["solution"] = solution_json(rec);
+    if (irs.fell_back)
+      report.add_fallback("precision", o.solver.solver + " (" + rec.refinement + " refinement)", "FP64 LU",
+                          "the refinement did not converge in " + std::to_string(irs.max_iters) + " iterations");
     if (!o.common.quiet) print_solution(std::cout, rec);
   }
   report.set_verification(v);
@@ -174,7 +177,7 @@ int run_backend(const AppOptions& o, copa::Backend backend, bool several, int ar
 
   if (!o.rcs_file.empty() && !o.fill_only) write_rcs_csv(several ? copa::json_path_for(o.rcs_file, backend, true) : o.rcs_file, cuts);
   if (!o.common.quiet) report.print(std::cout);
-  else std::cout << copa::verdict_line(v) << "\n";
+  else report.print_verdict(std::cout);
   if (!o.common.json.empty()) report.write_json(copa::json_path_for(o.common.json, backend, several));
   return !v.verified || v.passed ? copa::exit_ok : copa::exit_verification_failed;
 }

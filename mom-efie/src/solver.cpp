@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "copa/errors.hpp"
+#include "copa/report.hpp"
 
 namespace efie {
 
@@ -80,6 +81,12 @@ IrsResult host_irs_solve(complex* a, long n, std::vector<complex>& b) {
   res.outer_niters = iter;
   res.fell_back = iter < 0;
   res.max_iters = 30;  // zcgesv's ITERMAX
+  if (copa::test_mutation("force-fallback")) {
+    // The test suite's mutation check: reported as zcgesv reports a refinement that reached ITERMAX
+    // (iter = -31) and solved again in FP64; the tests of a converging problem must then fail.
+    res.niters = res.outer_niters = -31;
+    res.fell_back = true;
+  }
   res.workspace_bytes = 8.0 * double(n) * double(n + 1);
   b = std::move(x);
   return res;

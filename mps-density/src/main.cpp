@@ -181,7 +181,7 @@ int run(int argc, char** argv) {
     const int rc = mode == "density" ? run_density(ov, common, s, b, pr, slabs ? &*slabs : nullptr, rep)
                                      : run_simulation(ov, common, s, b, pr, slabs ? &*slabs : nullptr, rep);
     if (!common.quiet && root) rep.print(std::cout);
-    if (common.quiet && root && rep.verification()) std::cout << copa::verdict_line(*rep.verification()) << "\n";
+    if (common.quiet && root) rep.print_verdict(std::cout);
     if (!common.json.empty() && root) {
       std::string path = copa::json_path_for(common.json, b, backends.size() > 1);
       if (run_variants.size() > 1) {

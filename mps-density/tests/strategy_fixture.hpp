@@ -9,6 +9,7 @@
 
 #include "copa/backend.hpp"
 #include "copa/gpu_model.hpp"
+#include "copa/testing.hpp"
 #include "kernels.hpp"
 #include "variants.hpp"
 #if COPA_GPU
@@ -17,10 +18,14 @@
 
 namespace mps::test {
 
-// A GPU build on a machine without a device (CI's compile checks) skips the GPU backends.
+// A GPU build on a machine without a device (CI's compile checks) skips the GPU backends in its
+// cpu-labelled cases; a gpu-labelled case (copa::testing::gpu_required) fails instead, since a
+// failing runtime also finds no device.
 inline bool gpu_present() {
 #if COPA_GPU
-  return copa::gpu::device_count() > 0;
+  const bool present = copa::gpu::device_count() > 0;
+  if (!present && copa::testing::gpu_required()) ADD_FAILURE() << "a gpu-labelled case found no GPU device";
+  return present;
 #else
   return false;
 #endif

@@ -32,12 +32,30 @@ struct Verification {
   // "passed": null with "reason"), never PASSED. A check that cannot fail is not a pass.
   bool verified = true;
   std::string reason;  // why it was not verified (empty when verified)
+  // --compare-one-rank: the run on ranks against the same run on one rank (verification.one_rank_check
+  // in the JSON, "one_rank_check: ..." in the verdict line).
+  struct OneRankCheck {
+    bool bitwise_equal = false;
+    std::string quantity;   // what `difference` measures, e.g. "max_abs_difference"
+    double difference = 0;  // the measured difference (0 when bitwise equal)
+  };
+  std::optional<OneRankCheck> one_rank_check;
 };
 // A verdict for a run without a reference: NOT VERIFIED, with the reason.
 Verification not_verified(std::string reason);
+// The test suite's mutation check (docs/CONVENTIONS.md "Tests"): true when the environment variable
+// COPA_TEST_MUTATION names `mutation`. Under "skip-oracle" every verdict reads NOT VERIFIED (as if
+// the comparison had been skipped), under "skip-one-rank" the one-rank result is dropped; the
+// tests that read verdicts must then fail. Unset in every ordinary run.
+bool test_mutation(const char* mutation);
 // "VERIFICATION PASSED: <metric> = <value> (tolerance <tol>, reference <name>)", or
 // "NOT VERIFIED: <reason>".
 std::string verdict_line(const Verification& v);
+// `--backend all`'s summary: "runs: <n> ran; skipped <m>: <what> (<why>), ..." (one verdict line
+// per run; cmake/check_verdict.cmake counts them against n).
+std::string runs_line(int ran, const std::vector<std::string>& skipped);
+// "fallback: <kind>: <from> ran as <to> (<reason>)" for an entry of run.fallbacks (Report::add_fallback).
+std::string fallback_line(const nlohmann::json& fallback);
 
 struct Fom {
   std::string name;
@@ -96,8 +114,13 @@ class Report {
   void set_ceilings(std::optional<Ceilings> c) { ceilings_ = std::move(c); }
   std::optional<Ceilings> ceilings() const;
 
+  // run.fallbacks: what ran in place of what was asked for (kind: "precision", "variant", "kernel",
+  // "regrid"; from, to: the paths; reason), one entry each, printed as "fallback: ..." lines.
+  void add_fallback(std::string kind, std::string from, std::string to, std::string reason);
+  const nlohmann::json& fallbacks() const { return fallbacks_; }
+
   void set_fom(Fom f) { fom_ = std::move(f); }
-  void set_verification(Verification v) { verification_ = std::move(v); }
+  void set_verification(Verification v);
   const std::optional<Verification>& verification() const { return verification_; }
   // Extra top-level objects of an app (for example laghos-like's "solution").
   nlohmann::json& extra() { return extra_; }
@@ -113,8 +136,10 @@ class Report {
 
   nlohmann::json to_json() const;
   void write_json(const std::string& path) const;
-  // Kernel table, FOM and verdict line.
+  // Kernel table, FOM, fallback lines and verdict line.
   void print(std::ostream& os) const;
+  // --quiet: the fallback lines (run.fallbacks), then the verdict line.
+  void print_verdict(std::ostream& os) const;
 
  private:
   static std::size_t device_pool_peak();
@@ -126,6 +151,7 @@ class Report {
   std::optional<int> mpi_ranks_;
   std::string transport_;
   nlohmann::json decomposition_;
+  nlohmann::json fallbacks_ = nlohmann::json::array();
   nlohmann::json problem_ = nlohmann::json::object();
   nlohmann::json variants_built_ = nlohmann::json::object();
   nlohmann::json tunings_ = nlohmann::json::object();

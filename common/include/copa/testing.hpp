@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
+#include <string>
+
+#include "copa/mpi.hpp"
 
 namespace copa::testing {
 
@@ -23,6 +27,23 @@ inline ::testing::AssertionResult near_rel(const char* a_expr, const char* b_exp
      << ", |a - b| = " << std::fabs(a - b) << ")";
   return ::testing::AssertionFailure() << os.str();
 }
+
+// True in a case registered with the label "gpu" (copa_add_gtest sets COPA_TEST_REQUIRE_GPU): there
+// a missing device is a failure, never a skip or a pass.
+inline bool gpu_required() { return std::getenv("COPA_TEST_REQUIRE_GPU") != nullptr; }
+
+// The communicator size a case of copa_add_gtest(... MPI_RANKS n) must run on: the launcher
+// (cmake/gtest_mpi_launcher.cmake) sets COPA_TEST_MPI_RANKS=n, so a launcher that started fewer
+// ranks fails every case instead of passing cases that hold on any rank count. The MPI tests' mains
+// register it (::testing::AddGlobalTestEnvironment(new copa::testing::MpiRanksCheck)).
+class MpiRanksCheck : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const char* want = std::getenv("COPA_TEST_MPI_RANKS");
+    if (want && std::atoi(want) != copa::mpi::size())
+      ADD_FAILURE() << "COPA_TEST_MPI_RANKS=" << want << " but the communicator has " << copa::mpi::size() << " ranks";
+  }
+};
 
 }  // namespace copa::testing
 

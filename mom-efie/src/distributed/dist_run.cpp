@@ -298,6 +298,8 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
       v = {"one rank (LAPACK zgetrf/zgetrs)", "solution_max_rel_diff", c.solution_rel, 1e-10, false};
     else if (c.rcs_rel > 1e-8)
       v = {"one rank (LAPACK zgetrf/zgetrs)", "rcs_max_rel_diff", c.rcs_rel, 1e-8, false};
+    v.one_rank_check = copa::Verification::OneRankCheck{c.solution_rel == 0 && c.rcs_rel == 0, "solution_max_rel_diff",
+                                                        c.solution_rel};
   }
   report.extra()["mom"] = mom;
   report.set_verification(v);
@@ -320,7 +322,7 @@ int run_distributed(const DistOptions& o, copa::Backend backend, bool several, i
         std::cout << "\n";
       }
     } else {
-      std::cout << copa::verdict_line(v) << "\n";  // --quiet: the verdict line only, as on one rank
+      report.print_verdict(std::cout);  // --quiet: the verdict line only, as on one rank
     }
     if (!o.common.json.empty()) report.write_json(copa::json_path_for(o.common.json, backend, several));
   }

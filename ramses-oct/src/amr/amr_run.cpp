@@ -161,7 +161,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
       std::cout << "; " << r.regrids << " regrids; mass change " << dm << ", energy change " << de << "\n";
     }
     rep.set_verification(v);
-    if (o.common.quiet) std::cout << copa::verdict_line(v) << "\n";
+    if (o.common.quiet) rep.print_verdict(std::cout);
     else rep.print(std::cout);
     if (!o.common.json.empty()) rep.write_json(copa::json_path_for(o.common.json, b, run_backends.size() > 1));
     if (!o.profile.empty() && b == run_backends.front())

@@ -171,14 +171,19 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
   std::vector<double> oracle;
   const bool several = backends.size() > 1;
   const int threads = copa::apply_threads(o.common.threads);
+  int ran = 0;
+  std::vector<std::string> skipped;  // --backend all: the variants that do not run on this mesh, and why
   for (const auto& [b, offered] : selections) {
     // --backend all: every variant that runs on this mesh; one backend without --variant: the
     // default after the fallback rule (variants.hpp), reported.
     std::vector<copa::Selection> run_variants;
     std::string fallback;
     if (several) {
-      for (const copa::Selection& sel : offered)
-        if (variant_applies(b, sel.name(), run_mesh)) run_variants.push_back(sel);
+      for (const copa::Selection& sel : offered) {
+        const std::string needs = variant_needs(b, sel.name(), run_mesh);
+        if (needs.empty()) run_variants.push_back(sel);
+        else skipped.push_back(copa::to_string(b) + " / " + sel.label() + " (needs " + needs + ")");
+      }
     } else if (o.common.variant.empty()) {
       run_variants.push_back(default_selection(table, b, nranks, run_mesh, &fallback, o.common.tunings));
     } else {
@@ -223,7 +228,11 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
       copa::Report rep(app_name, app_version);
       rep.set_backend(b);
       rep.set_selection(var);
-      if (!fallback.empty()) rep.extra()["variant_fallback"] = fallback;
+      if (!fallback.empty()) {
+        rep.extra()["variant_fallback"] = fallback;
+        rep.add_fallback("variant", "the table's default", var.label(), fallback);
+      }
+      ++ran;
       rep.set_threads(threads);
       rep.set_device(device);
       rep.set_command_line(copa::command_line(argc, argv));
@@ -266,10 +275,11 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
         if (!o.common.quiet)
           std::cout << "one-rank check: checksum " << c1 << " alone, " << cn << " on " << nranks << " ranks\n";
         if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false};
+        v.one_rank_check = copa::Verification::OneRankCheck{same, "max_abs_difference", diff};
       }
       if (vtk.enabled()) rep.extra()["vtk"] = {{"files", vtk.files()}, {"mass_total", totals(mesh, u).mass}};
       rep.set_verification(v);
-      if (o.common.quiet) std::cout << copa::verdict_line(v) << "\n";
+      if (o.common.quiet) rep.print_verdict(std::cout);
       else rep.print(std::cout);
       if (!o.common.json.empty())
         rep.write_json(variant_path(copa::json_path_for(o.common.json, b, several), run_variants.size() > 1 ? var.label() : ""));
@@ -278,6 +288,7 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
       if (v.verified && !v.passed) rc = copa::exit_verification_failed;
     }
   }
+  if (several && root) std::cout << copa::runs_line(ran, skipped) << "\n";
   // Rank 0 judged the gathered state; every rank returns its verdict.
   return static_cast<int>(copa::mpi::max_all(double(rc)));
 }
