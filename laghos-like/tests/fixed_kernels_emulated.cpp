@@ -55,6 +55,7 @@ inline double atomicAdd(double* address, double value) {
 
 #define __global__
 #define __device__
+#define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __syncthreads() emu::barrier->wait()
 #define threadIdx emu::thread_idx
