@@ -42,6 +42,7 @@ struct AppOptions {
   double ghost_margin = 1.0;          // simulation over ranks: ghost width beyond r_max, in l0
   double rebalance = 0;               // re-cut the slabs when max/mean owned particles exceeds it (0: never)
   double position_tolerance = 1e-5;   // simulation over ranks: final positions vs one rank, in l0
+  bool compare_serial = false;        // simulation on one rank: the same steps on the serial backend
 };
 
 // The parameters of a set-up, resolved from the options (defaults filled in), so that its size can

@@ -72,8 +72,10 @@ int run(int argc, char** argv) {
       ->check(copa::cli::range_open_low(0, 10));
   app.add_option("--rebalance", o.rebalance, "over MPI ranks: re-cut the slabs when max/mean owned particles exceeds this (0: never)")
       ->check(copa::cli::non_negative());
-  app.add_option("--position-tolerance", o.position_tolerance, "simulation over MPI ranks: final positions vs the one-rank run, in l0")
+  app.add_option("--position-tolerance", o.position_tolerance, "simulation over MPI ranks: final positions vs the one-rank run, in l0 (also --compare-serial's)")
       ->check(copa::cli::positive());
+  app.add_flag("--compare-serial", o.compare_serial,
+               "simulation on one rank: run the same steps on the serial backend and compare the front and the final positions (the verdict when the run has no other reference)");
   if (int rc = copa::parse_command_line(app, argc, argv); rc >= 0) return rc;
   const copa::VariantRegistry& registry = mps::registry();
   if (common.list) {
@@ -108,6 +110,12 @@ int run(int argc, char** argv) {
   if (o.rebalance != 0 && !(o.rebalance > 1)) throw copa::InputError("--rebalance must be 0 (never) or a max/mean imbalance above 1");
   if (!(o.position_tolerance > 0)) throw copa::InputError("--position-tolerance must be positive");
   const auto backends = copa::requested_backends(common);
+  if (o.compare_serial) {
+    if (mode != "simulation") throw copa::InputError("--compare-serial: simulation mode only (--mode simulation)");
+    if (ranks > 1) throw copa::InputError("--compare-serial: one rank (over ranks the run is compared with one rank)");
+    if (backends.size() == 1 && backends.front() == copa::Backend::serial)
+      throw copa::InputError("--compare-serial: the serial backend is the oracle; choose another --backend");
+  }
   if (ranks > 1 && o.transport != "host") {
     for (auto b : backends) {
       if (!copa::is_gpu(b))
