@@ -17,6 +17,7 @@
 #include "copa/errors.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
+#include <nlohmann/json.hpp>
 #if defined(COPA_HAVE_OPENMP)
 #include <omp.h>
 #endif
@@ -207,18 +208,6 @@ std::string number_text(double v) {
   return os.str();
 }
 
-std::string json_number(double v) { return std::isfinite(v) ? number_text(v) : "null"; }
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::string Bounds::text() const {
@@ -275,27 +264,23 @@ std::optional<Bounds> declared_bounds(const CLI::Option& option) {
 }
 
 std::string options_json(const CLI::App& app) {
-  std::ostringstream os;
-  os << "[";
-  bool first = true;
+  // An infinite bound is written as null (JSON has no infinity).
+  const auto bound = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const CLI::Option* opt : app.get_options()) {
     const std::string name = opt->get_name();
     if (name == "--help" || name == "--version" || name.empty()) continue;
     const std::string type = opt->get_type_name();  // "INT:[4, 16384]": the validators' text follows ':'
-
-    os << (first ? "\n" : ",\n") << "  {\"name\": " << json_string(name)
-       << ", \"type\": " << json_string(type.substr(0, type.find(':')))
-       << ", \"items_min\": " << opt->get_items_expected_min()
-       << ", \"items_max\": " << std::min(opt->get_items_expected_max(), 1 << 20);
+    nlohmann::ordered_json o = {{"name", name},
+                                {"type", type.substr(0, type.find(':'))},
+                                {"items_min", opt->get_items_expected_min()},
+                                {"items_max", std::min(opt->get_items_expected_max(), 1 << 20)}};
     if (const auto b = declared_bounds(*opt))
-      os << ", \"range\": {\"lo\": " << json_number(b->lo) << ", \"hi\": " << json_number(b->hi)
-         << ", \"lo_open\": " << (b->lo_open ? "true" : "false") << ", \"hi_open\": " << (b->hi_open ? "true" : "false")
-         << ", \"integer\": " << (b->integer ? "true" : "false") << "}";
-    os << "}";
-    first = false;
+      o["range"] = {{"lo", bound(b->lo)}, {"hi", bound(b->hi)}, {"lo_open", b->lo_open},
+                    {"hi_open", b->hi_open}, {"integer", b->integer}};
+    list.push_back(std::move(o));
   }
-  os << "\n]\n";
-  return os.str();
+  return list.dump(2) + "\n";
 }
 
 }  // namespace cli
