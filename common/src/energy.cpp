@@ -34,6 +34,8 @@ class Source {
   virtual bool read_power(double& watts) = 0;
   virtual std::optional<DeviceState> state() { return std::nullopt; }
   virtual std::string clocks_reason() const { return "no clocks from " + name(); }
+  // What one power sample is (an instantaneous reading or a library-side average).
+  virtual std::string power_kind() const { return "instantaneous"; }
   int devices = 1;
 };
 
@@ -42,6 +44,26 @@ using nvmlReturn_t = int;  // NVML_SUCCESS = 0
 struct nvmlDevice_st;
 using nvmlDevice_t = nvmlDevice_st*;
 constexpr int NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0;
+// nvmlDeviceGetPowerUsage returns the power averaged over the last second on Ampere (except GA100)
+// and newer GPUs, so samples of it lag the energy counter at every change of load; the field
+// NVML_FI_DEV_POWER_INSTANT (186) is the current power on every architecture. nvmlFieldValue_t:
+constexpr unsigned NVML_FI_DEV_POWER_INSTANT = 186;
+constexpr int NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+struct nvmlFieldValue_t {
+  unsigned field_id, scope_id;
+  long long timestamp_us, latency_us;
+  int value_type;      // nvmlValueType_t
+  nvmlReturn_t status; // this field's nvmlReturn_t
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+  } value;
+};
 
 struct Nvml {
   nvmlReturn_t (*init)();
@@ -50,6 +72,7 @@ struct Nvml {
   nvmlReturn_t (*by_pci)(const char*, nvmlDevice_t*);
   nvmlReturn_t (*total_energy)(nvmlDevice_t, unsigned long long*);  // mJ since the driver loaded
   nvmlReturn_t (*power)(nvmlDevice_t, unsigned*);                    // mW
+  nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t*);  // NVML_FI_DEV_POWER_INSTANT: mW
   nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned*);               // MHz
   nvmlReturn_t (*power_limit)(nvmlDevice_t, unsigned*);              // mW (enforced)
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*);         // degrees C
@@ -79,6 +102,7 @@ class NvmlSource final : public Source {
     sym(lib, "nvmlDeviceGetHandleByPciBusId_v2", n_.by_pci);
     sym(lib, "nvmlDeviceGetTotalEnergyConsumption", n_.total_energy);
     sym(lib, "nvmlDeviceGetPowerUsage", n_.power);
+    sym(lib, "nvmlDeviceGetFieldValues", n_.field_values);
     sym(lib, "nvmlDeviceGetClockInfo", n_.clock);
     sym(lib, "nvmlDeviceGetEnforcedPowerLimit", n_.power_limit);
     sym(lib, "nvmlDeviceGetTemperature", n_.temperature);
@@ -99,7 +123,8 @@ class NvmlSource final : public Source {
     unsigned long long mj = 0;
     counter_ = n_.total_energy && n_.total_energy(dev_, &mj) == 0;
     unsigned mw = 0;
-    power_ = n_.power && n_.power(dev_, &mw) == 0;
+    instant_ = read_instant(mw);
+    power_ = instant_ || (n_.power && n_.power(dev_, &mw) == 0);
     if (!counter_ && !power_) reason = "NVML gives neither the total-energy counter nor power on this GPU";
   }
   std::string name() const override { return "nvml"; }
@@ -111,9 +136,13 @@ class NvmlSource final : public Source {
   }
   bool read_power(double& watts) override {
     unsigned mw = 0;
-    if (!power_ || n_.power(dev_, &mw) != 0) return false;
+    if (!power_ || !(instant_ ? read_instant(mw) : n_.power(dev_, &mw) == 0)) return false;
     watts = 1e-3 * mw;
     return true;
+  }
+  std::string power_kind() const override {
+    return instant_ ? "instantaneous (NVML_FI_DEV_POWER_INSTANT)"
+                    : "nvmlDeviceGetPowerUsage (a 1 s average on Ampere and newer GPUs)";
   }
   std::optional<DeviceState> state() override {
     DeviceState s;
@@ -128,9 +157,17 @@ class NvmlSource final : public Source {
   }
 
  private:
+  bool read_instant(unsigned& mw) {
+    if (!n_.field_values) return false;
+    nvmlFieldValue_t f{};
+    f.field_id = NVML_FI_DEV_POWER_INSTANT;
+    if (n_.field_values(dev_, 1, &f) != 0 || f.status != 0 || f.value_type != NVML_VALUE_TYPE_UNSIGNED_INT) return false;
+    mw = f.value.ui;
+    return true;
+  }
   Nvml n_{};
   nvmlDevice_t dev_ = nullptr;
-  bool counter_ = false, power_ = false;
+  bool counter_ = false, power_ = false, instant_ = false;
 };
 
 // ---- ROCm SMI (rocm_smi.h; status 0 = RSMI_STATUS_SUCCESS) ----
@@ -158,6 +195,7 @@ class RocmSmiSource final : public Source {
     if (!has_counter_ && !has_power_) reason = "ROCm SMI gives neither the energy counter nor power on this GPU";
   }
   std::string name() const override { return "rocm-smi"; }
+  std::string power_kind() const override { return "rsmi_dev_power_ave_get (the SMU's running average)"; }
   bool read_counter(double& joules) override {
     std::uint64_t count = 0, ts = 0;
     float resolution = 0;  // microjoules per count
@@ -244,41 +282,63 @@ class RaplSource final : public Source {
   std::vector<Zone> zones_;
 };
 
-// One metered run of one source.
+// One metered run of one source. The app's thread only takes time stamps (mark: a clock read
+// under a lock): every library call (the counter, power, clocks) is made by the sampler thread,
+// since one NVML query costs about a millisecond and, made at the end of every timed region, it
+// stretched an AMR run of 1 s to 13 s and shortened its host-timed regions (the device caught up
+// inside the meter's time). The energy at the last mark is interpolated between the counter
+// readings on either side of it (20 ms apart).
 class Meter {
  public:
   Meter(std::unique_ptr<Source> src, std::string reason) : src_(std::move(src)), reason_(std::move(reason)) {
     if (!reason_.empty()) return;
     t0_ = t_end_ = now_s();
     counter_ = src_->read_counter(e0_);
+    before_ = {t0_, e0_};
     e_end_ = e0_;
-    start_ = src_->state();
+    start_ = latest_ = src_->state();
+    end_ = start_;
     note(start_);
     double w = 0;
-    if (src_->read_power(w)) {
-      last_w_ = w;
-      last_t_ = t0_;
-      sampler_ = std::thread([this] { sample(); });
-    }
+    power_ = src_->read_power(w);
+    last_w_ = w;
+    last_t_ = t0_;
+    if (counter_ || power_) sampler_ = std::thread([this] { sample(); });
   }
   ~Meter() {
     stop_ = true;
     if (sampler_.joinable()) sampler_.join();
   }
+  // The latest end of the timed interval; force (energy::end) also reads the clocks now.
   void mark(bool force) {
     if (!reason_.empty()) return;
-    const double t = now_s();
-    if (!force && t - t_end_ < 1e-3) return;
-    std::lock_guard<std::mutex> lock(mu_);
+    std::optional<DeviceState> s;
     double e = 0;
-    if (counter_ && src_->read_counter(e)) e_end_ = e;
-    t_end_ = t;
-    if (force || t - t_state_ > 0.1) {  // the clocks take several library calls: at most ten times a second
-      end_ = src_->state();
-      note(end_);
-      t_state_ = t;
+    bool read = false;
+    if (force) {  // once per run: read the counter and the clocks now
+      std::lock_guard<std::mutex> src_lock(src_mu_);
+      read = counter_ && src_->read_counter(e);
+      s = src_->state();
     }
-    sampled_j_end_ = sampled_j_ + last_w_ * (t - last_t_);
+    std::lock_guard<std::mutex> lock(mu_);
+    t_end_ = now_s();
+    pending_ = counter_ && !read;
+    if (read) {
+      before_ = last_counter_ = {t_end_, e};
+      e_end_ = e;
+    } else if (pending_) {
+      // The reading at or before t_end_ is before_ (the sampler's latest); the sampler finishes
+      // the interpolation with its next reading.
+      before_ = last_counter_.t > 0 ? last_counter_ : Reading{t0_, e0_};
+      e_end_ = before_.e;
+    }
+    if (force) {
+      end_ = s;
+      note(s);
+    } else {
+      end_ = latest_;
+    }
+    sampled_j_end_ = sampled_j_ + last_w_ * (t_end_ - last_t_);
     samples_end_ = samples_;
     sum_w_end_ = sum_w_;
   }
@@ -289,7 +349,15 @@ class Meter {
       m.clocks_reason = reason_;
       return m;
     }
+    double e_now = 0;
+    bool read_now = false;
+    if (counter_) {
+      std::lock_guard<std::mutex> src_lock(src_mu_);
+      read_now = src_->read_counter(e_now);
+    }
+    const double t_now = now_s();
     std::lock_guard<std::mutex> lock(mu_);
+    if (pending_ && read_now) finish_end({t_now, e_now});
     m.seconds = t_end_ - t0_;
     if (!(m.seconds > 0)) {
       m.reason = m.clocks_reason = "no timed region finished";
@@ -297,11 +365,12 @@ class Meter {
     }
     m.devices = src_->devices;
     m.power_samples = samples_end_;
+    if (samples_end_) m.power_kind = src_->power_kind();
     m.sampled_power_w = samples_end_ ? sum_w_end_ / samples_end_ : 0;
     if (counter_) {
       m.source = src_->name() + " energy counter";
       m.joules = e_end_ - e0_;
-    } else if (sampler_.joinable()) {
+    } else if (power_) {
       m.source = src_->name() + " power samples";
       m.joules = sampled_j_end_;
     } else {
@@ -316,40 +385,69 @@ class Meter {
   }
 
  private:
+  struct Reading {
+    double t = 0, e = 0;
+  };
   void note(const std::optional<DeviceState>& s) {
     if (s && s->reasons) {
       reasons_ |= *s->reasons;
       any_reasons_ = true;
     }
   }
-  // Power every 20 ms, trapezoidal rule; the throttle reasons of long runs every second.
+  // Linear in time between the reading before the last mark and the first one after it.
+  void finish_end(const Reading& after) {
+    const double span = after.t - before_.t;
+    e_end_ = span > 0 ? before_.e + (after.e - before_.e) * (t_end_ - before_.t) / span : after.e;
+    pending_ = false;
+  }
+  // Every 20 ms the counter and the power (trapezoidal rule), every 0.1 s the clocks and throttle
+  // reasons.
   void sample() {
     double last_state = now_s();
     while (!stop_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      double w = 0;
-      if (!src_->read_power(w)) continue;
-      const double t = now_s();
+      double e = 0, w = 0;
+      std::optional<DeviceState> s;
+      double t = 0;
+      bool have_e = false, have_w = false;
+      {
+        std::lock_guard<std::mutex> src_lock(src_mu_);
+        have_e = counter_ && src_->read_counter(e);
+        have_w = power_ && src_->read_power(w);
+        t = now_s();
+        if (t - last_state > 0.1) {
+          s = src_->state();
+          last_state = t;
+        }
+      }
       std::lock_guard<std::mutex> lock(mu_);
-      sampled_j_ += 0.5 * (w + last_w_) * (t - last_t_);
-      last_w_ = w;
-      last_t_ = t;
-      sum_w_ += w;
-      ++samples_;
-      if (t - last_state > 1.0) {
-        note(src_->state());
-        last_state = t;
+      if (have_e) {
+        if (pending_ && t > t_end_) finish_end({t, e});
+        last_counter_ = {t, e};
+      }
+      if (have_w) {
+        sampled_j_ += 0.5 * (w + last_w_) * (t - last_t_);
+        last_w_ = w;
+        last_t_ = t;
+        sum_w_ += w;
+        ++samples_;
+      }
+      if (s) {
+        latest_ = s;
+        note(s);
       }
     }
   }
   std::unique_ptr<Source> src_;
   std::string reason_;
-  bool counter_ = false;
-  double t0_ = 0, t_end_ = 0, t_state_ = 0, e0_ = 0, e_end_ = 0;
-  std::optional<DeviceState> start_, end_;
+  bool counter_ = false, power_ = false, pending_ = false;
+  double t0_ = 0, t_end_ = 0, e0_ = 0, e_end_ = 0;
+  Reading before_, last_counter_;
+  std::optional<DeviceState> start_, end_, latest_;
   std::uint64_t reasons_ = 0;
   bool any_reasons_ = false;
-  std::mutex mu_;
+  std::mutex mu_;      // the readings and marks
+  std::mutex src_mu_;  // the source's library calls (RAPL's wrap tracking is state)
   std::thread sampler_;
   std::atomic<bool> stop_{false};
   double last_w_ = 0, last_t_ = 0, sampled_j_ = 0, sum_w_ = 0, sampled_j_end_ = 0, sum_w_end_ = 0;
@@ -486,6 +584,7 @@ nlohmann::json energy_json(const Measurement& m) {
                       {"interval", "first timed region to the last"},
                       {"power_samples", m.power_samples},
                       {"sampled_power_w", m.power_samples ? nlohmann::json(m.sampled_power_w) : nlohmann::json(nullptr)},
+                      {"power_sample", m.power_kind.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.power_kind)},
                       {"kernel_joules", "mean power of the interval x the row's median time per call"}};
   return j;
 }

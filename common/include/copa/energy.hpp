@@ -39,6 +39,7 @@ struct Measurement {
   int devices = 0;  // GPUs or CPU packages summed
   int power_samples = 0;
   double sampled_power_w = 0;  // mean of the power samples (0 without samples)
+  std::string power_kind;      // what one sample is (empty without samples)
   std::string clocks_reason;   // why there are no clocks (empty when start/end were read)
   std::optional<DeviceState> start, end;
   std::uint64_t reasons_seen = 0;  // OR of the reasons read at start, at every mark and at the end
