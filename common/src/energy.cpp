@@ -287,7 +287,7 @@ class RaplSource final : public Source {
 // since one NVML query costs about a millisecond and, made at the end of every timed region, it
 // stretched an AMR run of 1 s to 13 s and shortened its host-timed regions (the device caught up
 // inside the meter's time). The energy at the last mark is interpolated between the counter
-// readings on either side of it (20 ms apart).
+// readings on either side of it (0.1 s apart).
 class Meter {
  public:
   Meter(std::unique_ptr<Source> src, std::string reason) : src_(std::move(src)), reason_(std::move(reason)) {
@@ -400,12 +400,12 @@ class Meter {
     e_end_ = span > 0 ? before_.e + (after.e - before_.e) * (t_end_ - before_.t) / span : after.e;
     pending_ = false;
   }
-  // Every 20 ms the counter and the power (trapezoidal rule), every 0.1 s the clocks and throttle
-  // reasons.
+  // Every 0.1 s the counter and the power (trapezoidal rule), every second the clocks and throttle
+  // reasons: a few library calls a second, so that the sampler does not slow the run it meters.
   void sample() {
     double last_state = now_s();
     while (!stop_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
       double e = 0, w = 0;
       std::optional<DeviceState> s;
       double t = 0;
@@ -415,7 +415,7 @@ class Meter {
         have_e = counter_ && src_->read_counter(e);
         have_w = power_ && src_->read_power(w);
         t = now_s();
-        if (t - last_state > 0.1) {
+        if (t - last_state > 1.0) {
           s = src_->state();
           last_state = t;
         }
@@ -497,6 +497,15 @@ void begin() {
   Global& g = global();
   std::lock_guard<std::mutex> lock(g.mu);
   if (g.host) return;
+  // COPA_ENERGY=off: no meter and no sampler thread (to measure what the meter costs a run).
+  if (const char* env = std::getenv("COPA_ENERGY"); env && std::string(env) == "off") {
+    const std::string off = "the meter is off (COPA_ENERGY=off)";
+    g.host = std::make_unique<Meter>(nullptr, off);
+#if COPA_GPU
+    g.gpu = std::make_unique<Meter>(nullptr, off);
+#endif
+    return;
+  }
   std::string reason;
   auto rapl = std::make_unique<RaplSource>(reason);
   g.host = std::make_unique<Meter>(std::move(rapl), reason);

@@ -93,9 +93,9 @@ TEST(Energy, ReportGivesFomPerJouleAndJoulesPerCall) {
   timer.begin("k");
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   write(fake.root / "intel-rapl:0" / "energy_uj", 950000);  // 0.05 J
-  // The sampler (every 20 ms) reads the counter before the region ends: the energy at the end is
+  // The sampler (every 0.1 s) reads the counter before the region ends: the energy at the end is
   // that reading, not an interpolation towards the report's.
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
   timer.end();
   copa::Report report("test", "1");
   report.set_backend(copa::Backend::serial);
@@ -129,4 +129,15 @@ TEST(Energy, ThrottleReasonsAndUnits) {
   EXPECT_EQ(copa::energy::clocks_json(m)["throttled"], true);
   EXPECT_EQ(copa::energy::per_joule_unit("megadofs x time steps / second"), "megadofs x time steps / joule");
   EXPECT_EQ(copa::energy::per_joule_unit("Gpairs/s"), "Gpairs/J");
+}
+
+TEST(Energy, OffByEnvironmentIsNullWithTheReason) {
+  FakePowercap fake;  // a readable counter that the meter must not read
+  setenv("COPA_ENERGY", "off", 1);
+  copa::energy::begin();
+  copa::energy::end();
+  const copa::energy::Measurement m = copa::energy::measurement(false);
+  unsetenv("COPA_ENERGY");
+  EXPECT_FALSE(m.available());
+  EXPECT_EQ(m.reason, "the meter is off (COPA_ENERGY=off)");
 }
