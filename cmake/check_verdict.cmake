@@ -1,11 +1,15 @@
 # Runs an app (the command after "--") and reads its verdict lines (cmake/verdict.cmake):
 #   cmake -DVERDICT_LINES=n [-DPASSED_LINES=p] [-DPASSED=metric-regex] [-DNOT_VERIFIED=reason-regex]
-#         [-DONE_RANK=1] [-DALLOW_FALLBACK=regex] [-DRANKS=r -DEMPTY_RANKS=e -DJSON_GLOB=pattern [-DJSON_DIR=dir]]
+#         [-DONE_RANK=1] [-DALLOW_FALLBACK=regex] [-DEXPECT_FALLBACK=regex] [-DRUNS_LINE=1] [-DRUNS=n]
+#         [-DRANKS=r -DEMPTY_RANKS=e] [-DJSON_GLOB=pattern [-DJSON_DIR=dir]]
 #         -P check_verdict.cmake -- COMMAND ARGS...
 # Fails unless the exit code is 0, nothing says FAILED, there are n verdict lines, each
 # "VERIFICATION PASSED: <PASSED>" (with ONE_RANK carrying "one_rank_check: ") or, where NOT_VERIFIED
 # is given, "NOT VERIFIED: <NOT_VERIFIED>", and p of them PASSED (default: n, or 0 with NOT_VERIFIED);
-# no "fallback: " line but those matching ALLOW_FALLBACK; with RANKS, every JSON document of JSON_GLOB says r ranks, each with local_work > 0 but e of them.
+# no "fallback: " line but those matching ALLOW_FALLBACK or EXPECT_FALLBACK, at least one matching
+# EXPECT_FALLBACK and as many run.fallbacks entries of the JSON documents of JSON_GLOB matching it;
+# with RUNS_LINE a "runs: N ran" line; a runs line's N = RUNS where given; with RANKS, every JSON document of
+# JSON_GLOB says r ranks, each with local_work > 0 but e of them.
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 if(JSON_DIR)
   file(REMOVE_RECURSE ${JSON_DIR})
@@ -41,7 +45,46 @@ set(allowed 0)
 if(DEFINED ALLOW_FALLBACK)
   count(allowed "(^|\n)fallback: [^\n]*${ALLOW_FALLBACK}")
 endif()
-math(EXPR fallbacks "${fallbacks} - ${other_backends} - ${allowed}")
+set(expected_fallbacks 0)
+if(DEFINED EXPECT_FALLBACK)
+  count(expected_fallbacks "(^|\n)fallback: [^\n]*${EXPECT_FALLBACK}")
+  if(expected_fallbacks EQUAL 0)
+    fail("no 'fallback: ' line matches '${EXPECT_FALLBACK}', the fallback the test forces")
+  endif()
+  # The same fallback in run.fallbacks of the JSON documents, read back as its line.
+  file(GLOB docs "${JSON_GLOB}")
+  set(entries 0)
+  foreach(doc IN LISTS docs)
+    file(READ ${doc} text)
+    string(JSON n ERROR_VARIABLE e LENGTH "${text}" run fallbacks)
+    if(e OR n EQUAL 0)
+      continue()
+    endif()
+    math(EXPR last "${n} - 1")
+    foreach(i RANGE ${last})
+      set(line "fallback:")
+      foreach(key kind from to)
+        string(JSON v GET "${text}" run fallbacks ${i} ${key})
+        string(APPEND line " ${v}")
+        if(key STREQUAL "kind")
+          string(APPEND line ":")
+        elseif(key STREQUAL "from")
+          string(APPEND line " ran as")
+        endif()
+      endforeach()
+      string(JSON v GET "${text}" run fallbacks ${i} reason)
+      string(APPEND line " (${v})")
+      string(REPLACE ";" "," line "${line}")
+      if(line MATCHES "${EXPECT_FALLBACK}")
+        math(EXPR entries "${entries} + 1")
+      endif()
+    endforeach()
+  endforeach()
+  if(NOT entries EQUAL expected_fallbacks)
+    fail("${expected_fallbacks} 'fallback: ' line(s) match '${EXPECT_FALLBACK}', ${entries} run.fallbacks entries of ${JSON_GLOB}")
+  endif()
+endif()
+math(EXPR fallbacks "${fallbacks} - ${other_backends} - ${allowed} - ${expected_fallbacks}")
 if(fallbacks GREATER 0)
   fail("${fallbacks} fallback(s) ran that the test does not name (ALLOW_FALLBACK)")
 endif()
@@ -73,6 +116,11 @@ if(all MATCHES "(^|\n)runs: ([0-9]+) ran")
   if(NOT DEFINED NOT_VERIFIED)
     set(PASSED_LINES ${VERDICT_LINES})
   endif()
+  if(DEFINED RUNS AND NOT VERDICT_LINES EQUAL RUNS)
+    fail("the runs line counts ${VERDICT_LINES} run(s), expected ${RUNS}")
+  endif()
+elseif(RUNS_LINE)
+  fail("no 'runs: N ran' line (--backend all says how many runs it made)")
 endif()
 math(EXPR lines "${passed} + ${not_verified}")
 if(NOT lines EQUAL VERDICT_LINES OR NOT passed EQUAL PASSED_LINES)

@@ -29,13 +29,14 @@ endfunction()
 
 # copa_add_test(NAME name COMMAND cmd... LABELS l... [MPI_RANKS n] [TIMEOUT s] [WILL_FAIL] [PASS_EXIT_CODE c]
 #               [PASSED metric-regex] [NOT_VERIFIED reason-regex] [SERIAL_NOT_VERIFIED reason-regex]
-#               [PASSED_LINES n] [EMPTY_RANKS m] [ALLOW_FALLBACK regex] [JUDGED_BY_REGEX])
+#               [PASSED_LINES n] [EMPTY_RANKS m] [ALLOW_FALLBACK regex] [EXPECT_FALLBACK regex] [RUNS n]
+#               [JUDGED_BY_REGEX])
 # A test labelled "gpu" or "mpi" also gets the build-type label of the backend it needs.
 # A run of an app that expects success is judged by its verdict (cmake/verdict.cmake), unless
 # JUDGED_BY_REGEX: the caller sets PASS_ and FAIL_REGULAR_EXPRESSION (scripts/tests/check_verdict_coverage.py
 # checks that it did).
 function(copa_add_test)
-  cmake_parse_arguments(T "WILL_FAIL;JUDGED_BY_REGEX" "NAME;MPI_RANKS;TIMEOUT;PASSED;NOT_VERIFIED;SERIAL_NOT_VERIFIED;PASSED_LINES;EMPTY_RANKS;ALLOW_FALLBACK"
+  cmake_parse_arguments(T "WILL_FAIL;JUDGED_BY_REGEX" "NAME;MPI_RANKS;TIMEOUT;PASSED;NOT_VERIFIED;SERIAL_NOT_VERIFIED;PASSED_LINES;EMPTY_RANKS;ALLOW_FALLBACK;EXPECT_FALLBACK;RUNS"
                         "COMMAND;LABELS" ${ARGN})
   set(launch)
   if(T_MPI_RANKS)
@@ -45,7 +46,7 @@ function(copa_add_test)
   copa_is_app_run(run "${T_COMMAND}")
   if(run AND NOT T_WILL_FAIL AND NOT T_JUDGED_BY_REGEX)
     set(verdict)
-    foreach(key PASSED NOT_VERIFIED SERIAL_NOT_VERIFIED PASSED_LINES EMPTY_RANKS ALLOW_FALLBACK)
+    foreach(key PASSED NOT_VERIFIED SERIAL_NOT_VERIFIED PASSED_LINES EMPTY_RANKS ALLOW_FALLBACK EXPECT_FALLBACK RUNS)
       if(DEFINED T_${key})
         list(APPEND verdict ${key} "${T_${key}}")
       endif()

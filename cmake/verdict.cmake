@@ -5,6 +5,11 @@
 # skipped.
 
 set(COPA_VERDICT_APPS laghos-like ramses-oct mom-efie mps-density)
+# Apps whose `--backend all` runs every built backend once per variant (nothing skipped): their
+# `runs:` line must count exactly that. ramses-oct's GPU backends run every uniform variant that
+# fits the mesh, so there the count is the test's RUNS where given; its host backends (one
+# variant each, on every mesh) and its AMR runs (one variant per backend) run each backend once.
+set(COPA_RUNS_EVERY_BACKEND_APPS laghos-like mom-efie mps-density)
 
 # Backends a `--backend all` run goes through: serial, then every other one built.
 set(COPA_BUILT_BACKEND_COUNT 1)
@@ -41,7 +46,8 @@ endfunction()
 
 # copa_verdict_command(OUT var COMMAND app args... [PASSED metric-regex] [NOT_VERIFIED reason-regex]
 #                      [SERIAL_NOT_VERIFIED reason-regex] [PASSED_LINES n] [LAUNCH mpiexec...]
-#                      [NAME test RANKS n [EMPTY_RANKS m]] [ALLOW_FALLBACK regex])
+#                      [NAME test RANKS n [EMPTY_RANKS m]] [ALLOW_FALLBACK regex] [EXPECT_FALLBACK regex]
+#                      [RUNS n])
 # Sets var to the command that runs `LAUNCH app args` under check_verdict.cmake:
 # - PASSED: each PASSED line must read "VERIFICATION PASSED: <metric-regex>" (default: any metric);
 # - one verdict line per backend run (`--backend all` runs every one built), times one per variant
@@ -55,10 +61,15 @@ endfunction()
 # - with --compare-one-rank, a PASSED line must carry the one-rank result ("one_rank_check: ");
 # - no "fallback: " line (run.fallbacks) but those matching the ALLOW_FALLBACK regex (a fallback
 #   by design, named): a test of a path asserts that it ran;
+# - EXPECT_FALLBACK: the fallback the test forces, at least one "fallback: " line matching the
+#   regex and as many run.fallbacks entries matching it in the run's JSON documents;
+# - `--backend all` or RUNS: the `runs: N ran; skipped ...` line (copa::runs_line) is required;
+#   N = RUNS where given, else for COPA_RUNS_EVERY_BACKEND_APPS (also where such a line comes
+#   without --backend all, e.g. --variants) the backends the run names times its variants;
 # - RANKS n (MPI runs): each JSON document says n ranks and n local_work entries, all above zero
 #   but EMPTY_RANKS of them (a split that leaves ranks idle by design).
 function(copa_verdict_command)
-  cmake_parse_arguments(V "" "OUT;NAME;RANKS;EMPTY_RANKS;PASSED;NOT_VERIFIED;SERIAL_NOT_VERIFIED;PASSED_LINES;ALLOW_FALLBACK"
+  cmake_parse_arguments(V "" "OUT;NAME;RANKS;EMPTY_RANKS;PASSED;NOT_VERIFIED;SERIAL_NOT_VERIFIED;PASSED_LINES;ALLOW_FALLBACK;EXPECT_FALLBACK;RUNS"
                         "COMMAND;LAUNCH" ${ARGN})
   list(POP_FRONT V_COMMAND exe)
   copa_app_of(app "${exe}")
@@ -95,9 +106,27 @@ function(copa_verdict_command)
   if(DEFINED V_ALLOW_FALLBACK)
     list(APPEND defs "-DALLOW_FALLBACK=${V_ALLOW_FALLBACK}")
   endif()
-  if(V_RANKS)
-    # The split, from the JSON (run.mpi_ranks, run.decomposition.local_work): the run's own --json,
-    # or one written for the check.
+  if(DEFINED V_EXPECT_FALLBACK)
+    list(APPEND defs "-DEXPECT_FALLBACK=${V_EXPECT_FALLBACK}")
+  endif()
+  if(";${V_COMMAND};" MATCHES ";--backend;all;" OR DEFINED V_RUNS)
+    list(APPEND defs -DRUNS_LINE=1)
+  endif()
+  set(every_backend_once FALSE)
+  if(app IN_LIST COPA_RUNS_EVERY_BACKEND_APPS)
+    set(every_backend_once TRUE)
+  elseif(app STREQUAL "ramses-oct" AND (NOT (COPA_ENABLE_CUDA OR COPA_ENABLE_HIP) OR ";${V_COMMAND};" MATCHES ";--levels;[1-9]"))
+    set(every_backend_once TRUE)
+  endif()
+  if(NOT DEFINED V_RUNS AND every_backend_once)
+    set(V_RUNS ${lines})
+  endif()
+  if(DEFINED V_RUNS)
+    list(APPEND defs -DRUNS=${V_RUNS})
+  endif()
+  if(V_RANKS OR DEFINED V_EXPECT_FALLBACK)
+    # The split (run.mpi_ranks, run.decomposition.local_work) and the fallbacks from the JSON: the
+    # run's own --json, or one written for the check.
     if(";${V_COMMAND};" MATCHES ";--json;([^;]+);")
       string(REGEX REPLACE "\\.json$" "" stem "${CMAKE_MATCH_1}")
       list(APPEND defs "-DJSON_GLOB=${stem}*.json")
@@ -106,6 +135,8 @@ function(copa_verdict_command)
       list(APPEND V_COMMAND --json ${dir}/result.json)
       list(APPEND defs -DJSON_DIR=${dir} "-DJSON_GLOB=${dir}/result*.json")
     endif()
+  endif()
+  if(V_RANKS)
     if(NOT DEFINED V_EMPTY_RANKS)
       set(V_EMPTY_RANKS 0)
     endif()
@@ -148,4 +179,32 @@ function(copa_verdict_mutation_checks)
     copa_mutation_check(MUTATION skip-one-rank LABELS mpi
       TESTS laghos-like.mpi.sedov2d-3ranks ramses-oct.mpi.sedov-24-3ranks)
   endif()
+  copa_verdict_checker_checks()
+endfunction()
+
+# The checker's own reading of the runs count and of a forced fallback, on a coarse mom-efie
+# sphere (a second each): a forced fallback (the force-fallback mutation) is read from the line
+# and the JSON entry; the same requirement fails a run without it, and a runs count that is not
+# the backends built fails the check.
+function(copa_verdict_checker_checks)
+  if(NOT TARGET mom-efie)
+    return()
+  endif()
+  set(run mom-efie --ka 1 --edge-length 0.25 --reps 1 --warmup 0 --quiet)
+  set(forced "precision: irs-fp32 \\(classical refinement\\) ran as FP64 LU")
+  copa_verdict_command(OUT cmd NAME verdict.expect-fallback-reads-json COMMAND ${run} --backend serial --solver irs-fp32
+                       EXPECT_FALLBACK "${forced}")
+  add_test(NAME verdict.expect-fallback-reads-json COMMAND ${cmd})
+  set_tests_properties(verdict.expect-fallback-reads-json PROPERTIES LABELS cpu ENVIRONMENT COPA_TEST_MUTATION=force-fallback
+                       FAIL_REGULAR_EXPRESSION "check_verdict: FAILED")
+  copa_verdict_command(OUT cmd NAME verdict.expect-fallback-bites COMMAND ${run} --backend serial --solver irs-fp32
+                       EXPECT_FALLBACK "${forced}")
+  add_test(NAME verdict.expect-fallback-bites COMMAND ${cmd})
+  set_tests_properties(verdict.expect-fallback-bites PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "check_verdict: FAILED: no 'fallback: ' line matches")
+  math(EXPR wrong "${COPA_BUILT_BACKEND_COUNT} + 1")
+  copa_verdict_command(OUT cmd NAME verdict.runs-count-bites COMMAND ${run} --backend all RUNS ${wrong})
+  add_test(NAME verdict.runs-count-bites COMMAND ${cmd})
+  set_tests_properties(verdict.runs-count-bites PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "check_verdict: FAILED: the runs line counts ${COPA_BUILT_BACKEND_COUNT} run\\(s\\), expected ${wrong}")
 endfunction()

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
     // cg_tol, so cg_tol bounds the change (measured 1e-3 cg_tol after 278 steps of 2D Sedov).
     const double energy_bound = o.energy_tolerance > 0 ? o.energy_tolerance
                                 : (setup.run.ode == 7 ? setup.run.cg_tol : -1.0);
-    int exit_code = 0;
+    int exit_code = 0, ran = 0;
     for (auto backend : backends) {
       const copa::Selection& sel = selections.at(backend);
       int device = -1;
@@ -285,7 +285,11 @@ int main(int argc, char** argv) {
       else report.print(std::cout);
       if (!common.json.empty() && copa::mpi::is_root()) report.write_json(copa::json_path_for(common.json, backend, several));
       if (v.verified && !v.passed) exit_code = copa::exit_verification_failed;
+      ++ran;
     }
+    // --backend all: every backend built runs (one without the variant asked for runs its default,
+    // a fallback line), none is skipped.
+    if (several) std::cout << copa::runs_line(ran, {}) << "\n";
     return static_cast<int>(copa::mpi::max_all(static_cast<double>(exit_code)));
   });
 }

@@ -296,19 +296,25 @@ int main(int argc, char** argv) {
       check_solver(o.solver, b);
       select_variant(o.common, b, copa::mpi::size());
     }
-    int rc = 0;
+    int rc = 0, ran = 0;
     if (copa::mpi::size() > 1) {
       const efie::dist::DistOptions d{o.common, o.problem, o.formulation, o.rcs_file, o.tolerance_db, o.fill_only,
                                       o.proc_grid, o.block_size, o.transport, o.compare_one_rank, o.dist_lu,
                                       o.lookahead == 1};
-      for (auto b : backends) rc = std::max(rc, efie::dist::run_distributed(d, b, backends.size() > 1, argc, argv));
-      return rc;
+      for (auto b : backends) {
+        rc = std::max(rc, efie::dist::run_distributed(d, b, backends.size() > 1, argc, argv));
+        ++ran;
+      }
+    } else {
+      for (auto b : backends) {
+        AppOptions ob = o;  // the first backend writes the ParaView output
+        if (b != backends.front()) ob.vtk = {};
+        rc = std::max(rc, run_backend(ob, b, backends.size() > 1, argc, argv));
+        ++ran;
+      }
     }
-    for (auto b : backends) {
-      AppOptions ob = o;  // the first backend writes the ParaView output
-      if (b != backends.front()) ob.vtk = {};
-      rc = std::max(rc, run_backend(ob, b, backends.size() > 1, argc, argv));
-    }
+    // --backend all: one run per backend built, none skipped (a refusal stops the run before any work).
+    if (backends.size() > 1 && copa::mpi::is_root()) std::cout << copa::runs_line(ran, {}) << "\n";
     return rc;
   });
 }

@@ -162,7 +162,7 @@ int run(int argc, char** argv) {
     slabs = mps::dist::cut_slabs(histogram, axis, ranks);
   }
   const bool root = copa::mpi::is_root();
-  int worst = 0;
+  int worst = 0, ran = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const auto& [b, selection] = runs[r];
     const std::string& variant = selection.name();
@@ -199,10 +199,14 @@ int run(int argc, char** argv) {
       rep.write_json(path);
     }
     worst = std::max(worst, rc);
+    ++ran;
 #if COPA_GPU
     if (copa::is_gpu(b)) copa::gpu::device_pool().trim();  // the next variant's estimate sees free memory
 #endif
   }
+  // --backend all or --variants: every backend and variant asked for ran (one that a backend does
+  // not offer is refused before any work), none is skipped.
+  if (runs.size() > 1 && root) std::cout << copa::runs_line(ran, {}) << "\n";
   // Rank 0 judged the gathered result; every rank returns its verdict.
   return static_cast<int>(copa::mpi::max_all(static_cast<double>(worst)));
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,13 @@
 #include "amr/amr_plan.hpp"
 #include "amr/amr_rebuild.hpp"
 #include "amr/amr_rebuild_body.hpp"
+#include "amr/amr_run.hpp"
+#include "copa/report.hpp"
 #include "copa/testing.hpp"
 #include "hydro/reference.hpp"
 #include "test_amr_emulated_step.hpp"
 #include "test_amr_flags_cases.hpp"
+#include "test_amr_forwarding_step.hpp"
 #include "test_amr_helpers.hpp"
 #include "test_amr_plan_cases.hpp"
 #include "test_amr_plan_compare.hpp"
@@ -228,6 +232,64 @@ TEST(Amr, amr_device_regrid_path_emulated_equals_serial) {
       EXPECT_GT(n.moves, 0);
     }
   }
+}
+
+namespace {
+
+// The emulated device step reporting every regrid that adopts a new tree as fallen back to the
+// exact rebuild (the GPU step's count, which the host cannot force).
+class FallingBackStep final : public ForwardingStep {
+ public:
+  using ForwardingStep::ForwardingStep;
+  void adopt() override {
+    ++adopts_;
+    inner().adopt();
+  }
+  long long regrid_fallbacks() const override { return adopts_; }
+
+ private:
+  long long adopts_ = 0;
+};
+
+// The run.fallbacks entries and "fallback: " lines of a report given an AMR run's regrid counts.
+std::pair<nlohmann::json, std::string> regrid_record(const amr::AmrResult& r) {
+  copa::Report rep("ramses-oct", "test");
+  amr::add_regrid_fallbacks(rep, r.regrid_fallbacks, r.regrids);
+  std::ostringstream os;
+  rep.print_verdict(os);
+  return {rep.to_json()["run"]["fallbacks"], os.str()};
+}
+
+}  // namespace
+
+TEST(Amr, amr_regrid_fallbacks_are_recorded_with_their_count) {
+  // The driver takes the device step's count into the result, and the report records it once,
+  // with the count, as run.fallbacks and a "fallback: regrid: " line; a run without any has none.
+  const PlanCase c{"sedov", {8, 8, 8}, Boundary::reflecting, 3, "gradient", 12};
+  const OctMesh base = case_mesh(c);
+  const RunConfig cfg = case_config(c);
+  amr::AmrConfig ac = case_amr(c, 1);
+  EmulatedCounts n;
+  ac.device = emulated_device(n);
+  const auto plain = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+  EXPECT_EQ(plain.regrid_fallbacks, 0);
+  const auto [none, none_lines] = regrid_record(plain);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none_lines.find("fallback: "), std::string::npos);
+
+  ac.device = [inner = emulated_device(n)](const HydroParams& hp, bool reflux) {
+    return std::unique_ptr<amr::DeviceStep>(new FallingBackStep(inner(hp, reflux)));
+  };
+  const auto fell = amr::run_amr(copa::Backend::serial, base, cfg, ac);
+  ASSERT_GT(fell.regrid_fallbacks, 0);
+  EXPECT_LE(fell.regrid_fallbacks, fell.regrids);
+  const auto [entries, lines] = regrid_record(fell);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["kind"], "regrid");
+  const std::string count = std::to_string(fell.regrid_fallbacks) + " of " + std::to_string(fell.regrids) + " regrids";
+  EXPECT_NE(entries[0]["reason"].get<std::string>().find(count), std::string::npos) << entries.dump();
+  EXPECT_EQ(lines, copa::fallback_line(entries[0]) + "\n");
+  EXPECT_EQ(lines.rfind("fallback: regrid: ", 0), 0u) << lines;
 }
 
 // The regrid kernels' finer decompositions: the device runs the

@@ -4,7 +4,7 @@
 // half the last counts, so that regrids overflow them and the unit kernels' warps stride over
 // several units each), global dt and --subcycle: after every upload and regrid the device lists,
 // plan, counts and per-level ranges equal the host's; the starved run takes the fallback and ends
-// with the optimistic run's tree, steps, time and state bit for bit. gpu label: CUDA or HIP builds.
+// with the optimistic run's tree, steps, time and state bit for bit, and its report records the count. gpu label: CUDA or HIP builds.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +13,8 @@
 #include "amr/amr_driver.hpp"
 #include "amr/amr_gpu.hpp"
 #include "amr/amr_plan.hpp"
+#include "amr/amr_run.hpp"
+#include "copa/report.hpp"
 #include "copa/testing.hpp"
 #include "hydro/reference.hpp"
 #include "test_amr_helpers.hpp"
@@ -60,6 +62,14 @@ TEST(Amr, amr_gpu_regrid_fallback_equals_queued_build) {
       // The JSON's run.problem.amr.regrid_fallbacks is the run's count.
       EXPECT_EQ(b.regrid_fallbacks, starved.fallbacks);
       EXPECT_EQ(a.regrid_fallbacks, queued.fallbacks);
+      // The run's report records the starved run's count as one run.fallbacks entry of kind regrid.
+      copa::Report rep("ramses-oct", "test");
+      amr::add_regrid_fallbacks(rep, b.regrid_fallbacks, b.regrids);
+      ASSERT_EQ(rep.fallbacks().size(), 1u);
+      EXPECT_EQ(rep.fallbacks()[0]["kind"], "regrid");
+      EXPECT_NE(copa::fallback_line(rep.fallbacks()[0]).find(std::to_string(b.regrid_fallbacks) + " of " +
+                                                             std::to_string(b.regrids) + " regrids"),
+                std::string::npos);
       EXPECT_EQ(b.regrids, a.regrids);
       ASSERT_EQ(b.tree.key, a.tree.key);
       EXPECT_EQ(b.steps, a.steps);

@@ -1,5 +1,6 @@
 // The variant tables (variants.hpp): one default per offered backend and rank class, the defaults
-// of each backend, the fallback rule on meshes the default cannot run on, --variant and --tuning
+// of each backend, the fallback rule on meshes the default cannot run on, zmarch-col's register
+// caps by block size (the kernel fallback the run reports), --variant and --tuning
 // refused with the valid values, and --list printing every row.
 #include <gtest/gtest.h>
 
@@ -77,6 +78,29 @@ TEST(Variants, fallback_rule_on_meshes_the_default_cannot_run_on) {
     EXPECT_EQ(default_selection(registry(), Backend::cuda, 2, d.mesh).name(), "balanced");
     EXPECT_EQ(default_selection(registry(), Backend::hip, 2, d.mesh).name(), "balanced");
   }
+}
+
+TEST(Variants, zmarch_col_register_cap_by_block_size) {
+  // reg-cap=80 holds up to 96 threads, reg-cap=96 up to 128; larger blocks run the next cap.
+  EXPECT_EQ(zmarch_col_cap_run(80, 64), 80);
+  EXPECT_EQ(zmarch_col_cap_run(80, 96), 80);
+  EXPECT_EQ(zmarch_col_cap_run(80, 128), 96);
+  EXPECT_EQ(zmarch_col_cap_run(80, 160), 0);
+  EXPECT_EQ(zmarch_col_cap_run(96, 96), 96);
+  EXPECT_EQ(zmarch_col_cap_run(96, 128), 96);
+  EXPECT_EQ(zmarch_col_cap_run(96, 160), 0);
+  // Where the tuning's kernel runs, no fallback; else one naming the kernel that ran and why.
+  EXPECT_FALSE(zmarch_col_fallback("zmarch-col[reg-cap=80]", 80, 96));
+  EXPECT_FALSE(zmarch_col_fallback("zmarch-col", 96, 128));
+  const auto f = zmarch_col_fallback("zmarch-col[reg-cap=80]", 80, 128);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->from, "zmarch-col[reg-cap=80]");
+  EXPECT_EQ(f->to, "the reg-cap=96 kernel (__launch_bounds__(128, 5))");
+  EXPECT_EQ(f->reason, "128 threads per block: reg-cap=80's kernel holds at most 96");
+  const auto g = zmarch_col_fallback("zmarch-col", 96, 160);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->to, "the uncapped kernel (no __launch_bounds__)");
+  EXPECT_EQ(g->reason, "160 threads per block: reg-cap=96's kernel holds at most 128");
 }
 
 TEST(Variants, bad_names_and_tunings_exit_2_naming_the_valid_values) {

@@ -24,6 +24,14 @@
 
 namespace ro::amr {
 
+void add_regrid_fallbacks(copa::Report& rep, long long fallbacks, long regrids) {
+  if (fallbacks <= 0) return;
+  rep.add_fallback("regrid", "the queued step lists and plan (guessed capacities)",
+                   "the lists and plan built again with exact sizes",
+                   std::to_string(fallbacks) + " of " + std::to_string(regrids) +
+                       " regrids: a face or ghost count passed its guessed capacity");
+}
+
 // --levels > 0: the AMR run on the serial and OpenMP backends. The verdict, the
 // profile and the cross-backend check use the leaf state sampled on the finest level's uniform mesh.
 int run_amr_problem(const Options& o, const OctMesh& base,
@@ -73,7 +81,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
   pp.gamma = o.gamma;
   pp.energy = o.energy;
   RunConfig cfg = make_config(o, base, pp);
-  int rc = copa::exit_ok;
+  int rc = copa::exit_ok, ran = 0;
   std::vector<double> oracle;
   const int threads = copa::apply_threads(o.common.threads);
   for (copa::Backend b : run_backends) {
@@ -91,6 +99,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     copa::Report rep(app_name, app_version);
     rep.set_backend(b);
     rep.set_selection(sel);
+    add_regrid_fallbacks(rep, r.regrid_fallbacks, r.regrids);
     if (copa::is_gpu(b)) rep.set_device(copa::select_device(o.common.device));
     rep.set_threads(threads);
     rep.set_command_line(copa::command_line(argc, argv));
@@ -172,7 +181,10 @@ int run_amr_problem(const Options& o, const OctMesh& base,
       write_leaf_cells_vtk(path, amr::leaf_cells(r.tree, r.u, o.gamma), vtk.encoding());
     });
     if (v.verified && !v.passed) rc = copa::exit_verification_failed;
+    ++ran;
   }
+  // --backend all: one run per backend (the AMR table has one variant per backend), none skipped.
+  if (run_backends.size() > 1) std::cout << copa::runs_line(ran, {}) << "\n";
   return rc;
 }
 

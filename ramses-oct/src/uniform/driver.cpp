@@ -99,6 +99,7 @@ RunResult run_backend(copa::Backend backend, const copa::Selection& variant, con
   res.t = t;
   res.steps = step;
   res.costs = kernels->kernel_costs();
+  res.fallbacks = kernels->fallbacks();
   if (cfg.comm) res.costs.push_back({"halo_exchange", cfg.comm->halo_cost()});
   return res;
 }

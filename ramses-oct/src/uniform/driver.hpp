@@ -40,6 +40,7 @@ struct RunResult {
   long timed_steps = 0;        // steps of all repetitions (samples of the "step" row)
   copa::Profile profile;
   std::vector<std::pair<std::string, copa::KernelCost>> costs;
+  std::vector<KernelFallback> fallbacks;  // kernels that ran in place of the selection's
 };
 
 RunResult run_backend(copa::Backend backend, const copa::Selection& variant, const OctMesh& mesh,

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct SolverSetup {
   copa::RegionTimer* timer = nullptr;
 };
 
+// A kernel that ran in place of the one the selection names (run.fallbacks, kind "kernel").
+struct KernelFallback {
+  std::string from, to, reason;
+};
+
 class HydroKernels {
  public:
   virtual ~HydroKernels() = default;
@@ -51,7 +57,20 @@ class HydroKernels {
   virtual ScanResult advance(double dt) = 0;
   // Names of the timed regions of one step with their analytic cost per call.
   virtual std::vector<std::pair<std::string, copa::KernelCost>> kernel_costs() const = 0;
+  // The kernels that ran in place of the selection's (none on the host backends).
+  virtual std::vector<KernelFallback> fallbacks() const { return {}; }
 };
+
+// zmarch-col's register caps (kernels_gpu.cu): tuning reg-cap=80 is __launch_bounds__(96, 7),
+// reg-cap=96 __launch_bounds__(128, 5). A block larger than its cap's bound runs the next cap that
+// holds it, above 128 threads the uncapped kernel.
+inline constexpr int zmarch_col7_threads = 96;
+inline constexpr int zmarch_col_capped_threads = 128;
+// The cap (80, 96, or 0 for the uncapped kernel) that a launch of `threads` per block runs under
+// tuning reg-cap `reg_cap`.
+int zmarch_col_cap_run(int reg_cap, int threads);
+// The fallback such a launch makes (selection label `from`), none where the tuning's kernel runs.
+std::optional<KernelFallback> zmarch_col_fallback(const std::string& from, int reg_cap, int threads);
 
 // What a uniform GPU variant needs of the mesh, empty when it runs there. The tiles of 2x2x2 octs
 // need whole aligned groups in the owned range; the z-march variants a power-of-two brick on one

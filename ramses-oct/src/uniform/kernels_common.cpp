@@ -67,6 +67,22 @@ copa::Selection default_selection(const copa::VariantRegistry& table, copa::Back
   return table.select(b, nranks, name, tunings);
 }
 
+int zmarch_col_cap_run(int reg_cap, int threads) {
+  if (reg_cap == 80 && threads <= zmarch_col7_threads) return 80;
+  return threads <= zmarch_col_capped_threads ? 96 : 0;
+}
+
+std::optional<KernelFallback> zmarch_col_fallback(const std::string& from, int reg_cap, int threads) {
+  const int cap = zmarch_col_cap_run(reg_cap, threads);
+  if (cap == reg_cap) return std::nullopt;
+  const int bound = reg_cap == 80 ? zmarch_col7_threads : zmarch_col_capped_threads;
+  return KernelFallback{from,
+                        cap == 96 ? "the reg-cap=96 kernel (__launch_bounds__(128, 5))"
+                                  : "the uncapped kernel (no __launch_bounds__)",
+                        std::to_string(threads) + " threads per block: reg-cap=" + std::to_string(reg_cap) +
+                            "'s kernel holds at most " + std::to_string(bound)};
+}
+
 std::unique_ptr<HydroKernels> make_kernels(copa::Backend b, const SolverSetup& setup) {
   switch (b) {
     case copa::Backend::serial: return make_serial_kernels(setup);

@@ -84,7 +84,6 @@ __device__ inline void zmarch_col_device(const MeshView& m, const HydroParams& h
 // the H200 that is 6 blocks of the default 96 threads per SM, not 7: the 64K
 // registers are four sub-partitions of 16K, 96 x 32 = 3072 per warp fit 5 warps in each, 20 per
 // SM, six 3-warp blocks (shared memory would allow 7). Larger blocks run the uncapped copy.
-constexpr int zmarch_col_capped_threads = 128;
 constexpr int zmarch_col_default_threads = 96;
 template <bool Fixed42>
 __global__ void __launch_bounds__(zmarch_col_capped_threads, 5)
@@ -103,8 +102,7 @@ __global__ void zmarch_col_kernel(MeshView m, HydroParams hp, ZPatch z, const st
 // 6 warps per sub-partition need <= 16384 / (6 x 32) = 85, i.e. 80 registers (ptxas, sm_90:
 // 80, with 72 B of spill stores and 92 B of loads for the 4x2 patch, against 16 and 24 at 96).
 // 21 resident warps instead of 18 (+17%) against more local-memory traffic (the spills). Blocks
-// above 96 threads run the reg-cap=96 kernels.
-constexpr int zmarch_col7_threads = 96;
+// above 96 threads run the reg-cap=96 kernels (zmarch_col_cap_run, kernels.hpp).
 template <bool Fixed42>
 __global__ void __launch_bounds__(zmarch_col7_threads, 7)
     zmarch_col7_kernel(MeshView m, HydroParams hp, ZPatch z, const std::int32_t* __restrict__ bases,
@@ -252,6 +250,12 @@ class GpuKernels final : public HydroKernels {
     return c;
   }
 
+  std::vector<KernelFallback> fallbacks() const override {
+    if (!is_zmarch_col()) return {};
+    const auto f = zmarch_col_fallback(setup_.variant.label(), reg_cap(), block_);
+    return f ? std::vector<KernelFallback>{*f} : std::vector<KernelFallback>{};
+  }
+
  private:
   template <int B, bool FUSED>
   void launch_update(double dtdx) {
@@ -280,6 +284,7 @@ class GpuKernels final : public HydroKernels {
     return variant_ == Variant::zmarch || is_zmarch_col();
   }
   bool is_zmarch_col() const { return variant_ == Variant::zmarch_col || variant_ == Variant::zmarch_col7; }
+  int reg_cap() const { return variant_ == Variant::zmarch_col7 ? 80 : 96; }
 
   void launch_zmarch(double dtdx) {
     const unsigned blocks = static_cast<unsigned>(zbases_.size());
@@ -304,11 +309,12 @@ class GpuKernels final : public HydroKernels {
   template <bool Fixed42>
   void launch_zmarch_col(unsigned blocks, double dtdx) {
     const std::size_t shared = zcol_shared_bytes(zpatch_);
-    if (variant_ == Variant::zmarch_col7 && block_ <= zmarch_col7_threads) {
+    const int cap = zmarch_col_cap_run(reg_cap(), block_);
+    if (cap == 80) {
       zmarch_col7_kernel<Fixed42><<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_, zbases_.data(),
                                                                        u_.data(), unew_.data(), dtdx);
       COPA_GPU_CHECK_LAUNCH("zmarch_col7_kernel");
-    } else if (block_ <= zmarch_col_capped_threads) {
+    } else if (cap == 96) {
       zmarch_col_kernel_capped<Fixed42><<<blocks, block_, shared, nullptr>>>(view_, setup_.hydro, zpatch_,
                                                                              zbases_.data(), u_.data(), unew_.data(), dtdx);
       COPA_GPU_CHECK_LAUNCH("zmarch_col_kernel_capped");

@@ -232,6 +232,7 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
         rep.extra()["variant_fallback"] = fallback;
         rep.add_fallback("variant", "the table's default", var.label(), fallback);
       }
+      for (const KernelFallback& f : r.fallbacks) rep.add_fallback("kernel", f.from, f.to, f.reason);
       ++ran;
       rep.set_threads(threads);
       rep.set_device(device);
