@@ -269,13 +269,8 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
         const bool same = r1.t == r.t && r1.u == u;
         double diff = 0;
         for (std::size_t i = 0; i < u.size(); ++i) diff = std::max(diff, std::fabs(r1.u[i] - u[i]));
-        const std::string c1 = hex(state_checksum(r1.u)), cn = hex(state_checksum(u));
-        rep.extra()["one_rank_check"] = {{"checksum_one_rank", c1}, {"checksum_ranks", cn}, {"t_one_rank", r1.t},
-                                         {"bitwise_equal", same}, {"max_abs_difference", diff}};
-        if (!o.common.quiet)
-          std::cout << "one-rank check: checksum " << c1 << " alone, " << cn << " on " << nranks << " ranks\n";
-        if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false};
-        v.one_rank_check = copa::Verification::OneRankCheck{same, "max_abs_difference", diff};
+        record_one_rank_check(rep, v, hex(state_checksum(r1.u)), hex(state_checksum(u)), r1.t, same, diff, nranks,
+                              o.common.quiet);
       }
       if (vtk.enabled()) rep.extra()["vtk"] = {{"files", vtk.files()}, {"mass_total", totals(mesh, u).mass}};
       rep.set_verification(v);
