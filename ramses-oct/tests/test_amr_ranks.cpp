@@ -59,6 +59,7 @@ TEST(AmrRanks, partition_tiles_levels_and_balances_work) {
         // A greedy cut overshoots its share by at most one base oct's work.
         EXPECT_LE(double(w), double(total) / n + double(heaviest)) << "rank " << k << " of " << n;
       }
+      EXPECT_LE(amr::work_imbalance(t, p, sub), 1.0 + double(heaviest) * n / double(total));
       // The ranges tile every level in rank order.
       for (int l = 0; l <= t.max_level; ++l) {
         std::int64_t next = t.level_begin[l];
@@ -102,8 +103,8 @@ TEST(AmrRanks, band_case_has_whole_refined_and_unrefined_ranks) {
   for (std::int64_t b = p.cut[3]; b < p.cut[4]; ++b) EXPECT_EQ(refined(b), 0) << "rank 3 base oct " << b;
 }
 
-// Sod 64x4x4 + 1 level on 3 ranks and Sedov 16^3 + 1 on 3 ranks (the mpi tests sod-l1-3ranks and
-// sedov-l1-3ranks): the refinement front crosses a rank boundary, so some reflux faces have their
+// Sod 64x4x4 + 1 level on 3 ranks and Sedov 16^3 + 1 on 3 ranks (the mpi tests sod-static-cut-3ranks
+// and sedov-l1-3ranks): the refinement front crosses a rank boundary, so some reflux faces have their
 // coarse cell on one rank and their fine oct on another, and some rank's ghosts include an oct of
 // a coarser level (the coarse neighbours a coarse-fine face prolongs from).
 TEST(AmrRanks, front_crosses_a_rank_boundary) {

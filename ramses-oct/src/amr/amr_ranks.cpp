@@ -42,6 +42,18 @@ AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
   return p;
 }
 
+double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
+  const std::vector<std::int64_t> work = base_work(t, subcycle);
+  std::int64_t total = 0, most = 0;
+  for (int r = 0; r < p.ranks(); ++r) {
+    std::int64_t w = 0;
+    for (std::int64_t b = p.cut[r]; b < p.cut[r + 1]; ++b) w += work[b];
+    total += w;
+    most = std::max(most, w);
+  }
+  return total > 0 ? double(most) * p.ranks() / double(total) : 1.0;
+}
+
 void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::int64_t>& begin,
                   std::vector<std::int64_t>& end) {
   begin.assign(t.max_level + 1, 0);

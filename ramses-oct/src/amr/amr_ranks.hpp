@@ -37,6 +37,8 @@ std::vector<std::int64_t> base_work(const Tree& t, bool subcycle);
 // r / ranks of the total), each rank at least one base oct. A pure function of the tree, the same
 // on every backend. InputError (exit 2) when there are fewer base octs than ranks.
 AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle);
+// max over ranks / mean of the work of t under the cuts p.
+double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle);
 // Rank r's owned octs on every level: [begin[l], end[l]).
 void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::int64_t>& begin,
                   std::vector<std::int64_t>& end);
@@ -69,7 +71,20 @@ class RankComm {
   virtual void gather(const Tree& t, std::vector<double>& u) = 0;
   // A bad cell another rank owns: that rank's error ends the run (MPI_Abort); never returns.
   [[noreturn]] virtual void wait_for_failure(long step, double t, std::int64_t cell) = 0;
-  // Collective: per level and rank the owned octs, ghost octs and work; the cuts.
+  // After a regrid's state move: when the ranks' max/mean work on the new tree exceeds the
+  // threshold, the cuts are made again (partition_tree) and the octs that change rank move with
+  // their state to the new owner; t's owned ranges are then the new cut's.
+  virtual void rebalance(Tree& t, std::vector<double>& u) = 0;
+  // The load balance's record: threshold, re-cuts, octs migrated, bytes moved, per re-cut the
+  // imbalance before and after (JSON text's fields, amr_run.cpp).
+  struct Balance {
+    double threshold = 0;
+    long checks = 0, recuts = 0;
+    std::int64_t octs_migrated = 0;
+    double bytes_moved = 0;  // by all ranks together
+    std::vector<double> before, after;
+  };
+  virtual const Balance& balance() const = 0;
   virtual std::string describe() const = 0;
   virtual double local_work(const Tree& t) const = 0;
   virtual std::vector<std::int64_t> cuts() const = 0;
@@ -84,7 +99,8 @@ class RankComm {
 };
 
 #if defined(COPA_HAVE_MPI)
-std::unique_ptr<RankComm> make_rank_comm(bool subcycle);
+// imbalance: the max/mean work above which a regrid re-cuts (--amr-imbalance).
+std::unique_ptr<RankComm> make_rank_comm(bool subcycle, double imbalance);
 #endif
 
 }  // namespace ro::amr

@@ -49,13 +49,13 @@ std::vector<copa::halo::Link> links_from_requests(std::vector<std::vector<std::i
 
 class MpiRankComm final : public RankComm {
  public:
-  explicit MpiRankComm(bool subcycle) : subcycle_(subcycle) {}
+  MpiRankComm(bool subcycle, double imbalance) : subcycle_(subcycle) { balance_.threshold = imbalance; }
 
   void set_timer(copa::RegionTimer* timer) override { timer_ = timer; }
 
   void partition(Tree& t) override {
     const int n = copa::mpi::size();
-    // The static partition: cut once, on the initial grid; later trees keep the base-oct ranges.
+    // Cut on the initial grid; a regrid's new tree keeps the base-oct ranges until rebalance().
     if (part_.cut.empty()) part_ = partition_tree(t, n, subcycle_);
     begin_.assign(n, {});
     end_.assign(n, {});
@@ -124,6 +124,44 @@ class MpiRankComm final : public RankComm {
     }
   }
 
+  void rebalance(Tree& t, std::vector<double>& u) override {
+    // Every rank holds the whole tree: each decides the same, and knows every oct's old and new
+    // owner without a message.
+    ++balance_.checks;
+    const double before = work_imbalance(t, part_, subcycle_);
+    if (!(before > balance_.threshold)) return;
+    const AmrPartition next = partition_tree(t, copa::mpi::size(), subcycle_);
+    if (next.cut == part_.cut) return;
+    const int n = copa::mpi::size(), me = copa::mpi::rank();
+    std::vector<std::vector<std::int64_t>> old_begin = begin_, old_end = end_;
+    part_ = next;
+    partition(t);
+    // The cells of the octs this rank now owns and did not, from their old owners.
+    std::vector<std::vector<std::int64_t>> need(n);
+    std::int64_t moved = 0;
+    for (int l = 0; l <= t.max_level; ++l)
+      for (int r = 0; r < n; ++r)
+        for (std::int64_t o = begin_[r][l]; o < end_[r][l]; ++o) {
+          if (o >= old_begin[r][l] && o < old_end[r][l]) continue;
+          ++moved;
+          if (r != me) continue;
+          int from = 0;
+          while (o >= old_end[from][l]) ++from;
+          for (int c = 0; c < 8; ++c) need[from].push_back(o * 8 + c);
+        }
+    timed("migration", [&] {
+      copa::halo::Exchange move(links_from_requests(std::move(need)), copa::halo::FieldLayout{nvar, t.noct() * 8},
+                                copa::halo::Transport::host, copa::halo::Memory::host);
+      move.run(u.data());
+    });
+    ++balance_.recuts;
+    balance_.octs_migrated += moved;
+    balance_.bytes_moved += double(moved) * 8 * nvar * sizeof(double);
+    balance_.before.push_back(before);
+    balance_.after.push_back(work_imbalance(t, part_, subcycle_));
+  }
+  const Balance& balance() const override { return balance_; }
+
   void fill_ghosts(double* u) override { fill_ghosts(-1, u); }
   void fill_ghosts(int l, double* u) override {
     timed("halo_exchange", [&] { ghost_[l < 0 ? ghost_.size() - 1 : l]->run(u); });
@@ -168,7 +206,7 @@ class MpiRankComm final : public RankComm {
     std::ostringstream os;
     os << copa::mpi::size() << " ranks, base-oct cuts";
     for (auto c : part_.cut) os << " " << c;
-    os << " (static, work-balanced on the initial grid)";
+    os << " (work-balanced; re-cut after a regrid above max/mean work " << balance_.threshold << ")";
     return os.str();
   }
   std::vector<std::int64_t> cuts() const override { return part_.cut; }
@@ -224,6 +262,7 @@ class MpiRankComm final : public RankComm {
   }
 
   bool subcycle_;
+  Balance balance_;
   copa::RegionTimer* timer_ = nullptr;
   AmrPartition part_;
   std::vector<std::vector<std::int64_t>> begin_, end_;
@@ -233,6 +272,8 @@ class MpiRankComm final : public RankComm {
 
 }  // namespace
 
-std::unique_ptr<RankComm> make_rank_comm(bool subcycle) { return std::make_unique<MpiRankComm>(subcycle); }
+std::unique_ptr<RankComm> make_rank_comm(bool subcycle, double imbalance) {
+  return std::make_unique<MpiRankComm>(subcycle, imbalance);
+}
 
 }  // namespace ro::amr

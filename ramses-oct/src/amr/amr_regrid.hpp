@@ -83,8 +83,9 @@ void move_state(const RegridMap& m, const std::vector<double>& u_old, double gam
                 std::vector<double>& u, const Tree* owner = nullptr);
 
 // The four parts on the host: the new tree and its state (restricted u in, restricted state out).
-// Over ranks (comm): the criterion on the owned octs, combined; the new tree partitioned by comm
-// and only its owned octs' state moved (the caller then fills the ghosts of the new tree).
+// Over ranks (comm): the criterion on the owned octs, combined; the new tree partitioned by comm,
+// only its owned octs' state moved, then re-cut where the work is imbalanced (RankComm::rebalance;
+// the caller then fills the ghosts of the new tree).
 void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
             const Loops& loops, RankComm* comm = nullptr);
 

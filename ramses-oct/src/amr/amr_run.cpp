@@ -99,7 +99,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     }
     std::unique_ptr<RankComm> comm;
 #if defined(COPA_HAVE_MPI)
-    if (nranks > 1) comm = make_rank_comm(ac.subcycle);
+    if (nranks > 1) comm = make_rank_comm(ac.subcycle, o.amr_imbalance);
 #endif
     ac.comm = comm.get();
     const AmrResult r = run_amr(b, base, cfg, ac);
@@ -148,6 +148,11 @@ int run_amr_problem(const Options& o, const OctMesh& base,
       // Over ranks: one exchange's bytes sent and received (all levels' ghosts, all fluxes).
       if (comm && name == "halo_exchange") cost = {0, comm->ghost_bytes(), comm->ghost_bytes()};
       if (comm && name == "flux_exchange") cost = {0, comm->flux_bytes(), comm->flux_bytes()};
+      if (comm && name == "migration") {
+        const RankComm::Balance& lb = comm->balance();
+        const double per_rank = lb.recuts > 0 ? lb.bytes_moved / double(lb.recuts) / nranks : 0.0;
+        cost = {0, per_rank, per_rank};
+      }
       rep.add_kernel(name, region_stats(r.profile, name, per_step ? cfg.warmup : 0), cost);
     }
     const double step_total = r.profile.total("step");
@@ -170,9 +175,14 @@ int run_amr_problem(const Options& o, const OctMesh& base,
         levels.push_back({{"level", l}, {"owned_octs", all(r.level_counts.owned)},
                           {"ghost_octs", all(r.level_counts.ghosts)}, {"work", all(r.level_counts.work)}});
       }
+      const RankComm::Balance& lb = comm->balance();
+      const nlohmann::json balance = {{"imbalance_threshold", lb.threshold}, {"regrids_checked", lb.checks},
+                                      {"recuts", lb.recuts}, {"octs_migrated", lb.octs_migrated},
+                                      {"bytes_moved", lb.bytes_moved}, {"imbalance_before", lb.before},
+                                      {"imbalance_after", lb.after}};
       rep.set_transport("host");
       rep.set_decomposition(copa::Report::make_decomposition(
-          {{"partition", comm->describe()}, {"cuts", comm->cuts()}, {"levels", levels}},
+          {{"partition", comm->describe()}, {"cuts", comm->cuts()}, {"levels", levels}, {"load_balance", balance}},
           comm->local_work(r.tree), "leaf cells weighted by substeps"));
     }
     rep.reduce_over_ranks();  // collective: each row the per-sample max over ranks
@@ -206,6 +216,9 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     if (!o.common.quiet) {
       for (auto n : r.tree.octs_per_level()) std::cout << " " << n;
       std::cout << "; " << r.regrids << " regrids; mass change " << dm << ", energy change " << de << "\n";
+      if (comm)
+        std::cout << "AMR over ranks: " << comm->describe() << "; " << comm->balance().recuts << " re-cuts, "
+                  << comm->balance().octs_migrated << " octs migrated\n";
     }
     rep.set_verification(v);
     if (o.common.quiet) rep.print_verdict(std::cout);
