@@ -15,6 +15,7 @@
 #include "copa/report.hpp"
 #include "copa/roofline.hpp"
 #include "copa/vtk.hpp"
+#include "hydro/rank_times.hpp"
 #include "hydro/reference.hpp"
 #include "hydro/verification.hpp"
 #include "hydro/vtk_output.hpp"
@@ -185,6 +186,12 @@ int run_amr_problem(const Options& o, const OctMesh& base,
           {{"partition", comm->describe()}, {"cuts", comm->cuts()}, {"levels", levels}, {"load_balance", balance}},
           comm->local_work(r.tree), "leaf cells weighted by substeps"));
     }
+    // Collective (the scaling table of bench/dist.sh reads it; one rank: its own medians).
+    rep.extra()["rank_times"] = rank_times(r.profile, cfg.warmup,
+                                             {"hydro_update", "reflux", "restriction", "dt_reduction",
+                                              "hydro_update+reflux+restriction"},
+                                             {"halo_exchange", "flux_exchange"})
+                                      .to_json();
     rep.reduce_over_ranks();  // collective: each row the per-sample max over ranks
     if (!root) continue;
     // The sound wave's tolerance follows the coarsest level holding leaves (verification.hpp).

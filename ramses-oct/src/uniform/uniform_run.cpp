@@ -20,6 +20,7 @@
 #include "hydro/verification.hpp"
 #include "hydro/vtk_output.hpp"
 #include "uniform/decomposition.hpp"
+#include "hydro/rank_times.hpp"
 #include "uniform/driver.hpp"
 #include "uniform/kernels.hpp"
 #if COPA_GPU
@@ -100,31 +101,6 @@ std::unique_ptr<StepComm> make_comm(const std::optional<LocalDomain>& local, con
   (void)transport;
   (void)device;
   return nullptr;
-}
-
-// Per-rank medians reduced over the ranks: the step (max: the FOM), the compute (update and dt
-// reduction: max and mean, the imbalance), the halo exchange and the allreduce.
-struct RankTimes {
-  copa::mpi::Reduced step, compute, halo, allreduce;
-  nlohmann::json to_json() const {
-    auto j = [](const copa::mpi::Reduced& r) { return nlohmann::json{{"max", r.max}, {"mean", r.mean}, {"min", r.min}}; };
-    return {{"step_median_s", j(step)}, {"compute_median_s", j(compute)}, {"halo_exchange_median_s", j(halo)},
-            {"allreduce_median_s", j(allreduce)}};
-  }
-};
-
-RankTimes rank_times(const RunResult& r, int warmup) {
-  auto median = [&](const std::string& name) {
-    const auto& names = r.profile.names();
-    if (std::find(names.begin(), names.end(), name) == names.end()) return 0.0;
-    return region_stats(r.profile, name, warmup).median;
-  };
-  RankTimes t;
-  t.step = copa::mpi::reduce(median("step"));
-  t.compute = copa::mpi::reduce(median("hydro_update") + median("dt_reduction") + median("hydro_update+dt"));
-  t.halo = copa::mpi::reduce(median("halo_exchange"));
-  t.allreduce = copa::mpi::reduce(median("allreduce"));
-  return t;
 }
 
 }  // namespace
@@ -222,7 +198,8 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
       const RunResult r = run_backend(b, var, run_mesh, u0, cfg);
       cfg.after_step = nullptr;
       const std::vector<double> u = local ? gather_global(run_mesh, part, r.u) : r.u;
-      const RankTimes times = rank_times(r, cfg.warmup);
+      const RankTimes times = rank_times(r.profile, cfg.warmup, {"hydro_update", "dt_reduction", "hydro_update+dt"},
+                                         {"halo_exchange"});
       nlohmann::json sweep;
       if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root && !o.common.quiet);
       copa::Report rep(app_name, app_version);
