@@ -75,8 +75,7 @@ class RankComm {
   // threshold, the cuts are made again (partition_tree) and the octs that change rank move with
   // their state to the new owner; t's owned ranges are then the new cut's.
   virtual void rebalance(Tree& t, std::vector<double>& u) = 0;
-  // The load balance's record: threshold, re-cuts, octs migrated, bytes moved, per re-cut the
-  // imbalance before and after (JSON text's fields, amr_run.cpp).
+  // The load balance's record (run.decomposition.ranks.load_balance in the JSON).
   struct Balance {
     double threshold = 0;
     long checks = 0, recuts = 0;
@@ -85,9 +84,10 @@ class RankComm {
     std::vector<double> before, after;
   };
   virtual const Balance& balance() const = 0;
+  // The partition in words, the cuts, and this rank's work (leaf cells weighted by substeps).
   virtual std::string describe() const = 0;
-  virtual double local_work(const Tree& t) const = 0;
   virtual std::vector<std::int64_t> cuts() const = 0;
+  virtual double local_work(const Tree& t) const = 0;
   // Per level: owned octs, ghost octs and weighted leaf cells of this rank.
   struct LevelCounts {
     std::vector<std::int64_t> owned, ghosts, work;

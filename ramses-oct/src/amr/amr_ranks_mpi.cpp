@@ -3,10 +3,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "amr/amr_ranks.hpp"
 #include "amr/amr_solver.hpp"
@@ -178,18 +179,15 @@ class MpiRankComm final : public RankComm {
   }
 
   void combine_criterion(const Tree& t, std::vector<char>& crit) override {
-    allgather_levels(t, 1, t.noct() * 8, [&](int, std::int64_t first, std::int64_t count, const int* counts,
-                                             const int* displs) {
+    allgather_levels(t, 1, [&](int, std::int64_t first, const int* counts, const int* displs) {
       MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, crit.data() + first, counts, displs, MPI_CHAR,
                      MPI_COMM_WORLD);
-      (void)count;
     });
   }
 
   void gather(const Tree& t, std::vector<double>& u) override {
     const std::int64_t stride = t.noct() * 8;
-    allgather_levels(t, nvar, stride, [&](int f, std::int64_t first, std::int64_t, const int* counts,
-                                          const int* displs) {
+    allgather_levels(t, nvar, [&](int f, std::int64_t first, const int* counts, const int* displs) {
       MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, u.data() + f * stride + first, counts, displs, MPI_DOUBLE,
                      MPI_COMM_WORLD);
     });
@@ -240,7 +238,7 @@ class MpiRankComm final : public RankComm {
   }
   // Per level and component: every rank's owned cells [begin * 8, end * 8) gathered in place.
   template <class F>
-  void allgather_levels(const Tree& t, int components, std::int64_t, F&& gather) {
+  void allgather_levels(const Tree& t, int components, F&& gather) {
     const int n = copa::mpi::size();
     std::vector<int> counts(n), displs(n);
     for (int l = 0; l <= t.max_level; ++l) {
@@ -251,7 +249,7 @@ class MpiRankComm final : public RankComm {
         counts[r] = static_cast<int>((end_[r][l] - begin_[r][l]) * 8);
         displs[r] = static_cast<int>(begin_[r][l] * 8 - first);
       }
-      for (int f = 0; f < components; ++f) gather(f, first, 0, counts.data(), displs.data());
+      for (int f = 0; f < components; ++f) gather(f, first, counts.data(), displs.data());
     }
   }
   template <class F>
