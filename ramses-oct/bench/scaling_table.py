@@ -1,5 +1,6 @@
 """ramses-oct's scaling table (bench/dist.sh writes it to OUT/scaling.md; run it again on a folder of
-committed results): python3 scaling_table.py OUT NRANKS, with scripts/ on PYTHONPATH.
+committed results): python3 scaling_table.py OUT NRANKS [PREFIX], with scripts/ on PYTHONPATH.
+PREFIX "amr-": the AMR runs (amr-strong-1, amr-strong-P-host, amr-weak-P-host; host transport only).
 Strong: N^3 on 1 and NRANKS ranks, efficiency T1 / (p Tp); weak: N^3 per rank, T1 / Tp; the halo's
 GB/s per direction against copa-commbench's for the same transport at the nearest message size
 (OUT/../commbench.json, as scripts/gpu-check-dist lays a campaign out; '-' without it)."""
@@ -16,19 +17,20 @@ def num(x, fmt):
     return format(x, fmt) if x is not None else "-"
 
 
-def main(out, nranks):
+def main(out, nranks, prefix=""):
     runs = RunDir(out)
     commbench = runs.commbench()
     print("| mode | transport | ranks | step max (ms) | compute max / mean (ms) | halo (ms) | allreduce (ms) | "
           "comm fraction | halo GB/s per direction | % of link (copa-commbench) | FOM (cell updates/s) | "
           "efficiency | verdict | wall (s) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    base = runs.load("strong-1")
+    base = runs.load(prefix + "strong-1")
     t1 = base["rank_times"]["step_median_s"]["max"] if base else None
     for mode in ("strong", "weak"):
-        for tr in ("ipc", "nccl", "host", "cuda-aware"):
-            for p, name in ((1, "strong-1"), (nranks, f"{mode}-{nranks}-{tr}")):
-                if p == 1 and tr != "ipc":
+        transports = ("host",) if prefix else ("ipc", "nccl", "host", "cuda-aware")
+        for tr in transports:
+            for p, name in ((1, prefix + "strong-1"), (nranks, f"{prefix}{mode}-{nranks}-{tr}")):
+                if p == 1 and tr != transports[0]:
                     continue
                 d = runs.load(name)
                 wall, why = runs.log_info(name)
@@ -47,7 +49,7 @@ def main(out, nranks):
                       f"{comp['max']*1e3:.3f} / {comp['mean']*1e3:.3f} | {halo*1e3:.3f} | {allr*1e3:.3f} | "
                       f"{(halo + allr) / step:.3f} | {num(rate, '.1f')} | {pct(frac)} | {d['fom']['value']:.3e} | "
                       f"{num(eff, '.3f')} | {verdict} | {wall} |")
-    print(f"\nOne-rank baseline of both modes: strong-1 ({'%.3f ms per step' % (t1 * 1e3) if t1 else 'missing'}). "
+    print(f"\nOne-rank baseline of both modes: {prefix}strong-1 ({'%.3f ms per step' % (t1 * 1e3) if t1 else 'missing'}). "
           "Efficiency: strong T1 / (p Tp), weak T1 / Tp (N^3 per rank). Times: medians over the timed steps, the "
           "slowest rank's. Halo GB/s: the bytes a rank sends per exchange (one direction of the link) over the "
           "halo row's median; % of link: against copa-commbench's GB/s per direction for the same transport at "
@@ -56,4 +58,4 @@ def main(out, nranks):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "")

@@ -142,6 +142,9 @@ int run(int argc, char** argv) {
       ->check(copa::cli::count(0, 8))->capture_default_str();
   app.add_option("--max-octs", o.max_octs, "AMR: cap on the octs of all levels (default: full refinement); exit 3 beyond it")
       ->check(copa::cli::count(8, 2147483647));
+  app.add_option("--amr-imbalance", o.amr_imbalance,
+                 "AMR, several MPI ranks: max/mean work above which a regrid re-cuts the ranks' ranges and migrates octs")
+      ->check(copa::cli::range(1, 100))->capture_default_str();
   app.add_flag("--subcycle", o.subcycle, "AMR: RAMSES's level subcycling (level l in 2^l substeps per coarse step) instead of one global dt (every backend: serial, openmp, and the device step per level on cuda/hip)");
   app.add_flag("--phase-timing", o.phase_timing,
                "AMR, GPU backends: time the device step's phases with events (rows amr.ghosts, amr.update, "

@@ -83,7 +83,14 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       restrict_all(t, u, *loops);
     }
   }
+  // Every rank built the whole initial grid and state (the problem's formula): the totals are one
+  // rank's; from here on each rank computes its owned octs.
   r.initial = leaf_totals(t, u);
+  RankComm* const comm = ac.comm;
+  if (comm) {
+    comm->set_timer(&timer);
+    comm->partition(t);
+  }
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
   // The device dt: the GPU global step queues step k, then waits for the
@@ -96,6 +103,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     if (device_dt) dev->start_clock(0.0, cfg.courant, cfg.tend);
   } else {
     build_step_lists(t, *loops, lists);
+    if (comm) comm->adopt(t, lists);
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
@@ -117,13 +125,17 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       else
         dev->advance(dt);
     } else if (ac.subcycle) {
-      copa::Region reg(timer, "hydro_update+reflux+restriction");
-      subcycled_step(t, lists, stepper, *loops, u, unew, dt);
+      {
+        copa::Region reg(timer, "hydro_update+reflux+restriction");
+        subcycled_step(t, lists, stepper, *loops, u, unew, dt, comm);
+      }
+      if (comm) comm->fill_ghosts(u.data());
     } else {
       {
         copa::Region reg(timer, "hydro_update");
         stepper.update(t, lists, u, unew, dt);
       }
+      if (comm) comm->fluxes(-1, stepper.fine_flux());
       {
         copa::Region reg(timer, "reflux");
         stepper.reflux(t, lists, unew, dt);
@@ -133,6 +145,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         restrict_all(t, unew, *loops);
       }
       u.swap(unew);
+      if (comm) comm->fill_ghosts(u.data());
     }
   };
   const auto regrid_due = [&](long s) { return ac.regrid_every > 0 && s > 0 && s % ac.regrid_every == 0; };
@@ -187,12 +200,19 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       } else {
         {
           copa::Region sub(timer, "regrid.tree");
-          regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops);
+          regrid(t, u, ac.criterion, cfg.hydro.gamma, ac.max_octs, *loops, comm);
         }
         {
           copa::Region sub(timer, "regrid.step_lists");
           build_step_lists(t, *loops, lists);
           unew = u;
+        }
+        if (comm) {
+          {
+            copa::Region sub(timer, "regrid.patterns");
+            comm->adopt(t, lists);
+          }
+          comm->fill_ghosts(u.data());
         }
         leaves = t.leaf_cells();
         octs = t.noct();
@@ -238,6 +258,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
             current_tree("download_tree");
             dev->download(u);
           }
+          if (comm) {
+            comm->combine(scan);
+            if (scan.bad_cell >= 0 && !t.owns(scan.bad_cell / 8)) comm->wait_for_failure(step, time, scan.bad_cell);
+          }
           check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);
           dt = ac.subcycle ? subcycle_dt(t, scan, cfg.courant) : cfl_dt(t, scan, cfg.courant);
         }
@@ -272,7 +296,19 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     current_tree("download_tree");
     dev->download(u);
   }
-  check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan_leaves(t, u, cfg.hydro.gamma, *loops).bad_cell);
+  LeafScan last = scan_leaves(t, u, cfg.hydro.gamma, *loops);
+  if (comm) {
+    comm->combine(last);
+    if (last.bad_cell >= 0 && !t.owns(last.bad_cell / 8)) comm->wait_for_failure(step, time, last.bad_cell);
+  }
+  check_bad_cell(t, u, cfg.hydro.gamma, step, time, last.bad_cell);
+  if (comm) {
+    // Every rank gets the whole state: the totals, checksum and verdict are then one rank's.
+    comm->gather(t, u);
+    r.level_counts = comm->level_counts(t);
+    t.owned_begin.clear();
+    t.owned_end.clear();
+  }
   timer.flush();
   r.final = leaf_totals(t, u);
   r.t = time;

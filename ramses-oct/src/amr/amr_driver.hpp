@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "amr/amr_gpu.hpp"
+#include "amr/amr_ranks.hpp"
 #include "amr/amr_regrid.hpp"
 #include "amr/amr_tree.hpp"
 #include "copa/backend.hpp"
@@ -31,6 +32,8 @@ struct AmrConfig {
   // Tests: a device step to drive as the GPU path does (e.g. one emulated on the host), so that the
   // GPU path's driver (device regrid, skipped unchanged trees) runs where there is no GPU.
   std::function<std::unique_ptr<DeviceStep>(const HydroParams&, bool reflux)> device;
+  // Several MPI ranks (host backends): the partition, ghost and flux exchanges (amr_ranks.hpp).
+  RankComm* comm = nullptr;
 };
 
 struct AmrResult {
@@ -50,6 +53,7 @@ struct AmrResult {
   double leaf_oct_updates = 0, grouped_oct_updates = 0;
   std::int64_t max_leaf_cells = 0, max_octs_used = 0;
   copa::Profile profile;
+  RankComm::LevelCounts level_counts;  // over ranks: this rank's share of the final tree
 };
 
 // Serial, OpenMP, or a GPU backend (device-resident step, host regrid). Exit 3 (RuntimeError) on a

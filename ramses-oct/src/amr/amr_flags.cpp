@@ -34,6 +34,7 @@ void criterion_flags(const Tree& t, const std::vector<double>& u, const RefineCr
   const CriterionParams p = criterion_params(rc, gamma, t.base->dx);
   crit.resize(t.noct() * 8);
   loops.run(t.noct(), [&](std::int64_t o, int) {
+    if (!t.owns(o)) return;  // over ranks the owner's bytes arrive (RankComm::combine_criterion)
     for (int c = 0; c < 8; ++c) crit[o * 8 + c] = criterion_byte(view, u.data(), t.noct() * 8, o * 8 + c, p);
   });
 }

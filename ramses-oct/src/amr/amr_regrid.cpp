@@ -81,6 +81,9 @@ RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int
   t.level = std::move(level);
   for (int a = 0; a < 3; ++a) t.coord[a] = std::move(coord[a]);
   t.level_begin = std::move(begin);
+  // The owned ranges were the old tree's: the caller partitions the new one (amr_ranks.hpp).
+  t.owned_begin.clear();
+  t.owned_end.clear();
   return m;
 }
 
@@ -91,12 +94,13 @@ RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_
 }
 
 void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
-                std::vector<double>& u) {
+                std::vector<double>& u, const Tree* owner) {
   const std::int64_t n = static_cast<std::int64_t>(m.source.size());
   u.resize(n * 8 * nvar);
   // The device's parts (move_cell per new cell, then move_put_son once the oct's eight are known),
   // so the emulated device moves as the GPU.
   loops.run(n, [&](std::int64_t i, int) {
+    if (owner && !owner->owns(i)) return;
     double uc[8][nvar], son[8][nvar];
     bool all_physical = true;
     for (int c = 0; c < 8; ++c)
@@ -108,13 +112,17 @@ void move_state(const RegridMap& m, const std::vector<double>& u_old, double gam
 }
 
 void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
-            const Loops& loops) {
+            const Loops& loops, RankComm* comm) {
   std::vector<char> crit;
   criterion_flags(t, u, rc, gamma, loops, crit);
+  // Over ranks every rank gets every owner's criterion bytes and derives the same flags and tree.
+  if (comm) comm->combine_criterion(t, crit);
   const RegridMap m = rebuild_tree(t, refinement_flags(t, crit, rc.buffer, loops), max_octs, loops);
+  if (comm) comm->partition(t);
   std::vector<double> unew;
-  move_state(m, u, gamma, loops, unew);
+  move_state(m, u, gamma, loops, unew, comm ? &t : nullptr);
   u = std::move(unew);
+  if (comm) comm->rebalance(t, u);
 }
 
 void initial_grid(Tree& t, std::vector<double>& u, const ProblemParams& pp, const RefineCriterion& rc,

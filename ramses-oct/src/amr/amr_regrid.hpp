@@ -8,6 +8,7 @@
 
 #include "amr/amr_flags_body.hpp"
 #include "amr/amr_regrid_body.hpp"
+#include "amr/amr_ranks.hpp"
 #include "amr/amr_solver.hpp"
 #include "amr/amr_tree.hpp"
 #include "hydro/hydro_math.hpp"
@@ -77,12 +78,16 @@ RegridMap rebuild_tree(Tree& t, const std::vector<char>& flag, std::int64_t max_
 RegridMap rebuild_tree_unlinked(Tree& t, const std::vector<char>& flag, std::int64_t max_octs,
                                 const Loops& loops);
 // (4) The state on the new tree (move_cell and move_put_son per new cell): u_old over the old tree -> u.
+// With owner (over ranks: the new tree, partitioned), only the octs it owns are moved.
 void move_state(const RegridMap& m, const std::vector<double>& u_old, double gamma, const Loops& loops,
-                std::vector<double>& u);
+                std::vector<double>& u, const Tree* owner = nullptr);
 
 // The four parts on the host: the new tree and its state (restricted u in, restricted state out).
+// Over ranks (comm): the criterion on the owned octs, combined; the new tree partitioned by comm,
+// only its owned octs' state moved, then re-cut where the work is imbalanced (RankComm::rebalance;
+// the caller then fills the ghosts of the new tree).
 void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double gamma, std::int64_t max_octs,
-            const Loops& loops);
+            const Loops& loops, RankComm* comm = nullptr);
 
 // The initial tree: L rounds of (regrid, set every cell from the problem at its level, restrict).
 void initial_grid(Tree& t, std::vector<double>& u, const ProblemParams& pp, const RefineCriterion& rc,

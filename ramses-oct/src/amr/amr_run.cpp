@@ -15,6 +15,7 @@
 #include "copa/report.hpp"
 #include "copa/roofline.hpp"
 #include "copa/vtk.hpp"
+#include "hydro/rank_times.hpp"
 #include "hydro/reference.hpp"
 #include "hydro/verification.hpp"
 #include "hydro/vtk_output.hpp"
@@ -36,7 +37,6 @@ void add_regrid_fallbacks(copa::Report& rep, long long fallbacks, long regrids) 
 // profile and the cross-backend check use the leaf state sampled on the finest level's uniform mesh.
 int run_amr_problem(const Options& o, const OctMesh& base,
                     const Plan& selections, int argc, char** argv) {
-  if (copa::mpi::size() > 1) throw copa::InputError("--levels: distributed AMR (several MPI ranks): not done");
   if (o.host_resident) throw copa::InputError("--host-resident: not with --levels (AMR runs on the host backends)");
   if (o.refine_band.size() != 2 || !(o.refine_band[0] < o.refine_band[1]))
     throw copa::InputError("--refine-band: needs two values lo,hi with lo < hi");
@@ -44,6 +44,18 @@ int run_amr_problem(const Options& o, const OctMesh& base,
   if (o.vtk.every > 0) throw copa::InputError("--vtk-every: not done with --levels (--vtk writes the leaf cells at the end)");
   std::vector<copa::Backend> run_backends;
   for (const auto& [b, sel] : selections) run_backends.push_back(b);
+  const int nranks = copa::mpi::size();
+  const bool root = copa::mpi::is_root();
+  if (nranks > 1 && base.noct < nranks)
+    throw copa::InputError("--levels: " + std::to_string(nranks) + " MPI ranks for " + std::to_string(base.noct) +
+                           " base octs (each rank needs at least one base oct)");
+  for (copa::Backend b : run_backends)
+    if (nranks > 1 && copa::is_gpu(b))
+      throw copa::InputError("--levels: AMR over several MPI ranks runs on the serial and openmp backends (" +
+                             copa::to_string(b) + ": one rank only)");
+#if !defined(COPA_HAVE_MPI)
+  (void)nranks;
+#endif
   AmrConfig ac;
   ac.levels = o.levels;
   ac.regrid_every = o.regrid_every;
@@ -85,7 +97,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
   std::vector<double> oracle;
   const int threads = copa::apply_threads(o.common.threads);
   for (copa::Backend b : run_backends) {
-    if (!o.common.quiet)
+    if (!o.common.quiet && root)
       std::cout << "\n== ramses-oct AMR " << o.problem << " base " << base.cells[0] << "x" << base.cells[1] << "x"
                 << base.cells[2] << " + " << o.levels << " levels, backend " << copa::to_string(b) << "\n";
     if (copa::is_gpu(b)) copa::select_device(o.common.device);
@@ -94,7 +106,13 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     if (sel.variant->axis("group-min")) {
       ac.group_min = std::stoi(sel.tuning("group-min"));
     }
+    std::unique_ptr<RankComm> comm;
+#if defined(COPA_HAVE_MPI)
+    if (nranks > 1) comm = make_rank_comm(ac.subcycle, o.amr_imbalance);
+#endif
+    ac.comm = comm.get();
     const AmrResult r = run_amr(b, base, cfg, ac);
+    ac.comm = nullptr;
     const std::vector<double> u = project_to_finest(r.tree, fine, r.u);
     copa::Report rep(app_name, app_version);
     rep.set_backend(b);
@@ -137,6 +155,14 @@ int run_amr_problem(const Options& o, const OctMesh& base,
       copa::KernelCost cost;
       const bool holds_update = name == "hydro_update" || name == update_row || (name == "amr.update" && !split_update);
       if (holds_update) cost = {flops_per_cell_update * mean_leaves, mean_leaves * nvar * 8.0, mean_leaves * nvar * 8.0};
+      // Over ranks: one exchange's bytes sent and received (all levels' ghosts, all fluxes).
+      if (comm && name == "halo_exchange") cost = {0, comm->ghost_bytes(), comm->ghost_bytes()};
+      if (comm && name == "flux_exchange") cost = {0, comm->flux_bytes(), comm->flux_bytes()};
+      if (comm && name == "migration") {
+        const RankComm::Balance& lb = comm->balance();
+        const double per_rank = lb.recuts > 0 ? lb.bytes_moved / double(lb.recuts) / nranks : 0.0;
+        cost = {0, per_rank, per_rank};
+      }
       rep.add_kernel(name, region_stats(r.profile, name, per_step ? cfg.warmup : 0), cost);
     }
     const double step_total = r.profile.total("step");
@@ -151,6 +177,32 @@ int run_amr_problem(const Options& o, const OctMesh& base,
                                // the FOM excludes it, this rate does not.
                                {"leaf_cell_rate_with_regrid_per_s",
                                 step_total + regrid_total > 0 ? r.leaf_cell_updates / (step_total + regrid_total) : 0.0}};
+    if (comm) {
+      // Per level and rank: owned octs, ghost octs, work (leaf cells weighted by their substeps).
+      nlohmann::json levels = nlohmann::json::array();
+      for (int l = 0; l <= o.levels; ++l) {
+        const auto all = [&](const std::vector<std::int64_t>& v) { return copa::mpi::gather_all(double(v[l])); };
+        levels.push_back({{"level", l}, {"owned_octs", all(r.level_counts.owned)},
+                          {"ghost_octs", all(r.level_counts.ghosts)}, {"work", all(r.level_counts.work)}});
+      }
+      const RankComm::Balance& lb = comm->balance();
+      const nlohmann::json balance = {{"imbalance_threshold", lb.threshold}, {"regrids_checked", lb.checks},
+                                      {"recuts", lb.recuts}, {"octs_migrated", lb.octs_migrated},
+                                      {"bytes_moved", lb.bytes_moved}, {"imbalance_before", lb.before},
+                                      {"imbalance_after", lb.after}};
+      rep.set_transport("host");
+      rep.set_decomposition(copa::Report::make_decomposition(
+          {{"partition", comm->describe()}, {"cuts", comm->cuts()}, {"levels", levels}, {"load_balance", balance}},
+          comm->local_work(r.tree), "leaf cells weighted by substeps"));
+    }
+    // Collective (the scaling table of bench/dist.sh reads it; one rank: its own medians).
+    rep.extra()["rank_times"] = rank_times(r.profile, cfg.warmup,
+                                             {"hydro_update", "reflux", "restriction", "dt_reduction",
+                                              "hydro_update+reflux+restriction"},
+                                             {"halo_exchange", "flux_exchange"})
+                                      .to_json();
+    rep.reduce_over_ranks();  // collective: each row the per-sample max over ranks
+    if (!root) continue;
     // The sound wave's tolerance follows the coarsest level holding leaves (verification.hpp).
     const int coarsest = static_cast<int>(std::find_if(leaves.begin(), leaves.end(), [](std::int64_t n) { return n > 0; }) -
                                           leaves.begin());
@@ -162,12 +214,27 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     rep.extra()["physics"] = ph.extra;
     rep.extra()["physics_verdict"] = copa::verdict_line(ph.v);
     rep.extra()["state_checksum"] = hex(state_checksum(r.u));
-    const copa::Verification v = backend_verdict(b, u, oracle, ph, rep, o.common.quiet);
+    copa::Verification v = backend_verdict(b, u, oracle, ph, rep, o.common.quiet);
+    if (o.compare_one_rank && comm) {
+      // The one-rank answer, computed here on rank 0 with the same backend: the owned octs' loops
+      // read the same operands in the same order, so the tree and the bits must agree.
+      AmrConfig alone = ac;
+      alone.comm = nullptr;
+      const AmrResult r1 = run_amr(b, base, cfg, alone);
+      const bool same = r1.t == r.t && r1.tree.key == r.tree.key && r1.u == r.u;
+      double diff = r1.u.size() == r.u.size() ? 0.0 : HUGE_VAL;
+      for (std::size_t i = 0; i < r.u.size() && i < r1.u.size(); ++i) diff = std::max(diff, std::fabs(r1.u[i] - r.u[i]));
+      record_one_rank_check(rep, v, hex(state_checksum(r1.u)), hex(state_checksum(r.u)), r1.t, same, diff, nranks,
+                            o.common.quiet);
+    }
     if (!o.common.quiet)
       std::cout << "AMR: " << leaf_cells << " leaf cells (uniform equivalent " << fine_n << "), octs per level";
     if (!o.common.quiet) {
       for (auto n : r.tree.octs_per_level()) std::cout << " " << n;
       std::cout << "; " << r.regrids << " regrids; mass change " << dm << ", energy change " << de << "\n";
+      if (comm)
+        std::cout << "AMR over ranks: " << comm->describe() << "; " << comm->balance().recuts << " re-cuts, "
+                  << comm->balance().octs_migrated << " octs migrated\n";
     }
     rep.set_verification(v);
     if (o.common.quiet) rep.print_verdict(std::cout);
@@ -184,8 +251,10 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     ++ran;
   }
   // --backend all: one run per backend (the AMR table has one variant per backend), none skipped.
-  if (run_backends.size() > 1) std::cout << copa::runs_line(ran, {}) << "\n";
-  return rc;
+  // Rank 0 counts the runs it judged (the other ranks leave each run after the gather).
+  if (run_backends.size() > 1 && root) std::cout << copa::runs_line(ran, {}) << "\n";
+  // Rank 0 judged the gathered state; every rank returns its verdict.
+  return nranks > 1 ? copa::mpi::max_all(rc) : rc;
 }
 
 }  // namespace ro::amr

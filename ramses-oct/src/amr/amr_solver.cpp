@@ -93,6 +93,35 @@ void build_step_lists(const Tree& t, const Loops& loops, StepLists& s) {
     lists_fill(v, son, o, ncoarse, s.count.data(), s.face_count.data(), s.face_mask.data(), s.leaf_octs.data(),
                s.faces.data());
   });
+  if (!t.owned_begin.empty()) keep_owned(t, s);
+}
+
+// Over ranks: the lists of the owned octs only (same order), so that every state loop of the step
+// visits this rank's octs.
+void keep_owned(const Tree& t, StepLists& s) {
+  std::size_t kept = 0;
+  std::vector<std::int64_t> begin(t.max_level + 2, 0);
+  for (int l = 0; l <= t.max_level; ++l) {
+    begin[l] = static_cast<std::int64_t>(kept);
+    for (std::int64_t i = s.leaf_octs_begin[l]; i < s.leaf_octs_begin[l + 1]; ++i)
+      if (t.owns(s.leaf_octs[i])) s.leaf_octs[kept++] = s.leaf_octs[i];
+  }
+  begin[t.max_level + 1] = static_cast<std::int64_t>(kept);
+  s.leaf_octs.resize(kept);
+  s.leaf_octs_begin = std::move(begin);
+  std::vector<std::int32_t> octs;
+  std::vector<std::int64_t> rbegin;
+  std::vector<RefluxFace> faces;
+  for (std::size_t i = 0; i < s.reflux_octs.size(); ++i) {
+    if (!t.owns(s.reflux_octs[i])) continue;
+    octs.push_back(s.reflux_octs[i]);
+    rbegin.push_back(static_cast<std::int64_t>(faces.size()));
+    faces.insert(faces.end(), s.faces.begin() + s.reflux_begin[i], s.faces.begin() + s.reflux_begin[i + 1]);
+  }
+  rbegin.push_back(static_cast<std::int64_t>(faces.size()));
+  s.reflux_octs = std::move(octs);
+  s.reflux_begin = std::move(rbegin);
+  s.faces = std::move(faces);
 }
 
 StepLists build_step_lists(const Tree& t) {
@@ -106,6 +135,7 @@ LeafScan scan_leaves(const Tree& t, const std::vector<double>& u, double gamma, 
   std::vector<double> speed(n, 0.0);
   std::vector<std::int64_t> bad(n, -1);
   loops.run(n, [&](std::int64_t o, int) {
+    if (!t.owns(o)) return;
     for (int c = 0; c < 8; ++c) {
       const std::int64_t g = o * 8 + c;
       if (t.son[g] >= 0) continue;
@@ -329,8 +359,8 @@ void Stepper::reflux_level(const Tree& t, const StepLists& lists, int l, std::ve
 }
 
 void restrict_level(const Tree& t, std::vector<double>& u, int l, const Loops& loops) {
-  const std::int64_t stride = t.noct() * 8, first = t.level_begin[l];
-  loops.run(t.octs_at(l), [&](std::int64_t i, int) {
+  const std::int64_t stride = t.noct() * 8, first = t.owned_first(l);
+  loops.run(t.owned_last(l) - first, [&](std::int64_t i, int) {
     const std::int64_t o = first + i;
     for (int c = 0; c < 8; ++c)
       if (t.son[o * 8 + c] >= 0) restrict_cell(u.data(), stride, o * 8 + c, t.son[o * 8 + c]);

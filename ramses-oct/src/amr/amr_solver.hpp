@@ -53,6 +53,8 @@ struct StepLists {
 // the lists do not depend on the loops.
 void build_step_lists(const Tree& t, const Loops& loops, StepLists& s);
 StepLists build_step_lists(const Tree& t);  // serial, fresh lists
+// Drops the entries of octs another rank owns (build_step_lists does it when t has owned ranges).
+void keep_owned(const Tree& t, StepLists& s);
 
 // Fine-face fluxes of the octs next to a coarser region: [oct][face][4 sub-faces][5 fields].
 inline constexpr int fine_flux_per_oct = 6 * 4 * nvar;
@@ -83,6 +85,10 @@ class Stepper {
   // The reflux of level l's coarse cells from the time-integrated fluxes of their level-(l+1)
   // son octs (sum over the two substeps of F dt_{l+1}); then those sums are reset to zero.
   void reflux_level(const Tree& t, const StepLists& lists, int l, std::vector<double>& unew);
+  // The fine-face fluxes (update) and their sums over the substeps (update_level), as the reflux
+  // reads them: over ranks the coarse owner receives another rank's fine fluxes there.
+  double* fine_flux() { return fine_flux_.data(); }
+  double* fine_flux_sum() { return fine_flux_sum_.data(); }
 
  private:
   struct Work;

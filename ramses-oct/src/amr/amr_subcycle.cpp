@@ -20,13 +20,17 @@ void commit_level(const Tree& t, const StepLists& lists, int l, const std::vecto
 }
 
 void amr_step(const Tree& t, const StepLists& lists, Stepper& stepper, const Loops& loops, std::vector<double>& u,
-              std::vector<double>& unew, int l, double dt) {
+              std::vector<double>& unew, int l, double dt, RankComm* comm) {
   const bool finer = l < t.max_level && t.octs_at(l + 1) > 0;
   if (finer) {
-    amr_step(t, lists, stepper, loops, u, unew, l + 1, 0.5 * dt);
-    amr_step(t, lists, stepper, loops, u, unew, l + 1, 0.5 * dt);
+    amr_step(t, lists, stepper, loops, u, unew, l + 1, 0.5 * dt, comm);
+    amr_step(t, lists, stepper, loops, u, unew, l + 1, 0.5 * dt, comm);
   }
+  // Over ranks: the ghosts level l's update reads, as their owners hold them now, and the fine
+  // fluxes of other ranks' octs next to this rank's coarse cells.
+  if (comm) comm->fill_ghosts(l, u.data());
   stepper.update_level(t, lists, l, u, unew, dt);
+  if (finer && comm) comm->fluxes(l, stepper.fine_flux_sum());
   if (finer) stepper.reflux_level(t, lists, l, unew);
   commit_level(t, lists, l, unew, u, loops);
   if (finer) restrict_level(t, u, l, loops);
@@ -50,8 +54,8 @@ double subcycled_leaf_updates(const std::vector<std::int64_t>& leaves_per_level)
 }
 
 void subcycled_step(const Tree& t, const StepLists& lists, Stepper& stepper, const Loops& loops,
-                    std::vector<double>& u, std::vector<double>& unew, double dt0) {
-  amr_step(t, lists, stepper, loops, u, unew, 0, dt0);
+                    std::vector<double>& u, std::vector<double>& unew, double dt0, RankComm* comm) {
+  amr_step(t, lists, stepper, loops, u, unew, 0, dt0, comm);
 }
 
 }  // namespace ro::amr

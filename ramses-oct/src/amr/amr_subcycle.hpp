@@ -5,6 +5,7 @@
 #pragma once
 #include <vector>
 
+#include "amr/amr_ranks.hpp"
 #include "amr/amr_solver.hpp"
 #include "amr/amr_tree.hpp"
 
@@ -25,6 +26,6 @@ double subcycled_leaf_updates(const std::vector<std::int64_t>& leaves_per_level)
 // level l's coarse cells from level l + 1's fluxes summed over its two substeps, and the
 // restriction of level l + 1 into level l's covered cells.
 void subcycled_step(const Tree& t, const StepLists& lists, Stepper& stepper, const Loops& loops,
-                    std::vector<double>& u, std::vector<double>& unew, double dt0);
+                    std::vector<double>& u, std::vector<double>& unew, double dt0, RankComm* comm = nullptr);
 
 }  // namespace ro::amr

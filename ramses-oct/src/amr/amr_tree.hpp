@@ -49,6 +49,19 @@ struct Tree {
   std::vector<int> hash_shift;           // per level, 64 - log2(its table's size)
   static constexpr std::uint64_t empty_slot = ~std::uint64_t(0);
 
+  // Over several MPI ranks (amr_ranks.hpp): per level the octs this rank owns, [owned_begin[l],
+  // owned_end[l]) (the descendants of its base-oct range are contiguous on every level). Empty on
+  // one rank: every oct is owned. The state loops (update, reflux, restriction, dt scan, criterion,
+  // state move) visit the owned octs only; the tree's metadata stays whole on every rank.
+  std::vector<std::int64_t> owned_begin, owned_end;
+  std::int64_t owned_first(int l) const { return owned_begin.empty() ? level_begin[l] : owned_begin[l]; }
+  std::int64_t owned_last(int l) const { return owned_end.empty() ? level_begin[l + 1] : owned_end[l]; }
+  bool owns(std::int64_t o) const {
+    if (owned_begin.empty()) return true;
+    const int l = level[o];
+    return o >= owned_begin[l] && o < owned_end[l];
+  }
+
   std::int64_t noct() const { return static_cast<std::int64_t>(key.size()); }
   std::int64_t octs_at(int l) const { return level_begin[l + 1] - level_begin[l]; }
   double dx(int l) const { return level_dx(base->dx, l); }

@@ -36,6 +36,11 @@ struct Options {
   // AMR (--levels > 0).
   int levels = 0, regrid_every = 2, refine_buffer = 1;
   double refine_threshold = -1, refine_density = 0.1, refine_pressure = 0.1;
+  // AMR over MPI ranks: the max/mean work above which a regrid re-cuts the ranks' ranges. 1.1: a
+  // step waits for the busiest rank, so 10% of imbalance costs 10% of every step until the next
+  // regrid, while a re-cut moves each migrating oct's 320 B once (about what one ghost exchange
+  // moves per oct of the ranks' boundaries).
+  double amr_imbalance = 1.1;
   std::string refine = "gradient";
   std::vector<double> refine_band = {0.25, 0.5};
   bool no_reflux = false;

@@ -110,6 +110,18 @@ PhysicsVerdict check_physics(const OctMesh& m, const ProblemParams& pp, const st
   return ph;
 }
 
+void record_one_rank_check(copa::Report& rep, copa::Verification& v, const std::string& checksum_one_rank,
+                           const std::string& checksum_ranks, double t_one_rank, bool same, double diff, int nranks,
+                           bool quiet) {
+  rep.extra()["one_rank_check"] = {{"checksum_one_rank", checksum_one_rank}, {"checksum_ranks", checksum_ranks},
+                                   {"t_one_rank", t_one_rank}, {"bitwise_equal", same}, {"max_abs_difference", diff}};
+  if (!quiet)
+    std::cout << "one-rank check: checksum " << checksum_one_rank << " alone, " << checksum_ranks << " on " << nranks
+              << " ranks\n";
+  if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false};
+  v.one_rank_check = copa::Verification::OneRankCheck{same, "max_abs_difference", diff};
+}
+
 copa::Verification backend_verdict(copa::Backend b, const std::vector<double>& u, std::vector<double>& oracle,
                                    const PhysicsVerdict& ph, copa::Report& rep, bool quiet) {
   if (b == copa::Backend::serial) oracle = u;

@@ -43,6 +43,13 @@ copa::Verification backend_verdict(copa::Backend b, const std::vector<double>& u
                                    const PhysicsVerdict& ph, copa::Report& rep, bool quiet);
 inline constexpr double cross_backend_tolerance = 1e-12;
 
+// --compare-one-rank: records the check (checksums alone and over ranks, the one-rank end time,
+// bitwise equality, largest difference) in the report, prints it unless quiet, and makes v a
+// failure when the bits differ.
+void record_one_rank_check(copa::Report& rep, copa::Verification& v, const std::string& checksum_one_rank,
+                           const std::string& checksum_ranks, double t_one_rank, bool same, double diff, int nranks,
+                           bool quiet);
+
 // Relative change of mass and energy allowed with closed boundaries (compensated totals: README).
 inline constexpr double conservation_tolerance = 1e-12;
 // Sedov: the shock must span this many cells before the binned-density peak measures the

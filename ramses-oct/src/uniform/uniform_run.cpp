@@ -20,6 +20,7 @@
 #include "hydro/verification.hpp"
 #include "hydro/vtk_output.hpp"
 #include "uniform/decomposition.hpp"
+#include "hydro/rank_times.hpp"
 #include "uniform/driver.hpp"
 #include "uniform/kernels.hpp"
 #if COPA_GPU
@@ -100,31 +101,6 @@ std::unique_ptr<StepComm> make_comm(const std::optional<LocalDomain>& local, con
   (void)transport;
   (void)device;
   return nullptr;
-}
-
-// Per-rank medians reduced over the ranks: the step (max: the FOM), the compute (update and dt
-// reduction: max and mean, the imbalance), the halo exchange and the allreduce.
-struct RankTimes {
-  copa::mpi::Reduced step, compute, halo, allreduce;
-  nlohmann::json to_json() const {
-    auto j = [](const copa::mpi::Reduced& r) { return nlohmann::json{{"max", r.max}, {"mean", r.mean}, {"min", r.min}}; };
-    return {{"step_median_s", j(step)}, {"compute_median_s", j(compute)}, {"halo_exchange_median_s", j(halo)},
-            {"allreduce_median_s", j(allreduce)}};
-  }
-};
-
-RankTimes rank_times(const RunResult& r, int warmup) {
-  auto median = [&](const std::string& name) {
-    const auto& names = r.profile.names();
-    if (std::find(names.begin(), names.end(), name) == names.end()) return 0.0;
-    return region_stats(r.profile, name, warmup).median;
-  };
-  RankTimes t;
-  t.step = copa::mpi::reduce(median("step"));
-  t.compute = copa::mpi::reduce(median("hydro_update") + median("dt_reduction") + median("hydro_update+dt"));
-  t.halo = copa::mpi::reduce(median("halo_exchange"));
-  t.allreduce = copa::mpi::reduce(median("allreduce"));
-  return t;
 }
 
 }  // namespace
@@ -222,7 +198,8 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
       const RunResult r = run_backend(b, var, run_mesh, u0, cfg);
       cfg.after_step = nullptr;
       const std::vector<double> u = local ? gather_global(run_mesh, part, r.u) : r.u;
-      const RankTimes times = rank_times(r, cfg.warmup);
+      const RankTimes times = rank_times(r.profile, cfg.warmup, {"hydro_update", "dt_reduction", "hydro_update+dt"},
+                                         {"halo_exchange"});
       nlohmann::json sweep;
       if (copa::is_gpu(b) && !o.sweep.empty()) sweep = block_size_sweep(o, b, var, run_mesh, u0, cfg, root && !o.common.quiet);
       copa::Report rep(app_name, app_version);
@@ -270,13 +247,8 @@ int run_uniform(const Options& o, const OctMesh& mesh, const Plan& selections, c
         const bool same = r1.t == r.t && r1.u == u;
         double diff = 0;
         for (std::size_t i = 0; i < u.size(); ++i) diff = std::max(diff, std::fabs(r1.u[i] - u[i]));
-        const std::string c1 = hex(state_checksum(r1.u)), cn = hex(state_checksum(u));
-        rep.extra()["one_rank_check"] = {{"checksum_one_rank", c1}, {"checksum_ranks", cn}, {"t_one_rank", r1.t},
-                                         {"bitwise_equal", same}, {"max_abs_difference", diff}};
-        if (!o.common.quiet)
-          std::cout << "one-rank check: checksum " << c1 << " alone, " << cn << " on " << nranks << " ranks\n";
-        if (!same) v = {"the same run on one rank (bitwise)", "max_abs_difference_vs_one_rank", diff, 0, false};
-        v.one_rank_check = copa::Verification::OneRankCheck{same, "max_abs_difference", diff};
+        record_one_rank_check(rep, v, hex(state_checksum(r1.u)), hex(state_checksum(u)), r1.t, same, diff, nranks,
+                              o.common.quiet);
       }
       if (vtk.enabled()) rep.extra()["vtk"] = {{"files", vtk.files()}, {"mass_total", totals(mesh, u).mass}};
       rep.set_verification(v);

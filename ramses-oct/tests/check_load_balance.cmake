@@ -1,0 +1,27 @@
+# cmake -DJSON=file -P check_load_balance.cmake: the AMR run over ranks that wrote JSON re-cut its
+# ranges (run.decomposition.ranks.load_balance): at least one re-cut and one migrated oct, each
+# re-cut taken above the threshold and leaving less imbalance than it found.
+file(READ ${JSON} doc)
+string(JSON lb GET "${doc}" run decomposition ranks load_balance)
+string(JSON recuts GET "${lb}" recuts)
+string(JSON migrated GET "${lb}" octs_migrated)
+string(JSON threshold GET "${lb}" imbalance_threshold)
+string(JSON n LENGTH "${lb}" imbalance_before)
+if(recuts LESS 1 OR migrated LESS 1 OR NOT n EQUAL recuts)
+  message(FATAL_ERROR "expected re-cuts with migrated octs: recuts ${recuts}, octs_migrated ${migrated}, ${n} entries")
+endif()
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  string(JSON before GET "${lb}" imbalance_before ${i})
+  string(JSON after GET "${lb}" imbalance_after ${i})
+  # Compared as integers scaled by 10^6 (math() has no floating point).
+  foreach(v before after threshold)
+    string(REGEX MATCH "^([0-9]+)\\.?([0-9]*)" _ "${${v}}")
+    string(SUBSTRING "${CMAKE_MATCH_2}000000" 0 6 frac)
+    math(EXPR ${v}_scaled "${CMAKE_MATCH_1} * 1000000 + 1${frac} - 1000000")
+  endforeach()
+  if(NOT before_scaled GREATER threshold_scaled OR NOT after_scaled LESS before_scaled)
+    message(FATAL_ERROR "re-cut ${i}: imbalance ${before} -> ${after} (threshold ${threshold})")
+  endif()
+endforeach()
+message(STATUS "${recuts} re-cuts, ${migrated} octs migrated; imbalance after each below the one before")

@@ -1,0 +1,135 @@
+// AMR over ranks, the partition (amr_ranks.hpp) in one process: the cuts balance the work and give
+// every rank a base oct, the owned ranges tile every level with each oct on its father's rank, and
+// the cases the mpi tests run hold what they are named for (a rank whose whole range is refined, a
+// rank without refined octs, coarse-fine faces whose two sides are on different ranks). The mpi
+// tests (tests/CMakeLists.txt) then require N ranks = 1 rank bit for bit on these trees.
+#include <algorithm>
+#include <vector>
+
+#include "amr/amr_ranks.hpp"
+#include "copa/errors.hpp"
+#include "copa/testing.hpp"
+#include "test_amr_helpers.hpp"
+
+using namespace ro;
+using namespace ro::amr_test;
+
+namespace {
+
+// The initial tree of a run (no step).
+amr::AmrResult initial_tree(const OctMesh& base, const std::string& problem, const amr::AmrConfig& ac) {
+  return amr::run_amr(copa::Backend::serial, base, amr_config(problem, 1.0, 0), ac);
+}
+
+// Rank r's owned ranges set on t.
+void own(amr::Tree& t, const amr::AmrPartition& p, int r) { amr::owned_ranges(t, p, r, t.owned_begin, t.owned_end); }
+
+int owner_of(const amr::Tree& t, const amr::AmrPartition& p, std::int64_t o) {
+  std::vector<std::int64_t> b, e;
+  for (int r = 0; r < p.ranks(); ++r) {
+    amr::owned_ranges(t, p, r, b, e);
+    if (o >= b[t.level[o]] && o < e[t.level[o]]) return r;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST(AmrRanks, partition_tiles_levels_and_balances_work) {
+  const OctMesh base = build_mesh({16, 16, 16}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  for (const bool sub : {false, true}) {
+    amr::AmrConfig ac = amr_levels(2, "gradient", 2);
+    ac.subcycle = sub;
+    const auto r = initial_tree(base, "sedov", ac);
+    const amr::Tree& t = r.tree;
+    ASSERT_GT(t.octs_at(2), 0);
+    const std::vector<std::int64_t> work = amr::base_work(t, sub);
+    std::int64_t total = 0, heaviest = 0;
+    for (auto w : work) {
+      total += w;
+      heaviest = std::max(heaviest, w);
+    }
+    for (int n : {2, 3, 4, 7}) {
+      const amr::AmrPartition p = amr::partition_tree(t, n, sub);
+      ASSERT_EQ(p.ranks(), n);
+      for (int k = 0; k < n; ++k) {
+        EXPECT_LT(p.cut[k], p.cut[k + 1]);
+        std::int64_t w = 0;
+        for (std::int64_t b = p.cut[k]; b < p.cut[k + 1]; ++b) w += work[b];
+        // A greedy cut overshoots its share by at most one base oct's work.
+        EXPECT_LE(double(w), double(total) / n + double(heaviest)) << "rank " << k << " of " << n;
+      }
+      EXPECT_LE(amr::work_imbalance(t, p, sub), 1.0 + double(heaviest) * n / double(total));
+      // The ranges tile every level in rank order.
+      for (int l = 0; l <= t.max_level; ++l) {
+        std::int64_t next = t.level_begin[l];
+        std::vector<std::int64_t> b, e;
+        for (int k = 0; k < n; ++k) {
+          amr::owned_ranges(t, p, k, b, e);
+          EXPECT_EQ(b[l], next);
+          next = e[l];
+        }
+        EXPECT_EQ(next, t.level_begin[l + 1]);
+      }
+      // A son oct lives on its father's rank.
+      for (std::int64_t o = t.level_begin[1]; o < t.noct(); o += 7)
+        EXPECT_EQ(owner_of(t, p, o), owner_of(t, p, t.father[o] / 8));
+    }
+  }
+  const auto r = initial_tree(base, "sedov", amr_levels(1, "gradient", 2));
+  EXPECT_THROW(amr::partition_tree(r.tree, int(base.noct) + 1, false), copa::InputError);
+}
+
+// Sod 64x4x4 with the band 0 <= x <= 0.25 refined, 4 ranks (the mpi test sod-band-4ranks): the
+// refined quarter holds 8 times the work of an unrefined one, so ranks 0 and 1 own refined base
+// octs only and rank 3 none.
+TEST(AmrRanks, band_case_has_whole_refined_and_unrefined_ranks) {
+  const OctMesh base = build_mesh({64, 4, 4}, {Boundary::outflow, Boundary::outflow, Boundary::outflow});
+  amr::AmrConfig ac = amr_levels(1, "band", 2);
+  ac.criterion.band_lo = 0.0;
+  ac.criterion.band_hi = 0.25;
+  const auto r = initial_tree(base, "sod", ac);
+  const amr::Tree& t = r.tree;
+  // The 32 base octs with x < 0.25 and the buffer's next x column: 34 of 128.
+  ASSERT_EQ(t.octs_at(1), 8 * 34);
+  const amr::AmrPartition p = amr::partition_tree(t, 4, false);
+  const auto refined = [&](std::int64_t b) {
+    int n = 0;
+    for (int c = 0; c < 8; ++c) n += t.son[b * 8 + c] >= 0;
+    return n;
+  };
+  for (int k : {0, 1})
+    for (std::int64_t b = p.cut[k]; b < p.cut[k + 1]; ++b) EXPECT_EQ(refined(b), 8) << "rank " << k << " base oct " << b;
+  for (std::int64_t b = p.cut[3]; b < p.cut[4]; ++b) EXPECT_EQ(refined(b), 0) << "rank 3 base oct " << b;
+}
+
+// Sod 64x4x4 + 1 level on 3 ranks and Sedov 16^3 + 1 on 3 ranks (the mpi tests sod-static-cut-3ranks
+// and sedov-l1-3ranks): the refinement front crosses a rank boundary, so some reflux faces have their
+// coarse cell on one rank and their fine oct on another, and some rank's ghosts include an oct of
+// a coarser level (the coarse neighbours a coarse-fine face prolongs from).
+TEST(AmrRanks, front_crosses_a_rank_boundary) {
+  const auto check = [](const char* problem, std::array<int, 3> cells, Boundary bc, double threshold) {
+    const OctMesh base = build_mesh(cells, {bc, bc, bc});
+    amr::AmrConfig ac = amr_levels(1, "gradient", 2);
+    ac.criterion.density = ac.criterion.pressure = threshold;
+    auto r = initial_tree(base, problem, ac);
+    amr::Tree& t = r.tree;
+    ASSERT_GT(t.octs_at(1), 0) << problem;
+    const amr::AmrPartition p = amr::partition_tree(t, 3, false);
+    const amr::StepLists lists = amr::build_step_lists(t);
+    int crossing = 0;
+    for (std::size_t i = 0; i < lists.reflux_octs.size(); ++i)
+      for (std::int64_t e = lists.reflux_begin[i]; e < lists.reflux_begin[i + 1]; ++e)
+        crossing += owner_of(t, p, lists.reflux_octs[i]) != owner_of(t, p, lists.faces[e].fine_oct);
+    EXPECT_GT(crossing, 0) << problem;
+    bool coarser_ghost = false;
+    for (int k = 0; k < 3; ++k) {
+      own(t, p, k);
+      for (std::int32_t g : amr::ghost_octs(t, 1)) coarser_ghost = coarser_ghost || t.level[g] == 0;
+      for (std::int32_t g : amr::ghost_octs(t, 1)) EXPECT_FALSE(t.owns(g));
+    }
+    EXPECT_TRUE(coarser_ghost) << problem;
+  };
+  check("sod", {64, 4, 4}, Boundary::outflow, 0.05);
+  check("sedov", {16, 16, 16}, Boundary::periodic, 0.1);
+}
