@@ -294,7 +294,7 @@ class Meter {
     if (!reason_.empty()) return;
     t0_ = t_end_ = now_s();
     counter_ = src_->read_counter(e0_);
-    before_ = {t0_, e0_};
+    before_ = last_counter_ = {t0_, e0_};
     e_end_ = e0_;
     start_ = latest_ = src_->state();
     end_ = start_;
@@ -329,7 +329,7 @@ class Meter {
     } else if (pending_) {
       // The reading at or before t_end_ is before_ (the sampler's latest); the sampler finishes
       // the interpolation with its next reading.
-      before_ = last_counter_.t > 0 ? last_counter_ : Reading{t0_, e0_};
+      before_ = last_counter_;
       e_end_ = before_.e;
     }
     if (force) {
@@ -349,9 +349,14 @@ class Meter {
       m.clocks_reason = reason_;
       return m;
     }
+    bool pending = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pending = pending_;
+    }
     double e_now = 0;
     bool read_now = false;
-    if (counter_) {
+    if (pending) {  // no reading after the last mark yet: one now closes the interpolation
       std::lock_guard<std::mutex> src_lock(src_mu_);
       read_now = src_->read_counter(e_now);
     }
