@@ -876,6 +876,22 @@ TEST(Amr, amr_device_rebuild_refuses_over_max_octs) {
 // 2 and 3 steps. A regrid between two steps must drop the carried scan; the per-scan comparison
 // is what sees a stale one (these regrids rarely change a level's largest speed, so a stale scan
 // often gives the same dt and the same state).
+namespace {
+
+// The reflux and restriction work the driver counts for the roofline rows: from the device plan's
+// counts on the GPU path and from the host tree and lists on the host, the same per run; reflux
+// faces exactly when the reflux runs.
+void expect_same_side_work(const amr::AmrResult& dev, const amr::AmrResult& oracle, bool reflux) {
+  EXPECT_EQ(dev.reflux_face_updates, oracle.reflux_face_updates);
+  EXPECT_EQ(dev.restricted_oct_updates, oracle.restricted_oct_updates);
+  EXPECT_EQ(dev.finest_restricted_oct_updates, oracle.finest_restricted_oct_updates);
+  EXPECT_EQ(oracle.reflux_face_updates > 0, reflux);
+  EXPECT_GT(oracle.restricted_oct_updates, 0);
+  EXPECT_LE(oracle.finest_restricted_oct_updates, oracle.restricted_oct_updates);
+}
+
+}  // namespace
+
 TEST(Amr, amr_device_next_scan_emulated_equals_serial) {
   for (const PlanCase& c : next_scan_cases) {
     for (int every : {1, 2, 3}) {
@@ -898,6 +914,7 @@ TEST(Amr, amr_device_next_scan_emulated_equals_serial) {
       EXPECT_EQ(n.scans_run + n.scans_held, dev.steps) << what;
       EXPECT_EQ(dev.t, oracle.t) << what;
       EXPECT_LT(l2, 1e-12) << what;
+      expect_same_side_work(dev, oracle, true);
       if (std::string(c.kind) == "band") {
         EXPECT_EQ(n.moves, 0) << what;  // a static band keeps the tree, the state and the scan
       } else {
@@ -1114,6 +1131,7 @@ TEST(AmrSubcycle, amr_subcycle_emulated_device_step_equals_serial) {
       // The driver counts the substeps' leaf updates from the device's leaf cells per level, and
       // the sibling groups' share from the per-level ranges (level l's groups 2^l times).
       EXPECT_EQ(dev.leaf_cell_updates, oracle.leaf_cell_updates);
+      expect_same_side_work(dev, oracle, reflux);
       EXPECT_EQ(dev.grouped_oct_updates, double(n.grouped_oct_updates));
       EXPECT_GT(n.group_updates, 0);
       EXPECT_LE(dev.grouped_oct_updates, dev.leaf_oct_updates);

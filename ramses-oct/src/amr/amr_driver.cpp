@@ -51,6 +51,46 @@ void check_device_dt(double host_dt, double device_dt, long step) {
   throw std::logic_error(os.str());
 }
 
+// The reflux and restriction work of one (coarse) step on the current tree, counted at each
+// regrid: the reflux faces of every coarse level and the son octs restricted into it, level l's
+// counted 2^l times under --subcycle (its reflux and restriction follow each of its substeps,
+// amr_subcycle.hpp). finest: the restriction of the finest level with sons (global dt only).
+struct SideWork {
+  double faces = 0, restricted = 0, finest = 0;
+};
+
+// Host path: this rank's reflux faces (its step lists) and owned son octs.
+SideWork side_work(const Tree& t, const StepLists& lists, bool reflux, bool subcycle) {
+  SideWork w;
+  const auto weight = [&](int l) { return subcycle ? double(1 << l) : 1.0; };
+  if (reflux)
+    for (const RefluxFace& f : lists.faces) w.faces += weight(t.level[f.cell >> 3]);
+  for (int l = t.max_level - 1; l >= 0; --l) {
+    const double sons = double(t.owned_last(l + 1) - t.owned_first(l + 1));
+    if (w.restricted == 0) w.finest = sons;
+    w.restricted += weight(l) * sons;
+  }
+  return w;
+}
+
+// GPU path: the device plan's counts (per level only when it was built for --subcycle).
+SideWork side_work(const PlanCounts& c, int max_level, bool reflux, bool subcycle) {
+  SideWork w;
+  const auto weight = [&](int l) { return subcycle ? double(1 << l) : 1.0; };
+  if (reflux && subcycle)
+    for (std::size_t l = 0; l + 1 < c.levels.face_begin.size(); ++l)
+      w.faces += weight(int(l)) * double(c.levels.face_begin[l + 1] - c.levels.face_begin[l]);
+  else if (reflux)
+    w.faces = double(c.faces);
+  // restrict_begin: per level from L - 1 down to 0 (+ end).
+  for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
+    const double sons = double(c.restrict_begin[k + 1] - c.restrict_begin[k]);
+    if (w.restricted == 0) w.finest = sons;
+    w.restricted += weight(max_level - 1 - int(k)) * sons;
+  }
+  return w;
+}
+
 }  // namespace
 
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
@@ -107,6 +147,13 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
+  // The reflux and restriction work per step, counted again after every regrid that changes the tree.
+  SideWork side;
+  const auto count_side_work = [&] {
+    side = dev ? side_work(dev->counts(), t.max_level, ac.reflux, ac.subcycle)
+               : side_work(t, lists, ac.reflux, ac.subcycle);
+  };
+  count_side_work();
   // GPU path: after a device rebuild the host tree is stale; the host keeps the device's counts
   // (leaf cells, octs) and copies the tree back only where it reads it.
   bool host_tree_stale = false;
@@ -196,6 +243,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           octs = dev->level_begin().back();
           // The host tree is stale here: the device's counts give the substeps' updates.
           if (ac.subcycle) level_updates = subcycled_leaf_updates(per_level);
+          count_side_work();
         }
       } else {
         {
@@ -217,6 +265,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         leaves = t.leaf_cells();
         octs = t.noct();
         if (ac.subcycle) level_updates = subcycled_leaf_updates(t);
+        count_side_work();
       }
       ++r.regrids;
     }
@@ -275,6 +324,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       if (device_dt && !(time < cfg.tend && step + 1 < cfg.max_steps && !regrid_due(step + 1))) dev->wait_queued();
     }
     r.leaf_cell_updates += ac.subcycle ? level_updates : double(leaves);
+    r.reflux_face_updates += side.faces;
+    r.restricted_oct_updates += side.restricted;
+    r.finest_restricted_oct_updates += side.finest;
     if (dev) {
       const PlanCounts& c = dev->counts();
       if (ac.subcycle) {

@@ -51,6 +51,10 @@ struct AmrResult {
   // GPU path: sums over steps of the leaf octs updated and of those updated in sibling groups
   // (a group's leaf members: 8 for a complete group, fewer for a partial one).
   double leaf_oct_updates = 0, grouped_oct_updates = 0;
+  // Sums over steps of the coarse-fine faces refluxed and of the son octs restricted into their
+  // father cells (--subcycle: level l's 2^l times per coarse step), the restriction into the
+  // finest level that has sons apart (the GPU's phase rows time it with the reflux).
+  double reflux_face_updates = 0, restricted_oct_updates = 0, finest_restricted_oct_updates = 0;
   std::int64_t max_leaf_cells = 0, max_octs_used = 0;
   copa::Profile profile;
   RankComm::LevelCounts level_counts;  // over ranks: this rank's share of the final tree
@@ -60,6 +64,16 @@ struct AmrResult {
 // non-physical leaf cell.
 AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
                   const AmrConfig& ac);
+
+// The reflux and restriction work (README "FOM and the FLOP/byte model"). Reflux, per coarse-fine
+// face and variable: the mean of the son oct's 4 face fluxes (3 add, 1 mul) and v -+ dt/dx mean
+// (1 mul, 1 add); the 4 fluxes read, the coarse cell read and written (a cell on an edge or corner
+// of a refined region has 2 or 3 such faces and is counted with each). Restriction, per son oct and
+// variable: the father cell = the mean of its 8 son cells (7 add, 1 mul); 8 cells read, 1 written.
+inline constexpr double reflux_flops_per_face = 6.0 * nvar;
+inline constexpr double reflux_read_per_face = (4 + 1) * nvar * 8.0, reflux_written_per_face = nvar * 8.0;
+inline constexpr double restrict_flops_per_son = 8.0 * nvar;
+inline constexpr double restrict_read_per_son = 8 * nvar * 8.0, restrict_written_per_son = nvar * 8.0;
 
 // Host bytes per oct of an AMR run: two states, the fine-face flux buffer, the tables, the
 // coordinate index (16 B slots, fewer than 4 per oct), and the regrid's new state and flags.
