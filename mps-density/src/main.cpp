@@ -185,6 +185,7 @@ int run(int argc, char** argv) {
     // Only the first backend and variant of a run writes the ParaView output.
     AppOptions ov = o;
     if (r > 0) ov.vtk = {};
+    ov.step_graph = mps::step_graph(selection);
     const mps::Strategy s = strategies[r].second;
     const int rc = mode == "density" ? run_density(ov, common, s, b, pr, slabs ? &*slabs : nullptr, rep)
                                      : run_simulation(ov, common, s, b, pr, slabs ? &*slabs : nullptr, rep);

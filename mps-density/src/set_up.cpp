@@ -150,6 +150,7 @@ KernelOptions kernel_options(const AppOptions& o, Strategy s, bool density) {
   ko.stable_buckets = o.rebucket == "stable";
   ko.cub_rebucket = o.rebucket == "cub";
   ko.fused_rebucket = o.rebucket == "fused";
+  ko.step_graph = o.step_graph;
   if (density) ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
   return ko;
 }

@@ -35,7 +35,10 @@ const std::vector<Row>& rows() {
       {Strategy::fine_lean_cellrows,
        {"fine-lean-cellrows", gpu,
         "fine-lean with the pruned rows chosen in FP32 bucket-edge units: cheaper row set-ups",
-        {}, {DefaultFor{Backend::cuda, Ranks::one}}}},
+        {{"step", {"launches", "graph"},
+          "GPU rebucketing (and the density benchmark's rebucket + density step) as separate launches or as "
+          "one replayed graph of the same kernels"}},
+        {DefaultFor{Backend::cuda, Ranks::one}}}},
       {Strategy::fine_lean,
        {"fine-lean", gpu,
         "fine-rows with a density-only candidate loop (rsqrt weight, select, no order[] look-up)",
@@ -83,5 +86,7 @@ Strategy strategy_named(const std::string& name) {
 }
 
 Strategy strategy_of(const copa::Selection& s) { return strategy_named(s.name()); }
+
+bool step_graph(const copa::Selection& s) { return s.variant->axis("step") != nullptr && s.is("step", "graph"); }
 
 }  // namespace mps

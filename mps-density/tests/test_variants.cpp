@@ -1,8 +1,9 @@
 // The variant registry: one default per backend and rank class (the defaults the README states),
-// a bad --variant names every valid one, --tuning is refused (no row has an axis), and --list
-// prints every row.
+// a bad --variant names every valid one, a tuning is refused where the row has no such axis or
+// value (fine-lean-cellrows alone has one: step=launches|graph), and --list prints every row.
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
@@ -59,6 +60,24 @@ TEST(Variants, a_bad_name_is_refused_naming_the_valid_ones) {
   // brute is the serial oracle only.
   EXPECT_THROW(r.select(Backend::openmp, 1, "brute"), copa::InputError);
   EXPECT_THROW(r.select(Backend::serial, 1, "sorted-particle", {"block=128"}), copa::InputError);
+}
+
+TEST(Variants, only_fine_lean_cellrows_has_the_step_axis_launches_first) {
+  const auto& r = mps::registry();
+  for (const auto& row : r.rows()) {
+    const auto* axis = row.axis("step");
+    EXPECT_TRUE((axis != nullptr) == (row.name == "fine-lean-cellrows"));
+    EXPECT_TRUE(row.tunings.size() == (axis != nullptr ? 1u : 0u));
+    if (axis) {
+      EXPECT_TRUE(axis->values == (std::vector<std::string>{"launches", "graph"}));
+    }
+  }
+  for (Backend b : {Backend::cuda, Backend::hip}) {
+    EXPECT_FALSE(mps::step_graph(r.select(b, 1, "fine-lean-cellrows")));
+    EXPECT_TRUE(mps::step_graph(r.select(b, 1, "fine-lean-cellrows", {"step=graph"})));
+    EXPECT_THROW(r.select(b, 1, "fine-lean-cellrows", {"step=fused"}), copa::InputError);
+    EXPECT_THROW(r.select(b, 1, "fine-lean", {"step=graph"}), copa::InputError);
+  }
 }
 
 TEST(Variants, list_prints_every_row) {
