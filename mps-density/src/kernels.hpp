@@ -52,6 +52,14 @@ struct KernelOptions {
   // scan also scans the block totals (in its last block) and the scatter finishes the bucket
   // starts; the order inside a bucket is the atomic one, as with the default.
   bool fused_rebucket = false;
+  // GPU (--tuning step=graph of fine-lean-cellrows): the rebucketing's launches, and in
+  // rebucket_and_density the rebucketing and the number density together, captured once into a
+  // graph per buffer set and replayed as one launch; the same kernels on the same data.
+  bool step_graph = false;
+  // GPU fine-lean-cellrows (--tuning blocks-per-sm): the resident blocks of 256 threads per SM its
+  // density kernel's registers are bounded for (__launch_bounds__): 5 (48 registers on sm_90,
+  // 62.5% occupancy), 6 (40, 75%) or 8 (32, 100%); fewer registers spill more.
+  int cellrows_blocks = 5;
 };
 
 // The bucket grid a strategy searches and its radii, the same for the host and GPU backends:
@@ -113,6 +121,13 @@ class MpsKernels {
   // verlet: also the lists, rebuilt only when a particle moved more than skin / 2 (or `force`).
   virtual void prepare_neighbours(bool force = false) = 0;
   virtual int list_rebuilds() const { return 0; }
+  // The density benchmark's step (P-Flow's rebucketing, then the number density): by default
+  // prepare_neighbours(true) then number_density(re); the GPU backend with step_graph replays
+  // both as one graph launch.
+  virtual void rebucket_and_density(double re) {
+    prepare_neighbours(true);
+    number_density(re);
+  }
 
   // Neighbour sums (neighbour_ops.hpp), each through the strategy of the variant.
   virtual void number_density(double re) = 0;                      // -> n

@@ -19,6 +19,9 @@
 // cub::DeviceRadixSort::SortPairs of (bucket, index) (hipCUB on HIP where installed).
 // --rebucket fused does the same atomic sort in three launches: count, a scan whose last block
 // scans the block totals, and a scatter that also writes the bucket starts.
+// --tuning step=graph (fine-lean-cellrows) captures those launches, and in rebucket_and_density
+// the number density after them, into a graph (once per buffer set) and replays it: one launch
+// per rebucketing, one per P-Flow step, the same kernels on the same data.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -44,16 +47,27 @@ namespace {
 
 using namespace mps::gpu;
 
+// After a launch of the capturable paths (the rebucketing and the neighbour sums, on s_): inside a
+// stream capture only the launch's own error is checked, since COPA_GPU_SYNC_LAUNCH=1's
+// synchronisation is not allowed while a stream captures (the graph's launch gets it instead).
+#define MPS_LAUNCHED(kernel_name) launched((kernel_name), __FILE__, __LINE__)
+
 // ---------------------------------------------------------------- the backend
 class GpuKernels final : public PairOpKernels<GpuKernels> {
   friend class PairOpKernels<GpuKernels>;
 
  public:
   explicit GpuKernels(const KernelOptions& o) : opt_(o) {
+    if (o.cellrows_blocks != 5 && o.cellrows_blocks != 6 && o.cellrows_blocks != 8)
+      throw copa::InputError("--tuning blocks-per-sm must be 5, 6 or 8");
 #if !defined(COPA_HAVE_GPU_CUB)
     if (o.cub_rebucket)
       throw copa::InputError("--rebucket cub: this HIP build has no hipCUB (hipcub/hipcub.hpp was not found); use atomic or stable");
 #endif
+  }
+  ~GpuKernels() override {
+    drop_graphs();
+    if (capture_stream_ != nullptr) (void)COPA_GPU_SYMBOL(StreamDestroy)(capture_stream_);
   }
   copa::Backend backend() const override {
 #if defined(COPA_HAVE_HIP)
@@ -223,27 +237,24 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
   int list_rebuilds() const override { return rebuilds_; }
 
   void number_density(double re) override {
-    if (n_ == 0) return;
-    if (opt_.precision == copa::Precision::fp32 && is_fine(opt_.strategy)) {
-      launch_fp32_fine(static_cast<float>(re));
+    if (n_ > 0) enqueue_density(re);
+  }
+  // step=graph: the rebucketing and the density as one graph launch. The density reads the arrays
+  // the scatter wrote: they are swapped in for its capture and back out after it, so that the
+  // swap below follows the graph's launch exactly as it follows rebucket()'s. Verlet's list build
+  // reads its capacity on the host: not capturable, it runs as prepare_neighbours does.
+  void rebucket_and_density(double re) override {
+    if (!opt_.step_graph || n_ == 0 || opt_.strategy == Strategy::verlet) {
+      MpsKernels::rebucket_and_density(re);
       return;
     }
-    if (opt_.precision == copa::Precision::fp32) {
-      const View v = view();
-      density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads>>>(q_.data(), fd(Field::y), fd(Field::z), buckets(), n_,
-                                                                  static_cast<float>(re), v.load_id, v.targets, fd(Field::n));
-      COPA_GPU_CHECK_LAUNCH("density_fp32_kernel");
-      return;
-    }
-    if (opt_.strategy == Strategy::fine_lean) {
-      launch_fine_lean<false>(re);
-      return;
-    }
-    if (opt_.strategy == Strategy::fine_lean_cellrows) {
-      launch_fine_lean<true>(re);
-      return;
-    }
-    run(DensityOp{re, re * re, fd(Field::n)});
+    launch_graph(Captured::step, re, [&] {
+      enqueue_rebucket();
+      swap_scattered();
+      enqueue_density(re);
+      swap_scattered();
+    });
+    swap_scattered();
   }
 
   void predictor(double dt, double nu, const double g[3]) override {
@@ -371,10 +382,21 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
   }
 
  private:
+  // step=graph: a graph holds the device pointers of one buffer set (buffers_: the reorder's swap
+  // alternates two), so each sequence is captured once per set (and radius) and dropped when
+  // allocate() replaces the arrays.
+  struct Captured {
+    enum What { rebucket, step } what;
+    int buffers;
+    double re;
+    COPA_GPU_SYMBOL(GraphExec_t) exec;
+  };
   static int idx(Field f) { return static_cast<int>(f); }
   // Every device array for n particles (the last `ghosts` sources only) on the problem's grid,
   // fields zeroed, load index = storage index; the particle fields are the caller's to fill.
   void allocate(const Problem& pr, double max_radius, std::size_t n, std::size_t ghosts) {
+    drop_graphs();  // they hold the pointers of the arrays replaced below
+    buffers_ = 0;
     n_ = static_cast<int>(n);
     ghosts_ = static_cast<int>(ghosts);
     const SearchGeometry sg = search_geometry(pr, max_radius, opt_);
@@ -466,7 +488,89 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
   }
   BucketsView buckets() { return buckets_view(grid_, start_.data(), order_.data(), opt_.reorder, reach_); }
 
+  // The number density's launch on s_ (no host synchronisation: capturable).
+  void enqueue_density(double re) {
+    if (opt_.precision == copa::Precision::fp32 && is_fine(opt_.strategy)) {
+      launch_fp32_fine(static_cast<float>(re));
+      return;
+    }
+    if (opt_.precision == copa::Precision::fp32) {
+      const View v = view();
+      density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(q_.data(), fd(Field::y), fd(Field::z), buckets(), n_,
+                                                                  static_cast<float>(re), v.load_id, v.targets, fd(Field::n));
+      MPS_LAUNCHED("density_fp32_kernel");
+      return;
+    }
+    if (opt_.strategy == Strategy::fine_lean) {
+      launch_fine_lean<false>(re);
+      return;
+    }
+    if (opt_.strategy == Strategy::fine_lean_cellrows) {
+      launch_fine_lean<true>(re);
+      return;
+    }
+    run(DensityOp{re, re * re, fd(Field::n)});
+  }
+
+  void launched(const char* kernel, const char* file, int line) const {
+    if (s_ != nullptr)
+      copa::gpu::check(COPA_GPU_SYMBOL(GetLastError)(), kernel, file, line);
+    else
+      copa::gpu::check_launch(kernel, file, line);
+  }
+
+  // step=graph: the launches `enqueue` makes on s_, captured into a graph the first time they run
+  // for this buffer set and radius, then replayed as one launch on the default stream (the
+  // stream of every other launch and of the timers' events, so the order is unchanged).
+  template <class Enqueue>
+  void launch_graph(Captured::What what, double re, Enqueue&& enqueue) {
+    auto it = std::find_if(graphs_.begin(), graphs_.end(),
+                           [&](const Captured& c) { return c.what == what && c.buffers == buffers_ && c.re == re; });
+    if (it == graphs_.end()) {
+      graphs_.push_back({what, buffers_, re, capture(enqueue)});
+      it = graphs_.end() - 1;
+    }
+    COPA_GPU_CHECK(COPA_GPU_SYMBOL(GraphLaunch)(it->exec, nullptr));
+    copa::gpu::check_launch("step graph", __FILE__, __LINE__);
+  }
+  template <class Enqueue>
+  COPA_GPU_SYMBOL(GraphExec_t) capture(Enqueue& enqueue) {
+    if (capture_stream_ == nullptr) capture_stream_ = copa::gpu::create_stream();
+    COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamBeginCapture)(capture_stream_, COPA_GPU_SYMBOL(StreamCaptureModeThreadLocal)));
+    COPA_GPU_SYMBOL(Graph_t) graph{};
+    s_ = capture_stream_;
+    try {
+      enqueue();
+    } catch (...) {
+      s_ = nullptr;
+      if (COPA_GPU_SYMBOL(StreamEndCapture)(capture_stream_, &graph) == COPA_GPU_SYMBOL(Success) && graph != nullptr)
+        (void)COPA_GPU_SYMBOL(GraphDestroy)(graph);
+      throw;
+    }
+    s_ = nullptr;
+    COPA_GPU_CHECK(COPA_GPU_SYMBOL(StreamEndCapture)(capture_stream_, &graph));
+    COPA_GPU_SYMBOL(GraphExec_t) exec{};
+    const copa::gpu::error_t rc = COPA_GPU_SYMBOL(GraphInstantiateWithFlags)(&exec, graph, 0);
+    (void)COPA_GPU_SYMBOL(GraphDestroy)(graph);
+    copa::gpu::check(rc, "GraphInstantiateWithFlags", __FILE__, __LINE__);
+    return exec;
+  }
+  void drop_graphs() {
+    for (const Captured& c : graphs_) (void)COPA_GPU_SYMBOL(GraphExecDestroy)(c.exec);
+    graphs_.clear();
+  }
+
+  // The counting sort, then the scattered arrays swapped in; step=graph replays its launches as
+  // one graph (captured once per buffer set: the swap alternates two).
   void rebucket() {
+    if (opt_.step_graph)
+      launch_graph(Captured::rebucket, 0.0, [&] { enqueue_rebucket(); });
+    else
+      enqueue_rebucket();
+    swap_scattered();
+  }
+  // The rebucketing's launches on s_, by method; the caller swaps the scattered arrays in.
+  void enqueue_rebucket() {
     if (opt_.cub_rebucket) {
       library_rebucket();
       return;
@@ -476,20 +580,20 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
       return;
     }
     const long long cells = grid_.cells();
-    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
+    count_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
-    COPA_GPU_CHECK_LAUNCH("count_kernel");
-    scan_blocks_kernel<<<scan_blocks_, kScanBlock>>>(count_.data(), start_.data(), totals_.data(), cells);
-    COPA_GPU_CHECK_LAUNCH("scan_blocks_kernel");
-    scan_totals_kernel<<<1, kScanBlock>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
-    COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
-    scan_add_kernel<<<scan_blocks_ + 1, kScanBlock>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, count_.data());
-    COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
+    MPS_LAUNCHED("count_kernel");
+    scan_blocks_kernel<<<scan_blocks_, kScanBlock, 0, s_>>>(count_.data(), start_.data(), totals_.data(), cells);
+    MPS_LAUNCHED("scan_blocks_kernel");
+    scan_totals_kernel<<<1, kScanBlock, 0, s_>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
+    MPS_LAUNCHED("scan_totals_kernel");
+    scan_add_kernel<<<scan_blocks_ + 1, kScanBlock, 0, s_>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, count_.data());
+    MPS_LAUNCHED("scan_add_kernel");
     if (opt_.stable_buckets) {
-      order_slots_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), rank_.data(), start_.data(), n_, order_.data());
-      COPA_GPU_CHECK_LAUNCH("order_slots_kernel");
-      stable_rank_kernel<<<blocks_for(n_, kThreads), kThreads>>>(cell_.data(), start_.data(), order_.data(), n_, rank_.data());
-      COPA_GPU_CHECK_LAUNCH("stable_rank_kernel");
+      order_slots_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(cell_.data(), rank_.data(), start_.data(), n_, order_.data());
+      MPS_LAUNCHED("order_slots_kernel");
+      stable_rank_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(cell_.data(), start_.data(), order_.data(), n_, rank_.data());
+      MPS_LAUNCHED("stable_rank_kernel");
     }
     scatter();
   }
@@ -497,26 +601,24 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
   // --rebucket fused: count, one-launch scan, scatter that also writes the bucket starts.
   void fused_rebucket() {
     const long long cells = grid_.cells();
-    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
+    count_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
-    COPA_GPU_CHECK_LAUNCH("count_kernel");
-    scan_blocks_last_kernel<<<scan_blocks_, kScanBlock>>>(count_.data(), part_.data(), totals_.data(), cells, ticket_.data());
-    COPA_GPU_CHECK_LAUNCH("scan_blocks_last_kernel");
+    MPS_LAUNCHED("count_kernel");
+    scan_blocks_last_kernel<<<scan_blocks_, kScanBlock, 0, s_>>>(count_.data(), part_.data(), totals_.data(), cells, ticket_.data());
+    MPS_LAUNCHED("scan_blocks_last_kernel");
     const ScatterSet ss = scatter_set();
     const std::size_t threads = std::max<std::size_t>(static_cast<std::size_t>(n_), static_cast<std::size_t>(cells) + 1);
-    scatter_fused_kernel<<<blocks_for(threads, kThreads), kThreads>>>(grid_, cell_.data(), rank_.data(), part_.data(),
+    scatter_fused_kernel<<<blocks_for(threads, kThreads), kThreads, 0, s_>>>(grid_, cell_.data(), rank_.data(), part_.data(),
                                                                       totals_.data(), cells, n_, order_.data(), ss,
                                                                       start_.data());
-    COPA_GPU_CHECK_LAUNCH("scatter_fused_kernel");
-    swap_scattered();
+    MPS_LAUNCHED("scatter_fused_kernel");
   }
 
   // The counting sort's last step: every particle to start[cell] + rank (and order).
   void scatter() {
-    scatter_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, cell_.data(), rank_.data(), start_.data(), n_,
+    scatter_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, cell_.data(), rank_.data(), start_.data(), n_,
                                                            order_.data(), scatter_set());
-    COPA_GPU_CHECK_LAUNCH("scatter_kernel");
-    swap_scattered();
+    MPS_LAUNCHED("scatter_kernel");
   }
   ScatterSet scatter_set() {
     ScatterSet ss;
@@ -538,6 +640,7 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
       for (int f = 0; f < 7; ++f) std::swap(f_[f], scratch_[f]);
       std::swap(type_, type_tmp_);
       std::swap(id_, id_tmp_);
+      buffers_ ^= 1;
     }
   }
 
@@ -566,17 +669,17 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
   // from the sorted order -> the same scatter.
   void library_rebucket() {
     const int cells1 = static_cast<int>(grid_.cells() + 1);
-    count_kernel<<<blocks_for(n_, kThreads), kThreads>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
+    count_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
-    COPA_GPU_CHECK_LAUNCH("count_kernel");
+    MPS_LAUNCHED("count_kernel");
     std::size_t bytes = library_temp_.size();
-    COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(library_temp_.data(), bytes, count_.data(), start_.data(), cells1));
-    copa::gpu::fill_zero(count_.data(), count_.bytes());
+    COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(library_temp_.data(), bytes, count_.data(), start_.data(), cells1, s_));
+    copa::gpu::fill_zero(count_.data(), count_.bytes(), s_);
     bytes = library_temp_.size();
     COPA_GPU_CHECK(copa::gpu_cub::DeviceRadixSort::SortPairs(library_temp_.data(), bytes, cell_.data(), cell_sorted_.data(),
-                                                      iota_.data(), order_.data(), n_, 0, key_bits()));
-    rank_from_order_kernel<<<blocks_for(n_, kThreads), kThreads>>>(order_.data(), cell_.data(), start_.data(), n_, rank_.data());
-    COPA_GPU_CHECK_LAUNCH("rank_from_order_kernel");
+                                                      iota_.data(), order_.data(), n_, 0, key_bits(), s_));
+    rank_from_order_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(order_.data(), cell_.data(), start_.data(), n_, rank_.data());
+    MPS_LAUNCHED("rank_from_order_kernel");
     scatter();
   }
 #else
@@ -590,22 +693,34 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     const View v = view();
     const unsigned blocks = blocks_for(n_, kThreads);
     double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z), *out = fd(Field::n);
-    if (CellRows && b.order)
-      fine_lean_cellrows_density_kernel<false><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    if (CellRows && opt_.cellrows_blocks == 6)
+      launch_cellrows<6>(x, y, z, b, re, v, out);
+    else if (CellRows && opt_.cellrows_blocks == 8)
+      launch_cellrows<8>(x, y, z, b, re, v, out);
     else if (CellRows)
-      fine_lean_cellrows_density_kernel<true><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+      launch_cellrows<5>(x, y, z, b, re, v, out);
     else if (b.order)
-      fine_lean_density_kernel<false><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+      fine_lean_density_kernel<false><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
     else
-      fine_lean_density_kernel<true><<<blocks, kThreads>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
-    COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
+      fine_lean_density_kernel<true><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    MPS_LAUNCHED(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
+  }
+
+  template <int MinBlocks>
+  void launch_cellrows(const double* x, const double* y, const double* z, const BucketsView& b, double re, const View& v,
+                       double* out) {
+    const unsigned blocks = blocks_for(n_, kThreads);
+    if (b.order)
+      fine_lean_cellrows_density_kernel<false, MinBlocks><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
+    else
+      fine_lean_cellrows_density_kernel<true, MinBlocks><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
   }
 
   void launch_fp32_fine(float re) {
     const View v = view();
-    density_fp32_fine_kernel<<<blocks_for(static_cast<std::size_t>(n_), kThreads), kThreads>>>(
+    density_fp32_fine_kernel<<<blocks_for(static_cast<std::size_t>(n_), kThreads), kThreads, 0, s_>>>(
         q_.data(), fd(Field::x), fd(Field::y), fd(Field::z), buckets(), n_, re, v.load_id, v.targets, fd(Field::n));
-    COPA_GPU_CHECK_LAUNCH("density_fp32_fine_kernel");
+    MPS_LAUNCHED("density_fp32_fine_kernel");
   }
 
   void build_verlet() {
@@ -649,27 +764,27 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
         throw copa::InputError("--variant brute is the serial oracle only");
       case Strategy::bucket_block: {
         // 64 threads (two warps; one wavefront on HIP): buckets hold ~10-35 particles.
-        bucket_block_kernel<<<static_cast<unsigned>(grid_.cells()), 64>>>(v, b, op);
-        COPA_GPU_CHECK_LAUNCH("bucket_block_kernel");
+        bucket_block_kernel<<<static_cast<unsigned>(grid_.cells()), 64, 0, s_>>>(v, b, op);
+        MPS_LAUNCHED("bucket_block_kernel");
         break;
       }
       case Strategy::bucket_thread:
-        bucket_thread_kernel<<<blocks_for(grid_.cells(), 128), 128>>>(v, b, op, grid_.cells());
-        COPA_GPU_CHECK_LAUNCH("bucket_thread_kernel");
+        bucket_thread_kernel<<<blocks_for(grid_.cells(), 128), 128, 0, s_>>>(v, b, op, grid_.cells());
+        MPS_LAUNCHED("bucket_thread_kernel");
         break;
       case Strategy::sorted_particle:
-        sorted_particle_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
-        COPA_GPU_CHECK_LAUNCH("sorted_particle_kernel");
+        sorted_particle_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(v, b, op);
+        MPS_LAUNCHED("sorted_particle_kernel");
         break;
       case Strategy::verlet:
-        verlet_kernel<<<blocks_for(n_, kThreads), kThreads>>>(v, VerletView{list_.data(), list_count_.data(), n_, capacity_}, op);
-        COPA_GPU_CHECK_LAUNCH("verlet_kernel");
+        verlet_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(v, VerletView{list_.data(), list_count_.data(), n_, capacity_}, op);
+        MPS_LAUNCHED("verlet_kernel");
         break;
       case Strategy::fine_rows:
       case Strategy::fine_lean:  // its own kernel for the density only (number_density)
       case Strategy::fine_lean_cellrows:
-        fine_rows_kernel<Op><<<blocks_for(n_, kThreads), kThreads>>>(v, b, op);
-        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
+        fine_rows_kernel<Op><<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(v, b, op);
+        MPS_LAUNCHED("fine_rows_kernel");
         break;
     }
   }
@@ -697,6 +812,11 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
   DeviceArray<unsigned> ticket_;         // --rebucket fused: blocks of the scan that have finished
   DeviceArray<unsigned char> library_temp_;
   bool lists_valid_ = false;
+  // The stream of the capturable launches: the default stream, or capture_stream_ while capturing.
+  copa::gpu::stream_t s_ = nullptr;
+  copa::gpu::stream_t capture_stream_ = nullptr;
+  std::vector<Captured> graphs_;  // step=graph
+  int buffers_ = 0;
 };
 
 // The device rebuild of a distributed simulation (README "Distributed runs", device-side

@@ -1,5 +1,5 @@
-// Density mode: one rebucketing and one number density timed per repetition, on one rank or on
-// each rank's slab with its ghosts; the FLOP/byte model of both rows (README, "FOM and the
+// Density mode: one rebucketing and one number density timed per repetition, then both in one
+// region (the P-Flow step), on one rank or on each rank's slab with its ghosts; the FLOP/byte model of both rows (README, "FOM and the
 // FLOP/byte model"), the statistics of the JSON and the verdict.
 #include <algorithm>
 #include <cmath>
@@ -101,6 +101,11 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, Strategy
   copa::repeat_timed(*timer, build_row, common.warmup, common.reps, [&] { k->prepare_neighbours(true); });
   const std::string row = "number-density";
   copa::repeat_timed(*timer, row, common.warmup, std::max(common.reps, 1), [&] { k->number_density(pr.re); });
+  // The P-Flow step in one timed region, rebucketing then density as a time step runs them: the
+  // two rows above together, the gaps between their launches included (--tuning step=graph: one
+  // graph launch). An end_to_end row contains other rows: the scaling study's sum leaves it out.
+  const std::string step_row = "end_to_end(" + build_row + "+" + row + ")";
+  copa::repeat_timed(*timer, step_row, common.warmup, std::max(common.reps, 1), [&] { k->rebucket_and_density(pr.re); });
   const auto n_local = k->get(mps::Field::n);
 
   // The cost model is this rank's work: its owned particles are the targets (mine.ghosts), the
@@ -131,13 +136,19 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, Strategy
     bc.flops += 8.0 * st.candidates;
     bc.bytes_written += st.candidates * 4.0;
   }
+  copa::KernelCost sc = dc;
+  sc.flops += bc.flops;
+  sc.bytes_read += bc.bytes_read;
+  sc.bytes_written += bc.bytes_written;
   rep.add_kernel(build_row, profile.stats(build_row), bc);
   rep.add_kernel(row, profile.stats(row), dc);
+  rep.add_kernel(step_row, profile.stats(step_row), sc);
   if (local) rep.add_kernel("halo_exchange", profile.stats("halo_exchange"), halo_cost);
   // The slowest rank sets the pace: rates are global evaluations over the MAX over ranks of the
   // per-rank medians (collective; the same as the medians on one rank).
   const double td = copa::mpi::reduce(profile.stats(row).median).max;
   const double tb = copa::mpi::reduce(profile.stats(build_row).median).max;
+  const double ts = copa::mpi::reduce(profile.stats(step_row).median).max;
   rep.reduce_over_ranks();
   k.reset();  // rank 0's one-rank check below then needs no more memory than a one-rank run
   // The owned particles' densities, in global id order on rank 0.
@@ -159,6 +170,8 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, Strategy
   ex["rebucket_seconds_median"] = tb;
   ex["evaluations_per_second"] = Ng / td;
   ex["evaluations_per_second_with_rebucket"] = Ng / (td + tb);
+  ex["step_seconds_median"] = ts;  // the end_to_end row: rebucketing + density in one region
+  ex["evaluations_per_second_step"] = Ng / ts;
   ex["candidates_per_evaluation"] = sg.candidates;
   ex["neighbours_per_evaluation"] = sg.neighbours;
   ex["candidate_pairs_per_second"] = sg.candidates / td;
@@ -170,8 +183,8 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, Strategy
     std::cout << "particles " << pr.particles.size() << ", buckets " << pr.grid.nx << " x " << pr.grid.ny << " x " << pr.grid.nz
               << (fine ? " (fine: edge r_e/" + std::to_string(fd) + ")" : std::string()) << ", candidates/particle " << sg.candidates / Ng << ", neighbours/particle " << sg.neighbours / Ng << "\n"
               << "density: " << td * 1e6 << " us, with rebucketing " << (td + tb) * 1e6
-              << " us; evaluations/s " << Ng / td << " (amortised with rebucketing " << Ng / (td + tb)
-              << "); candidate pairs/s " << sg.candidates / td << ", true neighbours/s " << sg.neighbours / td
+              << " us (one region: " << ts * 1e6 << " us); evaluations/s " << Ng / td
+              << " (amortised with rebucketing " << Ng / (td + tb) << "); candidate pairs/s " << sg.candidates / td << ", true neighbours/s " << sg.neighbours / td
               << "\n"
               << "checksum of n (FNV-1a of the bits, original order): " << ex["checksum"].get<std::string>() << "\n";
   }

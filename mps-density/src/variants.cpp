@@ -12,6 +12,7 @@
 #include "variants.hpp"
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -35,7 +36,13 @@ const std::vector<Row>& rows() {
       {Strategy::fine_lean_cellrows,
        {"fine-lean-cellrows", gpu,
         "fine-lean with the pruned rows chosen in FP32 bucket-edge units: cheaper row set-ups",
-        {}, {DefaultFor{Backend::cuda, Ranks::one}}}},
+        {{"step", {"launches", "graph"},
+          "GPU rebucketing (and the density benchmark's rebucket + density step) as separate launches or as "
+          "one replayed graph of the same kernels"},
+         {"blocks-per-sm", {"5", "6", "8"},
+          "resident blocks of 256 per SM the density kernel's registers are bounded for: 5 = 48 registers "
+          "(62.5% occupancy), 6 = 40 (75%), 8 = 32 (100%), more spill (sm_90)"}},
+        {DefaultFor{Backend::cuda, Ranks::one}}}},
       {Strategy::fine_lean,
        {"fine-lean", gpu,
         "fine-rows with a density-only candidate loop (rsqrt weight, select, no order[] look-up)",
@@ -83,5 +90,10 @@ Strategy strategy_named(const std::string& name) {
 }
 
 Strategy strategy_of(const copa::Selection& s) { return strategy_named(s.name()); }
+
+void apply_tunings(const std::map<std::string, std::string>& tunings, KernelOptions& ko) {
+  if (const auto it = tunings.find("step"); it != tunings.end()) ko.step_graph = it->second == "graph";
+  if (const auto it = tunings.find("blocks-per-sm"); it != tunings.end()) ko.cellrows_blocks = std::stoi(it->second);
+}
 
 }  // namespace mps
