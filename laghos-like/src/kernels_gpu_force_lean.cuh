@@ -31,7 +31,9 @@ struct LeanShape {
   // Block: (TPE, elements) with at most 256 threads (Q1D <= 16); compiled for 4 blocks per SM
   // (at most 64 registers per thread).
   static constexpr int THREADS = 256, BLOCKS_PER_SM = 4;
-  static constexpr int MASS_BLOCKS_PER_SM = BLOCKS_PER_SM;
+  // k_mass_zcol's blocks per SM: the most that compile without spills at sm_90 (ptxas -v: Q1D <= 4
+  // 8 blocks = 32 registers, Q1D = 6 6 = 40, Q1D = 8 4 = 64; one step more spills).
+  static constexpr int MASS_BLOCKS_PER_SM = Q <= 4 ? 8 : (Q <= 6 ? 6 : 4);
 };
 
 // evec[c][e][i] = sum_d (G_d^T stress[c][d])_i, G_d = G along axis d and B along the others

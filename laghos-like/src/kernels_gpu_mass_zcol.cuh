@@ -6,9 +6,11 @@
 // H200 it is bound by the L1/shared pipe with its occupancy capped by that shared memory.
 // Layout (the lean force kernels', MFEM's and libCEED's 3D sum factorization): one thread per
 // (x, y) point of the Q1D x Q1D plane. The thread contracts z in registers both ways (B x, then the
-// weights, then B^T) with B's Q1D x D1D entries in registers; only the x and y contractions pass
-// through shared memory, each with the thread's row or column of B in registers. Shared doubles
-// per element (LeanShape::MASS): D Q^2 + D^2 Q, Q2Q1 72 and Q3Q2 240 instead of 320 and 1080.
+// weights, then B^T; B's entries are the same for every thread: shared-memory broadcasts); only
+// the x and y contractions pass through shared memory, each with the thread's row or column of B
+// in registers. Shared doubles per element (LeanShape::MASS): D Q^2 + D^2 Q, Q2Q1 72 and Q3Q2 240
+// instead of 320 and 1080, so registers, not shared memory, bound the occupancy
+// (LeanShape::MASS_BLOCKS_PER_SM).
 // Matrices as in kernels_gpu_fixed.cuh: B(q, n) = B[q * D1D + n]; point q = qx + Q1D (qy + Q1D qz),
 // dof i = ix + D1D (iy + D1D iz).
 #pragma once
@@ -43,11 +45,6 @@ __global__ void __launch_bounds__((LeanShape<D, Q, L>::THREADS), (LeanShape<D, Q
   const int slot = active ? e0 : count - 1;
   const int e = elements ? elements[slot] : slot;
   const int* map = d.h1_map + (std::size_t)e * S::ND;
-  double Bz[Q][D];  // compile-time indices only: held in registers
-#pragma unroll
-  for (int q = 0; q < Q; ++q)
-#pragma unroll
-    for (int n = 0; n < D; ++n) Bz[q][n] = B[q * D + n];
   for (int i = tid; i < S::ND; i += LS::TPE) pa[i] = x[map[i]];
   __syncthreads();
   if (tid < D * Q) {  // x: thread (qx, dy)
@@ -86,10 +83,10 @@ __global__ void __launch_bounds__((LeanShape<D, Q, L>::THREADS), (LeanShape<D, Q
   for (int qz = 0; qz < Q; ++qz) {
     double t = 0.0;
 #pragma unroll
-    for (int n = 0; n < D; ++n) t += Bz[qz][n] * u[n];
+    for (int n = 0; n < D; ++n) t += B[qz * D + n] * u[n];
     t *= w[qz * Q * Q];
 #pragma unroll
-    for (int dz = 0; dz < D; ++dz) a[dz] += Bz[qz][dz] * t;
+    for (int dz = 0; dz < D; ++dz) a[dz] += B[qz * D + dz] * t;
   }
   // pa's dofs were last read by the x stage, before the barrier above.
 #pragma unroll
