@@ -107,13 +107,14 @@ std::unique_ptr<HydroKernels> make_openmp_kernels();
 #endif
 #if COPA_GPU
 // The GPU strategies of the table's rows: fixed (compile-time-specialised) or generic kernels,
-// their thread layout, the CG mass by atomics or gather, and the lean quadrature update and 3D
-// force kernels.
+// their thread layout, the CG mass by atomics or gather, the lean quadrature update and 3D
+// force kernels, and the z-column 3D CG mass (lean, mass=zcol).
 struct GpuChoice {
   bool fixed = true;
   bool xyz = false;
   bool atomic = true;
   bool lean = false;
+  bool zcol_mass = false;
 };
 std::unique_ptr<HydroKernels> make_gpu_kernels(const GpuChoice& choice);
 #endif

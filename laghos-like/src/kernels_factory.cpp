@@ -44,6 +44,7 @@ std::unique_ptr<HydroKernels> make_kernels(copa::Backend backend, const copa::Se
       c.lean = selection.name() == "lean";
       c.xyz = c.fixed && selection.is("layout", "xyz");
       c.atomic = c.lean || (selection.name() == "block" && selection.is("mass", "atomic"));
+      c.zcol_mass = c.lean && selection.is("mass", "zcol");
       return make_gpu_kernels(c);
     }
 #else

@@ -10,8 +10,9 @@
 // vector with FP64 atomics. "lean" replaces two kernels of "block": the quadrature update
 // (k_qupdate_staged: gradients staged in shared memory, the register-lean point physics of
 // qpoint.hpp, 64 registers) and, in 3D, F 1 and F^T v (kernels_gpu_force_lean.cuh: a thread per
-// (x, y) point, the z column in registers). All state stays on the device; only dot products and
-// the time-step estimate (scalars) come back to the host.
+// (x, y) point, the z column in registers); with mass=zcol also, in 3D, the CG's H1 mass
+// (kernels_gpu_mass_zcol.cuh, the same layout). All state stays on the device; only dot products
+// and the time-step estimate (scalars) come back to the host.
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -187,6 +188,7 @@ __global__ void k_gather_list(int n, const int* dofs, const int* offsets, const 
 }  // namespace laghos
 #include "kernels_gpu_fixed.cuh"
 #include "kernels_gpu_force_lean.cuh"
+#include "kernels_gpu_mass_zcol.cuh"
 namespace laghos {
 namespace {
 
@@ -229,6 +231,7 @@ LaunchShape launch_shape(Kernel kernel, int NE, int tpe, int basis, int per_elem
 struct FixedChoice {
   bool staged_qupdate = false;  // k_qupdate_staged instead of k_qupdate
   bool lean_force = false;      // k_force_lean, k_force_t_lean in 3D
+  bool zcol_mass = false;       // k_mass_zcol for the scattered H1 mass in 3D
 };
 
 template <int DIM, int D, int Q, int L, bool XYZ>
@@ -236,12 +239,13 @@ class FixedOpsT final : public FixedOps {
   using S = fixed::Shape<DIM, D, Q, L>;
   using LS = fixed::LeanShape<D, Q, L>;
   static constexpr int TPE = (DIM == 3 && XYZ) ? Q * Q * Q : Q * Q;  // threads per element
-  static constexpr bool kLeanForce = DIM == 3;                         // the lean kernels are 3D only
+  static constexpr bool kLean3D = DIM == 3;  // the z-column kernels are 3D only
 
  public:
   FixedOpsT(int NE, FixedChoice choice)
       : staged_(choice.staged_qupdate),
-        lean_force_(kLeanForce && choice.lean_force),
+        lean_force_(kLean3D && choice.lean_force),
+        zcol_mass_(kLean3D && choice.zcol_mass),
         mh1_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true>, NE, TPE, S::BASIS, S::MASS)),
         mh1s_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, true, true>, NE, TPE, S::BASIS, S::MASS)),
         ml2_(launch_shape(fixed::k_mass<DIM, D, Q, L, TPE, false>, NE, TPE, S::BASIS, S::MASS)),
@@ -249,11 +253,12 @@ class FixedOpsT final : public FixedOps {
         ft_(launch_shape(fixed::k_force_t<DIM, D, Q, L, TPE>, NE, TPE, S::BASIS, S::FORCE_T)),
         q_(launch_shape(fixed::k_qupdate<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE)),
         qs_(launch_shape(fixed::k_qupdate_staged<DIM, D, Q, L>, NE, S::NQ, S::BASIS, S::QUPDATE_STAGED)) {
-    if constexpr (kLeanForce) {
+    if constexpr (kLean3D) {
       if (lean_force_) {
         fl_ = launch_shape(fixed::k_force_lean<D, Q, L>, NE, LS::TPE, S::BASIS, LS::FORCE);
         ftl_ = launch_shape(fixed::k_force_t_lean<D, Q, L>, NE, LS::TPE, S::BASIS, LS::FORCE_T);
       }
+      if (zcol_mass_) mzc_ = launch_shape(fixed::k_mass_zcol<D, Q, L>, NE, LS::TPE, S::BASIS, LS::MASS);
     }
   }
   void mass_h1(const DeviceDisc& d, const int* elements, int count, const double* x, double* evec) override {
@@ -263,6 +268,14 @@ class FixedOpsT final : public FixedOps {
   }
   void mass_h1_scatter(const DeviceDisc& d, const int* elements, int count, const double* x, double* y,
                        copa::gpu::stream_t stream) override {
+    if constexpr (kLean3D) {
+      if (zcol_mass_) {
+        const unsigned grid = (count + mzc_.block.y - 1) / mzc_.block.y;
+        fixed::k_mass_zcol<D, Q, L><<<grid, mzc_.block, mzc_.shmem, stream>>>(d, elements, count, x, y);
+        COPA_GPU_CHECK_LAUNCH("fixed::k_mass_zcol");
+        return;
+      }
+    }
     const unsigned grid = (count + mh1s_.block.y - 1) / mh1s_.block.y;
     fixed::k_mass<DIM, D, Q, L, TPE, true, true><<<grid, mh1s_.block, mh1s_.shmem, stream>>>(d, elements, count, x, y);
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(h1, scatter)");
@@ -272,7 +285,7 @@ class FixedOpsT final : public FixedOps {
     COPA_GPU_CHECK_LAUNCH("fixed::k_mass(l2)");
   }
   void force(const DeviceDisc& d, const int* elements, int count, const double* stress, double* evec) override {
-    if constexpr (kLeanForce) {
+    if constexpr (kLean3D) {
       if (lean_force_) {
         const unsigned grid = (count + fl_.block.y - 1) / fl_.block.y;
         fixed::k_force_lean<D, Q, L><<<grid, fl_.block, fl_.shmem>>>(d, elements, count, stress, evec);
@@ -285,7 +298,7 @@ class FixedOpsT final : public FixedOps {
     COPA_GPU_CHECK_LAUNCH("fixed::k_force");
   }
   void force_t(const DeviceDisc& d, const double* stress, const double* v, double* e_rhs) override {
-    if constexpr (kLeanForce) {
+    if constexpr (kLean3D) {
       if (lean_force_) {
         fixed::k_force_t_lean<D, Q, L><<<ftl_.grid, ftl_.block, ftl_.shmem>>>(d, stress, v, e_rhs);
         COPA_GPU_CHECK_LAUNCH("fixed::k_force_t_lean");
@@ -307,8 +320,8 @@ class FixedOpsT final : public FixedOps {
   }
 
  private:
-  bool staged_, lean_force_;  // FixedChoice (lean_force_ false in 2D)
-  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_, qs_, fl_, ftl_;
+  bool staged_, lean_force_, zcol_mass_;  // FixedChoice (lean_force_, zcol_mass_ false in 2D)
+  LaunchShape mh1_, mh1s_, ml2_, f_, ft_, q_, qs_, fl_, ftl_, mzc_;
 };
 
 // Dispatch table: Laghos's standard pairs Q_k / Q_{k-1} (2k Gauss-Legendre points), k = 1..4.
@@ -404,7 +417,8 @@ class GpuKernels final : public HydroKernels {
     qshared_ = ((2 * h.dim * h.dim * h.nq) + 4 * big_ + (threads > big_ ? threads : big_)) * sizeof(double);
     eshared_ = 6 * big_ * sizeof(double);
     if (choice_.fixed)
-      fixed_ = make_fixed(h.dim, choice_.xyz, h.D1D, h.Q1D, h.L1D, h.NE, FixedChoice{choice_.lean, choice_.lean});
+      fixed_ = make_fixed(h.dim, choice_.xyz, h.D1D, h.Q1D, h.L1D, h.NE,
+                          FixedChoice{choice_.lean, choice_.lean, choice_.zcol_mass});
     for (int c = 0; c < h.dim; ++c) {
       std::vector<unsigned char> mask(h.nh1, 0);
       for (int g : h.ess[c]) mask[g] = 1;

@@ -15,16 +15,25 @@
 namespace laghos {
 namespace fixed {
 
-// Shared doubles per element of the lean force kernels (3D).
+// Shared doubles per element of the z-column kernels (3D): the lean force kernels and
+// k_mass_zcol (kernels_gpu_mass_zcol.cuh).
 template <int D, int Q, int L>
 struct LeanShape {
   // k_force_lean: z-contracted [3][D][Q][Q], then y-contracted [2][D][D][Q].
   static constexpr int FORCE = 3 * D * Q * Q + 2 * D * D * Q;
   // k_force_t_lean: the dofs of v_c (D^3), x-contracted [2][D][D][Q], Bl^T stages [L][Q][Q], [L][L][Q].
   static constexpr int FORCE_T = D * D * D + 2 * D * D * Q + L * Q * Q + L * L * Q;
+  // k_mass_zcol: the dofs [D][D][D], then the z stage's [D][Q][Q] (Q >= D); x-contracted [D][D][Q],
+  // then y^T-contracted [D][D][Q].
+  static constexpr int MASS_A = cmax(D * D * D, D * Q * Q);
+  static constexpr int MASS = MASS_A + D * D * Q;
   static constexpr int TPE = Q * Q;  // threads per element
-  // Block: (TPE, elements) with at most 256 threads (Q1D <= 16); compiled for 4 blocks per SM.
+  // Block: (TPE, elements) with at most 256 threads (Q1D <= 16); compiled for 4 blocks per SM
+  // (at most 64 registers per thread).
   static constexpr int THREADS = 256, BLOCKS_PER_SM = 4;
+  // k_mass_zcol's blocks per SM: the most that compile without spills at sm_90 (ptxas -v: Q1D <= 4
+  // 8 blocks = 32 registers, Q1D = 6 6 = 40, Q1D = 8 4 = 64; one step more spills).
+  static constexpr int MASS_BLOCKS_PER_SM = Q <= 4 ? 8 : (Q <= 6 ? 6 : 4);
 };
 
 // evec[c][e][i] = sum_d (G_d^T stress[c][d])_i, G_d = G along axis d and B along the others

@@ -4,7 +4,8 @@
 // memory a NaN-filled buffer. Compares their outputs with the serial element operators on a
 // 3D and a 2D mesh, for both thread layouts (Q1D^2 and Q1D^3 threads per element) and several
 // elements per block, so the kernels' indexing and synchronisation are checked without a GPU.
-// The `lean` variant's force kernels (src/kernels_gpu_force_lean.cuh) likewise, in 3D.
+// The `lean` variant's force kernels (src/kernels_gpu_force_lean.cuh) and its z-column H1 mass
+// (src/kernels_gpu_mass_zcol.cuh) likewise, in 3D.
 #include <cmath>
 #include <condition_variable>
 #include <functional>
@@ -64,6 +65,7 @@ inline double atomicAdd(double* address, double value) {
 #define LAGHOS_DYNAMIC_SHARED(name) double* name = emu::shared.data()
 #include "kernels_gpu_fixed.cuh"
 #include "kernels_gpu_force_lean.cuh"
+#include "kernels_gpu_mass_zcol.cuh"
 #include "kernels_gpu_generic.cuh"
 
 #include "copa/testing.hpp"
@@ -133,6 +135,36 @@ struct Case {
   std::vector<double> state;
   DeviceDisc d;
 };
+
+// A scattered H1 mass (the CG operator with atomics) against the serial element operators
+// assembled through the map, per component of the case's non-trivial velocity: over every element
+// in one pass, and in two passes over complementary element lists (every third element, then the
+// rest; --overlap's boundary and interior passes). `scatter(list, n, x, y)` adds M x of the listed
+// elements (every element when null) into y. The atomics' order is not fixed: round-off, not bits.
+template <typename Scatter>
+void check_scatter(const Case& c, Scatter scatter) {
+  const Discretization& h = c.h;
+  const double* v = c.state.data() + h.h1_vsize();
+  ElementOps ops(h);
+  Scratch s(h);
+  std::vector<int> first, rest;
+  for (int el = 0; el < h.NE; ++el) (el % 3 == 0 ? first : rest).push_back(el);
+  std::vector<double> xl(h.nd), yl(h.nd);
+  for (int comp = 0; comp < h.dim; ++comp) {
+    const double* vc = v + static_cast<std::size_t>(comp) * h.nh1;
+    std::vector<double> y(h.nh1, 0.0), split(h.nh1, 0.0), yref(h.nh1, 0.0);
+    scatter(nullptr, h.NE, vc, y.data());
+    for (const std::vector<int>* list : {&first, &rest})
+      scatter(list->data(), static_cast<int>(list->size()), vc, split.data());
+    for (int el = 0; el < h.NE; ++el) {
+      for (int i = 0; i < h.nd; ++i) xl[i] = vc[h.h1_map[el * h.nd + i]];
+      ops.mass_h1(el, xl.data(), yl.data(), s);
+      for (int i = 0; i < h.nd; ++i) yref[h.h1_map[el * h.nd + i]] += yl[i];
+    }
+    EXPECT_TRUE(max_rel_diff(y, yref) < 1e-13);
+    EXPECT_TRUE(max_rel_diff(split, yref) < 1e-13);
+  }
+}
 
 Case make_case(const std::string& mesh_name, int refine, int order_k, int order_t) {
   CartesianMesh mesh = named_mesh(mesh_name);
@@ -266,6 +298,10 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe, int nbl = 
              [&] { fixed::k_force_t_lean<D, Q, L>(d, stress, v, ft); });
     };
     compare_with_serial(c, lean);
+    // mass=zcol: the CG's H1 mass with a thread per (x, y) point (LS::TPE threads, nbl elements).
+    check_scatter(c, [&](const int* list, int n, const double* x, double* y) {
+      launch(n, LS::TPE, nbl, S::BASIS + nbl * LS::MASS, [&] { fixed::k_mass_zcol<D, Q, L>(d, list, n, x, y); });
+    });
     check_element_lists(NE, static_cast<std::size_t>(NE) * S::NQ * DIM * DIM, static_cast<std::size_t>(DIM) * NE * S::ND,
                         [&](const int* list, int n, const double* stress, double* evec) {
                           launch(n, LS::TPE, nbl, S::BASIS + nbl * LS::FORCE,
@@ -283,24 +319,10 @@ void check_kernels(const std::string& mesh_name, int refine, int nbe, int nbl = 
                                [&] { fixed::k_mass<DIM, D, Q, L, TPE, true>(d, list, n, x, evec); });
                       });
 
-  // The scattered H1 mass (the CG operator with mass=atomic) against the serial element
-  // operators assembled through the map, per component of a non-trivial velocity.
-  const Discretization& h = c.h;
-  const double* v = c.state.data() + h.h1_vsize();
-  ElementOps ops(h);
-  Scratch s(h);
-  std::vector<double> xl(h.nd), yl(h.nd);
-  for (int comp = 0; comp < DIM; ++comp) {
-    const double* vc = v + static_cast<std::size_t>(comp) * h.nh1;
-    std::vector<double> y(h.nh1, 0.0), yref(h.nh1, 0.0);
-    launch(NE, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true, true>(d, nullptr, NE, vc, y.data()); });
-    for (int el = 0; el < NE; ++el) {
-      for (int i = 0; i < h.nd; ++i) xl[i] = vc[h.h1_map[el * h.nd + i]];
-      ops.mass_h1(el, xl.data(), yl.data(), s);
-      for (int i = 0; i < h.nd; ++i) yref[h.h1_map[el * h.nd + i]] += yl[i];
-    }
-    EXPECT_TRUE(max_rel_diff(y, yref) < 1e-13);
-  }
+  // The scattered H1 mass (the CG operator with mass=atomic).
+  check_scatter(c, [&](const int* list, int n, const double* x, double* y) {
+    launch(n, TPE, nbe, S::BASIS + nbe * S::MASS, [&] { fixed::k_mass<DIM, D, Q, L, TPE, true, true>(d, list, n, x, y); });
+  });
 }
 
 // The generic kernels as kernels_gpu.cu launches them: one element per block of Q1D^2 threads,
@@ -336,7 +358,7 @@ void check_generic(const std::string& mesh_name, int refine, int order_k) {
 }  // namespace
 
 // 64 elements: 3 blocks of 24 (tail block partly inactive) and 16 blocks of 4; the lean force
-// kernels in blocks of 5 (the last holds 4). Q3Q2: 8 elements, blocks of 7 (lean: 3).
+// kernels and k_mass_zcol in blocks of 5 (the last holds 4). Q3Q2: 8 elements, blocks of 7 (lean: 3).
 TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xy) { check_kernels<3, 3, 4, 2, 16>("cube01_hex", 1, 24, 5); }
 TEST(FixedKernelsEmulated, fixed_q2q1_3d_block_xyz) { check_kernels<3, 3, 4, 2, 64, false>("cube01_hex", 1, 4); }
 TEST(FixedKernelsEmulated, fixed_q3q2_3d_block_xy) { check_kernels<3, 4, 6, 3, 36>("cube01_hex", 0, 7, 3); }
