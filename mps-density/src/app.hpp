@@ -2,7 +2,6 @@
 // benchmark (run_density.cpp) and the simulation (run_simulation.cpp); main.cpp parses and loops
 // over backends and variants.
 #pragma once
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -44,7 +43,7 @@ struct AppOptions {
   double rebalance = 0;               // re-cut the slabs when max/mean owned particles exceeds it (0: never)
   double position_tolerance = 1e-5;   // simulation over ranks: final positions vs one rank, in l0
   bool compare_serial = false;        // simulation on one rank: the same steps on the serial backend
-  std::map<std::string, std::string> tunings;  // the run's selection's axis values (set per run by main)
+  bool step_graph = false;            // --tuning step=graph of the run's selection (set per run by main)
 };
 
 // The parameters of a set-up, resolved from the options (defaults filled in), so that its size can

@@ -56,10 +56,6 @@ struct KernelOptions {
   // rebucket_and_density the rebucketing and the number density together, captured once into a
   // graph per buffer set and replayed as one launch; the same kernels on the same data.
   bool step_graph = false;
-  // GPU fine-lean-cellrows (--tuning blocks-per-sm): the resident blocks of 256 threads per SM its
-  // density kernel's registers are bounded for (__launch_bounds__): 5 (48 registers on sm_90,
-  // 62.5% occupancy), 6 (40, 75%) or 8 (32, 100%); fewer registers spill more.
-  int cellrows_blocks = 5;
 };
 
 // The bucket grid a strategy searches and its radii, the same for the host and GPU backends:

@@ -58,8 +58,6 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
 
  public:
   explicit GpuKernels(const KernelOptions& o) : opt_(o) {
-    if (o.cellrows_blocks != 5 && o.cellrows_blocks != 6 && o.cellrows_blocks != 8)
-      throw copa::InputError("--tuning blocks-per-sm must be 5, 6 or 8");
 #if !defined(COPA_HAVE_GPU_CUB)
     if (o.cub_rebucket)
       throw copa::InputError("--rebucket cub: this HIP build has no hipCUB (hipcub/hipcub.hpp was not found); use atomic or stable");
@@ -693,27 +691,15 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     const View v = view();
     const unsigned blocks = blocks_for(n_, kThreads);
     double *x = fd(Field::x), *y = fd(Field::y), *z = fd(Field::z), *out = fd(Field::n);
-    if (CellRows && opt_.cellrows_blocks == 6)
-      launch_cellrows<6>(x, y, z, b, re, v, out);
-    else if (CellRows && opt_.cellrows_blocks == 8)
-      launch_cellrows<8>(x, y, z, b, re, v, out);
+    if (CellRows && b.order)
+      fine_lean_cellrows_density_kernel<false><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
     else if (CellRows)
-      launch_cellrows<5>(x, y, z, b, re, v, out);
+      fine_lean_cellrows_density_kernel<true><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
     else if (b.order)
       fine_lean_density_kernel<false><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
     else
       fine_lean_density_kernel<true><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
     MPS_LAUNCHED(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
-  }
-
-  template <int MinBlocks>
-  void launch_cellrows(const double* x, const double* y, const double* z, const BucketsView& b, double re, const View& v,
-                       double* out) {
-    const unsigned blocks = blocks_for(n_, kThreads);
-    if (b.order)
-      fine_lean_cellrows_density_kernel<false, MinBlocks><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
-    else
-      fine_lean_cellrows_density_kernel<true, MinBlocks><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
   }
 
   void launch_fp32_fine(float re) {

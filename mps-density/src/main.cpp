@@ -139,11 +139,6 @@ int run(int argc, char** argv) {
     }
   for (auto b : backends)
     if (o.precision == "fp32" && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
-  for (const auto& run : runs) {
-    const auto blocks = run.second.tunings.find("blocks-per-sm");
-    if (o.precision == "fp32" && blocks != run.second.tunings.end() && blocks->second != "5")
-      throw copa::InputError("--tuning blocks-per-sm: it bounds the FP64 density kernel, and --precision fp32 runs another");
-  }
   if (!o.front.empty() && o.case_name != "dambreak") throw copa::InputError("--front: only the dam break (--case dambreak) has a surge front");
   require_writable("--front", o.front);
   if (mode == "density" && o.vtk.every > 0)
@@ -190,7 +185,7 @@ int run(int argc, char** argv) {
     // Only the first backend and variant of a run writes the ParaView output.
     AppOptions ov = o;
     if (r > 0) ov.vtk = {};
-    ov.tunings = selection.tunings;
+    ov.step_graph = mps::step_graph(selection);
     const mps::Strategy s = strategies[r].second;
     const int rc = mode == "density" ? run_density(ov, common, s, b, pr, slabs ? &*slabs : nullptr, rep)
                                      : run_simulation(ov, common, s, b, pr, slabs ? &*slabs : nullptr, rep);

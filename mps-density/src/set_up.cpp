@@ -9,7 +9,6 @@
 #include <limits>
 
 #include "app.hpp"
-#include "variants.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_model.hpp"
 #include "copa/memory.hpp"
@@ -151,7 +150,7 @@ KernelOptions kernel_options(const AppOptions& o, Strategy s, bool density) {
   ko.stable_buckets = o.rebucket == "stable";
   ko.cub_rebucket = o.rebucket == "cub";
   ko.fused_rebucket = o.rebucket == "fused";
-  apply_tunings(o.tunings, ko);
+  ko.step_graph = o.step_graph;
   if (density) ko.precision = o.precision == "fp32" ? copa::Precision::fp32 : copa::Precision::fp64;
   return ko;
 }

@@ -12,7 +12,6 @@
 #include "variants.hpp"
 
 #include <stdexcept>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,12 +35,9 @@ const std::vector<Row>& rows() {
       {Strategy::fine_lean_cellrows,
        {"fine-lean-cellrows", gpu,
         "fine-lean with the pruned rows chosen in FP32 bucket-edge units: cheaper row set-ups",
-        {{"step", {"launches", "graph"},
+        {{"step", {"graph", "launches"},
           "GPU rebucketing (and the density benchmark's rebucket + density step) as separate launches or as "
-          "one replayed graph of the same kernels"},
-         {"blocks-per-sm", {"5", "6", "8"},
-          "resident blocks of 256 per SM the density kernel's registers are bounded for: 5 = 48 registers "
-          "(62.5% occupancy), 6 = 40 (75%), 8 = 32 (100%), more spill (sm_90)"}},
+          "one replayed graph of the same kernels"}},
         {DefaultFor{Backend::cuda, Ranks::one}}}},
       {Strategy::fine_lean,
        {"fine-lean", gpu,
@@ -91,9 +87,6 @@ Strategy strategy_named(const std::string& name) {
 
 Strategy strategy_of(const copa::Selection& s) { return strategy_named(s.name()); }
 
-void apply_tunings(const std::map<std::string, std::string>& tunings, KernelOptions& ko) {
-  if (const auto it = tunings.find("step"); it != tunings.end()) ko.step_graph = it->second == "graph";
-  if (const auto it = tunings.find("blocks-per-sm"); it != tunings.end()) ko.cellrows_blocks = std::stoi(it->second);
-}
+bool step_graph(const copa::Selection& s) { return s.variant->axis("step") != nullptr && s.is("step", "graph"); }
 
 }  // namespace mps

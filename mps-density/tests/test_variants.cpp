@@ -1,7 +1,6 @@
 // The variant registry: one default per backend and rank class (the defaults the README states),
 // a bad --variant names every valid one, a tuning is refused where the row has no such axis or
-// value (fine-lean-cellrows alone has axes: step=launches|graph, blocks-per-sm=5|6|8), the axes
-// reach the kernel options, and --list prints every row.
+// value (fine-lean-cellrows alone has one: step=graph|launches), and --list prints every row.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,24 +62,20 @@ TEST(Variants, a_bad_name_is_refused_naming_the_valid_ones) {
   EXPECT_THROW(r.select(Backend::serial, 1, "sorted-particle", {"block=128"}), copa::InputError);
 }
 
-TEST(Variants, only_fine_lean_cellrows_has_axes_the_old_kernel_first) {
+TEST(Variants, only_fine_lean_cellrows_has_the_step_axis_graph_first) {
   const auto& r = mps::registry();
   for (const auto& row : r.rows()) {
-    const bool cellrows = row.name == "fine-lean-cellrows";
-    EXPECT_TRUE(row.tunings.size() == (cellrows ? 2u : 0u));
-    if (cellrows) {
-      EXPECT_TRUE(row.axis("step")->values == (std::vector<std::string>{"launches", "graph"}));
-      EXPECT_TRUE(row.axis("blocks-per-sm")->values == (std::vector<std::string>{"5", "6", "8"}));
+    const auto* axis = row.axis("step");
+    EXPECT_TRUE((axis != nullptr) == (row.name == "fine-lean-cellrows"));
+    EXPECT_TRUE(row.tunings.size() == (axis != nullptr ? 1u : 0u));
+    if (axis) {
+      EXPECT_TRUE(axis->values == (std::vector<std::string>{"graph", "launches"}));
     }
   }
   for (Backend b : {Backend::cuda, Backend::hip}) {
-    mps::KernelOptions d, t;
-    mps::apply_tunings(r.select(b, 1, "fine-lean-cellrows").tunings, d);
-    EXPECT_TRUE(!d.step_graph && d.cellrows_blocks == 5);
-    mps::apply_tunings(r.select(b, 1, "fine-lean-cellrows", {"step=graph", "blocks-per-sm=8"}).tunings, t);
-    EXPECT_TRUE(t.step_graph && t.cellrows_blocks == 8);
+    EXPECT_TRUE(mps::step_graph(r.select(b, 1, "fine-lean-cellrows")));
+    EXPECT_FALSE(mps::step_graph(r.select(b, 1, "fine-lean-cellrows", {"step=launches"})));
     EXPECT_THROW(r.select(b, 1, "fine-lean-cellrows", {"step=fused"}), copa::InputError);
-    EXPECT_THROW(r.select(b, 1, "fine-lean-cellrows", {"blocks-per-sm=7"}), copa::InputError);
     EXPECT_THROW(r.select(b, 1, "fine-lean", {"step=graph"}), copa::InputError);
   }
 }

@@ -158,13 +158,11 @@ __global__ void fine_lean_density_kernel(const double* __restrict__ x, const dou
 // and conversions, IEEE square root per row): fine-lean executes ~6,560 instructions per warp of
 // 32 targets at 100M (ncu, H200), ~50 per lockstep candidate iteration, while the unrolled
 // candidate body is ~20 PTX instructions: the ~21 row set-ups per target take roughly half
-// (RESULTS.md, "Profile of fine-lean"). The bound MinBlocks = 5 (the default of --tuning
-// blocks-per-sm) keeps fine-lean's 48 registers and 5 blocks of 256 per SM: without it ptxas
-// gives the cell-row walk 52 registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v,
-// sm_90). 6 gives 40 registers (64 bytes of spill stores), 8 gives 32 (116 bytes): at 0.22M
-// particles (876 blocks on 132 SMs) 5 runs 1.33 waves, 6 1.1 and 8 one.
-template <bool Sorted, int MinBlocks>
-__global__ void __launch_bounds__(kThreads, MinBlocks)
+// (RESULTS.md, "Profile of fine-lean"). The bound keeps fine-lean's
+// 48 registers and 5 blocks of 256 per SM: without it ptxas gives the cell-row walk 52
+// registers, so 4 blocks; with it, 8 bytes of spill (ptxas -v, sm_90).
+template <bool Sorted>
+__global__ void __launch_bounds__(kThreads, 5)
     fine_lean_cellrows_density_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                       const double* __restrict__ z, BucketsView b, int n, double re,
                                       const int* __restrict__ load_id, int targets, double* __restrict__ out) {

@@ -1,17 +1,14 @@
-// The GPU tunings of fine-lean-cellrows. step=graph (KernelOptions::step_graph): the rebucketing,
-// and the density benchmark's step (rebucketing + number density), replayed as graphs. Every GPU
-// strategy, every rebucketing method, reorder on and off, must give the serial sorted-particle
-// sums (the bucket oracle, itself checked against the brute force in test_strategies) to 1e-12
-// over several steps in a row: the reorder's swap alternates two buffer sets, so both sets'
-// graphs are captured and then replayed, and a graph holding the other set's pointers would sum
-// over the wrong arrays. With the stable bucket order the graph gives the separate launches' bits.
-// blocks-per-sm (KernelOptions::cellrows_blocks) only bounds the registers of the same kernel: the
-// same bits for every bound. Skipped without a GPU (cpu label).
+// GPU --tuning step=graph (KernelOptions::step_graph): the rebucketing, and the density benchmark's
+// step (rebucketing + number density), replayed as graphs. Every GPU strategy, every rebucketing
+// method, reorder on and off, must give the serial sorted-particle sums (the bucket oracle, itself
+// checked against the brute force in test_strategies) to 1e-12 over several steps in a row: the
+// reorder's swap alternates two buffer sets, so both sets' graphs are captured and then replayed,
+// and a graph holding the other set's pointers would sum over the wrong arrays. With the stable
+// bucket order the graph gives the separate launches' bits. Skipped without a GPU (cpu label).
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "copa/errors.hpp"
 #include "copa/testing.hpp"
 #include "kernels.hpp"
 #include "strategy_fixture.hpp"
@@ -78,34 +75,6 @@ TEST(StepGraph, every_gpu_strategy_and_rebucketing_matches_the_serial_bucket_sum
       ++checked;
     }
   });
-  EXPECT_TRUE(checked > 0);
-}
-
-TEST(CellrowsBlocks, every_register_bound_gives_the_bits_of_the_default_and_the_oracle_sums) {
-  if (!mps::test::gpu_present()) GTEST_SKIP() << "no GPU";
-  const auto pr = cloud();
-  mps::KernelOptions oracle;
-  oracle.strategy = mps::Strategy::sorted_particle;
-  const auto ref = sums(copa::Backend::serial, oracle, pr);
-  int checked = 0;
-  for (auto b : copa::built_backends()) {
-    if (!copa::is_gpu(b)) continue;
-    for (bool reorder : {true, false}) {
-      mps::KernelOptions ko;
-      ko.strategy = mps::Strategy::fine_lean_cellrows;
-      ko.reorder = reorder;
-      ko.stable_buckets = true;
-      const auto bound5 = sums(b, ko, pr);
-      EXPECT_TRUE(mps::test::max_rel_diff(ref, bound5) <= 1e-12);
-      for (int blocks : {6, 8}) {
-        ko.cellrows_blocks = blocks;
-        EXPECT_TRUE(sums(b, ko, pr) == bound5);
-        ++checked;
-      }
-      ko.cellrows_blocks = 7;  // no kernel is built for it
-      EXPECT_THROW(mps::make_kernels(b, ko), copa::InputError);
-    }
-  }
   EXPECT_TRUE(checked > 0);
 }
 
