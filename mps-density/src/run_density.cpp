@@ -136,10 +136,7 @@ int run_density(const AppOptions& o, const copa::CommonOptions& common, Strategy
     bc.flops += 8.0 * st.candidates;
     bc.bytes_written += st.candidates * 4.0;
   }
-  copa::KernelCost sc = dc;
-  sc.flops += bc.flops;
-  sc.bytes_read += bc.bytes_read;
-  sc.bytes_written += bc.bytes_written;
+  const copa::KernelCost sc = dc + bc;
   rep.add_kernel(build_row, profile.stats(build_row), bc);
   rep.add_kernel(row, profile.stats(row), dc);
   rep.add_kernel(step_row, profile.stats(step_row), sc);

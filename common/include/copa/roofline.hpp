@@ -22,7 +22,15 @@ struct KernelCost {
   double bytes_written = 0;  // per call
   Precision precision = Precision::fp64;
   double bytes() const { return bytes_read + bytes_written; }
+  // The cost of a row that holds another's work too (a step of several kernels); the precision stays.
+  KernelCost& operator+=(const KernelCost& o) {
+    flops += o.flops;
+    bytes_read += o.bytes_read;
+    bytes_written += o.bytes_written;
+    return *this;
+  }
 };
+inline KernelCost operator+(KernelCost a, const KernelCost& b) { return a += b; }
 
 // Measured ceilings of one backend on one machine (copa-ceilings/1, written by copa-probe).
 struct Ceilings {

@@ -161,23 +161,17 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     const auto restrict_cost = [](double n) {
       return copa::KernelCost{restrict_flops_per_son * n, restrict_read_per_son * n, restrict_written_per_son * n};
     };
-    const auto plus = [](copa::KernelCost a, const copa::KernelCost& b) {
-      a.flops += b.flops;
-      a.bytes_read += b.bytes_read;
-      a.bytes_written += b.bytes_written;
-      return a;
-    };
     const copa::KernelCost leaf_cost{flops_per_cell_update * mean_leaves, mean_leaves * nvar * 8.0, mean_leaves * nvar * 8.0};
     for (const auto& name : r.profile.names()) {
       const bool per_step = name.rfind("regrid", 0) != 0 && name != "initial_grid";  // regrid and its parts
       copa::KernelCost cost;
       if (name == "hydro_update" || (name == "amr.update" && !split_update)) cost = leaf_cost;
-      if (name == update_row) cost = plus(leaf_cost, plus(reflux_cost(faces), restrict_cost(sons)));
+      if (name == update_row) cost = leaf_cost + reflux_cost(faces) + restrict_cost(sons);
       if (name == "reflux") cost = reflux_cost(faces);
       if (name == "restriction") cost = restrict_cost(sons);
-      if (name == "amr.reflux+finest_restriction") cost = plus(reflux_cost(faces), restrict_cost(finest_sons));
+      if (name == "amr.reflux+finest_restriction") cost = reflux_cost(faces) + restrict_cost(finest_sons);
       if (name == "amr.coarser_restrictions+scan")
-        cost = plus(restrict_cost(sons - finest_sons), {flops_per_cell_scan * mean_leaves, mean_leaves * nvar * 8.0, 0});
+        cost = restrict_cost(sons - finest_sons) + copa::KernelCost{flops_per_cell_scan * mean_leaves, mean_leaves * nvar * 8.0, 0};
       // Over ranks: one exchange's bytes sent and received (all levels' ghosts, all fluxes).
       if (comm && name == "halo_exchange") cost = {0, comm->ghost_bytes(), comm->ghost_bytes()};
       if (comm && name == "flux_exchange") cost = {0, comm->flux_bytes(), comm->flux_bytes()};

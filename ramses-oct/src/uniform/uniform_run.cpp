@@ -38,9 +38,7 @@ void add_rows(copa::Report& rep, const RunResult& r, int warmup) {
   copa::KernelCost step_cost;
   for (const auto& [name, cost] : r.costs) {
     if (name == "h2d" || name == "d2h" || name == "halo_exchange") continue;  // transfers, not the step's memory traffic
-    step_cost.flops += cost.flops;
-    step_cost.bytes_read += cost.bytes_read;
-    step_cost.bytes_written += cost.bytes_written;
+    step_cost += cost;
   }
   for (const auto& name : r.profile.names()) {
     const std::size_t count = r.profile.samples(name).size();
