@@ -62,13 +62,12 @@ struct SideWork {
 // Host path: this rank's reflux faces (its step lists) and owned son octs.
 SideWork side_work(const Tree& t, const StepLists& lists, bool reflux, bool subcycle) {
   SideWork w;
-  const auto weight = [&](int l) { return subcycle ? double(1 << l) : 1.0; };
   if (reflux)
-    for (const RefluxFace& f : lists.faces) w.faces += weight(t.level[f.cell >> 3]);
+    for (const RefluxFace& f : lists.faces) w.faces += double(level_substeps(t.level[f.cell >> 3], subcycle));
   for (int l = t.max_level - 1; l >= 0; --l) {
     const double sons = double(t.owned_last(l + 1) - t.owned_first(l + 1));
     if (w.restricted == 0) w.finest = sons;
-    w.restricted += weight(l) * sons;
+    w.restricted += double(level_substeps(l, subcycle)) * sons;
   }
   return w;
 }
@@ -76,17 +75,16 @@ SideWork side_work(const Tree& t, const StepLists& lists, bool reflux, bool subc
 // GPU path: the device plan's counts (per level only when it was built for --subcycle).
 SideWork side_work(const PlanCounts& c, int max_level, bool reflux, bool subcycle) {
   SideWork w;
-  const auto weight = [&](int l) { return subcycle ? double(1 << l) : 1.0; };
   if (reflux && subcycle)
     for (std::size_t l = 0; l + 1 < c.levels.face_begin.size(); ++l)
-      w.faces += weight(int(l)) * double(c.levels.face_begin[l + 1] - c.levels.face_begin[l]);
+      w.faces += double(level_substeps(int(l), true)) * double(c.levels.face_begin[l + 1] - c.levels.face_begin[l]);
   else if (reflux)
     w.faces = double(c.faces);
   // restrict_begin: per level from L - 1 down to 0 (+ end).
   for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
     const double sons = double(c.restrict_begin[k + 1] - c.restrict_begin[k]);
     if (w.restricted == 0) w.finest = sons;
-    w.restricted += weight(max_level - 1 - int(k)) * sons;
+    w.restricted += double(level_substeps(max_level - 1 - int(k), subcycle)) * sons;
   }
   return w;
 }
@@ -334,8 +332,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         for (std::size_t l = 0; l + 1 < c.levels.leaf_begin.size(); ++l) {
           const double leaves = double(c.levels.leaf_begin[l + 1] - c.levels.leaf_begin[l]);
           const double singles = double(c.levels.single_begin[l + 1] - c.levels.single_begin[l]);
-          r.leaf_oct_updates += double(1 << l) * leaves;
-          r.grouped_oct_updates += double(1 << l) * (leaves - singles);
+          const double substeps = double(level_substeps(int(l), true));
+          r.leaf_oct_updates += substeps * leaves;
+          r.grouped_oct_updates += substeps * (leaves - singles);
         }
       } else {
         r.leaf_oct_updates += double(c.leaf_octs);

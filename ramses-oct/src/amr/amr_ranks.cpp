@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "amr/amr_subcycle.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {
@@ -13,7 +14,7 @@ std::vector<std::int64_t> base_work(const Tree& t, bool subcycle) {
       base[o] = l == 0 ? o : base[t.father[o] / 8];
       std::int64_t leaves = 0;
       for (int c = 0; c < 8; ++c) leaves += t.son[o * 8 + c] < 0;
-      work[base[o]] += leaves * (subcycle ? std::int64_t(1) << l : 1);
+      work[base[o]] += leaves * level_substeps(l, subcycle);
     }
   return work;
 }

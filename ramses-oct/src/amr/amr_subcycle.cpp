@@ -41,7 +41,7 @@ void amr_step(const Tree& t, const StepLists& lists, Stepper& stepper, const Loo
 double subcycle_dt(const Tree& t, const LeafScan& s, double courant) {
   double dt = INFINITY;
   for (int l = 0; l <= t.max_level; ++l)
-    if (s.max_speed[l] > 0) dt = std::min(dt, double(1 << l) * courant * t.dx(l) / s.max_speed[l]);
+    if (s.max_speed[l] > 0) dt = std::min(dt, double(level_substeps(l, true)) * courant * t.dx(l) / s.max_speed[l]);
   return dt;
 }
 
@@ -49,7 +49,7 @@ double subcycled_leaf_updates(const Tree& t) { return subcycled_leaf_updates(t.l
 
 double subcycled_leaf_updates(const std::vector<std::int64_t>& leaves_per_level) {
   double n = 0;
-  for (std::size_t l = 0; l < leaves_per_level.size(); ++l) n += double(1 << l) * double(leaves_per_level[l]);
+  for (std::size_t l = 0; l < leaves_per_level.size(); ++l) n += double(level_substeps(int(l), true)) * double(leaves_per_level[l]);
   return n;
 }
 

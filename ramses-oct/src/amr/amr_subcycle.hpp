@@ -3,6 +3,7 @@
 // The host oracle (serial and OpenMP loops); the GPU backends run the same recursion with per-level
 // launches (DeviceStep::advance_subcycled).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "amr/amr_ranks.hpp"
@@ -10,6 +11,10 @@
 #include "amr/amr_tree.hpp"
 
 namespace ro::amr {
+
+// The substeps level l takes per coarse step: 2^l under --subcycle (dt_l = dt_0 / 2^l), 1 with
+// the global dt. A level's leaf updates, reflux faces, restrictions and work weigh this much.
+inline std::int64_t level_substeps(int l, bool subcycle) { return subcycle ? std::int64_t(1) << l : 1; }
 
 // dt_0 = min over levels l with leaves of 2^l C dx_l / s_l (s_l: level l's largest leaf signal
 // speed), so that every level's substep dt_0 / 2^l meets its own CFL condition.
