@@ -155,6 +155,21 @@ __device__ inline void load_basis(const DeviceDisc& d, double* sm) {
   __syncthreads();
 }
 
+// The element of this thread's slot (threadIdx.y of block blockIdx.x, blockDim.y slots a block)
+// among the `count` elements of `elements` (every element when null). A slot past the end works on
+// the last element, so that its threads still reach the block's barriers, and writes nothing
+// (active false).
+struct ElementSlot {
+  int e;
+  bool active;
+};
+__device__ inline ElementSlot element_slot(const int* elements, int count) {
+  const int e0 = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool active = e0 < count;
+  const int slot = active ? e0 : count - 1;
+  return {elements ? elements[slot] : slot, active};
+}
+
 // y_e = B^T (rho0DetJ0w .* B x_e) for H1 (gathered through the map) or L2 (element-major).
 // SCATTER (H1 only): y is the assembled vector (nh1, zeroed by the caller) and each element adds
 // its y_e into it through the map with FP64 atomics, instead of writing the NE nd E-vector that a
@@ -173,10 +188,8 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   const double* M = H1 ? sm : sm + 2 * Q * D;
   double* xl = sm + S::BASIS + threadIdx.y * 5 * S::BIG;
   double *a = xl + S::BIG, *t0 = a + S::BIG, *t1 = t0 + S::BIG, *yl = t1 + S::BIG;
-  const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < count;
-  const int slot = active ? e0 : count - 1;
-  const int e = elements ? elements[slot] : slot;
+  const int tid = threadIdx.x;
+  const auto [e, active] = element_slot(elements, count);
   if (H1) {
     const int* map = d.h1_map + (std::size_t)e * NN;
     for (int i = tid; i < NN; i += TPE) xl[i] = x[map[i]];
@@ -212,10 +225,8 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   const double *B = sm, *G = sm + Q * D;
   double* sq = sm + S::BASIS + threadIdx.y * S::FORCE;  // DIM * NQ stress of component c
   double *w = sq + 3 * S::BIG, *out = w + 5 * S::BIG;
-  const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < count;
-  const int slot = active ? e0 : count - 1;
-  const int e = elements ? elements[slot] : slot;
+  const int tid = threadIdx.x;
+  const auto [e, active] = element_slot(elements, count);
   const double* sj = stress + (std::size_t)e * S::DD * S::NQ;
   const std::size_t comp = (std::size_t)d.NE * S::ND;
 #pragma unroll 1
@@ -239,9 +250,8 @@ __global__ void __launch_bounds__(TPE > 256 ? TPE : 256)
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
   double* vl = sm + S::BASIS + threadIdx.y * S::FORCE_T;
   double *g = vl + S::BIG, *w = g + 3 * S::BIG, *acc = w + 5 * S::BIG, *out = acc + S::BIG;
-  const int tid = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const int tid = threadIdx.x;
+  const auto [e, active] = element_slot(nullptr, d.NE);
   const double* sj = stress + (std::size_t)e * S::DD * S::NQ;
   const int* map = d.h1_map + (std::size_t)e * S::ND;
   for (int q = tid; q < S::NQ; q += TPE) acc[q] = 0.0;
@@ -293,9 +303,8 @@ __global__ void __launch_bounds__(cpow(Q, DIM) > 256 ? cpow(Q, DIM) : 256)
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
   double* xl = sm + S::BASIS + threadIdx.y * S::QUPDATE;
   double *w = xl + S::BIG, *g = w + 5 * S::BIG, *red = g + DIM * S::NQ;
-  const int q = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const int q = threadIdx.x;
+  const auto [e, active] = element_slot(nullptr, d.NE);
   const int* map = d.h1_map + (std::size_t)e * S::ND;
   double Jq[S::DD], dvq[S::DD];
 #pragma unroll
@@ -340,9 +349,8 @@ __global__ void __launch_bounds__((Shape<DIM, D, Q, L>::QTHREADS), (Shape<DIM, D
   const double *B = sm, *G = sm + Q * D, *Bl = sm + 2 * Q * D;
   double* xl = sm + S::BASIS + threadIdx.y * S::QUPDATE_STAGED;
   double *w = xl + S::BIG, *grads = w + 5 * S::BIG, *red = grads + 2 * S::DD * S::NQ;
-  const int q = threadIdx.x, e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const int q = threadIdx.x;
+  const auto [e, active] = element_slot(nullptr, d.NE);
   const int* map = d.h1_map + (std::size_t)e * S::ND;
 #pragma unroll 1
   for (int f = 0; f < 2 * DIM; ++f) {  // x_0 .. x_{DIM-1}, then v_0 .. v_{DIM-1}

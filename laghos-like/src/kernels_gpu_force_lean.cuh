@@ -52,10 +52,7 @@ __global__ void __launch_bounds__((LeanShape<D, Q, L>::THREADS), (LeanShape<D, Q
   double* zc = sm + S::BASIS + threadIdx.y * LS::FORCE;  // [3][dz][qy][qx]
   double* yc = zc + 3 * D * Q * Q;                        // [2][dz][dy][qx]
   const int tid = threadIdx.x, qx = tid % Q, qy = tid / Q;
-  const int e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < count;
-  const int slot = active ? e0 : count - 1;
-  const int e = elements ? elements[slot] : slot;
+  const auto [e, active] = element_slot(elements, count);
   const std::size_t comp = (std::size_t)d.NE * S::ND;
 #pragma unroll 1
   for (int c = 0; c < 3; ++c) {
@@ -131,9 +128,7 @@ __global__ void __launch_bounds__((LeanShape<D, Q, L>::THREADS), (LeanShape<D, Q
   double* lz = xc + 2 * D * D * Q;                          // [lz][qy][qx]
   double* ly = lz + L * Q * Q;                              // [lz][ly][qx]
   const int tid = threadIdx.x, qx = tid % Q, qy = tid / Q;
-  const int e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < d.NE;
-  const int e = active ? e0 : d.NE - 1;
+  const auto [e, active] = element_slot(nullptr, d.NE);
   const int* map = d.h1_map + (std::size_t)e * S::ND;
   double acc[Q];
 #pragma unroll

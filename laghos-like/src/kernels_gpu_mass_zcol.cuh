@@ -40,10 +40,7 @@ __global__ void __launch_bounds__((LeanShape<D, Q, L>::THREADS), (LeanShape<D, Q
   double* pa = sm + S::BASIS + threadIdx.y * LS::MASS;
   double* pb = pa + LS::MASS_A;
   const int tid = threadIdx.x, qx = tid % Q, qy = tid / Q;
-  const int e0 = blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = e0 < count;
-  const int slot = active ? e0 : count - 1;
-  const int e = elements ? elements[slot] : slot;
+  const auto [e, active] = element_slot(elements, count);
   const int* map = d.h1_map + (std::size_t)e * S::ND;
   for (int i = tid; i < S::ND; i += LS::TPE) pa[i] = x[map[i]];
   __syncthreads();
