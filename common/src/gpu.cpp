@@ -30,6 +30,13 @@ void fail(error_t code, const char* call, const char* file, int line) {
   throw GpuError(call, msg.str(), file, line);
 }
 
+namespace {
+thread_local int captures = 0;  // CaptureScopes this thread holds
+}  // namespace
+
+CaptureScope::CaptureScope() { ++captures; }
+CaptureScope::~CaptureScope() { --captures; }
+
 void check_launch(const char* kernel_name, const char* file, int line) {
   const std::string call = std::string("launch of ") + kernel_name;
   check(COPA_GPU_SYMBOL(GetLastError)(), call.c_str(), file, line);
@@ -37,7 +44,7 @@ void check_launch(const char* kernel_name, const char* file, int line) {
     const char* v = std::getenv("COPA_GPU_SYNC_LAUNCH");
     return v != nullptr && std::string(v) == "1";
   }();
-  if (sync_each) check(COPA_GPU_SYMBOL(DeviceSynchronize)(), call.c_str(), file, line);
+  if (sync_each && captures == 0) check(COPA_GPU_SYMBOL(DeviceSynchronize)(), call.c_str(), file, line);
 }
 
 int device_count() {

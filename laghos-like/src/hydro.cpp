@@ -232,6 +232,15 @@ int LagrangianHydro::cg(double (LagrangianHydro::*op)(const double*, double*), c
       break;
     }
     if (++i > opt_.cg_max_iter) break;
+    // One rank's H1 solve: the rest of the loop on the device where the backend runs it there.
+    if (velocity && !shared_) {
+      const HydroKernels::CgDone done =
+          k_.cg_h1_on_device(component_, n, dinv, x, r, d, z, {nom, betanom, r0, i, opt_.cg_max_iter});
+      if (done.iterations >= 0) {
+        timing_.mass_h1_calls += done.masses;
+        return done.iterations;
+      }
+    }
     const double beta = betanom / nom;
     k_.axpby(n, 1.0, dinv ? z : r, beta, d, d);
     den = (this->*op)(d, z);

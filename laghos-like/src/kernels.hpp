@@ -7,6 +7,7 @@
 // [e * nl + l]; element-local tensors lexicographic (x fastest).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -58,6 +59,25 @@ class HydroKernels {
   virtual double ess_dot(int component, std::size_t n, const double* x, double* y, const double* w);
   // y = M x (H1 mass, n scalar dofs) with component c's essential rows zeroed; returns (x, y).
   virtual double mass_h1_ess_dot(int component, std::size_t n, const double* x, double* y);
+  // The rest of a one-rank H1 CG solve (LagrangianHydro::cg with op_velocity) on the device, where
+  // the backend runs it there (lean's cg=graph on CUDA): from the loop's state after an update that
+  // did not stop it (nom, betanom, r0, the iteration i it goes on with), the direction update, the
+  // mass with its dot and the fused update repeat, with the host loop's arithmetic and tests, until
+  // they stop it. Returns the iteration count cg() reports and the mass actions it ran;
+  // iterations < 0: the backend has no device loop here (the host loop goes on).
+  struct CgResume {
+    double nom, betanom, r0;
+    int i, max_iter;
+  };
+  struct CgDone {
+    int iterations = -1;
+    std::int64_t masses = 0;
+  };
+  virtual CgDone cg_h1_on_device(int component, std::size_t n, const double* dinv, double* x, double* r, double* d,
+                                 double* z, const CgResume& from) {
+    (void)component, (void)n, (void)dinv, (void)x, (void)r, (void)d, (void)z, (void)from;
+    return {};
+  }
 
   // Partial-assembly operators.
   virtual void mass_h1(const double* x, double* y) = 0;       // scalar H1 mass, rho0 detJ0 w
@@ -115,6 +135,8 @@ struct GpuChoice {
   bool atomic = true;
   bool lean = false;
   bool zcol_mass = false;
+  bool cg_graph = false;    // lean's cg=graph: the one-rank H1 CG loop on the device (CUDA)
+  bool many_ranks = false;  // several MPI ranks (cg=graph then runs the host loop)
 };
 std::unique_ptr<HydroKernels> make_gpu_kernels(const GpuChoice& choice);
 #endif

@@ -1,4 +1,5 @@
 #include "copa/errors.hpp"
+#include "copa/mpi.hpp"
 #include "kernels.hpp"
 
 namespace laghos {
@@ -45,6 +46,8 @@ std::unique_ptr<HydroKernels> make_kernels(copa::Backend backend, const copa::Se
       c.xyz = c.fixed && selection.is("layout", "xyz");
       c.atomic = c.lean || (selection.name() == "block" && selection.is("mass", "atomic"));
       c.zcol_mass = c.lean && selection.is("mass", "zcol");
+      c.cg_graph = c.lean && selection.is("cg", "graph");
+      c.many_ranks = copa::mpi::size() > 1;
       return make_gpu_kernels(c);
     }
 #else

@@ -32,9 +32,11 @@ using namespace generic;
 
 
 // ---- BLAS-1 ----
+// z = a x + b y at one dof: k_axpby's, and the CG direction update's on the device (k_cg_direction).
+__device__ inline double axpby_at(double a, double x, double b, double y) { return a * x + b * y; }
 __global__ void k_axpby(std::size_t n, double a, const double* x, double b, const double* y, double* z) {
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
-    z[i] = a * x[i] + b * y[i];
+    z[i] = axpby_at(a, x[i], b, y[i]);
 }
 __global__ void k_fill(std::size_t n, double v, double* x) {
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
@@ -81,8 +83,10 @@ __device__ inline double block_combine(double v) {
   __syncthreads();
   return total;
 }
-template <bool Min>
-__device__ inline void reduce_to_host(double v, const ReductionOut& out) {
+// The block's values combined, then the blocks' parts by the last block to arrive, whose thread 0
+// calls last(total).
+template <bool Min, class Last>
+__device__ inline void reduce_then(double v, const ReductionOut& out, Last last_fn) {
   __shared__ bool last;
   const double block_total = block_combine<Min>(v);
   if (threadIdx.x == 0) {
@@ -97,9 +101,13 @@ __device__ inline void reduce_to_host(double v, const ReductionOut& out) {
   for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) t = combine<Min>(t, parts[b]);
   const double total = block_combine<Min>(t);
   if (threadIdx.x == 0) {
-    *out.result = total;
+    last_fn(total);
     *out.arrivals = 0;
   }
+}
+template <bool Min>
+__device__ inline void reduce_to_host(double v, const ReductionOut& out) {
+  reduce_then<Min>(v, out, [&](double total) { *out.result = total; });
 }
 // sum x_i y_i, or sum x_i (w_i y_i) where w is given (dot_weighted: a distributed run's owned dofs).
 __global__ void k_dot(std::size_t n, const double* x, const double* y, const double* w, ReductionOut out) {
@@ -112,21 +120,27 @@ __global__ void k_dot(std::size_t n, const double* x, const double* y, const dou
 // (or (r, r) without preconditioner), each term weighted by w where given (a distributed run's
 // owned dofs). Reads 4-6 and writes 2-3 vectors once instead of 7 passes and 4 launches (on ranks
 // 14 passes and 5 launches, with the masked product and its dot).
+// One dof of MFEM's CG update (k_cg_update, k_cg_step): x += alpha d; r -= alpha z; z = dinv r;
+// returns its (r, z) term ((r, r) without preconditioner), weighted by w where given.
+__device__ inline double cg_update_at(std::size_t i, double alpha, const double* __restrict__ d, double* __restrict__ x,
+                                      double* __restrict__ r, double* __restrict__ z, const double* __restrict__ dinv,
+                                      const double* __restrict__ w) {
+  x[i] = x[i] + alpha * d[i];
+  const double ri = r[i] - alpha * z[i];
+  r[i] = ri;
+  double si = ri;
+  if (dinv) {
+    si = dinv[i] * ri;
+    z[i] = si;
+  }
+  return w ? ri * (w[i] * si) : ri * si;
+}
 __global__ void k_cg_update(std::size_t n, double alpha, const double* __restrict__ d, double* __restrict__ x,
                             double* __restrict__ r, double* __restrict__ z, const double* __restrict__ dinv,
                             const double* __restrict__ w, ReductionOut out) {
   double s = 0.0;
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
-    x[i] = x[i] + alpha * d[i];
-    const double ri = r[i] - alpha * z[i];
-    r[i] = ri;
-    double si = ri;
-    if (dinv) {
-      si = dinv[i] * ri;
-      z[i] = si;
-    }
-    s += w ? ri * (w[i] * si) : ri * si;
-  }
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    s += cg_update_at(i, alpha, d, x, r, z, dinv, w);
   reduce_to_host<false>(s, out);
 }
 // Assembly of the mass E-vector with the essential rows zeroed, fused with the partial sums of (x, y).
@@ -145,19 +159,82 @@ __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const
 }
 // Essential rows of the assembled y zeroed, fused with the partial sums of (x, y), weighted by w
 // where given (a distributed run's owned dofs).
+// One dof of k_ess_dot: y's essential row zeroed; returns its (x, y) term, weighted by w where given.
+__device__ inline double ess_dot_at(int g, const unsigned char* __restrict__ ess, const double* __restrict__ x,
+                                    double* __restrict__ y, const double* __restrict__ w) {
+  double s = y[g];
+  if (ess[g]) {
+    s = 0.0;
+    y[g] = 0.0;
+  }
+  return w ? x[g] * (w[g] * s) : x[g] * s;
+}
 __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ x,
                           double* __restrict__ y, const double* __restrict__ w, ReductionOut out) {
   double acc = 0.0;
-  for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) {
-    double s = y[g];
-    if (ess[g]) {
-      s = 0.0;
-      y[g] = 0.0;
-    }
-    acc += w ? x[g] * (w[g] * s) : x[g] * s;
-  }
+  for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x) acc += ess_dot_at(g, ess, x, y, w);
   reduce_to_host<false>(acc, out);
 }
+#if defined(COPA_HAVE_CUDA)
+// ---- the H1 CG's loop on the device (lean, cg=graph; CUDA's conditional graph nodes) ----
+// The scalars of LagrangianHydro::cg's loop in device memory. A while node repeats the body
+// k_cg_direction, y = M d (zeroed, then the scattered mass), k_cg_den, k_cg_step; the kernels
+// compute beta and alpha from these scalars and make the host loop's tests in its order, clearing
+// the node's condition where the host loop breaks. The host waits once per solve, not twice per
+// iteration (the launch-to-launch gaps: laghos-like README "The CG loop on the device").
+struct CgLoop {
+  double nom, den, betanom, r0;
+  int i, max_iter, final_iter, stop, masses;
+};
+// d = zr + beta d, beta = betanom / nom (the host loop's axpby(1, zr, beta, d, d)).
+__global__ void k_cg_direction(std::size_t n, const CgLoop* __restrict__ s, const double* __restrict__ zr,
+                               double* __restrict__ d) {
+  const double beta = s->betanom / s->nom;
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    d[i] = axpby_at(1.0, zr[i], beta, d[i]);
+}
+// den = (d, y) with y's essential rows zeroed (k_ess_dot); the host loop's "den == 0: stop at i",
+// else nom = betanom.
+__global__ void k_cg_den(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ d,
+                         double* __restrict__ y, CgLoop* s, cudaGraphConditionalHandle loop, ReductionOut out) {
+  double acc = 0.0;
+  for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < nh1; g += gridDim.x * blockDim.x)
+    acc += ess_dot_at(g, ess, d, y, nullptr);
+  reduce_then<false>(acc, out, [&](double den) {
+    ++s->masses;
+    s->den = den;
+    if (den == 0.0) {
+      s->final_iter = s->i;
+      s->stop = 1;
+      cudaGraphSetConditional(loop, 0);
+    } else {
+      s->nom = s->betanom;
+    }
+  });
+}
+// The fused update with alpha = nom / den (k_cg_update), then the host loop's tests: betanom < 0
+// or <= r0 stops at i; otherwise ++i beyond max_iter stops at max_iter.
+__global__ void k_cg_step(std::size_t n, const double* __restrict__ d, double* __restrict__ x, double* __restrict__ r,
+                          double* __restrict__ z, const double* __restrict__ dinv, CgLoop* s,
+                          cudaGraphConditionalHandle loop, ReductionOut out) {
+  if (s->stop) return;  // k_cg_den stopped this iteration
+  const double alpha = s->nom / s->den;
+  double part = 0.0;
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+    part += cg_update_at(i, alpha, d, x, r, z, dinv, nullptr);
+  reduce_then<false>(part, out, [&](double betanom) {
+    s->betanom = betanom;
+    if (betanom < 0.0 || betanom <= s->r0) {
+      s->final_iter = s->i;
+      s->stop = 1;
+    } else if (++s->i > s->max_iter) {
+      s->final_iter = s->max_iter;
+      s->stop = 1;
+    }
+    if (s->stop) cudaGraphSetConditional(loop, 0);
+  });
+}
+#endif
 __global__ void k_min(int n, const double* x, ReductionOut out) {
   double m = INFINITY;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) m = fmin(m, x[i]);
@@ -347,6 +424,11 @@ class GpuKernels final : public HydroKernels {
     for (unsigned char* p : owned_bytes_) copa::gpu::device_pool().deallocate(p);
     copa::gpu::device_pool().deallocate(out_.arrivals);
     copa::gpu::free_mapped(host_result_);
+#if defined(COPA_HAVE_CUDA)
+    for (const CgGraph& g : cg_graphs_) (void)cudaGraphExecDestroy(g.exec);
+    if (cg_loop_) copa::gpu::device_pool().deallocate(cg_loop_);
+    if (cg_stream_) copa::gpu::destroy_stream(cg_stream_);
+#endif
   }
   std::vector<std::string> substitutions() const override {
     std::vector<std::string> out;
@@ -359,6 +441,16 @@ class GpuKernels final : public HydroKernels {
       out.push_back("the lean force kernels are 3D only: 2D ran the block force kernels");
     if (h_ && h_->taylor_source && fixed_)
       out.push_back("2D Taylor-Green's energy source: the generic quadrature update ran");
+    if (choice_.cg_graph) {
+#if defined(COPA_HAVE_CUDA)
+      if (choice_.many_ranks)
+        out.push_back("cg=graph is one rank's: over ranks the H1 CG's dots are summed on the host, the host loop ran");
+      else if (!scatters())
+        out.push_back("cg=graph runs the fixed kernels' scattered mass: the host loop ran");
+#else
+      out.push_back("cg=graph needs CUDA's conditional graph nodes: the host loop ran");
+#endif
+    }
     return out;
   }
 
@@ -503,6 +595,20 @@ class GpuKernels final : public HydroKernels {
     COPA_GPU_CHECK_LAUNCH("k_gather_ess_dot");
     return finish_reduction();
   }
+#if defined(COPA_HAVE_CUDA)
+  CgDone cg_h1_on_device(int c, std::size_t n, const double* dinv, double* x, double* r, double* d, double* z,
+                         const CgResume& from) override {
+    if (!choice_.cg_graph || choice_.many_ranks || !scatters()) return {};
+    const cudaGraphExec_t exec = cg_graph(c, n, dinv, x, r, d, z);
+    CgLoop s{from.nom, 0.0, from.betanom, from.r0, from.i, from.max_iter, from.max_iter, 0, 0};
+    copa::gpu::copy_to_device(cg_loop_, &s, sizeof s);
+    COPA_GPU_CHECK(cudaGraphLaunch(exec, nullptr));
+    copa::gpu::check_launch("the H1 CG loop graph", __FILE__, __LINE__);
+    copa::gpu::copy_to_host(&s, cg_loop_, sizeof s);
+    copa::gpu::synchronize();
+    return {s.final_iter, s.masses};
+  }
+#endif
   void mass_h1(const double* x, double* y) override {
     if (scatters()) return scatter_mass_h1(nullptr, dd_.NE, x, y, true);
     element_mass_h1(x);
@@ -586,6 +692,64 @@ class GpuKernels final : public HydroKernels {
     copa::gpu::synchronize(copa::gpu::stream_t{});
     return *static_cast<volatile double*>(host_result_);
   }
+#if defined(COPA_HAVE_CUDA)
+  // cg=graph: one graph per component's solve (its essential rows) and vectors, built the first
+  // time: a while node whose body is captured from the launches of one iteration.
+  struct CgGraph {
+    int c;
+    std::size_t n;
+    const double *dinv, *x, *r, *d, *z;
+    cudaGraphExec_t exec;
+  };
+  cudaGraphExec_t cg_graph(int c, std::size_t n, const double* dinv, double* x, double* r, double* d, double* z) {
+    for (const CgGraph& g : cg_graphs_)
+      if (g.c == c && g.n == n && g.dinv == dinv && g.x == x && g.r == r && g.d == d && g.z == z) return g.exec;
+    if (!cg_loop_) cg_loop_ = static_cast<CgLoop*>(copa::gpu::device_pool().allocate(sizeof(CgLoop)));
+    if (!cg_stream_) cg_stream_ = copa::gpu::create_stream();
+    cudaGraph_t graph{};
+    COPA_GPU_CHECK(cudaGraphCreate(&graph, 0));
+    cudaGraphExec_t exec{};
+    try {
+      cudaGraphConditionalHandle loop{};
+      COPA_GPU_CHECK(cudaGraphConditionalHandleCreate(&loop, graph, 1, cudaGraphCondAssignDefault));
+      cudaGraphNodeParams node{};
+      node.type = cudaGraphNodeTypeConditional;
+      node.conditional.handle = loop;
+      node.conditional.type = cudaGraphCondTypeWhile;
+      node.conditional.size = 1;
+      cudaGraphNode_t while_node{};
+      COPA_GPU_CHECK(cudaGraphAddNode(&while_node, graph, nullptr, nullptr, 0, &node));
+      cudaGraph_t body = node.conditional.phGraph_out[0];
+      COPA_GPU_CHECK(cudaStreamBeginCaptureToGraph(cg_stream_, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+      try {
+        const copa::gpu::CaptureScope capturing;
+        // The host loop's axpby(1, zr, beta, d, d), then op_velocity: y = M d (zeroed, scattered),
+        // its essential rows and (d, y), then cg_update.
+        k_cg_direction<<<grid(n), 256, 0, cg_stream_>>>(n, cg_loop_, dinv ? z : r, d);
+        COPA_GPU_CHECK_LAUNCH("k_cg_direction");
+        scatter_mass_h1(nullptr, dd_.NE, d, z, true, cg_stream_);
+        k_cg_den<<<kReduceBlocks, kReduceThreads, 0, cg_stream_>>>(static_cast<int>(n), ess_mask_[c], d, z, cg_loop_, loop, out_);
+        COPA_GPU_CHECK_LAUNCH("k_cg_den");
+        k_cg_step<<<kReduceBlocks, kReduceThreads, 0, cg_stream_>>>(n, d, x, r, z, dinv, cg_loop_, loop, out_);
+        COPA_GPU_CHECK_LAUNCH("k_cg_step");
+      } catch (...) {
+        (void)cudaStreamEndCapture(cg_stream_, &body);
+        throw;
+      }
+      COPA_GPU_CHECK(cudaStreamEndCapture(cg_stream_, &body));
+      COPA_GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    } catch (...) {
+      (void)cudaGraphDestroy(graph);
+      throw;
+    }
+    (void)cudaGraphDestroy(graph);
+    cg_graphs_.push_back({c, n, dinv, x, r, d, z, exec});
+    return exec;
+  }
+  std::vector<CgGraph> cg_graphs_;
+  CgLoop* cg_loop_ = nullptr;
+  copa::gpu::stream_t cg_stream_ = nullptr;
+#endif
   // Device list of elements or dofs of the --overlap split.
   struct Subset {
     const int* items = nullptr;
@@ -606,7 +770,7 @@ class GpuKernels final : public HydroKernels {
   bool scatters() const { return choice_.atomic && fixed_; }
   void scatter_mass_h1(const int* elements, int count, const double* x, double* y, bool zero_first,
                        copa::gpu::stream_t stream = nullptr) {
-    if (zero_first) copa::gpu::fill_zero(y, static_cast<std::size_t>(dd_.nh1) * sizeof(double));
+    if (zero_first) copa::gpu::fill_zero(y, static_cast<std::size_t>(dd_.nh1) * sizeof(double), stream);
     if (count > 0) fixed_->mass_h1_scatter(dd_, elements, count, x, y, stream);
   }
   void split_mass_h1(const Subset& elements, const Subset& dofs, const double* x, double* y) {

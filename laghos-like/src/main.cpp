@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       selections[b] = (several && named && !named->offered_on(b))
                           ? registry().default_selection(b, nranks)
                           : registry().select(b, nranks, common.variant, common.tunings);
-      require_applicable(selections[b], setup.dim, setup.spec.order_k, setup.spec.order_t);
+      apply_to_run(selections[b], common.tunings, setup.dim, setup.spec.order_k, setup.spec.order_t);
     }
     const int threads = copa::apply_threads(common.threads);
     const copa::halo::Transport transport = copa::halo::parse_transport(o.transport);

@@ -1,5 +1,7 @@
 #include "variants.hpp"
 
+#include <algorithm>
+
 #include "copa/errors.hpp"
 
 namespace laghos {
@@ -17,9 +19,14 @@ const copa::TuningAxis kMass{
     "the CG's H1 mass action: FP64 atomics into the assembled vector, or an E-vector and a "
     "dof-parallel gather (bit-reproducible)"};
 const copa::TuningAxis kLeanMass{
-    "mass", {"shared", "zcol"},
-    "the CG's H1 mass action (FP64 atomics either way): every contraction through shared memory "
-    "(block's kernel), or a thread per (x, y) point with its z column in registers (3D, Q_k/Q_{k-1})"};
+    "mass", {"zcol", "shared"},
+    "the CG's H1 mass action (FP64 atomics either way): a thread per (x, y) point with its z column "
+    "in registers (3D, Q_k/Q_{k-1}; elsewhere shared by default), or every contraction through "
+    "shared memory (block's kernel)"};
+const copa::TuningAxis kCgLoop{
+    "cg", {"graph", "host"},
+    "the one-rank H1 CG's loop: on the device (a CUDA graph whose while node repeats an iteration; "
+    "the host waits once per solve), or on the host (two waits per iteration for the dots)"};
 }  // namespace
 
 // Defaults. CUDA on one rank runs `lean`, the fastest measured at every H200 case (RESULTS.md).
@@ -40,7 +47,7 @@ const copa::VariantRegistry& registry() {
            "block with a register-lean quadrature update (gradients staged in shared memory, 64 "
            "registers) and 3D force kernels with a thread per (x, y) point and its z column in "
            "registers; CG mass by atomics",
-           {kLayout, kLeanMass}, {DefaultFor{Backend::cuda, Ranks::one}}},
+           {kLayout, kLeanMass, kCgLoop}, {DefaultFor{Backend::cuda, Ranks::one}}},
           {"block", {Backend::cuda, Backend::hip},
            "kernels specialised at compile time on (dim, D1D, Q1D, L1D), several elements per "
            "block, every contraction through shared memory",
@@ -52,15 +59,21 @@ const copa::VariantRegistry& registry() {
   return table;
 }
 
-void require_applicable(const copa::Selection& s, int dim, int order_k, int order_t) {
+void apply_to_run(copa::Selection& s, const std::vector<std::string>& tunings, int dim, int order_k, int order_t) {
   if (s.name() != "lean" || !s.is("mass", "zcol")) return;
   // The z-column kernels are compiled for 3D and Laghos's pairs Q_k/Q_{k-1} (kernels_gpu.cu's
   // dispatch table; --order-k is at most 4 in 3D).
-  if (dim != 3) throw copa::InputError("--tuning mass=zcol: the z-column H1 mass is 3D only (this run is " +
-                                       std::to_string(dim) + "D)");
-  if (order_t != order_k - 1)
-    throw copa::InputError("--tuning mass=zcol: the z-column H1 mass runs Q_k/Q_{k-1} (--order-t = --order-k - 1), not Q" +
-                           std::to_string(order_k) + "Q" + std::to_string(order_t));
+  std::string why;
+  if (dim != 3)
+    why = "the z-column H1 mass is 3D only (this run is " + std::to_string(dim) + "D)";
+  else if (order_t != order_k - 1)
+    why = "the z-column H1 mass runs Q_k/Q_{k-1} (--order-t = --order-k - 1), not Q" + std::to_string(order_k) +
+          "Q" + std::to_string(order_t);
+  if (why.empty()) return;
+  const bool named = std::any_of(tunings.begin(), tunings.end(),
+                                 [](const std::string& a) { return a.rfind("mass=", 0) == 0; });
+  if (named) throw copa::InputError("--tuning mass=zcol: " + why);
+  s.tunings["mass"] = "shared";  // the default where zcol has no kernel
 }
 
 std::string full_label(const copa::Selection& s) {

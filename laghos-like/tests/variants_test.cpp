@@ -49,7 +49,7 @@ TEST(Variants, defaults) {
   EXPECT_EQ(label(Backend::serial, 1), "reference");
   EXPECT_EQ(label(Backend::serial, 4), "reference");
   EXPECT_EQ(label(Backend::openmp, 2), "element-parallel");
-  EXPECT_EQ(label(Backend::cuda, 1), "lean[layout=xy,mass=shared]");
+  EXPECT_EQ(label(Backend::cuda, 1), "lean[layout=xy,mass=zcol,cg=graph]");
   EXPECT_EQ(label(Backend::cuda, 2), "block[layout=xy,mass=atomic]");
   EXPECT_EQ(label(Backend::hip, 1), "block[layout=xy,mass=atomic]");
   EXPECT_EQ(label(Backend::hip, 2), "block[layout=xy,mass=atomic]");
@@ -78,28 +78,40 @@ TEST(Variants, bad_names_and_values_are_input_errors) {
   EXPECT_NE(message("block-xy-atomic", {}).find("offered: lean, block, generic"), std::string::npos);
   EXPECT_NE(message("reference", {}).find("--variant"), std::string::npos);
   EXPECT_NE(message("block", {"mass=staged"}).find("values: atomic, gather"), std::string::npos);
-  EXPECT_NE(message("lean", {"mass=gather"}).find("values: shared, zcol"), std::string::npos);
-  EXPECT_NE(message("lean", {"order=xyz"}).find("axes: layout, mass"), std::string::npos);
+  EXPECT_NE(message("lean", {"mass=gather"}).find("values: zcol, shared"), std::string::npos);
+  EXPECT_NE(message("lean", {"order=xyz"}).find("axes: layout, mass, cg"), std::string::npos);
   EXPECT_NE(message("generic", {"layout=xy"}).find("axes: none"), std::string::npos);
   EXPECT_EQ(message("block", {"layout=xyz", "mass=gather"}), "no error");
 }
 
-// lean's mass=zcol applies to 3D Q_k/Q_{k-1}; elsewhere it is an input error naming --tuning.
+// lean's mass=zcol applies to 3D Q_k/Q_{k-1}; elsewhere an explicit zcol is an input error naming
+// --tuning, and the default falls back to mass=shared.
 TEST(Variants, zcol_mass_only_where_its_kernels_exist) {
   const auto& reg = laghos::registry();
-  const auto message = [&](const std::vector<std::string>& tunings, int dim, int k, int ot) {
+  // The resolved label, or the input error's message.
+  const auto fit = [&](const std::vector<std::string>& tunings, int dim, int k, int ot) {
     try {
-      laghos::require_applicable(reg.select(Backend::cuda, 1, "lean", tunings), dim, k, ot);
+      copa::Selection s = reg.select(Backend::cuda, 1, "lean", tunings);
+      laghos::apply_to_run(s, tunings, dim, k, ot);
+      return laghos::full_label(s);
     } catch (const copa::InputError& e) {
       return std::string(e.what());
     }
-    return std::string("no error");
   };
-  for (int k = 1; k <= 4; ++k) EXPECT_EQ(message({"mass=zcol"}, 3, k, k - 1), "no error") << k;
-  EXPECT_EQ(message({"mass=zcol", "layout=xyz"}, 3, 2, 1), "no error");
-  EXPECT_NE(message({"mass=zcol"}, 2, 2, 1).find("--tuning mass=zcol: the z-column H1 mass is 3D only"), std::string::npos);
-  EXPECT_NE(message({"mass=zcol"}, 3, 2, 2).find("--tuning mass=zcol"), std::string::npos);
-  EXPECT_NE(message({"mass=zcol"}, 3, 3, 0).find("--tuning mass=zcol"), std::string::npos);
-  EXPECT_EQ(message({"mass=shared"}, 2, 2, 2), "no error");
-  laghos::require_applicable(reg.select(Backend::cuda, 1, "block", {"mass=gather"}), 2, 2, 2);  // no throw
+  for (int k = 1; k <= 4; ++k) {
+    EXPECT_EQ(fit({"mass=zcol"}, 3, k, k - 1), "lean[layout=xy,mass=zcol,cg=graph]") << k;
+    EXPECT_EQ(fit({}, 3, k, k - 1), "lean[layout=xy,mass=zcol,cg=graph]") << k;
+  }
+  EXPECT_EQ(fit({"mass=zcol", "layout=xyz"}, 3, 2, 1), "lean[layout=xyz,mass=zcol,cg=graph]");
+  EXPECT_NE(fit({"mass=zcol"}, 2, 2, 1).find("--tuning mass=zcol: the z-column H1 mass is 3D only"), std::string::npos);
+  EXPECT_NE(fit({"mass=zcol"}, 3, 2, 2).find("--tuning mass=zcol"), std::string::npos);
+  EXPECT_NE(fit({"mass=zcol"}, 3, 3, 0).find("--tuning mass=zcol"), std::string::npos);
+  // The default where zcol has no kernel: shared, with or without other axes named.
+  EXPECT_EQ(fit({}, 2, 2, 1), "lean[layout=xy,mass=shared,cg=graph]");
+  EXPECT_EQ(fit({}, 3, 2, 2), "lean[layout=xy,mass=shared,cg=graph]");
+  EXPECT_EQ(fit({"layout=xyz"}, 3, 3, 3), "lean[layout=xyz,mass=shared,cg=graph]");
+  EXPECT_EQ(fit({"mass=shared"}, 2, 2, 2), "lean[layout=xy,mass=shared,cg=graph]");
+  copa::Selection block = reg.select(Backend::cuda, 1, "block", {"mass=gather"});
+  laghos::apply_to_run(block, {"mass=gather"}, 2, 2, 2);
+  EXPECT_EQ(laghos::full_label(block), "block[layout=xy,mass=gather]");
 }

@@ -47,10 +47,6 @@ namespace {
 
 using namespace mps::gpu;
 
-// After a launch of the capturable paths (the rebucketing and the neighbour sums, on s_): inside a
-// stream capture only the launch's own error is checked, since COPA_GPU_SYNC_LAUNCH=1's
-// synchronisation is not allowed while a stream captures (the graph's launch gets it instead).
-#define MPS_LAUNCHED(kernel_name) launched((kernel_name), __FILE__, __LINE__)
 
 // ---------------------------------------------------------------- the backend
 class GpuKernels final : public PairOpKernels<GpuKernels> {
@@ -496,7 +492,7 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
       const View v = view();
       density_fp32_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(q_.data(), fd(Field::y), fd(Field::z), buckets(), n_,
                                                                   static_cast<float>(re), v.load_id, v.targets, fd(Field::n));
-      MPS_LAUNCHED("density_fp32_kernel");
+      COPA_GPU_CHECK_LAUNCH("density_fp32_kernel");
       return;
     }
     if (opt_.strategy == Strategy::fine_lean) {
@@ -510,12 +506,6 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     run(DensityOp{re, re * re, fd(Field::n)});
   }
 
-  void launched(const char* kernel, const char* file, int line) const {
-    if (s_ != nullptr)
-      copa::gpu::check(COPA_GPU_SYMBOL(GetLastError)(), kernel, file, line);
-    else
-      copa::gpu::check_launch(kernel, file, line);
-  }
 
   // step=graph: the launches `enqueue` makes on s_, captured into a graph the first time they run
   // for this buffer set and radius, then replayed as one launch on the default stream (the
@@ -538,6 +528,7 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     COPA_GPU_SYMBOL(Graph_t) graph{};
     s_ = capture_stream_;
     try {
+      const copa::gpu::CaptureScope capturing;  // check_launch: no synchronisation while capturing
       enqueue();
     } catch (...) {
       s_ = nullptr;
@@ -580,18 +571,18 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     const long long cells = grid_.cells();
     count_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
-    MPS_LAUNCHED("count_kernel");
+    COPA_GPU_CHECK_LAUNCH("count_kernel");
     scan_blocks_kernel<<<scan_blocks_, kScanBlock, 0, s_>>>(count_.data(), start_.data(), totals_.data(), cells);
-    MPS_LAUNCHED("scan_blocks_kernel");
+    COPA_GPU_CHECK_LAUNCH("scan_blocks_kernel");
     scan_totals_kernel<<<1, kScanBlock, 0, s_>>>(totals_.data(), scan_blocks_, totals_.data() + scan_blocks_);
-    MPS_LAUNCHED("scan_totals_kernel");
+    COPA_GPU_CHECK_LAUNCH("scan_totals_kernel");
     scan_add_kernel<<<scan_blocks_ + 1, kScanBlock, 0, s_>>>(start_.data(), totals_.data(), cells, totals_.data() + scan_blocks_, count_.data());
-    MPS_LAUNCHED("scan_add_kernel");
+    COPA_GPU_CHECK_LAUNCH("scan_add_kernel");
     if (opt_.stable_buckets) {
       order_slots_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(cell_.data(), rank_.data(), start_.data(), n_, order_.data());
-      MPS_LAUNCHED("order_slots_kernel");
+      COPA_GPU_CHECK_LAUNCH("order_slots_kernel");
       stable_rank_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(cell_.data(), start_.data(), order_.data(), n_, rank_.data());
-      MPS_LAUNCHED("stable_rank_kernel");
+      COPA_GPU_CHECK_LAUNCH("stable_rank_kernel");
     }
     scatter();
   }
@@ -601,22 +592,22 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     const long long cells = grid_.cells();
     count_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
-    MPS_LAUNCHED("count_kernel");
+    COPA_GPU_CHECK_LAUNCH("count_kernel");
     scan_blocks_last_kernel<<<scan_blocks_, kScanBlock, 0, s_>>>(count_.data(), part_.data(), totals_.data(), cells, ticket_.data());
-    MPS_LAUNCHED("scan_blocks_last_kernel");
+    COPA_GPU_CHECK_LAUNCH("scan_blocks_last_kernel");
     const ScatterSet ss = scatter_set();
     const std::size_t threads = std::max<std::size_t>(static_cast<std::size_t>(n_), static_cast<std::size_t>(cells) + 1);
     scatter_fused_kernel<<<blocks_for(threads, kThreads), kThreads, 0, s_>>>(grid_, cell_.data(), rank_.data(), part_.data(),
                                                                       totals_.data(), cells, n_, order_.data(), ss,
                                                                       start_.data());
-    MPS_LAUNCHED("scatter_fused_kernel");
+    COPA_GPU_CHECK_LAUNCH("scatter_fused_kernel");
   }
 
   // The counting sort's last step: every particle to start[cell] + rank (and order).
   void scatter() {
     scatter_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, cell_.data(), rank_.data(), start_.data(), n_,
                                                            order_.data(), scatter_set());
-    MPS_LAUNCHED("scatter_kernel");
+    COPA_GPU_CHECK_LAUNCH("scatter_kernel");
   }
   ScatterSet scatter_set() {
     ScatterSet ss;
@@ -669,7 +660,7 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     const int cells1 = static_cast<int>(grid_.cells() + 1);
     count_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(grid_, fd(Field::x), fd(Field::y), fd(Field::z), n_, cell_.data(),
                                                          rank_.data(), count_.data());
-    MPS_LAUNCHED("count_kernel");
+    COPA_GPU_CHECK_LAUNCH("count_kernel");
     std::size_t bytes = library_temp_.size();
     COPA_GPU_CHECK(copa::gpu_cub::DeviceScan::ExclusiveSum(library_temp_.data(), bytes, count_.data(), start_.data(), cells1, s_));
     copa::gpu::fill_zero(count_.data(), count_.bytes(), s_);
@@ -677,7 +668,7 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     COPA_GPU_CHECK(copa::gpu_cub::DeviceRadixSort::SortPairs(library_temp_.data(), bytes, cell_.data(), cell_sorted_.data(),
                                                       iota_.data(), order_.data(), n_, 0, key_bits(), s_));
     rank_from_order_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(order_.data(), cell_.data(), start_.data(), n_, rank_.data());
-    MPS_LAUNCHED("rank_from_order_kernel");
+    COPA_GPU_CHECK_LAUNCH("rank_from_order_kernel");
     scatter();
   }
 #else
@@ -699,14 +690,14 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
       fine_lean_density_kernel<false><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
     else
       fine_lean_density_kernel<true><<<blocks, kThreads, 0, s_>>>(x, y, z, b, n_, re, v.load_id, v.targets, out);
-    MPS_LAUNCHED(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
+    COPA_GPU_CHECK_LAUNCH(CellRows ? "fine_lean_cellrows_density_kernel" : "fine_lean_density_kernel");
   }
 
   void launch_fp32_fine(float re) {
     const View v = view();
     density_fp32_fine_kernel<<<blocks_for(static_cast<std::size_t>(n_), kThreads), kThreads, 0, s_>>>(
         q_.data(), fd(Field::x), fd(Field::y), fd(Field::z), buckets(), n_, re, v.load_id, v.targets, fd(Field::n));
-    MPS_LAUNCHED("density_fp32_fine_kernel");
+    COPA_GPU_CHECK_LAUNCH("density_fp32_fine_kernel");
   }
 
   void build_verlet() {
@@ -751,26 +742,26 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
       case Strategy::bucket_block: {
         // 64 threads (two warps; one wavefront on HIP): buckets hold ~10-35 particles.
         bucket_block_kernel<<<static_cast<unsigned>(grid_.cells()), 64, 0, s_>>>(v, b, op);
-        MPS_LAUNCHED("bucket_block_kernel");
+        COPA_GPU_CHECK_LAUNCH("bucket_block_kernel");
         break;
       }
       case Strategy::bucket_thread:
         bucket_thread_kernel<<<blocks_for(grid_.cells(), 128), 128, 0, s_>>>(v, b, op, grid_.cells());
-        MPS_LAUNCHED("bucket_thread_kernel");
+        COPA_GPU_CHECK_LAUNCH("bucket_thread_kernel");
         break;
       case Strategy::sorted_particle:
         sorted_particle_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(v, b, op);
-        MPS_LAUNCHED("sorted_particle_kernel");
+        COPA_GPU_CHECK_LAUNCH("sorted_particle_kernel");
         break;
       case Strategy::verlet:
         verlet_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(v, VerletView{list_.data(), list_count_.data(), n_, capacity_}, op);
-        MPS_LAUNCHED("verlet_kernel");
+        COPA_GPU_CHECK_LAUNCH("verlet_kernel");
         break;
       case Strategy::fine_rows:
       case Strategy::fine_lean:  // its own kernel for the density only (number_density)
       case Strategy::fine_lean_cellrows:
         fine_rows_kernel<Op><<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(v, b, op);
-        MPS_LAUNCHED("fine_rows_kernel");
+        COPA_GPU_CHECK_LAUNCH("fine_rows_kernel");
         break;
     }
   }

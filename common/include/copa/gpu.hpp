@@ -65,8 +65,18 @@ inline void check(error_t code, const char* call, const char* file, int line) {
   if (code != COPA_GPU_SYMBOL(Success)) fail(code, call, file, line);
 }
 // After a launch: configuration errors at once; with COPA_GPU_SYNC_LAUNCH=1 in the environment
-// it also synchronises, so that a faulting kernel is named by the launch that ran it.
+// it also synchronises, so that a faulting kernel is named by the launch that ran it, except while
+// this thread holds a CaptureScope (a synchronisation is not allowed while a stream captures a
+// graph; the graph's launch is checked instead).
 void check_launch(const char* kernel_name, const char* file, int line);
+// Held while this thread's launches are captured into a graph (nests).
+class CaptureScope {
+ public:
+  CaptureScope();
+  ~CaptureScope();
+  CaptureScope(const CaptureScope&) = delete;
+  CaptureScope& operator=(const CaptureScope&) = delete;
+};
 
 struct DeviceInfo {
   std::string name;
