@@ -68,7 +68,7 @@ int run(int argc, char** argv) {
   app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   copa::vtk::add_options(app, o.vtk);
   app.add_option("--formulation", o.formulation,
-                 "simulation: standard (Koshizuka & Oka 1996), cmps (Khayyer & Gotoh 2008 gradient), cmps-hs (and the 2009 HS source), cmps-hs-hl (and the 2010 HL Laplacian, 2D)");
+                 "simulation: standard (Koshizuka & Oka 1996), cmps (Khayyer & Gotoh 2008 gradient), hs (their 2009 HS source), cmps-hs (both), cmps-hs-hl (and the 2010 HL Laplacian, 2D)");
   app.add_option("--cg-tol", o.cg_tol, "PPE conjugate gradients: relative residual (default 1e-8)")
       ->check(copa::cli::open_range(0, 1));
   app.add_option("--ghost-margin", o.ghost_margin, "simulation over MPI ranks: ghost width beyond the largest radius, in l0 (the ghosts and halo pattern are rebuilt when a particle has moved half of it)")

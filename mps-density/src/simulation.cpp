@@ -10,7 +10,7 @@
 namespace mps {
 
 namespace {
-const std::string formulation_names[] = {"standard", "cmps", "cmps-hs", "cmps-hs-hl"};
+const std::string formulation_names[] = {"standard", "cmps", "hs", "cmps-hs", "cmps-hs-hl"};
 }
 
 const std::string& to_string(Formulation f) { return formulation_names[static_cast<int>(f)]; }
@@ -18,7 +18,7 @@ const std::string& to_string(Formulation f) { return formulation_names[static_ca
 Formulation formulation_named(const std::string& name) {
   for (int k = 0; k < static_cast<int>(std::size(formulation_names)); ++k)
     if (name == formulation_names[k]) return static_cast<Formulation>(k);
-  throw copa::InputError("--formulation must be standard, cmps, cmps-hs or cmps-hs-hl (got '" + name + "')");
+  throw copa::InputError("--formulation must be standard, cmps, hs, cmps-hs or cmps-hs-hl (got '" + name + "')");
 }
 
 Simulation::Simulation(MpsKernels& k, const Problem& pr, const SimParams& sp)

@@ -8,10 +8,11 @@
 //   6. negative pressures clamped to 0; minimum-pressure gradient; u += -dt/rho grad p, r += dt du;
 //   7. NaN / particle outside the bucket grid -> copa::RuntimeError (exit 3).
 // Formulation (SimParams::formulation, `--formulation`): the standard step above, or Khayyer &
-// Gotoh's published replacements (operators in neighbour_ops.hpp), each adding one to the last:
+// Gotoh's published replacements (operators in neighbour_ops.hpp):
 //   cmps        the antisymmetric CMPS gradient (2008) instead of the minimum-pressure gradient;
-//   cmps-hs     and the HS source rho/(n0 dt) (Dn/Dt)* (2009) instead of relax rho/dt^2 (n* - n0)/n0;
-//   cmps-hs-hl  and the HL operator 1/n0 sum r_e/r^3 (2010, 2D) at r_e instead of 2d/(lambda0 n0) w at r_lap.
+//   hs          the HS source rho/(n0 dt) (Dn/Dt)* (2009) instead of relax rho/dt^2 (n* - n0)/n0;
+//   cmps-hs     both;
+//   cmps-hs-hl  both and the HL operator 1/n0 sum r_e/r^3 (2010, 2D) at r_e instead of 2d/(lambda0 n0) w at r_lap.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -22,12 +23,12 @@
 
 namespace mps {
 
-enum class Formulation { standard, cmps, cmps_hs, cmps_hs_hl };
+enum class Formulation { standard, cmps, hs, cmps_hs, cmps_hs_hl };
 const std::string& to_string(Formulation f);
 // The formulation of a `--formulation` name; throws copa::InputError naming the option otherwise.
 Formulation formulation_named(const std::string& name);
-inline bool uses_cmps_gradient(Formulation f) { return f != Formulation::standard; }
-inline bool uses_hs_source(Formulation f) { return f == Formulation::cmps_hs || f == Formulation::cmps_hs_hl; }
+inline bool uses_cmps_gradient(Formulation f) { return f == Formulation::cmps || f == Formulation::cmps_hs || f == Formulation::cmps_hs_hl; }
+inline bool uses_hs_source(Formulation f) { return f == Formulation::hs || f == Formulation::cmps_hs || f == Formulation::cmps_hs_hl; }
 inline bool uses_hl_laplacian(Formulation f) { return f == Formulation::cmps_hs_hl; }
 
 struct SimParams {
