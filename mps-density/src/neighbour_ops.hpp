@@ -134,6 +134,91 @@ struct PpeOp {
   MPS_HD void finish(int i, const Acc<1>& a) const { y[i] = active[i] ? coef * a.s[0] + diag * x[i] : 0.0; }
 };
 
+// Published higher-order formulations (SimParams::formulation, simulation.hpp), same loop contract.
+//
+// Minimum pressure over particle i and its non-dummy neighbours within r_e: the p^_i of CMPS's
+// gradient below, one pass before it (the p_min of GradientOp, kept per particle).
+struct MinPressureOp {
+  static constexpr int K = 1;
+  View v;
+  double re2;
+  double* out;
+  MPS_HD Acc<1> init(int i) const { return zero_acc<1>(v.p[i]); }
+  MPS_HD void pair(Acc<1>& a, int, int j, double, double, double, double r2) const {
+    if (r2 < re2 && v.type[j] != dummy) a.m = v.p[j] < a.m ? v.p[j] : a.m;
+  }
+  MPS_HD void finish(int i, const Acc<1>& a) const { out[i] = a.m; }
+};
+
+// CMPS gradient (Khayyer & Gotoh 2008, Coastal Eng. 55:236):
+//   <grad p>_i = d/n0 sum_j [(p_i + p_j) - (p^_i + p^_j)] (r_j - r_i) w_ij / r_ij^2,
+// p^ the minimum of MinPressureOp. The pair term is antisymmetric in i, j, so the pressure forces
+// of a pair are equal and opposite (linear and angular momentum conserved). It is not exact for a
+// linear field: on a uniform lattice p - p^ is the same for every particle and the sum vanishes;
+// the force comes from the particles' disorder and the free surface (p^ = 0 there).
+struct CmpsGradientOp {
+  static constexpr int K = 3;
+  View v;
+  const double* pmin;
+  double re, re2, coef;  // coef = d / n0
+  double *gx, *gy, *gz;
+  MPS_HD Acc<3> init(int) const { return zero_acc<3>(); }
+  MPS_HD void pair(Acc<3>& a, int i, int j, double dx, double dy, double dz, double r2) const {
+    if (r2 < re2 && v.type[j] != dummy) {
+      const double f = weight_from_r2(r2, re) / r2 * ((v.p[i] + v.p[j]) - (pmin[i] + pmin[j]));
+      a.s[0] += f * dx;
+      a.s[1] += f * dy;
+      a.s[2] += f * dz;
+    }
+  }
+  MPS_HD void finish(int i, const Acc<3>& a) const {
+    gx[i] = coef * a.s[0];
+    gy[i] = coef * a.s[1];
+    gz[i] = coef * a.s[2];
+  }
+};
+
+// Higher-order source (HS, Khayyer & Gotoh 2009, Coastal Eng. J. 51:71): the PPE's source is the
+// rate of the number density instead of its deviation,
+//   Dn_i/Dt = sum_j dw/dr (r_ij . u_ij) / r_ij = -sum_j r_e / r_ij^3 (r_ij . u_ij),
+// r_ij = r_j - r_i, u_ij = u_j - u_i, every particle within r_e a source (as in n). With
+// div u = -(1/n0) Dn/Dt and u' = -dt/rho grad p, the PPE -lap p = -(rho/dt) div u* reads
+//   -lap p_i = rho / (n0 dt) (Dn/Dt)*_i   (a compression, Dn/Dt > 0, raises the pressure),
+// so rhs = -coef sum_j r_e / r^3 (r_ij . u_ij), coef = rho / (n0 dt), on the active set.
+struct HsSourceOp {
+  static constexpr int K = 1;
+  View v;
+  const std::uint8_t* active;
+  double re, re2, coef;
+  double* rhs;
+  MPS_HD Acc<1> init(int) const { return zero_acc<1>(); }
+  MPS_HD void pair(Acc<1>& a, int i, int j, double dx, double dy, double dz, double r2) const {
+    if (r2 < re2) {
+      const double approach = dx * (v.u[j] - v.u[i]) + dy * (v.v[j] - v.v[i]) + dz * (v.w[j] - v.w[i]);
+      a.s[0] += re / (r2 * sqrt(r2)) * approach;
+    }
+  }
+  MPS_HD void finish(int i, const Acc<1>& a) const { rhs[i] = active[i] ? -coef * a.s[0] : 0.0; }
+};
+
+// Higher-order Laplacian (HL, Khayyer & Gotoh 2010, Appl. Ocean Res. 32:124), 2D: the divergence of
+// the kernel gradient, lap w = d2w/dr2 + (1/r) dw/dr = r_e / r^3 for w = r_e/r - 1, so
+//   <lap p>_i = 1/n0 sum_j (p_j - p_i) r_e / r_ij^3   (no lambda0).
+// As the PPE operator of PpeOp: (A x)_i = coef sum_j r_e / r^3 (x_i - x_j) + diag x_i, coef = 1/n0.
+struct PpeHlOp {
+  static constexpr int K = 1;
+  const std::uint8_t* type;
+  const std::uint8_t* active;
+  const double* x;
+  double re, re2, coef, diag;
+  double* y;
+  MPS_HD Acc<1> init(int) const { return zero_acc<1>(); }
+  MPS_HD void pair(Acc<1>& a, int i, int j, double, double, double, double r2) const {
+    if (r2 < re2 && type[j] != dummy) a.s[0] += re / (r2 * sqrt(r2)) * (x[i] - x[j]);
+  }
+  MPS_HD void finish(int i, const Acc<1>& a) const { y[i] = active[i] ? coef * a.s[0] + diag * x[i] : 0.0; }
+};
+
 // Collision model (Koshizuka & Oka): fluid particles closer than r_col that approach each other
 // exchange momentum with restitution e (equal masses): du_i = -(1+e)/2 ((u_i - u_j) . n) n,
 // n = (r_j - r_i)/|r_j - r_i|, summed over j (Jacobi form, so the result is order-independent).
