@@ -38,7 +38,6 @@ struct AppOptions {
   std::vector<std::string> variants;  // --variants: several strategies on one set-up
   std::string transport = "host";     // ghost fill between MPI ranks
   copa::vtk::Options vtk;             // ParaView output (the first backend and variant of a run)
-  std::string formulation = "standard";  // simulation: standard, cmps, hs, cmps-hs, cmps-hs-hl (simulation.hpp)
   double cg_tol = 1e-8;               // PPE conjugate gradients: relative residual
   double ghost_margin = 1.0;          // simulation over ranks: ghost width beyond r_max, in l0
   double rebalance = 0;               // re-cut the slabs when max/mean owned particles exceeds it (0: never)

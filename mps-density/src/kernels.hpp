@@ -131,16 +131,6 @@ class MpsKernels {
   virtual void pressure_gradient(double re, double coef) = 0;      // p -> ax,ay,az
   virtual void collision(double rc, double restitution) = 0;       // u,v,w -> ax,ay,az (du)
   virtual void ppe_apply(Field x, Field y, double re, double coef, double diag) = 0;
-  // The published higher-order formulations (simulation.hpp, SimParams::formulation), neighbour
-  // sums of neighbour_ops.hpp on the backends built on PairOpKernels; the default throws
-  // copa::RuntimeError (the distributed wrapper: the driver refuses them over ranks).
-  // CMPS gradient: p^ into res (MinPressureOp), then the antisymmetric sum into ax, ay, az.
-  virtual void pressure_gradient_cmps(double re, double coef);
-  // HS source: rhs = -coef sum_j r_e / r^3 (r_ij . u_ij) on the last ppe_setup's active set.
-  virtual void ppe_source_hs(double re, double coef);
-  // The PPE operator of ppe_apply and ppe_cg from now on: false = PpeOp (2d / (lambda0 n0) w),
-  // true = PpeHlOp (1/n0 r_e / r^3, 2D).
-  virtual void use_higher_order_laplacian(bool on);
 
   // Pointwise operations of the step (fluid particles only where it says so).
   virtual void predictor(double dt, double nu, const double g[3]) = 0;  // u += dt (nu a + g); r += dt u

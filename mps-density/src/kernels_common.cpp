@@ -37,16 +37,6 @@ std::unique_ptr<MpsKernels> make_kernels(copa::Backend b, const KernelOptions& o
   }
 }
 
-void MpsKernels::pressure_gradient_cmps(double, double) {
-  throw copa::RuntimeError("the CMPS gradient is not implemented on this backend");
-}
-void MpsKernels::ppe_source_hs(double, double) {
-  throw copa::RuntimeError("the HS source term is not implemented on this backend");
-}
-void MpsKernels::use_higher_order_laplacian(bool on) {
-  if (on) throw copa::RuntimeError("the HL Laplacian is not implemented on this backend");
-}
-
 void MpsKernels::store_fields(Particles& out, int dim) {
   out.dim = dim;
   out.x = get(Field::x);

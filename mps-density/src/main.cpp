@@ -23,7 +23,6 @@
 #include "copa/device_memory.hpp"
 #endif
 #include "dist/slabs.hpp"
-#include "simulation.hpp"
 #include "variants.hpp"
 
 namespace {
@@ -67,8 +66,6 @@ int run(int argc, char** argv) {
   app.add_option("--precision", o.precision, "fp64 or fp32 (fp32: number density from float positions, GPU)");
   app.add_option("--transport", o.transport, "ghost fill between MPI ranks: host, or on GPU backends ipc, nccl, cuda-aware");
   copa::vtk::add_options(app, o.vtk);
-  app.add_option("--formulation", o.formulation,
-                 "simulation: standard (Koshizuka & Oka 1996), cmps (Khayyer & Gotoh 2008 gradient), hs (their 2009 HS source), cmps-hs (both), cmps-hs-hl (and the 2010 HL Laplacian, 2D)");
   app.add_option("--cg-tol", o.cg_tol, "PPE conjugate gradients: relative residual (default 1e-8)")
       ->check(copa::cli::open_range(0, 1));
   app.add_option("--ghost-margin", o.ghost_margin, "simulation over MPI ranks: ghost width beyond the largest radius, in l0 (the ghosts and halo pattern are rebuilt when a particle has moved half of it)")
@@ -107,13 +104,6 @@ int run(int argc, char** argv) {
   if (mode == "simulation" && (o.case_name == "lattice" || o.case_name == "random"))
     throw copa::InputError("--mode simulation needs --case dambreak or pflow");
   const int ranks = copa::mpi::size();
-  const mps::Formulation formulation = mps::formulation_named(o.formulation);  // exit 2 for another name
-  if (formulation != mps::Formulation::standard) {
-    if (mode != "simulation") throw copa::InputError("--formulation " + o.formulation + ": simulation mode only (--mode simulation)");
-    if (ranks > 1) throw copa::InputError("--formulation " + o.formulation + ": one rank only (the distributed step has the standard formulation)");
-    if (mps::uses_hl_laplacian(formulation) && o.dim != 2)
-      throw copa::InputError("--formulation " + o.formulation + ": the HL Laplacian is the 2D one (--dim 2)");
-  }
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
   if (!(o.cg_tol > 0 && o.cg_tol < 1)) throw copa::InputError("--cg-tol must be in (0, 1)");
   if (!(o.ghost_margin > 0 && o.ghost_margin <= 10)) throw copa::InputError("--ghost-margin must be in (0, 10] (units of l0)");

@@ -25,23 +25,10 @@ class PairOpKernels : public MpsKernels {
   }
   void ppe_apply(Field x, Field y, double re, double coef, double diag) override {
     Derived& d = self();
-    if (higher_order_laplacian_) d.run(PpeHlOp{d.type_.data(), d.active_.data(), d.fd(x), re, re * re, coef, diag, d.fd(y)});
-    else d.run(PpeOp{d.type_.data(), d.active_.data(), d.fd(x), re, re * re, coef, diag, d.fd(y)});
+    d.run(PpeOp{d.type_.data(), d.active_.data(), d.fd(x), re, re * re, coef, diag, d.fd(y)});
   }
-  void pressure_gradient_cmps(double re, double coef) override {
-    Derived& d = self();
-    // res is the CG's scratch, free once the pressure is solved.
-    d.run(MinPressureOp{d.view(), re * re, d.fd(Field::res)});
-    d.run(CmpsGradientOp{d.view(), d.fd(Field::res), re, re * re, coef, d.fd(Field::ax), d.fd(Field::ay), d.fd(Field::az)});
-  }
-  void ppe_source_hs(double re, double coef) override {
-    Derived& d = self();
-    d.run(HsSourceOp{d.view(), d.active_.data(), re, re * re, coef, d.fd(Field::rhs)});
-  }
-  void use_higher_order_laplacian(bool on) override { higher_order_laplacian_ = on; }
 
  private:
-  bool higher_order_laplacian_ = false;
   Derived& self() { return static_cast<Derived&>(*this); }
 };
 

@@ -189,7 +189,6 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, Strat
   mps::SimParams sp;
   sp.dt = o.dt;
   sp.cg_tol = o.cg_tol;
-  sp.formulation = mps::formulation_named(o.formulation);
   const std::size_t N = pr.particles.size();
   const bool dambreak = pr.column_width > 0 && o.case_name == "dambreak";
   const bool root = copa::mpi::is_root();
@@ -235,7 +234,6 @@ int run_simulation(const AppOptions& o, const copa::CommonOptions& common, Strat
   ex["steps"] = steps;
   ex["dt"] = tr.dt;
   ex["cg_tolerance"] = sp.cg_tol;
-  ex["formulation"] = o.formulation;
   ex["cg_iterations_mean"] = static_cast<double>(tr.cg_total) / steps;
   ex["cg_iterations_max"] = tr.cg_max;
   ex["list_rebuilds"] = list_rebuilds;

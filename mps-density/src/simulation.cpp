@@ -2,24 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <string>
 
 #include "copa/errors.hpp"
 
 namespace mps {
-
-namespace {
-const std::string formulation_names[] = {"standard", "cmps", "hs", "cmps-hs", "cmps-hs-hl"};
-}
-
-const std::string& to_string(Formulation f) { return formulation_names[static_cast<int>(f)]; }
-
-Formulation formulation_named(const std::string& name) {
-  for (int k = 0; k < static_cast<int>(std::size(formulation_names)); ++k)
-    if (name == formulation_names[k]) return static_cast<Formulation>(k);
-  throw copa::InputError("--formulation must be standard, cmps, hs, cmps-hs or cmps-hs-hl (got '" + name + "')");
-}
 
 Simulation::Simulation(MpsKernels& k, const Problem& pr, const SimParams& sp)
     : k_(k), sp_(sp), dim_(pr.grid.dim), l0_(pr.l0), re_(pr.re), re_lap_(pr.re_lap) {
@@ -29,10 +16,7 @@ Simulation::Simulation(MpsKernels& k, const Problem& pr, const SimParams& sp)
   for (std::size_t i = 0; i < pr.particles.size(); ++i)
     if (pr.particles.type[i] == fluid) height = std::max(height, pr.particles.y[i]);
   dt_ = sp.dt > 0 ? sp.dt : 0.2 * l0_ / std::sqrt(2.0 * sp.gravity * std::max(height, l0_));
-  if (uses_hl_laplacian(sp.formulation) && dim_ != 2)
-    throw copa::InputError("--formulation " + to_string(sp.formulation) + ": the HL Laplacian r_e/r^3 is the 2D one (--dim 2)");
   k_.load(pr, std::max(re_, re_lap_));
-  k_.use_higher_order_laplacian(uses_hl_laplacian(sp.formulation));
 }
 
 StepInfo Simulation::step(copa::RegionTimer& timer) {
@@ -70,11 +54,8 @@ StepInfo Simulation::step(copa::RegionTimer& timer) {
     copa::Region r(timer, "ppe-cg");
     const double diag = sp_.rho * sp_.compressibility / (dt_ * dt_);
     info.active = k_.ppe_setup(sp_.beta * c_.n0, c_.n0, sp_.relax * sp_.rho / (dt_ * dt_));
-    if (uses_hs_source(sp_.formulation)) k_.ppe_source_hs(re_, sp_.rho / (c_.n0 * dt_));
-    // HL: the operator of PpeHlOp at r_e, coefficient 1/n0 (no lambda0); standard: r_lap.
-    const bool hl = uses_hl_laplacian(sp_.formulation);
     // Conjugate gradients, warm-started from the previous pressure (zero off the active set).
-    const CgResult cg = k_.ppe_cg(hl ? re_ : re_lap_, hl ? 1.0 / c_.n0 : lap_coef, diag, sp_.cg_tol, sp_.cg_max);
+    const CgResult cg = k_.ppe_cg(re_lap_, lap_coef, diag, sp_.cg_tol, sp_.cg_max);
     if (cg.residual > sp_.cg_tol)
       throw copa::RuntimeError("PPE conjugate gradients did not converge in " + std::to_string(sp_.cg_max) + " iterations");
     info.cg_iterations = cg.iterations;
@@ -83,8 +64,7 @@ StepInfo Simulation::step(copa::RegionTimer& timer) {
   {
     copa::Region r(timer, "pressure-gradient");
     k_.clamp_negative_pressure();
-    if (uses_cmps_gradient(sp_.formulation)) k_.pressure_gradient_cmps(re_, dim_ / c_.n0);
-    else k_.pressure_gradient(re_, dim_ / c_.n0);
+    k_.pressure_gradient(re_, dim_ / c_.n0);
     k_.correct(-dt_ / sp_.rho, dt_);
   }
   {

@@ -7,15 +7,8 @@
 //      solved by conjugate gradients, matrix-free (the operator is a neighbour sum, never assembled);
 //   6. negative pressures clamped to 0; minimum-pressure gradient; u += -dt/rho grad p, r += dt du;
 //   7. NaN / particle outside the bucket grid -> copa::RuntimeError (exit 3).
-// Formulation (SimParams::formulation, `--formulation`): the standard step above, or Khayyer &
-// Gotoh's published replacements (operators in neighbour_ops.hpp):
-//   cmps        the antisymmetric CMPS gradient (2008) instead of the minimum-pressure gradient;
-//   hs          the HS source rho/(n0 dt) (Dn/Dt)* (2009) instead of relax rho/dt^2 (n* - n0)/n0;
-//   cmps-hs     both;
-//   cmps-hs-hl  both and the HL operator 1/n0 sum r_e/r^3 (2010, 2D) at r_e instead of 2d/(lambda0 n0) w at r_lap.
 #pragma once
 #include <cstddef>
-#include <string>
 
 #include "copa/timing.hpp"
 #include "kernels.hpp"
@@ -23,22 +16,13 @@
 
 namespace mps {
 
-enum class Formulation { standard, cmps, hs, cmps_hs, cmps_hs_hl };
-const std::string& to_string(Formulation f);
-// The formulation of a `--formulation` name; throws copa::InputError naming the option otherwise.
-Formulation formulation_named(const std::string& name);
-inline bool uses_cmps_gradient(Formulation f) { return f == Formulation::cmps || f == Formulation::cmps_hs || f == Formulation::cmps_hs_hl; }
-inline bool uses_hs_source(Formulation f) { return f == Formulation::hs || f == Formulation::cmps_hs || f == Formulation::cmps_hs_hl; }
-inline bool uses_hl_laplacian(Formulation f) { return f == Formulation::cmps_hs_hl; }
-
 struct SimParams {
-  Formulation formulation = Formulation::standard;
   double dt = 0;            // 0 = 0.2 l0 / sqrt(2 g H) (Courant 0.2 on the free-fall speed)
   double nu = 1.0e-6;       // kinematic viscosity, m^2/s
   double rho = 1000.0;      // kg/m^3
   double gravity = 9.81;    // along -y
   double beta = 0.97;       // free surface: n* < beta n0
-  double relax = 0.2;       // relaxation of the PPE source term (standard source only)
+  double relax = 0.2;       // relaxation of the PPE source term
   double compressibility = 0.45e-9;  // 1/Pa, makes the PPE strictly positive definite
   double restitution = 0.2;
   double collision_ratio = 0.5;      // r_col / l0
