@@ -49,6 +49,24 @@ void GpuAmrStep::upload_tree(const Tree& t) {
   copa::gpu::synchronize();
 }
 
+void GpuAmrStep::set_owned(const Tree& t) {
+  owned_table_ = owned_table(t);
+  if (owned_table_.empty()) return;
+  char* h = staging_.reserve(owned_table_.size() * sizeof(long long));
+  std::size_t at = 0;
+  put(h, at, owned_, owned_table_);
+  copa::gpu::synchronize();
+}
+
+// The lists and plan of the current tree built again over the owned ranges set_owned gave (exact
+// sizes: a re-cut is rare), as upload_tree ends; the next scan() runs its own.
+void GpuAmrStep::replan() {
+  drop_scans();
+  build_lists(Sizing::exact);
+  build_plan(Sizing::exact);
+  copa::gpu::synchronize();
+}
+
 // Every table through the pinned staging buffer (a pageable copy runs at a fraction of the
 // link's speed; the driver calls this for a bad cell's report and the end of the run only).
 void GpuAmrStep::download_tree(Tree& t) {
@@ -137,6 +155,10 @@ int GpuAmrStep::launch_step(double dt, const DeviceClock* clock) {
                 dt,               dx0_,          clock};
   launch_units(a, c.singles, singles_.data(), c.groups, groups_.data(), group_slots_.data(), group_members_.data(),
                group_edges_.data(), u_.data(), unew_.data());
+  // Over ranks: the fine fluxes of other ranks' octs beside this rank's coarse cells, on this
+  // stream before the reflux reads them (the exchange packs after the update and unpacks before
+  // it returns).
+  if (ranks_ && ranks_->fluxes) ranks_->fluxes(fine_flux_.data());
   // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
   std::vector<std::pair<long long, long long>> ranges;
   for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k)

@@ -255,13 +255,26 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
                        p.restrict_son.data());
 }
 
+std::vector<long long> owned_table(const Tree& t) {
+  std::vector<long long> owned;
+  if (t.owned_begin.empty()) return owned;
+  for (int l = 0; l <= t.max_level; ++l) {
+    owned.push_back(t.owned_begin[l]);
+    owned.push_back(t.owned_end[l]);
+  }
+  return owned;
+}
+
 void emulate_device_lists(const Tree& t, StepLists& s) {
   const TreeView v = tree_view(t);
   const std::int32_t* son = t.son.data();
   const long long n = t.noct(), ncoarse = t.level_begin[t.max_level];
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
   std::vector<long long> leaf_scan(n + 1, 0), face_scan(ncoarse + 1, 0);
-  std::vector<std::uint64_t> face_mask(ncoarse);
+  std::vector<std::uint64_t> face_mask(ncoarse, 0);
   for (long long o = 0; o < n; ++o) {
+    if (!lists_owns(owned, o, t.level[o])) continue;
     leaf_scan[o] = lists_leaf_flag(son, o);
     if (o >= ncoarse) continue;
     face_mask[o] = lists_face_mask(v, son, o);
@@ -282,7 +295,7 @@ void emulate_device_lists(const Tree& t, StepLists& s) {
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out) {
+                       std::vector<double>* fine_flux_out, const std::function<void(double*)>& fluxes) {
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
@@ -298,6 +311,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
                                  [&](long long j) { return single_unit(p, p.singles[j]); },
                                  [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
   emulate_groups(a, hp, p, u, unew, 0, ngroup);
+  if (fluxes) fluxes(fine_flux.data());
   const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
     for (long long k = 0; k < nfaces * nvar; ++k)
@@ -328,7 +342,10 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
   const long long nleaf = static_cast<long long>(p.leaf_octs.size());
   std::vector<long long> leaf_scan(n + 1, 0), face_scan(ncoarse + 1, 0), single_scan(nleaf + 1, 0),
       group_scan(nleaf + 1, 0);
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
   for (long long o = 0; o < n; ++o) {
+    if (!lists_owns(owned, o, t.level[o])) continue;
     leaf_scan[o] = lists_leaf_flag(t.son.data(), o);
     if (o < ncoarse) face_scan[o] = lists_popcount(lists_face_mask(v, t.son.data(), o));
   }
@@ -418,10 +435,13 @@ LeafScan emulate_leaf_scan(const Tree& t, const std::vector<double>& u, double g
   const int nlevel = t.max_level + 1;
   std::vector<unsigned long long> words(nlevel + 1, 0);
   const long long ncell = t.noct() * 8;
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
   for (long long g = 0; g < ncell; ++g) {
     int l;
     unsigned long long bits;
     bool ok;
+    if (!lists_owns(owned, g >> 3, t.level[g >> 3])) continue;
     if (!block::leaf_speed(u.data(), ncell, t.son.data(), t.level.data(), gamma, g, l, bits, ok)) continue;
     words[l] = std::max(words[l], bits);
     if (!ok) words[nlevel] = std::max(words[nlevel], ~static_cast<unsigned long long>(g));

@@ -50,7 +50,10 @@ std::vector<copa::halo::Link> links_from_requests(std::vector<std::vector<std::i
 
 class MpiRankComm final : public RankComm {
  public:
-  MpiRankComm(bool subcycle, double imbalance) : subcycle_(subcycle) { balance_.threshold = imbalance; }
+  MpiRankComm(bool subcycle, double imbalance, copa::halo::Transport transport, copa::halo::Memory memory)
+      : subcycle_(subcycle), transport_(transport), memory_(memory) {
+    balance_.threshold = imbalance;
+  }
 
   void set_timer(copa::RegionTimer* timer) override { timer_ = timer; }
 
@@ -89,8 +92,7 @@ class MpiRankComm final : public RankComm {
       for (std::int32_t o : octs)
         for (int c = 0; c < 8; ++c) need[owner(t, o)].push_back(std::int64_t(o) * 8 + c);
       ghost_.push_back(std::make_unique<copa::halo::Exchange>(links_from_requests(std::move(need)),
-                                                               copa::halo::FieldLayout{nvar, cells},
-                                                               copa::halo::Transport::host, copa::halo::Memory::host));
+                                                               copa::halo::FieldLayout{nvar, cells}, transport_, memory_));
     }
     // Fine-face fluxes per coarse level, then all levels: the reflux faces of owned coarse octs
     // whose fine oct another rank owns.
@@ -120,19 +122,18 @@ class MpiRankComm final : public RankComm {
         req = every;
       }
       flux_.push_back(std::make_unique<copa::halo::Exchange>(links_from_requests(std::move(req)),
-                                                              copa::halo::FieldLayout{1, flux_size},
-                                                              copa::halo::Transport::host, copa::halo::Memory::host));
+                                                              copa::halo::FieldLayout{1, flux_size}, transport_, memory_));
     }
   }
 
-  void rebalance(Tree& t, std::vector<double>& u) override {
+  bool rebalance(Tree& t, double* u) override {
     // Every rank holds the whole tree: each decides the same, and knows every oct's old and new
     // owner without a message.
     ++balance_.checks;
     const double before = work_imbalance(t, part_, subcycle_);
-    if (!(before > balance_.threshold)) return;
+    if (!(before > balance_.threshold)) return false;
     const AmrPartition next = partition_tree(t, copa::mpi::size(), subcycle_);
-    if (next.cut == part_.cut) return;
+    if (next.cut == part_.cut) return false;
     const int n = copa::mpi::size(), me = copa::mpi::rank();
     std::vector<std::vector<std::int64_t>> old_begin = begin_, old_end = end_;
     part_ = next;
@@ -152,14 +153,15 @@ class MpiRankComm final : public RankComm {
         }
     timed("migration", [&] {
       copa::halo::Exchange move(links_from_requests(std::move(need)), copa::halo::FieldLayout{nvar, t.noct() * 8},
-                                copa::halo::Transport::host, copa::halo::Memory::host);
-      move.run(u.data());
+                                transport_, memory_);
+      move.run(u);
     });
     ++balance_.recuts;
     balance_.octs_migrated += moved;
     balance_.bytes_moved += double(moved) * 8 * nvar * sizeof(double);
     balance_.before.push_back(before);
     balance_.after.push_back(work_imbalance(t, part_, subcycle_));
+    return true;
   }
   const Balance& balance() const override { return balance_; }
 
@@ -260,6 +262,8 @@ class MpiRankComm final : public RankComm {
   }
 
   bool subcycle_;
+  copa::halo::Transport transport_;
+  copa::halo::Memory memory_;
   Balance balance_;
   copa::RegionTimer* timer_ = nullptr;
   AmrPartition part_;
@@ -270,8 +274,9 @@ class MpiRankComm final : public RankComm {
 
 }  // namespace
 
-std::unique_ptr<RankComm> make_rank_comm(bool subcycle, double imbalance) {
-  return std::make_unique<MpiRankComm>(subcycle, imbalance);
+std::unique_ptr<RankComm> make_rank_comm(bool subcycle, double imbalance, copa::halo::Transport transport,
+                                         copa::halo::Memory memory) {
+  return std::make_unique<MpiRankComm>(subcycle, imbalance, transport, memory);
 }
 
 }  // namespace ro::amr
