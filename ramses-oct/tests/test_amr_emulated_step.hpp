@@ -168,6 +168,10 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   void replan() override { upload_tree(amr::Tree(t_)); }
   double* state() override { return u_.data(); }
+  void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
+    key = new_tree_.key;
+    level_begin = new_tree_.level_begin;
+  }
 
  private:
   void step(double dt) {

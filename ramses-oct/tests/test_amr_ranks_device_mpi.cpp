@@ -64,7 +64,9 @@ TEST(AmrRanksDevice, sedov_one_level_equals_one_rank) {
   EXPECT_GT(o.n.moves, 0);
   EXPECT_GT(o.ghost_bytes, 0.0);
   // On 3 ranks fine fluxes cross a cut to the coarse owner up to the end (the flux exchange runs).
-  if (copa::mpi::size() == 3) EXPECT_GT(o.flux_bytes, 0.0);
+  if (copa::mpi::size() == 3) {
+    EXPECT_GT(o.flux_bytes, 0.0);
+  }
 }
 
 // Sedov 16^3 + 2 levels, periodic (a coarse-fine face on every level, wraps across ranks).

@@ -211,11 +211,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       if (comm) comm->fill_ghosts(u.data());
     }
   };
-  // GPU path over ranks, after a regrid's device part: the new tree on the host, its owned ranges
-  // (the same base-oct cuts), the load balance (the migrating octs' state moved between the
-  // devices), the device lists, plan and scan over the owned octs, the host lists and the
-  // exchange patterns, the ghosts. A tree that did not change keeps all of it unless a re-cut moves
-  // octs.
+  // GPU path over ranks, after a regrid's device part: the new tree on the host with its owned
+  // ranges, the load balance (the migrating octs' state moved between the devices, then the device
+  // lists, plan and scan built again over the new ranges), the host lists and the exchange
+  // patterns, the ghosts. A tree that did not change keeps all of it unless a re-cut moves octs.
   const auto device_partition = [&](bool tree_changed) {
     if (tree_changed) {
       current_tree("regrid.download_tree");
@@ -223,7 +222,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
     const bool recut = comm->rebalance(t, dev->state());
     if (!tree_changed && !recut) return;
-    {
+    if (recut) {
       copa::Region sub(timer, "regrid.device_lists+plan");
       dev->set_owned(t);
       dev->replan();
@@ -276,13 +275,15 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.
-        // Over ranks the adopt builds the new tree's lists and plan over every oct (the new owned
-        // ranges need the new tree on the host, downloaded after it); device_partition() below
-        // builds them again over the owned octs.
+        // Over ranks the adopt builds the new tree's lists and plan over this rank's octs of it:
+        // its owned ranges from its keys (the base-oct cuts stay until a re-cut).
         if (tree_changed && comm) {
-          t.owned_begin.clear();
-          t.owned_end.clear();
-          dev->set_owned(t);
+          Tree next;
+          next.base = t.base;
+          next.max_level = t.max_level;
+          dev->new_tree_keys(next.key, next.level_begin);
+          comm->partition(next);
+          dev->set_owned(next);
         }
         if (tree_changed) {
           const PartRegion sub(timer, "regrid.move+device_lists+plan", ac.phase_timing);

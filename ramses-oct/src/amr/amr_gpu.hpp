@@ -156,6 +156,12 @@ class DeviceStep {
     if (!t.owned_begin.empty()) throw std::logic_error("ramses-oct AMR: set_owned on a one-rank device step");
   }
   virtual void replan() { throw std::logic_error("ramses-oct AMR: replan on a one-rank device step"); }
+  // After a rebuild() that changed the tree: the new tree's keys and level_begin (what the owned
+  // ranges of its partition are computed from, before adopt() builds its lists).
+  virtual void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) {
+    (void)key, (void)level_begin;
+    throw std::logic_error("ramses-oct AMR: new_tree_keys on a one-rank device step");
+  }
   virtual double* state() { throw std::logic_error("ramses-oct AMR: state on a one-rank device step"); }
 };
 #if COPA_GPU

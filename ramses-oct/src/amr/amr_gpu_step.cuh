@@ -315,6 +315,11 @@ class GpuAmrStep final : public DeviceStep {
   void set_owned(const Tree& t) override;
   void replan() override;
   double* state() override { return u_.data(); }
+  void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
+    fetch(nkey_, key);
+    copa::gpu::synchronize();
+    level_begin = new_begin_;
+  }
  private:
   // The lists_owns table on the device; null on one rank (every oct owned).
   const long long* owned() { return owned_table_.empty() ? nullptr : owned_.data(); }
