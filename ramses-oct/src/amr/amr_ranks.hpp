@@ -74,9 +74,9 @@ class RankComm {
   // A bad cell another rank owns: that rank's error ends the run (MPI_Abort); never returns.
   [[noreturn]] virtual void wait_for_failure(long step, double t, std::int64_t cell) = 0;
   // After a regrid's state move: when the ranks' max/mean work on the new tree exceeds the
-  // threshold, the cuts are made again (partition_tree) and the octs that change rank move with
-  // their state u (the state over t, in the comm's memory) to the new owner; t's owned ranges are
-  // then the new cut's. Returns whether it re-cut.
+  // threshold, the cuts are made again (partition_tree; taken where they lower it) and the octs
+  // that change rank move with their state u (the state over t, in the comm's memory) to the new
+  // owner; t's owned ranges are then the new cut's. Returns whether it re-cut.
   virtual bool rebalance(Tree& t, double* u) = 0;
   // The load balance's record (run.decomposition.ranks.load_balance in the JSON).
   struct Balance {
