@@ -74,6 +74,15 @@ class MpiRankComm final : public RankComm {
     level_ghosts_.assign(L + 1, 0);
     ghost_.clear();
     flux_.clear();
+    // The per-level exchanges only under --subcycle (its levels' substeps): the global step runs
+    // the all-levels ones alone, and each exchange costs set-up (an all-to-all of its requests;
+    // nccl: a communicator, ipc: mapped buffers) at every regrid.
+    const auto make = [&](int l, std::vector<std::vector<std::int64_t>> need, copa::halo::FieldLayout layout) {
+      std::unique_ptr<copa::halo::Exchange> e;
+      if (l > L || subcycle_) e = std::make_unique<copa::halo::Exchange>(links_from_requests(std::move(need)), layout,
+                                                                           transport_, memory_);
+      return e;
+    };
     // Ghost cells per level, then all levels: whole octs.
     std::vector<std::vector<std::int64_t>> all(n);
     std::vector<std::int32_t> union_octs;
@@ -91,8 +100,7 @@ class MpiRankComm final : public RankComm {
       std::vector<std::vector<std::int64_t>> need(n);
       for (std::int32_t o : octs)
         for (int c = 0; c < 8; ++c) need[owner(t, o)].push_back(std::int64_t(o) * 8 + c);
-      ghost_.push_back(std::make_unique<copa::halo::Exchange>(links_from_requests(std::move(need)),
-                                                               copa::halo::FieldLayout{nvar, cells}, transport_, memory_));
+      ghost_.push_back(make(l, std::move(need), copa::halo::FieldLayout{nvar, cells}));
     }
     // Fine-face fluxes per coarse level, then all levels: the reflux faces of owned coarse octs
     // whose fine oct another rank owns.
@@ -121,8 +129,7 @@ class MpiRankComm final : public RankComm {
         }
         req = every;
       }
-      flux_.push_back(std::make_unique<copa::halo::Exchange>(links_from_requests(std::move(req)),
-                                                              copa::halo::FieldLayout{1, flux_size}, transport_, memory_));
+      flux_.push_back(make(l, std::move(req), copa::halo::FieldLayout{1, flux_size}));
     }
   }
 
@@ -169,10 +176,10 @@ class MpiRankComm final : public RankComm {
 
   void fill_ghosts(double* u) override { fill_ghosts(-1, u); }
   void fill_ghosts(int l, double* u) override {
-    timed("halo_exchange", [&] { ghost_[l < 0 ? ghost_.size() - 1 : l]->run(u); });
+    timed("halo_exchange", [&] { exchange(ghost_, l).run(u); });
   }
   void fluxes(int l, double* flux) override {
-    timed("flux_exchange", [&] { flux_[l < 0 ? flux_.size() - 1 : l]->run(flux); });
+    timed("flux_exchange", [&] { exchange(flux_, l).run(flux); });
   }
 
   void combine(LeafScan& s) override {
@@ -234,6 +241,12 @@ class MpiRankComm final : public RankComm {
   double flux_bytes() const override { return flux_.empty() ? 0.0 : double(flux_.back()->bytes_sent()); }
 
  private:
+  // Level l's exchange of v, or every level's (l < 0).
+  copa::halo::Exchange& exchange(const std::vector<std::unique_ptr<copa::halo::Exchange>>& v, int l) const {
+    const std::unique_ptr<copa::halo::Exchange>& e = v[l < 0 ? v.size() - 1 : std::size_t(l)];
+    if (!e) throw std::logic_error("amr ranks: a level's exchange without --subcycle (only every level's is built)");
+    return *e;
+  }
   int owner(const Tree& t, std::int64_t o) const {
     const int l = t.level[o];
     for (int r = 0; r < static_cast<int>(end_.size()); ++r)
