@@ -9,6 +9,7 @@
 // by clock_after_scan, the function the device's last scan block calls; a halted step leaves the
 // state as it is (the device copies the leaf cells and restricts them again).
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -115,7 +116,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     next_scan_.drop();
     unew_.resize(u_.size());
     amr::emulate_plan_subcycled_step(t_, plan_, lists_, counts_.levels, hp_, reflux_, u_, unew_, fine_flux_, flux_sum_,
-                                     dt0);
+                                     dt0, ranks_ ? ranks_->ghosts : nullptr, ranks_ ? ranks_->fluxes : nullptr);
     for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l) {
       n_.group_updates += (1L << l) * (counts_.levels.group_begin[l + 1] - counts_.levels.group_begin[l]);
       n_.grouped_oct_updates += (1L << l) * grouped_octs(counts_.levels.group_begin[l], counts_.levels.group_begin[l + 1]);
@@ -176,8 +177,9 @@ class HostEmulatedStep final : public amr::DeviceStep {
  private:
   void step(double dt) {
     std::vector<double> unew;
-    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt, nullptr,
-                           ranks_ ? ranks_->fluxes : nullptr);
+    std::function<void(double*)> fluxes;
+    if (ranks_ && ranks_->fluxes) fluxes = [this](double* f) { ranks_->fluxes(-1, f); };
+    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt, nullptr, fluxes);
     u_.swap(unew);
     n_.group_updates += static_cast<long>(plan_.groups.size());
     n_.grouped_oct_updates += grouped_octs(0, static_cast<long long>(plan_.groups.size()));

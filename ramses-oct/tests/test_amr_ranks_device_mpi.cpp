@@ -1,7 +1,8 @@
 // The GPU backends' AMR over MPI ranks without a GPU: the device step emulated on the host
 // (test_amr_emulated_step.hpp, the AmrConfig::device hook) driven over 2 and 3 ranks as the GPU
-// path drives it (owned-oct lists, plan and scan; fine fluxes and criterion bytes through the
-// DeviceRanks hooks; ghosts, re-cuts and migration on its state), against the one-rank serial run
+// path drives it (owned-oct lists, plan and scan; fine fluxes, criterion bytes and --subcycle's
+// level ghosts through the DeviceRanks hooks; ghosts, re-cuts and migration on its state), against
+// the one-rank serial run
 // bit for bit: tree, state and end time. The emulated step fills the cells it does not write with
 // NaN, so a read of another rank's stale cells shows in the state.
 #include <cmath>
@@ -102,6 +103,26 @@ TEST(AmrRanksDevice, sod_static_cut_equals_one_rank) {
   const Outcome o = run_both(base, amr_config("sod", 0.2, 100000), ac, 100.0);
   expect_same(o);
   EXPECT_EQ(o.recuts, 0);
+}
+
+// --subcycle: the device's subcycled coarse step with each level's ghosts before each of its
+// substeps (the finest level's second one in the state its first wrote) and the fine-flux sums
+// before each level's reflux: Sedov 16^3 + 1, Sedov 8^3 + 3 (a pingpong finest level under two
+// subcycled ones) and Sod 32x4x4 + 2, as the host's mpi tests run them.
+TEST(AmrRanksDevice, subcycle_equals_one_rank) {
+  const OctMesh sedov16 = build_mesh({16, 16, 16}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  const OctMesh sedov8 = build_mesh({8, 8, 8}, {Boundary::periodic, Boundary::periodic, Boundary::periodic});
+  const OctMesh sod = build_mesh({32, 4, 4}, {Boundary::outflow, Boundary::outflow, Boundary::outflow});
+  const Outcome a = run_both(sedov16, amr_config("sedov", 0.03, 100000), subcycled(1, "gradient", 2));
+  expect_same(a);
+  EXPECT_GT(a.n.subcycled_steps, 0);
+  EXPECT_GT(a.n.moves, 0);
+  const Outcome b = run_both(sedov8, amr_config("sedov", 0.02, 100000), subcycled(3, "gradient", 2));
+  expect_same(b);
+  EXPECT_GT(b.alone.tree.octs_at(3), 0);
+  const Outcome c = run_both(sod, amr_config("sod", 0.2, 100000), subcycled(2, "gradient", 2));
+  expect_same(c);
+  EXPECT_GT(c.alone.tree.octs_at(2), 0);
 }
 
 int main(int argc, char** argv) {

@@ -136,13 +136,14 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // keep the host dt.
   const bool device_dt = dev && !comm && !ac.subcycle && !ac.phase_timing && dev->queues_steps();
   // GPU path over ranks: the device step's lists, plan and scan cover the owned octs; the fine
-  // fluxes and the criterion bytes of the other ranks reach it inside advance() and
-  // refinement_flags() (DeviceRanks), the ghosts after each step and regrid (fill_ghosts on its
-  // device state). The host keeps the tree current (downloaded after each regrid that changed it)
+  // fluxes, the criterion bytes and (--subcycle) each level's ghosts of the other ranks reach it
+  // inside advance(), advance_subcycled() and refinement_flags() (DeviceRanks), every level's
+  // ghosts after each step and regrid (fill_ghosts on its device state). The host keeps the tree current (downloaded after each regrid that changed it)
   // and its own step lists, from which the exchange patterns are built.
   DeviceRanks ranks;
   if (dev && comm) {
-    ranks.fluxes = [&](double* flux) { comm->fluxes(-1, flux); };
+    ranks.fluxes = [&](int l, double* flux) { comm->fluxes(l, flux); };
+    ranks.ghosts = [&](int l, double* state) { comm->fill_ghosts(l, state); };
     ranks.criterion = [&](std::vector<char>& crit) { comm->combine_criterion(t, crit); };
     dev->set_ranks(&ranks);
     dev->set_owned(t);

@@ -54,9 +54,14 @@ class NextScan {
 // Over MPI ranks (amr_ranks.hpp) on a GPU backend: what the device step asks of the other ranks
 // inside its own calls, where the host driver calls RankComm.
 struct DeviceRanks {
-  // advance(): between the leaf update and the reflux, the fine-face fluxes of other ranks' octs
-  // next to this rank's coarse cells into fine_flux (device memory, Stepper::fine_flux's layout).
-  std::function<void(double* fine_flux)> fluxes;
+  // Before the reflux, the fine-face fluxes of other ranks' octs next to this rank's coarse cells
+  // of level l (l < 0: every level) into flux (device memory, Stepper::fine_flux's layout):
+  // advance()'s fine fluxes (l < 0), advance_subcycled()'s sums (level l's visit).
+  std::function<void(int l, double* flux)> fluxes;
+  // advance_subcycled(), before each substep of level l: the ghost octs level l's update and ghost
+  // slots read, as their owners hold them now, into the state u the substep reads (the finest
+  // level's second substep reads the first's output).
+  std::function<void(int l, double* u)> ghosts;
   // refinement_flags(): every owner's criterion bytes (host copy, one per cell) before the flags.
   std::function<void(std::vector<char>& crit)> criterion;
 };

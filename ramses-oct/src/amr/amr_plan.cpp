@@ -366,7 +366,9 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
 
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0) {
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
+                                 const std::function<void(int, double*)>& ghosts,
+                                 const std::function<void(int, double*)>& fluxes) {
   const long long stride = t.noct() * 8;
   // NaN until the ghost pass writes them: the second substep reuses the first's (as the device).
   std::vector<double> ghost(lv.ghosts * 8 * nvar, std::numeric_limits<double>::quiet_NaN());
@@ -381,6 +383,12 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
       self(self, l + 1, 0.5 * dt, true);
       self(self, l + 1, 0.5 * dt, false);
     }
+    // The finest level's two substeps ping-pong between u and unew without a commit (the device's
+    // subcycle_level).
+    const bool pingpong = !finer && l > 0;
+    std::vector<double>& in = pingpong && !first_substep ? unew : u;
+    std::vector<double>& out = pingpong && !first_substep ? u : unew;
+    if (ghosts) ghosts(l, in.data());
     // One ghost_kernel launch over both ranges on the device; the ranges' slots are disjoint and read only u.
     if (first_substep) {
       emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
@@ -390,11 +398,6 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                   t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     a.sum_first = first_substep;
-    // The finest level's two substeps ping-pong between u and unew without a commit (the device's
-    // subcycle_level).
-    const bool pingpong = !finer && l > 0;
-    const std::vector<double>& in = pingpong && !first_substep ? unew : u;
-    std::vector<double>& out = pingpong && !first_substep ? u : unew;
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     emulate_units<2, block::lanes>(
         a, hp, in, out, block::octs_per_block, lv.single_begin[l + 1] - s0,
@@ -404,6 +407,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
+      if (fluxes) fluxes(l, flux_sum.data());
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
       for (long long k = 0; k < nf * nvar; ++k)
         block::reflux_cell(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(), stride,

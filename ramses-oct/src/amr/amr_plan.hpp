@@ -118,9 +118,14 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 // fine_flux_per_oct per oct, scratch like fine_flux, none of it read before it is written), the
 // reflux from the level below's sums, the commit of its leaf cells and the restriction; in place
 // on u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
+// ghosts, fluxes: where given, called as the device calls DeviceRanks's (over MPI ranks): ghosts(l,
+// state) before each substep of level l on the state it reads, fluxes(l, flux_sum) before level l's
+// reflux.
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0);
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
+                                 const std::function<void(int, double*)>& ghosts = {},
+                                 const std::function<void(int, double*)>& fluxes = {});
 
 // The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
 // leaf cell as ~index, 0 = none) as a LeafScan.

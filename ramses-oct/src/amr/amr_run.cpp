@@ -49,11 +49,6 @@ int run_amr_problem(const Options& o, const OctMesh& base,
   if (nranks > 1 && base.noct < nranks)
     throw copa::InputError("--levels: " + std::to_string(nranks) + " MPI ranks for " + std::to_string(base.noct) +
                            " base octs (each rank needs at least one base oct)");
-  // The device step's subcycled coarse step fills no ghosts between its levels' substeps.
-  for (copa::Backend b : run_backends)
-    if (nranks > 1 && copa::is_gpu(b) && o.subcycle)
-      throw copa::InputError("--subcycle: with --levels over several MPI ranks only on the serial and openmp backends (" +
-                             copa::to_string(b) + ": global dt, or one rank)");
 #if !defined(COPA_HAVE_MPI)
   (void)nranks;
 #endif
