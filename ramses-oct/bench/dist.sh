@@ -14,10 +14,10 @@
 # ranks), compute max/mean, halo, allreduce, comm fraction, halo GB/s against copa-commbench, FOM,
 # efficiency (strong T1/(p Tp), weak T1/Tp), verdict, wall time (bench/scaling_table.py, which also
 # re-makes the table from a folder of committed results).
-# AMR (OUT/amr-scaling.md): Sedov on a base of RAMSES_DIST_AMR_N^3 (default 128) + 2 levels,
-#   strong: 1 and NRANKS ranks; weak: the base grid's x axis grown to N * ranks (the blast, and so
-#   the refined region, does not grow with it). AMR over ranks runs on the host backends: with a
-#   GPU backend these runs are listed as skipped; RAMSES_DIST_BACKEND=openmp runs them.
+# AMR (OUT/amr-scaling.md): Sedov on a base of RAMSES_DIST_AMR_N^3 (default 128) + 2 levels, global
+#   dt, strong: 1 and NRANKS ranks; weak: the base grid's x axis grown to N * ranks (the blast, and
+#   so the refined region, does not grow with it). A GPU backend over every transport (its own AMR
+#   variant, not balanced), a host backend (RAMSES_DIST_BACKEND=openmp) over host.
 set -uo pipefail
 BUILD=${1:?usage: dist.sh BUILD OUT NRANKS}
 OUT=${2:?usage: dist.sh BUILD OUT NRANKS}
@@ -49,20 +49,23 @@ PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/py
 
 AMR_N=${RAMSES_DIST_AMR_N:-128}
 AMR=(--levels 2)
-for name in amr-strong-1 "amr-strong-$NRANKS-host" "amr-weak-$NRANKS-host"; do
-  case "$BACKEND" in
-    serial | openmp) ;;
-    *) echo "skipped: AMR over MPI ranks runs on the host backends (serial, openmp), not $BACKEND" | tee "$OUT/$name.log"
-       continue ;;
-  esac
-  # Seconds: 20 steps of at most ~4 N^3 leaf cells at 1.5e6 leaf-cell updates/s (the host AMR's
-  # rate on 3 serial ranks sharing 2 cores; more cores run faster).
-  EST=$((60 + AMR_N * AMR_N * AMR_N / 18750))
-  case "$name" in
-    amr-strong-1) run "$name" 1 host --n "$AMR_N" "${AMR[@]}" ;;
-    amr-strong-*) run "$name" "$NRANKS" host --n "$AMR_N" "${AMR[@]}" ;;
-    amr-weak-*) run "$name" "$NRANKS" host --nx $((AMR_N * NRANKS)) --ny "$AMR_N" --nz "$AMR_N" "${AMR[@]}" ;;
-  esac
+COMMON=(--problem sedov --steps 20 --warmup 2 --backend "$BACKEND" --quiet)  # the AMR table's variant
+case "$BACKEND" in
+  serial | openmp)
+    AMR_TRANSPORTS=(host)
+    # Seconds: 20 steps of at most ~4 N^3 leaf cells at 1.5e6 leaf-cell updates/s (the host AMR's
+    # rate on 3 serial ranks sharing 2 cores; more cores run faster).
+    EST=$((60 + AMR_N * AMR_N * AMR_N / 18750)) ;;
+  *)
+    AMR_TRANSPORTS=(ipc nccl host cuda-aware)
+    # Seconds: a guess, never measured over ranks: start-up, and per regrid that changes the tree
+    # the host's tree download, step lists and exchange patterns (~1 us per oct).
+    EST=$((60 + AMR_N * AMR_N * AMR_N / 100000)) ;;
+esac
+run amr-strong-1 1 host --n "$AMR_N" "${AMR[@]}"
+for tr in "${AMR_TRANSPORTS[@]}"; do
+  run "amr-strong-$NRANKS-$tr" "$NRANKS" "$tr" --n "$AMR_N" "${AMR[@]}"
+  run "amr-weak-$NRANKS-$tr" "$NRANKS" "$tr" --nx $((AMR_N * NRANKS)) --ny "$AMR_N" --nz "$AMR_N" "${AMR[@]}"
 done
 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")/../../scripts" /usr/bin/python3 "$(dirname "$0")/scaling_table.py" \
   "$OUT" "$NRANKS" amr- | tee "$OUT/amr-scaling.md"

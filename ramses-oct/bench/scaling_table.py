@@ -1,6 +1,7 @@
 """ramses-oct's scaling table (bench/dist.sh writes it to OUT/scaling.md; run it again on a folder of
 committed results): python3 scaling_table.py OUT NRANKS [PREFIX], with scripts/ on PYTHONPATH.
-PREFIX "amr-": the AMR runs (amr-strong-1, amr-strong-P-host, amr-weak-P-host; host transport only).
+PREFIX "amr-": the AMR runs (amr-strong-1, amr-strong-P-TR, amr-weak-P-TR; a host backend's over the host
+transport only, a GPU backend's over every transport).
 Strong: N^3 on 1 and NRANKS ranks, efficiency T1 / (p Tp); weak: N^3 per rank, T1 / Tp; the halo's
 GB/s per direction against copa-commbench's for the same transport at the nearest message size
 (OUT/../commbench.json, as scripts/gpu-check-dist lays a campaign out; '-' without it)."""
@@ -26,8 +27,9 @@ def main(out, nranks, prefix=""):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     base = runs.load(prefix + "strong-1")
     t1 = base["rank_times"]["step_median_s"]["max"] if base else None
+    on_gpu = bool(base) and base["run"].get("backend") in ("cuda", "hip")
     for mode in ("strong", "weak"):
-        transports = ("host",) if prefix else ("ipc", "nccl", "host", "cuda-aware")
+        transports = ("host",) if prefix and not on_gpu else ("ipc", "nccl", "host", "cuda-aware")
         for tr in transports:
             for p, name in ((1, prefix + "strong-1"), (nranks, f"{prefix}{mode}-{nranks}-{tr}")):
                 if p == 1 and tr != transports[0]:

@@ -9,6 +9,7 @@
 // by clock_after_scan, the function the device's last scan block calls; a halted step leaves the
 // state as it is (the device copies the leaf cells and restricts them again).
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -48,6 +49,9 @@ class HostEmulatedStep final : public amr::DeviceStep {
     next_scan_.drop();
     latest_.reset();
     t_ = t;
+    // Over ranks the lists, plan and scan cover the owned octs set_owned gave (as lists_owns).
+    t_.owned_begin = owned_begin_;
+    t_.owned_end = owned_end_;
     amr::emulate_device_lists(t_, lists_);
     amr::emulate_device_plan(t_, lists_, reflux_, plan_, group_min_);
     counts_.leaf_octs = static_cast<long long>(plan_.leaf_octs.size());
@@ -112,7 +116,7 @@ class HostEmulatedStep final : public amr::DeviceStep {
     next_scan_.drop();
     unew_.resize(u_.size());
     amr::emulate_plan_subcycled_step(t_, plan_, lists_, counts_.levels, hp_, reflux_, u_, unew_, fine_flux_, flux_sum_,
-                                     dt0);
+                                     dt0, ranks_ ? ranks_->ghosts : nullptr, ranks_ ? ranks_->fluxes : nullptr);
     for (std::size_t l = 0; l + 1 < counts_.levels.group_begin.size(); ++l) {
       n_.group_updates += (1L << l) * (counts_.levels.group_begin[l + 1] - counts_.levels.group_begin[l]);
       n_.grouped_oct_updates += (1L << l) * grouped_octs(counts_.levels.group_begin[l], counts_.levels.group_begin[l + 1]);
@@ -133,7 +137,8 @@ class HostEmulatedStep final : public amr::DeviceStep {
   // device keeps them for its rebuild, then the error word.
   void refinement_flags() override {
     std::vector<char> crit;
-    amr::check_flags_error(amr::emulate_device_flags(t_, u_, params_, crit, flag_));
+    amr::check_flags_error(
+        amr::emulate_device_flags(t_, u_, params_, crit, flag_, ranks_ ? ranks_->criterion : nullptr));
   }
   // The device rebuild through its emulation (the same bodies and pass order as the kernels).
   bool rebuild(std::int64_t max_octs) override {
@@ -156,11 +161,25 @@ class HostEmulatedStep final : public amr::DeviceStep {
   void download_flags(std::vector<char>& flag) override { flag = flag_; }
   void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
   void download_map(amr::RegridMap& m) override { m = map_; }
+  // Over MPI ranks, as the GPU step: the hooks called inside advance() and refinement_flags().
+  void set_ranks(const amr::DeviceRanks* ranks) override { ranks_ = ranks; }
+  void set_owned(const amr::Tree& t) override {
+    owned_begin_ = t.owned_begin;
+    owned_end_ = t.owned_end;
+  }
+  void replan() override { upload_tree(amr::Tree(t_)); }
+  double* state() override { return u_.data(); }
+  void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
+    key = new_tree_.key;
+    level_begin = new_tree_.level_begin;
+  }
 
  private:
   void step(double dt) {
     std::vector<double> unew;
-    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt);
+    std::function<void(double*)> fluxes;
+    if (ranks_ && ranks_->fluxes) fluxes = [this](double* f) { ranks_->fluxes(-1, f); };
+    amr::emulate_plan_step(t_, plan_, lists_, hp_, reflux_, u_, unew, dt, nullptr, fluxes);
     u_.swap(unew);
     n_.group_updates += static_cast<long>(plan_.groups.size());
     n_.grouped_oct_updates += grouped_octs(0, static_cast<long long>(plan_.groups.size()));
@@ -198,6 +217,8 @@ class HostEmulatedStep final : public amr::DeviceStep {
   std::optional<ClockedScan> latest_;
   ClockedScan start_;
   bool unwaited_ = false;
+  const amr::DeviceRanks* ranks_ = nullptr;
+  std::vector<std::int64_t> owned_begin_, owned_end_;
 };
 
 // The AmrConfig::device hook that runs the emulated step, counting into n.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "amr/amr_plan.hpp"
 #include "amr/amr_ranks.hpp"
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
@@ -132,4 +133,46 @@ TEST(AmrRanks, front_crosses_a_rank_boundary) {
   };
   check("sod", {64, 4, 4}, Boundary::outflow, 0.05);
   check("sedov", {16, 16, 16}, Boundary::periodic, 0.1);
+}
+
+// The GPU backends over ranks: the device lists (emulate_device_lists, the kernels' passes with
+// lists_owns) of a partitioned tree are the host's lists of the owned octs (build_step_lists with
+// keep_owned), leaf octs and reflux faces in the same order, and the device scan covers the owned
+// leaf cells only: its maxima are those of the owned cells' host scan.
+TEST(AmrRanks, device_lists_and_scan_cover_the_owned_octs) {
+  const OctMesh base = build_mesh({16, 16, 16}, {Boundary::reflecting, Boundary::reflecting, Boundary::reflecting});
+  auto r = initial_tree(base, "sedov", amr_levels(2, "gradient", 2));
+  amr::Tree& t = r.tree;
+  ASSERT_GT(t.octs_at(2), 0);
+  const amr::StepLists whole = amr::build_step_lists(t);
+  const amr::AmrPartition p = amr::partition_tree(t, 3, false);
+  std::size_t leaves = 0, faces = 0;
+  std::vector<double> speeds(t.max_level + 1, 0.0);
+  for (int k = 0; k < 3; ++k) {
+    own(t, p, k);
+    const amr::StepLists host = amr::build_step_lists(t);
+    amr::StepLists dev;
+    amr::emulate_device_lists(t, dev);
+    EXPECT_EQ(dev.leaf_octs, host.leaf_octs) << "rank " << k;
+    EXPECT_EQ(dev.leaf_octs_begin, host.leaf_octs_begin) << "rank " << k;
+    ASSERT_EQ(dev.faces.size(), host.faces.size()) << "rank " << k;
+    for (std::size_t e = 0; e < dev.faces.size(); ++e) {
+      EXPECT_EQ(dev.faces[e].cell, host.faces[e].cell);
+      EXPECT_EQ(dev.faces[e].face, host.faces[e].face);
+      EXPECT_EQ(dev.faces[e].fine_oct, host.faces[e].fine_oct);
+    }
+    for (std::int32_t o : dev.leaf_octs) EXPECT_TRUE(t.owns(o));
+    leaves += dev.leaf_octs.size();
+    faces += dev.faces.size();
+    const amr::LeafScan ds = amr::emulate_leaf_scan(t, r.u, 1.4);
+    const amr::LeafScan hs = amr::scan_leaves(t, r.u, 1.4, *amr::make_serial_loops());
+    EXPECT_EQ(ds.max_speed, hs.max_speed) << "rank " << k;
+    for (int l = 0; l <= t.max_level; ++l) speeds[l] = std::max(speeds[l], ds.max_speed[l]);
+  }
+  // Every leaf oct and reflux face on exactly one rank; the ranks' maxima are the whole scan's.
+  EXPECT_EQ(leaves, whole.leaf_octs.size());
+  EXPECT_EQ(faces, whole.faces.size());
+  t.owned_begin.clear();
+  t.owned_end.clear();
+  EXPECT_EQ(speeds, amr::emulate_leaf_scan(t, r.u, 1.4).max_speed);
 }

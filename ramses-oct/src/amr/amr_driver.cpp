@@ -132,14 +132,29 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The lists are rebuilt in place at every regrid (their vectors only grow); on the GPU path
   // the device builds its own from the uploaded tree ("The device lists").
   // The device dt: the GPU global step queues step k, then waits for the
-  // scan before it; --subcycle and --phase-timing keep the host dt.
-  const bool device_dt = dev && !ac.subcycle && !ac.phase_timing && dev->queues_steps();
+  // scan before it; --subcycle, --phase-timing and MPI ranks (the dt is a reduction over ranks)
+  // keep the host dt.
+  const bool device_dt = dev && !comm && !ac.subcycle && !ac.phase_timing && dev->queues_steps();
+  // GPU path over ranks: the device step's lists, plan and scan cover the owned octs; the fine
+  // fluxes, the criterion bytes and (--subcycle) each level's ghosts of the other ranks reach it
+  // inside advance(), advance_subcycled() and refinement_flags() (DeviceRanks), every level's
+  // ghosts after each step and regrid (fill_ghosts on its device state). The host keeps the tree current (downloaded after each regrid that changed it)
+  // and its own step lists, from which the exchange patterns are built.
+  DeviceRanks ranks;
+  if (dev && comm) {
+    ranks.fluxes = [&](int l, double* flux) { comm->fluxes(l, flux); };
+    ranks.ghosts = [&](int l, double* state) { comm->fill_ghosts(l, state); };
+    ranks.criterion = [&](std::vector<char>& crit) { comm->combine_criterion(t, crit); };
+    dev->set_ranks(&ranks);
+    dev->set_owned(t);
+  }
   StepLists lists;
   if (dev) {
     copa::Region reg(timer, "upload");
     dev->upload(t, u);
     if (device_dt) dev->start_clock(0.0, cfg.courant, cfg.tend);
-  } else {
+  }
+  if (!dev || comm) {
     build_step_lists(t, *loops, lists);
     if (comm) comm->adopt(t, lists);
   }
@@ -148,8 +163,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // The reflux and restriction work per step, counted again after every regrid that changes the tree.
   SideWork side;
   const auto count_side_work = [&] {
-    side = dev ? side_work(dev->counts(), t.max_level, ac.reflux, ac.subcycle)
-               : side_work(t, lists, ac.reflux, ac.subcycle);
+    // Over ranks the host's lists are this rank's (the device plan restricts every rank's octs).
+    side = dev && !comm ? side_work(dev->counts(), t.max_level, ac.reflux, ac.subcycle)
+                        : side_work(t, lists, ac.reflux, ac.subcycle);
   };
   count_side_work();
   // GPU path: after a device rebuild the host tree is stale; the host keeps the device's counts
@@ -164,11 +180,14 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // One step with the host's dt: the device's (waiting for it), or the host's.
   const auto host_dt_step = [&](double dt) {
     if (dev) {
-      copa::Region reg(timer, "hydro_update+reflux+restriction");
-      if (ac.subcycle)
-        dev->advance_subcycled(dt);
-      else
-        dev->advance(dt);
+      {
+        copa::Region reg(timer, "hydro_update+reflux+restriction");
+        if (ac.subcycle)
+          dev->advance_subcycled(dt);
+        else
+          dev->advance(dt);
+      }
+      if (comm) comm->fill_ghosts(dev->state());
     } else if (ac.subcycle) {
       {
         copa::Region reg(timer, "hydro_update+reflux+restriction");
@@ -192,6 +211,33 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       u.swap(unew);
       if (comm) comm->fill_ghosts(u.data());
     }
+  };
+  // GPU path over ranks, after a regrid's device part: the new tree on the host with its owned
+  // ranges, the load balance (the migrating octs' state moved between the devices, then the device
+  // lists, plan and scan built again over the new ranges), the host lists and the exchange
+  // patterns, the ghosts. A tree that did not change keeps all of it unless a re-cut moves octs.
+  const auto device_partition = [&](bool tree_changed) {
+    if (tree_changed) {
+      current_tree("regrid.download_tree");
+      comm->partition(t);
+    }
+    const bool recut = comm->rebalance(t, dev->state());
+    if (!tree_changed && !recut) return;
+    if (recut) {
+      copa::Region sub(timer, "regrid.device_lists+plan");
+      dev->set_owned(t);
+      dev->replan();
+    }
+    {
+      copa::Region sub(timer, "regrid.step_lists");
+      build_step_lists(t, *loops, lists);
+    }
+    {
+      copa::Region sub(timer, "regrid.patterns");
+      comm->adopt(t, lists);
+    }
+    comm->fill_ghosts(dev->state());
+    count_side_work();
   };
   const auto regrid_due = [&](long s) { return ac.regrid_every > 0 && s > 0 && s % ac.regrid_every == 0; };
   std::int64_t leaves = t.leaf_cells(), octs = t.noct();
@@ -230,6 +276,16 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.
+        // Over ranks the adopt builds the new tree's lists and plan over this rank's octs of it:
+        // its owned ranges from its keys (the base-oct cuts stay until a re-cut).
+        if (tree_changed && comm) {
+          Tree next;
+          next.base = t.base;
+          next.max_level = t.max_level;
+          dev->new_tree_keys(next.key, next.level_begin);
+          comm->partition(next);
+          dev->set_owned(next);
+        }
         if (tree_changed) {
           const PartRegion sub(timer, "regrid.move+device_lists+plan", ac.phase_timing);
           dev->adopt();
@@ -241,8 +297,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           octs = dev->level_begin().back();
           // The host tree is stale here: the device's counts give the substeps' updates.
           if (ac.subcycle) level_updates = subcycled_leaf_updates(per_level);
-          count_side_work();
+          if (!comm) count_side_work();
         }
+        if (comm) device_partition(tree_changed);
       } else {
         {
           copa::Region sub(timer, "regrid.tree");

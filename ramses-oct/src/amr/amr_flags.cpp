@@ -84,7 +84,8 @@ std::vector<char> refinement_flags(const Tree& t, const std::vector<char>& crit,
 }
 
 unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const CriterionParams& p,
-                              std::vector<char>& crit, std::vector<char>& flag) {
+                              std::vector<char>& crit, std::vector<char>& flag,
+                              const std::function<void(std::vector<char>&)>& combine) {
   const TreeView tv = tree_view(t);
   const PlanView v = plan_view(t);
   const long long ncell = t.noct() * 8;
@@ -96,6 +97,7 @@ unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const
     crit[g] = criterion_byte(tv, u.data(), ncell, g, p);
     if (crit[g] == 2) error |= flags_error_missing_neighbour;
   }
+  if (combine) combine(crit);
   // flags_sons_kernel, one launch per level, finest first, over a zeroed array.
   flag.assign(ncell, 0);
   for (int l = L - 1; l >= 0; --l)

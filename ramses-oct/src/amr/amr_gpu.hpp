@@ -10,6 +10,7 @@
 // level over the plan's per-level ranges.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -48,6 +49,21 @@ class NextScan {
  private:
   LeafScan scan_;
   bool valid_ = false;
+};
+
+// Over MPI ranks (amr_ranks.hpp) on a GPU backend: what the device step asks of the other ranks
+// inside its own calls, where the host driver calls RankComm.
+struct DeviceRanks {
+  // Before the reflux, the fine-face fluxes of other ranks' octs next to this rank's coarse cells
+  // of level l (l < 0: every level) into flux (device memory, Stepper::fine_flux's layout):
+  // advance()'s fine fluxes (l < 0), advance_subcycled()'s sums (level l's visit).
+  std::function<void(int l, double* flux)> fluxes;
+  // advance_subcycled(), before each substep of level l: the ghost octs level l's update and ghost
+  // slots read, as their owners hold them now, into the state u the substep reads (the finest
+  // level's second substep reads the first's output).
+  std::function<void(int l, double* u)> ghosts;
+  // refinement_flags(): every owner's criterion bytes (host copy, one per cell) before the flags.
+  std::function<void(std::vector<char>& crit)> criterion;
 };
 
 class DeviceStep {
@@ -133,6 +149,25 @@ class DeviceStep {
   // Test hook: the regrids whose step lists and plan were built again with exact sizes because a
   // count passed the capacity the queued build guessed (the GPU step's fallback); a step without one has none.
   virtual long long regrid_fallbacks() const { return 0; }
+  // Over MPI ranks: set_ranks() gives the hooks (kept by pointer; null: one rank). set_owned()
+  // takes t's owned ranges (Tree::owned_begin, owned_end; empty: every oct) for the lists, plan and
+  // dt scan that the next upload, adopt or replan builds (lists_owns); replan() builds them again
+  // for the current tree (after a re-cut changed the ranges). state(): the current state on the
+  // device, which the ghost exchange and the migration write into between calls.
+  virtual void set_ranks(const DeviceRanks* ranks) {
+    if (ranks) throw std::logic_error("ramses-oct AMR: this device step does not run over MPI ranks");
+  }
+  virtual void set_owned(const Tree& t) {
+    if (!t.owned_begin.empty()) throw std::logic_error("ramses-oct AMR: set_owned on a one-rank device step");
+  }
+  virtual void replan() { throw std::logic_error("ramses-oct AMR: replan on a one-rank device step"); }
+  // After a rebuild() that changed the tree: the new tree's keys and level_begin (what the owned
+  // ranges of its partition are computed from, before adopt() builds its lists).
+  virtual void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) {
+    (void)key, (void)level_begin;
+    throw std::logic_error("ramses-oct AMR: new_tree_keys on a one-rank device step");
+  }
+  virtual double* state() { throw std::logic_error("ramses-oct AMR: state on a one-rank device step"); }
 };
 #if COPA_GPU
 // The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:

@@ -96,6 +96,18 @@ void GpuAmrStep::criterion(const RefineCriterion& rc, double gamma) {
 void GpuAmrStep::refinement_flags() {
   const long long ncoarse = level_begin_[max_level_];
   const PlanView v = plan_view();
+  // Over ranks: the bytes this rank's criterion wrote for its owned cells combined with every
+  // owner's (the host's Allgatherv), through host memory (one byte per cell both ways).
+  if (ranks_ && ranks_->criterion) {
+    std::vector<char> crit;
+    fetch(crit_, crit);
+    copa::gpu::synchronize();
+    ranks_->criterion(crit);
+    char* h = staging_.reserve(crit.size());
+    std::size_t at = 0;
+    put(h, at, crit_, crit);
+    copa::gpu::synchronize();
+  }
   copa::gpu::fill_zero(flag_.data(), flag_.bytes());
   for (int l = max_level_ - 1; l >= 0; --l) {
     const long long first = level_begin_[l] * 8, last = level_begin_[l + 1] * 8;

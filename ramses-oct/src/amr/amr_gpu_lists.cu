@@ -17,14 +17,16 @@ __device__ inline std::uint64_t or_of_eight(std::uint64_t x) {
 // the two scans have one length, n + 1, and end with the totals.
 __global__ void __launch_bounds__(lists_threads)
     lists_count_kernel(TreeView v, const std::int32_t* __restrict__ son, long long n, long long ncoarse,
-                       long long* __restrict__ leaf_flag, std::uint64_t* __restrict__ face_mask,
-                       long long* __restrict__ face_count) {
+                       const long long* __restrict__ owned, long long* __restrict__ leaf_flag,
+                       std::uint64_t* __restrict__ face_mask, long long* __restrict__ face_count) {
   copa::gpu::wait_for_prior_grid();
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const long long o = g / 8;
   const int c = int(g % 8);
-  const bool leaf = or_of_eight(o < n && lists_cell_is_leaf(son, o, c)) != 0;
-  const std::uint64_t mask = or_of_eight(o < ncoarse ? lists_cell_face_mask(v, son, o, c) : 0);
+  // Over ranks another rank's oct has neither a leaf entry nor reflux faces here (lists_owns).
+  const bool own = o < n && lists_owns(owned, o, v.level[o]);
+  const bool leaf = or_of_eight(own && lists_cell_is_leaf(son, o, c)) != 0;
+  const std::uint64_t mask = or_of_eight(own && o < ncoarse ? lists_cell_face_mask(v, son, o, c) : 0);
   if (c != 0 || o > n) return;
   leaf_flag[o] = leaf;
   if (o < ncoarse) face_mask[o] = mask;
@@ -78,7 +80,7 @@ void GpuAmrStep::build_lists(Sizing sizing) {
   face_scan_.resize(n + 1);
   COPA_GPU_LAUNCH_DEPENDENT("amr lists_count_kernel", lists_count_kernel,
                             copa::gpu::blocks_for(8 * (n + 1), lists_threads), lists_threads, v, son_.data(), n,
-                            ncoarse, leaf_flag_.data(), face_mask_.data(), face_flag_.data());
+                            ncoarse, owned(), leaf_flag_.data(), face_mask_.data(), face_flag_.data());
   exclusive_sum2(leaf_flag_.data(), leaf_scan_.data(), face_flag_.data(), face_scan_.data(), n + 1);
   count_words_.resize(CountWords{max_level_ + 1}.total(subcycle_));
   COPA_GPU_LAUNCH_DEPENDENT("amr lists_counts_kernel", lists_counts_kernel, 1, 1, leaf_scan_.data(), n,

@@ -86,7 +86,8 @@ __device__ unsigned long long next_dt_bits(DeviceClock& clock, const double* spe
 // step_ended at the end of a step) and stores the next step's dt as out[nlevel + 1].
 __device__ void leaf_scan_block(unsigned b, unsigned nb, const double* u, long long ncell,
                                 const std::int32_t* __restrict__ son, const std::int8_t* __restrict__ level,
-                                double gamma, int nlevel, unsigned long long* __restrict__ words,
+                                const long long* __restrict__ owned, double gamma, int nlevel,
+                                unsigned long long* __restrict__ words,
                                 unsigned long long* __restrict__ out, DeviceClock* __restrict__ clock,
                                 bool step_ended) {
   unsigned long long best[scan_levels + 1];  // per level, then the bad cell's ~index
@@ -96,6 +97,7 @@ __device__ void leaf_scan_block(unsigned b, unsigned nb, const double* u, long l
     int l;
     unsigned long long bits;
     bool ok;
+    if (!lists_owns(owned, g >> 3, level[g >> 3])) continue;  // over ranks: the owned leaf cells
     if (!block::leaf_speed(u, ncell, son, level, gamma, g, l, bits, ok)) continue;
 #pragma unroll
     for (int k = 0; k < scan_levels; ++k)
@@ -152,7 +154,8 @@ __global__ void __launch_bounds__(scan_threads)
     restrict_scan_kernel(unsigned restrict_blocks, long long first, long long last,
                          const std::int64_t* __restrict__ cell, const std::int64_t* __restrict__ cell_son,
                          double* u, long long ncell, const std::int32_t* __restrict__ son,
-                         const std::int8_t* __restrict__ level, double gamma, int nlevel,
+                         const std::int8_t* __restrict__ level, const long long* __restrict__ owned, double gamma,
+                         int nlevel,
                          unsigned long long* __restrict__ words, unsigned long long* __restrict__ out,
                          DeviceClock* __restrict__ clock, bool step_ended) {
   copa::gpu::wait_for_prior_grid();
@@ -160,8 +163,8 @@ __global__ void __launch_bounds__(scan_threads)
     restrict_pairs(0, first, last, cell, cell_son, ncell, u);
     return;
   }
-  leaf_scan_block(blockIdx.x - restrict_blocks, gridDim.x - restrict_blocks, u, ncell, son, level, gamma, nlevel,
-                  words, out, clock, step_ended);
+  leaf_scan_block(blockIdx.x - restrict_blocks, gridDim.x - restrict_blocks, u, ncell, son, level, owned, gamma,
+                  nlevel, words, out, clock, step_ended);
 }
 
 LeafScan GpuAmrStep::scan() {
@@ -208,7 +211,7 @@ int GpuAmrStep::launch_scan(long long first, long long last, bool step_ended) {
   const unsigned blocks = std::max(std::min<unsigned>(copa::gpu::blocks_for(ncell, scan_threads), scan_blocks_), 1u);
   COPA_GPU_LAUNCH_DEPENDENT("amr restrict_scan_kernel", restrict_scan_kernel, restrict_blocks + blocks, scan_threads,
                             restrict_blocks, first, last, restrict_cell_.data(), restrict_son_.data(), u_.data(),
-                            ncell, son_.data(), level_.data(), hp_.gamma, nlevel, scan_.data(),
+                            ncell, son_.data(), level_.data(), owned(), hp_.gamma, nlevel, scan_.data(),
                             scan_words_.device(set), clock_on_ ? clock_.data() : nullptr, step_ended);
   if (clock_on_) {
     scan_done_[set].record();

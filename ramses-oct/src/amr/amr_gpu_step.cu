@@ -49,6 +49,24 @@ void GpuAmrStep::upload_tree(const Tree& t) {
   copa::gpu::synchronize();
 }
 
+void GpuAmrStep::set_owned(const Tree& t) {
+  owned_table_ = owned_table(t);
+  if (owned_table_.empty()) return;
+  char* h = staging_.reserve(owned_table_.size() * sizeof(long long));
+  std::size_t at = 0;
+  put(h, at, owned_, owned_table_);
+  copa::gpu::synchronize();
+}
+
+// The lists and plan of the current tree built again over the owned ranges set_owned gave (exact
+// sizes: a re-cut is rare), as upload_tree ends; the next scan() runs its own.
+void GpuAmrStep::replan() {
+  drop_scans();
+  build_lists(Sizing::exact);
+  build_plan(Sizing::exact);
+  copa::gpu::synchronize();
+}
+
 // Every table through the pinned staging buffer (a pageable copy runs at a fraction of the
 // link's speed; the driver calls this for a bad cell's report and the end of the run only).
 void GpuAmrStep::download_tree(Tree& t) {
@@ -137,6 +155,10 @@ int GpuAmrStep::launch_step(double dt, const DeviceClock* clock) {
                 dt,               dx0_,          clock};
   launch_units(a, c.singles, singles_.data(), c.groups, groups_.data(), group_slots_.data(), group_members_.data(),
                group_edges_.data(), u_.data(), unew_.data());
+  // Over ranks: the fine fluxes of other ranks' octs beside this rank's coarse cells, on this
+  // stream before the reflux reads them (the exchange packs after the update and unpacks before
+  // it returns).
+  if (ranks_ && ranks_->fluxes) ranks_->fluxes(-1, fine_flux_.data());
   // The levels' restriction ranges that hold pairs, finest first (a level without sons has none).
   std::vector<std::pair<long long, long long>> ranges;
   for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k)
@@ -182,6 +204,17 @@ void GpuAmrStep::subcycle_level(int l, double dt, bool first_substep) {
   }
   const PlanLevels& lv = counts_.levels;
   const long long stride = noct_ * 8;
+  // The finest level's two substeps (l >= 1 with no finer level) ping-pong: the first reads u
+  // and writes unew, the second reads unew and writes u, and neither commits. Nothing reads
+  // this level between them (its update reads only its own octs and the ghost slots, prolonged
+  // from coarser levels), and it has no covered cells to restrict nor faces to reflux. The commit
+  // copied every leaf cell of the level back at each substep: 0.55 of 13.7 ms per coarse step
+  // (Sedov 128^3 + 2 on the H200, results/h200/20261130-3).
+  const bool pingpong = !finer && l > 0;
+  double* in = pingpong && !first_substep ? unew_.data() : u_.data();
+  double* out = pingpong && !first_substep ? u_.data() : unew_.data();
+  // Over ranks: level l's ghost octs in the state this substep reads (DeviceRanks::ghosts).
+  if (ranks_ && ranks_->ghosts) ranks_->ghosts(l, in);
   // The second substep's ghost slots are the first's: they are prolonged from the coarser
   // levels, which advance only after both substeps, and no other level writes this level's
   // slots. (0.36 of 13 ms per coarse step for the finest level, Sedov 128^3 + 2 on the H200.)
@@ -193,15 +226,6 @@ void GpuAmrStep::subcycle_level(int l, double dt, bool first_substep) {
   block::Args a{leaf_octs_.data(), edges_.data(), skip_.data(), keep_.data(), level_.data(),
                 son_.data(), ghost_.data(), fine_flux_.data(), sums, stride, dt, dx0_};
   a.sum_first = first_substep;
-  // The finest level's two substeps (l >= 1 with no finer level) ping-pong: the first reads u
-  // and writes unew, the second reads unew and writes u, and neither commits. Nothing reads
-  // this level between them (its update reads only its own octs and the ghost slots, prolonged
-  // from coarser levels), and it has no covered cells to restrict nor faces to reflux. The commit
-  // copied every leaf cell of the level back at each substep: 0.55 of 13.7 ms per coarse step
-  // (Sedov 128^3 + 2 on the H200, results/h200/20261130-3).
-  const bool pingpong = !finer && l > 0;
-  const double* in = pingpong && !first_substep ? unew_.data() : u_.data();
-  double* out = pingpong && !first_substep ? u_.data() : unew_.data();
   const long long s0 = lv.single_begin[l], nsingle = lv.single_begin[l + 1] - s0;
   const long long g0 = lv.group_begin[l], ngroup = lv.group_begin[l + 1] - g0;
   launch_units(a, nsingle, singles_.data() + s0, ngroup, groups_.data() + g0, group_slots_.data() + 64 * g0,
@@ -209,6 +233,8 @@ void GpuAmrStep::subcycle_level(int l, double dt, bool first_substep) {
   if (pingpong) return;
   const long long i0 = lv.leaf_begin[l], nleaf = lv.leaf_begin[l + 1] - i0;
   if (finer && reflux_) {
+    // Over ranks: the sums of other ranks' fine octs beside this rank's coarse cells of level l.
+    if (ranks_ && ranks_->fluxes) ranks_->fluxes(l, flux_sum_.data());
     const long long f0 = lv.face_begin[l], nfaces = lv.face_begin[l + 1] - f0;
     if (nfaces > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr reflux_sums_kernel", reflux_sums_kernel,

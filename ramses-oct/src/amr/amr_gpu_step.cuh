@@ -310,7 +310,19 @@ class GpuAmrStep final : public DeviceStep {
   LeafScan step_scan(double& device_dt) override;
   void wait_queued() override;
   void advance_subcycled(double dt0) override;
+  // Over MPI ranks (DeviceStep::set_ranks): the hooks, the owned ranges, the lists and plan again.
+  void set_ranks(const DeviceRanks* ranks) override { ranks_ = ranks; }
+  void set_owned(const Tree& t) override;
+  void replan() override;
+  double* state() override { return u_.data(); }
+  void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
+    fetch(nkey_, key);
+    copa::gpu::synchronize();
+    level_begin = new_begin_;
+  }
  private:
+  // The lists_owns table on the device; null on one rank (every oct owned).
+  const long long* owned() { return owned_table_.empty() ? nullptr : owned_.data(); }
   int launch_step(double dt, const DeviceClock* clock);
   void launch_units(const block::Args& a, long long nsingle, const std::int32_t* singles, long long ngroup,
                     const std::int32_t* groups, const std::int32_t* group_slots, const std::uint8_t* members,
@@ -496,6 +508,10 @@ class GpuAmrStep final : public DeviceStep {
   GrowArray<std::int64_t> row_cell_;
   GrowArray<unsigned long long> leaf_count_;
   std::vector<std::int64_t> leaf_cells_;  // per level, the current tree's leaf cells (build_plan)
+  // Over MPI ranks: the hooks and this rank's owned ranges (set_owned; empty: every oct).
+  const DeviceRanks* ranks_ = nullptr;
+  std::vector<long long> owned_table_;
+  GrowArray<long long> owned_;
 };
 
 }  // namespace ro::amr::gpu

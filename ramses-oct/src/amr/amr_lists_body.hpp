@@ -22,6 +22,14 @@ struct RefluxFace {
 // are independent chains of loads that a thread per oct ran in series (lists_count 18.4 us and
 // lists_fill 18.8 us, 163 blocks of 128, H200, Sedov 32^3 + 2); the host loops over the cells.
 
+// Over MPI ranks (amr_ranks.hpp) the lists, and so the plan, and the dt scan cover the octs this
+// rank owns: owned holds per level l its range [owned[2 l], owned[2 l + 1]) (Tree::owned_begin and
+// owned_end); null on one rank, where every oct is owned. The other octs' state is never trusted:
+// it is stale, or garbage the step computes from stale cells, until the ghost exchange fills it.
+RO_HD bool lists_owns(const long long* owned, long long o, int l) {
+  return !owned || (o >= owned[2 * l] && o < owned[2 * l + 1]);
+}
+
 // Pass 1, cell c of oct o: whether it is a leaf (the oct is updated by the step when one is).
 RO_HD bool lists_cell_is_leaf(const std::int32_t* son, long long o, int c) { return son[o * 8 + c] < 0; }
 

@@ -255,13 +255,26 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
                        p.restrict_son.data());
 }
 
+std::vector<long long> owned_table(const Tree& t) {
+  std::vector<long long> owned;
+  if (t.owned_begin.empty()) return owned;
+  for (int l = 0; l <= t.max_level; ++l) {
+    owned.push_back(t.owned_begin[l]);
+    owned.push_back(t.owned_end[l]);
+  }
+  return owned;
+}
+
 void emulate_device_lists(const Tree& t, StepLists& s) {
   const TreeView v = tree_view(t);
   const std::int32_t* son = t.son.data();
   const long long n = t.noct(), ncoarse = t.level_begin[t.max_level];
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
   std::vector<long long> leaf_scan(n + 1, 0), face_scan(ncoarse + 1, 0);
-  std::vector<std::uint64_t> face_mask(ncoarse);
+  std::vector<std::uint64_t> face_mask(ncoarse, 0);
   for (long long o = 0; o < n; ++o) {
+    if (!lists_owns(owned, o, t.level[o])) continue;
     leaf_scan[o] = lists_leaf_flag(son, o);
     if (o >= ncoarse) continue;
     face_mask[o] = lists_face_mask(v, son, o);
@@ -282,7 +295,7 @@ void emulate_device_lists(const Tree& t, StepLists& s) {
 
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out) {
+                       std::vector<double>* fine_flux_out, const std::function<void(double*)>& fluxes) {
   const long long stride = t.noct() * 8;
   const long long nghost = static_cast<long long>(p.ghost_flip.size() / 7);
   std::vector<double> ghost(nghost * 8 * nvar), fine_flux(t.noct() * fine_flux_per_oct, 0.0);
@@ -298,6 +311,7 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
                                  [&](long long j) { return single_unit(p, p.singles[j]); },
                                  [&](long long j) { return &p.slots[27 * static_cast<std::size_t>(p.singles[j])]; });
   emulate_groups(a, hp, p, u, unew, 0, ngroup);
+  if (fluxes) fluxes(fine_flux.data());
   const long long nfaces = static_cast<long long>(lists.faces.size());
   if (reflux)
     for (long long k = 0; k < nfaces * nvar; ++k)
@@ -328,7 +342,10 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
   const long long nleaf = static_cast<long long>(p.leaf_octs.size());
   std::vector<long long> leaf_scan(n + 1, 0), face_scan(ncoarse + 1, 0), single_scan(nleaf + 1, 0),
       group_scan(nleaf + 1, 0);
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
   for (long long o = 0; o < n; ++o) {
+    if (!lists_owns(owned, o, t.level[o])) continue;
     leaf_scan[o] = lists_leaf_flag(t.son.data(), o);
     if (o < ncoarse) face_scan[o] = lists_popcount(lists_face_mask(v, t.son.data(), o));
   }
@@ -349,7 +366,9 @@ PlanLevels emulate_plan_levels(const Tree& t, const StepPlan& p) {
 
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0) {
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
+                                 const std::function<void(int, double*)>& ghosts,
+                                 const std::function<void(int, double*)>& fluxes) {
   const long long stride = t.noct() * 8;
   // NaN until the ghost pass writes them: the second substep reuses the first's (as the device).
   std::vector<double> ghost(lv.ghosts * 8 * nvar, std::numeric_limits<double>::quiet_NaN());
@@ -364,6 +383,12 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
       self(self, l + 1, 0.5 * dt, true);
       self(self, l + 1, 0.5 * dt, false);
     }
+    // The finest level's two substeps ping-pong between u and unew without a commit (the device's
+    // subcycle_level).
+    const bool pingpong = !finer && l > 0;
+    std::vector<double>& in = pingpong && !first_substep ? unew : u;
+    std::vector<double>& out = pingpong && !first_substep ? u : unew;
+    if (ghosts) ghosts(l, in.data());
     // One ghost_kernel launch over both ranges on the device; the ranges' slots are disjoint and read only u.
     if (first_substep) {
       emulate_ghosts(p, hp, u, stride, lv.single_ghost_begin[l], lv.single_ghost_begin[l + 1], ghost);
@@ -373,11 +398,6 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     block::Args a{p.leaf_octs.data(), p.edges.data(), p.skip.data(), p.keep.data(), t.level.data(),
                   t.son.data(), ghost.data(), fine_flux.data(), sums, stride, dt, t.base->dx};
     a.sum_first = first_substep;
-    // The finest level's two substeps ping-pong between u and unew without a commit (the device's
-    // subcycle_level).
-    const bool pingpong = !finer && l > 0;
-    const std::vector<double>& in = pingpong && !first_substep ? unew : u;
-    std::vector<double>& out = pingpong && !first_substep ? u : unew;
     const long long s0 = lv.single_begin[l], g0 = lv.group_begin[l];
     emulate_units<2, block::lanes>(
         a, hp, in, out, block::octs_per_block, lv.single_begin[l + 1] - s0,
@@ -387,6 +407,7 @@ void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLis
     if (pingpong) return;
     const long long i0 = lv.leaf_begin[l], i1 = lv.leaf_begin[l + 1];
     if (finer && reflux) {
+      if (fluxes) fluxes(l, flux_sum.data());
       const long long f0 = lv.face_begin[l], nf = lv.face_begin[l + 1] - f0;
       for (long long k = 0; k < nf * nvar; ++k)
         block::reflux_cell(k % nf, int(k / nf), nf, lists.faces.data() + f0, t.level.data(), flux_sum.data(), stride,
@@ -418,10 +439,13 @@ LeafScan emulate_leaf_scan(const Tree& t, const std::vector<double>& u, double g
   const int nlevel = t.max_level + 1;
   std::vector<unsigned long long> words(nlevel + 1, 0);
   const long long ncell = t.noct() * 8;
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
   for (long long g = 0; g < ncell; ++g) {
     int l;
     unsigned long long bits;
     bool ok;
+    if (!lists_owns(owned, g >> 3, t.level[g >> 3])) continue;
     if (!block::leaf_speed(u.data(), ncell, t.son.data(), t.level.data(), gamma, g, l, bits, ok)) continue;
     words[l] = std::max(words[l], bits);
     if (!ok) words[nlevel] = std::max(words[nlevel], ~static_cast<unsigned long long>(g));

@@ -7,6 +7,7 @@
 #pragma once
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "amr/amr_plan_body.hpp"
@@ -94,15 +95,21 @@ void emulate_device_plan(const Tree& t, const StepLists& lists, bool reflux, Ste
 // face mask (amr_lists_body.hpp), exclusive scans, the fill. It must give build_step_lists's
 // leaf_octs, leaf_octs_begin and faces (cpu test); reflux_octs and reflux_begin, which only the
 // host's per-oct reflux loop reads (the device refluxes per face), are left empty.
+// Over MPI ranks (t with owned ranges) both cover t's owned octs only, as the device's (lists_owns).
 void emulate_device_lists(const Tree& t, StepLists& s);
+// The lists_owns table of t's owned ranges (amr_lists_body.hpp): empty on one rank (every oct owned).
+std::vector<long long> owned_table(const Tree& t);
 
 // One step of the GPU body (amr_leaf_block.hpp) run on the host, block by block, one thread
 // looping over each oct group's lanes: ghost slots, every leaf oct, reflux, restriction;
 // u -> unew. For the cpu test that checks the GPU step's plan and index maps against the oracle.
 // fine_flux_out: where given, the step's fine-flux buffer (the kept fluxes) copied there.
+// fluxes: where given, called on the fine-flux buffer between the leaf update and the reflux (over
+// MPI ranks: the other ranks' fine fluxes arrive there, as on the device, DeviceStep::set_ranks).
 void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists, const HydroParams& hp, bool reflux,
                        const std::vector<double>& u, std::vector<double>& unew, double dt,
-                       std::vector<double>* fine_flux_out = nullptr);
+                       std::vector<double>* fine_flux_out = nullptr,
+                       const std::function<void(double*)>& fluxes = {});
 
 // One coarse step of dt0 with level subcycling (amr_subcycle.hpp) as the device runs it
 // (GpuAmrStep::advance_subcycled): the recursion of amr_step, per level the ghosts of its two
@@ -111,15 +118,20 @@ void emulate_plan_step(const Tree& t, const StepPlan& p, const StepLists& lists,
 // fine_flux_per_oct per oct, scratch like fine_flux, none of it read before it is written), the
 // reflux from the level below's sums, the commit of its leaf cells and the restriction; in place
 // on u (unew, fine_flux: scratch of the state's and the flux buffer's sizes).
+// ghosts, fluxes: where given, called as the device calls DeviceRanks's (over MPI ranks): ghosts(l,
+// state) before each substep of level l on the state it reads, fluxes(l, flux_sum) before level l's
+// reflux.
 void emulate_plan_subcycled_step(const Tree& t, const StepPlan& p, const StepLists& lists, const PlanLevels& lv,
                                  const HydroParams& hp, bool reflux, std::vector<double>& u, std::vector<double>& unew,
-                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0);
+                                 std::vector<double>& fine_flux, std::vector<double>& flux_sum, double dt0,
+                                 const std::function<void(int, double*)>& ghosts = {},
+                                 const std::function<void(int, double*)>& fluxes = {});
 
 // The GPU dt scan's result words (per level the largest leaf speed's bits, then the lowest bad
 // leaf cell as ~index, 0 = none) as a LeafScan.
 LeafScan leaf_scan_from_words(const unsigned long long* words, int nlevel);
 // The GPU dt scan with its per-cell body (block::leaf_speed) on the host, words maximised
-// serially: it must give scan_leaves's result bit for bit.
+// serially: it must give scan_leaves's result bit for bit (over ranks: the owned leaf cells).
 LeafScan emulate_leaf_scan(const Tree& t, const std::vector<double>& u, double gamma);
 
 }  // namespace ro::amr

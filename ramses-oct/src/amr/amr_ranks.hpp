@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "amr/amr_tree.hpp"
+#include "copa/halo.hpp"
 
 namespace copa {
 class RegionTimer;
@@ -58,6 +59,7 @@ class RankComm {
   // After the step lists of the partitioned tree: its ghost and flux exchange patterns.
   virtual void adopt(const Tree& t, const StepLists& lists) = 0;
   // The ghost octs of every level (l < 0), or those level l's update reads, from their owners.
+  // u, flux and rebalance's u are in the comm's memory (make_rank_comm: host, or the device's).
   virtual void fill_ghosts(double* u) = 0;
   virtual void fill_ghosts(int l, double* u) = 0;
   // The fine-face fluxes (array as Stepper::fine_flux) next to this rank's coarse cells of level l
@@ -72,9 +74,10 @@ class RankComm {
   // A bad cell another rank owns: that rank's error ends the run (MPI_Abort); never returns.
   [[noreturn]] virtual void wait_for_failure(long step, double t, std::int64_t cell) = 0;
   // After a regrid's state move: when the ranks' max/mean work on the new tree exceeds the
-  // threshold, the cuts are made again (partition_tree) and the octs that change rank move with
-  // their state to the new owner; t's owned ranges are then the new cut's.
-  virtual void rebalance(Tree& t, std::vector<double>& u) = 0;
+  // threshold, the cuts are made again (partition_tree; taken where they lower it) and the octs
+  // that change rank move with their state u (the state over t, in the comm's memory) to the new
+  // owner; t's owned ranges are then the new cut's. Returns whether it re-cut.
+  virtual bool rebalance(Tree& t, double* u) = 0;
   // The load balance's record (run.decomposition.ranks.load_balance in the JSON).
   struct Balance {
     double threshold = 0;
@@ -99,8 +102,13 @@ class RankComm {
 };
 
 #if defined(COPA_HAVE_MPI)
-// imbalance: the max/mean work above which a regrid re-cuts (--amr-imbalance).
-std::unique_ptr<RankComm> make_rank_comm(bool subcycle, double imbalance);
+// imbalance: the max/mean work above which a regrid re-cuts (--amr-imbalance). The ghost, flux and
+// migration exchanges move host memory (the host backends), or device memory (the GPU backends'
+// device-resident state and fine fluxes) through `transport` (--transport); the criterion bytes,
+// the dt scan and the final gather are host messages either way.
+std::unique_ptr<RankComm> make_rank_comm(bool subcycle, double imbalance,
+                                         copa::halo::Transport transport = copa::halo::Transport::host,
+                                         copa::halo::Memory memory = copa::halo::Memory::host);
 #endif
 
 }  // namespace ro::amr

@@ -122,7 +122,7 @@ void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double g
   std::vector<double> unew;
   move_state(m, u, gamma, loops, unew, comm ? &t : nullptr);
   u = std::move(unew);
-  if (comm) comm->rebalance(t, u);
+  if (comm) comm->rebalance(t, u.data());
 }
 
 void initial_grid(Tree& t, std::vector<double>& u, const ProblemParams& pp, const RefineCriterion& rc,

@@ -3,6 +3,7 @@
 // their sons and keep the restriction) and move the state onto it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,11 @@ void check_flags_error(unsigned word);
 // balance storing 1 into the coarser level: crit and flag as the device leaves them, and the
 // device's error word. It must give criterion_flags and refinement_flags byte for byte (cpu test)
 // and is the emulated device's regrid in the GPU-path test.
+// combine: where given, called on the criterion bytes before the flags (over MPI ranks: every
+// owner's bytes combined, as DeviceStep::set_ranks does on the device).
 unsigned emulate_device_flags(const Tree& t, const std::vector<double>& u, const CriterionParams& p,
-                              std::vector<char>& crit, std::vector<char>& flag);
+                              std::vector<char>& crit, std::vector<char>& flag,
+                              const std::function<void(std::vector<char>&)>& combine = {});
 
 // (3) The new tree from the flags (t is replaced and relinked) and how its state comes from the
 // old tree's. Exit 3 (RuntimeError) when it would exceed max_octs, before it is built.

@@ -49,10 +49,6 @@ int run_amr_problem(const Options& o, const OctMesh& base,
   if (nranks > 1 && base.noct < nranks)
     throw copa::InputError("--levels: " + std::to_string(nranks) + " MPI ranks for " + std::to_string(base.noct) +
                            " base octs (each rank needs at least one base oct)");
-  for (copa::Backend b : run_backends)
-    if (nranks > 1 && copa::is_gpu(b))
-      throw copa::InputError("--levels: AMR over several MPI ranks runs on the serial and openmp backends (" +
-                             copa::to_string(b) + ": one rank only)");
 #if !defined(COPA_HAVE_MPI)
   (void)nranks;
 #endif
@@ -108,7 +104,12 @@ int run_amr_problem(const Options& o, const OctMesh& base,
     }
     std::unique_ptr<RankComm> comm;
 #if defined(COPA_HAVE_MPI)
-    if (nranks > 1) comm = make_rank_comm(ac.subcycle, o.amr_imbalance);
+    // The GPU backends exchange their device-resident state and fine fluxes through --transport;
+    // the host backends through host MPI.
+    if (nranks > 1)
+      comm = copa::is_gpu(b) ? make_rank_comm(ac.subcycle, o.amr_imbalance, copa::halo::parse_transport(o.transport),
+                                              copa::halo::Memory::device)
+                             : make_rank_comm(ac.subcycle, o.amr_imbalance);
 #endif
     ac.comm = comm.get();
     const AmrResult r = run_amr(b, base, cfg, ac);
@@ -207,7 +208,7 @@ int run_amr_problem(const Options& o, const OctMesh& base,
                                       {"recuts", lb.recuts}, {"octs_migrated", lb.octs_migrated},
                                       {"bytes_moved", lb.bytes_moved}, {"imbalance_before", lb.before},
                                       {"imbalance_after", lb.after}};
-      rep.set_transport("host");
+      rep.set_transport(copa::is_gpu(b) ? o.transport : "host");
       rep.set_decomposition(copa::Report::make_decomposition(
           {{"partition", comm->describe()}, {"cuts", comm->cuts()}, {"levels", levels}, {"load_balance", balance}},
           comm->local_work(r.tree), "leaf cells weighted by substeps"));
