@@ -2,7 +2,7 @@
 # laghos-like H200 benchmark: 3D Sedov on the generated unit cube, as Laghos's peer runs in
 # shared/references/laghos.md (-p 1 -dim 3 -nx N -rs 0 -ok K -ot K-1 -tf 10 -ms 40 -pa -d cuda).
 # Usage: bench/h200.sh BUILD_DIR OUT_DIR   (CUDA build; one JSON per case in OUT_DIR)
-# Budget: about 300 s in all, plus at most 130 s (their time limits) for the mass=shared and cg=host cases.
+# Budget: about 300 s in all, plus at most 130 s (their time limits) for the mass=shared and cg=graph cases.
 # The large RK4 runs (Laghos's integrator, for the rate comparison) have
 # no reference that could fail: NOT VERIFIED, with their total-energy drift reported (README
 # "Verification"); the short cross-backend case compares CUDA with serial to 1e-10.
@@ -27,12 +27,12 @@ Q2N88=(--nx 88 --order-k 2 --order-t 1 --max-steps 3)
 LEAN_XY=(--variant lean --tuning layout=xy)
 LEAN_XYZ=(--variant lean --tuning layout=xyz)
 SHARED=(--tuning mass=shared)  # lean's CG H1 mass through shared memory (the default is zcol)
-CGHOST=(--tuning cg=host)       # lean's H1 CG loop on the host (the default runs it as a device graph)
+CGGRAPH=(--tuning cg=graph)     # lean's H1 CG loop as a device graph (the default runs it on the host)
 BLOCK_XY=(--variant block --tuning layout=xy --tuning mass=atomic)
 BLOCK_XYZ=(--variant block --tuning layout=xyz --tuning mass=atomic)
 run q2q1_n44_lean_xy 20 --backend cuda "${LEAN_XY[@]}" "${SEDOV3D[@]}" "${Q2N44[@]}"
 run q2q1_n44_lean_xy_shared 20 --backend cuda "${LEAN_XY[@]}" "${SHARED[@]}" "${SEDOV3D[@]}" "${Q2N44[@]}"
-run q2q1_n44_lean_xy_cghost 20 --backend cuda "${LEAN_XY[@]}" "${CGHOST[@]}" "${SEDOV3D[@]}" "${Q2N44[@]}"
+run q2q1_n44_lean_xy_cggraph 20 --backend cuda "${LEAN_XY[@]}" "${CGGRAPH[@]}" "${SEDOV3D[@]}" "${Q2N44[@]}"
 run q2q1_n44_block_xy 20 --backend cuda "${BLOCK_XY[@]}" "${SEDOV3D[@]}" "${Q2N44[@]}"
 # The same atomic case again: FP64 atomics make the CG's sums run-order dependent; the summary
 # prints the two runs' |e| difference and whether their final states are bitwise equal.
@@ -41,19 +41,19 @@ run q2q1_n44_block_xy_gather 20 --backend cuda --variant block --tuning mass=gat
 run q2q1_n44_lean_xyz 20 --backend cuda "${LEAN_XYZ[@]}" "${SEDOV3D[@]}" "${Q2N44[@]}"
 run q3q2_n30_lean_xyz 20 --backend cuda "${LEAN_XYZ[@]}" "${SEDOV3D[@]}" "${Q3N30[@]}"
 run q3q2_n30_lean_xyz_shared 20 --backend cuda "${LEAN_XYZ[@]}" "${SHARED[@]}" "${SEDOV3D[@]}" "${Q3N30[@]}"
-run q3q2_n30_lean_xyz_cghost 20 --backend cuda "${LEAN_XYZ[@]}" "${CGHOST[@]}" "${SEDOV3D[@]}" "${Q3N30[@]}"
+run q3q2_n30_lean_xyz_cggraph 20 --backend cuda "${LEAN_XYZ[@]}" "${CGGRAPH[@]}" "${SEDOV3D[@]}" "${Q3N30[@]}"
 run q3q2_n30_lean_xy 20 --backend cuda "${LEAN_XY[@]}" "${SEDOV3D[@]}" "${Q3N30[@]}"
 run q3q2_n30_block_xyz 20 --backend cuda "${BLOCK_XYZ[@]}" "${SEDOV3D[@]}" "${Q3N30[@]}"
 run q3q2_n30_block_xyz_gather 20 --backend cuda --variant block --tuning layout=xyz --tuning mass=gather "${SEDOV3D[@]}" "${Q3N30[@]}"
 run q2q1_n88_lean_xyz 25 --backend cuda "${LEAN_XYZ[@]}" "${SEDOV3D[@]}" "${Q2N88[@]}"
 run q2q1_n88_lean_xyz_shared 25 --backend cuda "${LEAN_XYZ[@]}" "${SHARED[@]}" "${SEDOV3D[@]}" "${Q2N88[@]}"
-run q2q1_n88_lean_xyz_cghost 25 --backend cuda "${LEAN_XYZ[@]}" "${CGHOST[@]}" "${SEDOV3D[@]}" "${Q2N88[@]}"
+run q2q1_n88_lean_xyz_cggraph 25 --backend cuda "${LEAN_XYZ[@]}" "${CGGRAPH[@]}" "${SEDOV3D[@]}" "${Q2N88[@]}"
 run q2q1_n88_lean_xy 25 --backend cuda "${LEAN_XY[@]}" "${SEDOV3D[@]}" "${Q2N88[@]}"
 run q2q1_n88_block_xyz 25 --backend cuda "${BLOCK_XYZ[@]}" "${SEDOV3D[@]}" "${Q2N88[@]}"
 run q2q1_n88_block_xyz_gather 25 --backend cuda --variant block --tuning layout=xyz --tuning mass=gather "${SEDOV3D[@]}" "${Q2N88[@]}"
 run q2q1_n44_generic 20 --backend cuda --variant generic "${SEDOV3D[@]}" "${Q2N44[@]}"
 run laghos_run3   15 --backend cuda --laghos-run 3
-# The cross-backend check runs the one-rank CUDA default (lean, layout xy, mass zcol).
+# The cross-backend check runs the one-rank CUDA default (lean, layout xy, mass zcol, cg host).
 run cuda_vs_serial_n8 20 --backend all "${SEDOV3D[@]}" --nx 8 --order-k 2 --order-t 1 --max-steps 3
 run omp_q2q1_n16  10 --backend openmp "${SEDOV3D[@]}" --nx 16 --order-k 2 --order-t 1 --max-steps 5
 

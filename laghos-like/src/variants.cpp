@@ -24,9 +24,9 @@ const copa::TuningAxis kLeanMass{
     "in registers (3D, Q_k/Q_{k-1}; elsewhere shared by default), or every contraction through "
     "shared memory (block's kernel)"};
 const copa::TuningAxis kCgLoop{
-    "cg", {"graph", "host"},
-    "the one-rank H1 CG's loop: on the device (a CUDA graph whose while node repeats an iteration; "
-    "the host waits once per solve), or on the host (two waits per iteration for the dots)"};
+    "cg", {"host", "graph"},
+    "the one-rank H1 CG's loop: on the host (two waits per iteration for the dots), or on the device "
+    "(a CUDA graph whose while node repeats an iteration; the host waits once per solve)"};
 }  // namespace
 
 // Defaults. CUDA on one rank runs `lean`, the fastest measured at every H200 case (RESULTS.md).

@@ -49,7 +49,7 @@ TEST(Variants, defaults) {
   EXPECT_EQ(label(Backend::serial, 1), "reference");
   EXPECT_EQ(label(Backend::serial, 4), "reference");
   EXPECT_EQ(label(Backend::openmp, 2), "element-parallel");
-  EXPECT_EQ(label(Backend::cuda, 1), "lean[layout=xy,mass=zcol,cg=graph]");
+  EXPECT_EQ(label(Backend::cuda, 1), "lean[layout=xy,mass=zcol,cg=host]");
   EXPECT_EQ(label(Backend::cuda, 2), "block[layout=xy,mass=atomic]");
   EXPECT_EQ(label(Backend::hip, 1), "block[layout=xy,mass=atomic]");
   EXPECT_EQ(label(Backend::hip, 2), "block[layout=xy,mass=atomic]");
@@ -99,18 +99,18 @@ TEST(Variants, zcol_mass_only_where_its_kernels_exist) {
     }
   };
   for (int k = 1; k <= 4; ++k) {
-    EXPECT_EQ(fit({"mass=zcol"}, 3, k, k - 1), "lean[layout=xy,mass=zcol,cg=graph]") << k;
-    EXPECT_EQ(fit({}, 3, k, k - 1), "lean[layout=xy,mass=zcol,cg=graph]") << k;
+    EXPECT_EQ(fit({"mass=zcol"}, 3, k, k - 1), "lean[layout=xy,mass=zcol,cg=host]") << k;
+    EXPECT_EQ(fit({}, 3, k, k - 1), "lean[layout=xy,mass=zcol,cg=host]") << k;
   }
-  EXPECT_EQ(fit({"mass=zcol", "layout=xyz"}, 3, 2, 1), "lean[layout=xyz,mass=zcol,cg=graph]");
+  EXPECT_EQ(fit({"mass=zcol", "layout=xyz"}, 3, 2, 1), "lean[layout=xyz,mass=zcol,cg=host]");
   EXPECT_NE(fit({"mass=zcol"}, 2, 2, 1).find("--tuning mass=zcol: the z-column H1 mass is 3D only"), std::string::npos);
   EXPECT_NE(fit({"mass=zcol"}, 3, 2, 2).find("--tuning mass=zcol"), std::string::npos);
   EXPECT_NE(fit({"mass=zcol"}, 3, 3, 0).find("--tuning mass=zcol"), std::string::npos);
   // The default where zcol has no kernel: shared, with or without other axes named.
-  EXPECT_EQ(fit({}, 2, 2, 1), "lean[layout=xy,mass=shared,cg=graph]");
-  EXPECT_EQ(fit({}, 3, 2, 2), "lean[layout=xy,mass=shared,cg=graph]");
-  EXPECT_EQ(fit({"layout=xyz"}, 3, 3, 3), "lean[layout=xyz,mass=shared,cg=graph]");
-  EXPECT_EQ(fit({"mass=shared"}, 2, 2, 2), "lean[layout=xy,mass=shared,cg=graph]");
+  EXPECT_EQ(fit({}, 2, 2, 1), "lean[layout=xy,mass=shared,cg=host]");
+  EXPECT_EQ(fit({}, 3, 2, 2), "lean[layout=xy,mass=shared,cg=host]");
+  EXPECT_EQ(fit({"layout=xyz"}, 3, 3, 3), "lean[layout=xyz,mass=shared,cg=host]");
+  EXPECT_EQ(fit({"mass=shared"}, 2, 2, 2), "lean[layout=xy,mass=shared,cg=host]");
   copa::Selection block = reg.select(Backend::cuda, 1, "block", {"mass=gather"});
   laghos::apply_to_run(block, {"mass=gather"}, 2, 2, 2);
   EXPECT_EQ(laghos::full_label(block), "block[layout=xy,mass=gather]");
