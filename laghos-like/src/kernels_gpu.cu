@@ -116,10 +116,6 @@ __global__ void k_dot(std::size_t n, const double* x, const double* y, const dou
     s += w ? x[i] * (w[i] * y[i]) : x[i] * y[i];
   reduce_to_host<false>(s, out);
 }
-// One pass of MFEM's CG update: x += alpha d; r -= alpha z; z = dinv r; partial sums of (r, z)
-// (or (r, r) without preconditioner), each term weighted by w where given (a distributed run's
-// owned dofs). Reads 4-6 and writes 2-3 vectors once instead of 7 passes and 4 launches (on ranks
-// 14 passes and 5 launches, with the masked product and its dot).
 // One dof of MFEM's CG update (k_cg_update, k_cg_step): x += alpha d; r -= alpha z; z = dinv r;
 // returns its (r, z) term ((r, r) without preconditioner), weighted by w where given.
 __device__ inline double cg_update_at(std::size_t i, double alpha, const double* __restrict__ d, double* __restrict__ x,
@@ -135,6 +131,10 @@ __device__ inline double cg_update_at(std::size_t i, double alpha, const double*
   }
   return w ? ri * (w[i] * si) : ri * si;
 }
+// One pass of MFEM's CG update: x += alpha d; r -= alpha z; z = dinv r; partial sums of (r, z)
+// (or (r, r) without preconditioner), each term weighted by w where given (a distributed run's
+// owned dofs). Reads 4-6 and writes 2-3 vectors once instead of 7 passes and 4 launches (on ranks
+// 14 passes and 5 launches, with the masked product and its dot).
 __global__ void k_cg_update(std::size_t n, double alpha, const double* __restrict__ d, double* __restrict__ x,
                             double* __restrict__ r, double* __restrict__ z, const double* __restrict__ dinv,
                             const double* __restrict__ w, ReductionOut out) {
@@ -157,8 +157,6 @@ __global__ void k_gather_ess_dot(int nh1, const int* __restrict__ offsets, const
   }
   reduce_to_host<false>(acc, out);
 }
-// Essential rows of the assembled y zeroed, fused with the partial sums of (x, y), weighted by w
-// where given (a distributed run's owned dofs).
 // One dof of k_ess_dot: y's essential row zeroed; returns its (x, y) term, weighted by w where given.
 __device__ inline double ess_dot_at(int g, const unsigned char* __restrict__ ess, const double* __restrict__ x,
                                     double* __restrict__ y, const double* __restrict__ w) {
@@ -169,6 +167,8 @@ __device__ inline double ess_dot_at(int g, const unsigned char* __restrict__ ess
   }
   return w ? x[g] * (w[g] * s) : x[g] * s;
 }
+// Essential rows of the assembled y zeroed, fused with the partial sums of (x, y), weighted by w
+// where given (a distributed run's owned dofs).
 __global__ void k_ess_dot(int nh1, const unsigned char* __restrict__ ess, const double* __restrict__ x,
                           double* __restrict__ y, const double* __restrict__ w, ReductionOut out) {
   double acc = 0.0;

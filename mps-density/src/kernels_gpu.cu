@@ -47,7 +47,6 @@ namespace {
 
 using namespace mps::gpu;
 
-
 // ---------------------------------------------------------------- the backend
 class GpuKernels final : public PairOpKernels<GpuKernels> {
   friend class PairOpKernels<GpuKernels>;
@@ -505,7 +504,6 @@ class GpuKernels final : public PairOpKernels<GpuKernels> {
     }
     run(DensityOp{re, re * re, fd(Field::n)});
   }
-
 
   // step=graph: the launches `enqueue` makes on s_, captured into a graph the first time they run
   // for this buffer set and radius, then replayed as one launch on the default stream (the
