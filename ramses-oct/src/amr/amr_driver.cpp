@@ -276,17 +276,17 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         }
         // The same tree again (a static grid, or flags that did not move): the device state,
         // tables and plan all stay as they are.
-        // Over ranks the adopt builds the new tree's lists and plan over this rank's octs of it:
-        // its owned ranges from its keys (the base-oct cuts stay until a re-cut).
-        if (tree_changed && comm) {
-          Tree next;
-          next.base = t.base;
-          next.max_level = t.max_level;
-          dev->new_tree_keys(next.key, next.level_begin);
-          comm->partition(next);
-          dev->set_owned(next);
-        }
         if (tree_changed) {
+          // Over ranks the adopt builds the new tree's lists and plan over this rank's octs of it:
+          // its owned ranges from its keys (the base-oct cuts stay until a re-cut).
+          if (comm) {
+            Tree next;
+            next.base = t.base;
+            next.max_level = t.max_level;
+            dev->new_tree_keys(next.key, next.level_begin);
+            comm->partition(next);
+            dev->set_owned(next);
+          }
           const PartRegion sub(timer, "regrid.move+device_lists+plan", ac.phase_timing);
           dev->adopt();
           host_tree_stale = true;

@@ -142,7 +142,9 @@ class MpiRankComm final : public RankComm {
     const AmrPartition next = partition_tree(t, copa::mpi::size(), subcycle_);
     // The greedy cut by whole base octs can balance worse than the cut it would replace (Sod
     // 64x4x4 + 2 levels on 3 ranks: 1.112 -> 1.207): kept only where it lowers the imbalance.
-    if (next.cut == part_.cut || !(work_imbalance(t, next, subcycle_) < before)) return false;
+    if (next.cut == part_.cut) return false;
+    const double after = work_imbalance(t, next, subcycle_);
+    if (!(after < before)) return false;
     const int n = copa::mpi::size(), me = copa::mpi::rank();
     std::vector<std::vector<std::int64_t>> old_begin = begin_, old_end = end_;
     part_ = next;
@@ -169,7 +171,7 @@ class MpiRankComm final : public RankComm {
     balance_.octs_migrated += moved;
     balance_.bytes_moved += double(moved) * 8 * nvar * sizeof(double);
     balance_.before.push_back(before);
-    balance_.after.push_back(work_imbalance(t, part_, subcycle_));
+    balance_.after.push_back(after);
     return true;
   }
   const Balance& balance() const override { return balance_; }
