@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "amr/amr_run.hpp"
@@ -33,20 +35,25 @@ using ro::Options;
 using ro::Plan;
 
 // An output file must be creatable before any work is done (exit 2 naming the option otherwise):
-// the file is opened for appending, as the run will open it, and removed again if this created it.
-// Opening rather than asking access() also refuses read-only file systems and root's writes to /proc.
+// an existing file is opened for appending, as the run will open it; where there is none, a probe
+// file of this process beside it is created and removed. Opening rather than asking access() also
+// refuses read-only file systems and root's writes to /proc. The probe has its own name because
+// every MPI rank checks at once: creating and removing `path` itself let one rank's append
+// recreate the file another rank had just removed, leaving an empty `path` behind.
 void check_output_path(const std::string& option, const std::string& path) {
   if (path.empty()) return;
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw copa::InputError(option + ": '" + path + "' is a directory");
   const bool existed = fs::exists(path, ec);
-  std::ofstream probe(path, std::ios::app);
+  const std::string probe_path =
+      existed ? path : path + ".probe-" + std::to_string(copa::mpi::rank()) + "-" + std::to_string(::getpid());
+  std::ofstream probe(probe_path, std::ios::app);
   if (!probe)
     throw copa::InputError(option + ": cannot create '" + path + "' (" + std::strerror(errno) +
                            "): its directory must exist and be writable");
   probe.close();
-  if (!existed) fs::remove(path, ec);
+  if (!existed) fs::remove(probe_path, ec);
 }
 
 // --variant and --tuning resolved against a table (exit 2 naming the valid names or values). One
