@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "copa/errors.hpp"
+#include "copa/mpi.hpp"
 
 namespace copa {
 
@@ -55,6 +57,30 @@ void write_output(const std::string& path, const std::string& option,
     std::remove(tmp.c_str());
     fail(option, path, why);
   }
+}
+
+void require_writable_output(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) throw InputError(option + ": '" + path + "' is a directory");
+  if (fs::exists(p, ec) && !fs::is_regular_file(p, ec)) {
+    if (::access(path.c_str(), W_OK) != 0) throw InputError(option + ": '" + path + "' is not writable");
+    return;
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw InputError(option + ": directory '" + dir.string() + "' of '" + path + "' " +
+                     (fs::exists(dir, ec) ? "is not a directory" : "does not exist"));
+  const std::string probe = path + ".probe-" + std::to_string(mpi::rank()) + "-" + std::to_string(::getpid());
+  errno = 0;
+  std::ofstream out(probe, std::ios::app);
+  if (!out)
+    throw InputError(option + ": cannot create a file in directory '" + dir.string() + "' of '" + path + "' (" +
+                     errno_text() + ")");
+  out.close();
+  fs::remove(probe, ec);
 }
 
 }  // namespace copa

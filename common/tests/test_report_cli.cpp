@@ -1,9 +1,13 @@
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
+#include "copa/output.hpp"
 #include "copa/report.hpp"
 #include "copa/testing.hpp"
 
@@ -93,6 +97,41 @@ TEST(ReportCli, json_round_trip_through_a_file) {
   EXPECT_THROW(r.write_json(path), copa::RuntimeError);
   std::ifstream none(path);
   EXPECT_FALSE(none.good());
+}
+
+// The check before a run that its output can be written: each refusal is an InputError (exit 2)
+// naming the option; a writable path leaves no probe file behind.
+TEST(ReportCli, output_path_is_checked_before_the_run) {
+  const auto message = [](const std::string& path) {
+    try {
+      copa::require_writable_output("--json", path);
+    } catch (const copa::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  EXPECT_TRUE(has(message("."), "--json: '.' is a directory")) << message(".");
+  EXPECT_TRUE(has(message("/no/such/dir/x.json"), "directory '/no/such/dir' of '/no/such/dir/x.json' does not exist"));
+  EXPECT_TRUE(has(message("/dev/null/x.json"), "directory '/dev/null' of '/dev/null/x.json' is not a directory"));
+  // /proc refuses new files even to root, where access() would say yes.
+  EXPECT_TRUE(has(message("/proc/copa-test.json"), "--json: cannot create a file in directory '/proc'"))
+      << message("/proc/copa-test.json");
+  EXPECT_EQ(message(""), "");
+  EXPECT_EQ(message("/dev/null"), "");  // written in place
+  // A new file and an existing one: accepted, and the directory holds only what it held.
+  const std::string dir = ::testing::TempDir() + "copa-output-check";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directory(dir);
+  EXPECT_EQ(message(dir + "/new.json"), "");
+  { std::ofstream(dir + "/old.json") << "{}"; }
+  EXPECT_EQ(message(dir + "/old.json"), "");
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"old.json"});
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ReportCli, verdict_line_format) {

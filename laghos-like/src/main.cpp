@@ -13,6 +13,7 @@
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/mpi.hpp"
+#include "copa/output.hpp"
 #include "copa/progress.hpp"
 #include "copa/report.hpp"
 #include "copa/vtk.hpp"
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     }
     if (common.size != "small" && common.size != "medium" && common.size != "large")
       throw copa::InputError("--size: small, medium or large");
-    require_writable_output(common.json, "--json");
+    copa::require_writable_output("--json", common.json);
     copa::vtk::prepare(o.vtk);
     Setup setup = make_setup(o, common.size, app);
     setup.run.quiet = common.quiet;

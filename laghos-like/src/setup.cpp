@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 
-#include <unistd.h>
 
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
@@ -242,20 +241,6 @@ void require_memory(const ProblemSize& size, const std::vector<copa::Backend>& b
     copa::gpu::require_device_memory(bytes(estimate_memory(size, b).device_bytes), what);
 #endif
   }
-}
-
-// An output file whose directory is missing or not writable is refused before the run (not after
-// minutes of work, when the report is written).
-void require_writable_output(const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw copa::InputError(option + ": directory '" + dir.string() + "' of '" + path + "' does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw copa::InputError(option + ": directory '" + dir.string() + "' of '" + path + "' is not writable");
-  if (std::filesystem::is_directory(p, ec)) throw copa::InputError(option + ": '" + path + "' is a directory");
 }
 
 void require_run_fits(const Setup& setup, const std::vector<copa::Backend>& backends, int device_option) {

@@ -68,7 +68,5 @@ void require_memory(const ProblemSize& size, const std::vector<copa::Backend>& b
 // require_memory for the largest rank's box (and rank 0's gathered global state) and the 32-bit
 // index range (exit 3 or 2), from the options alone. Collective.
 void require_run_fits(const Setup& setup, const std::vector<copa::Backend>& backends, int device_option);
-// An output path whose directory is missing or not writable, or which is a directory (exit 2).
-void require_writable_output(const std::string& path, const std::string& option);
 
 }  // namespace laghos

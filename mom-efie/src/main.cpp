@@ -9,6 +9,7 @@
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/halo.hpp"
+#include "copa/output.hpp"
 #include "copa/mpi.hpp"
 #include "copa/progress.hpp"
 #include "copa/report.hpp"
@@ -281,8 +282,8 @@ int main(int argc, char** argv) {
     if (o.tolerance_db <= 0) throw copa::InputError("--tolerance-db must be positive");
     // Each sampled entry is recomputed on the host from 8 triangle pairs and read back one by one.
     if (o.sampled_entries < 0 || o.sampled_entries > 1000000) throw copa::InputError("--sampled-entries must be in [0, 1000000]");
-    check_output_path(o.common.json, "--json");
-    check_output_path(o.rcs_file, "--rcs");
+    copa::require_writable_output("--json", o.common.json);
+    copa::require_writable_output("--rcs", o.rcs_file);
     if (o.vtk.every > 0) throw copa::InputError("--vtk-every: mom-efie has no time steps (--vtk writes the solved currents)");
     if (o.vtk.enabled() && o.fill_only) throw copa::InputError("--vtk: --fill-only solves for no currents");
     if (o.vtk.enabled() && copa::mpi::size() > 1) throw copa::InputError("--vtk: not done over MPI ranks; run on one rank");

@@ -1,9 +1,6 @@
 #include "setup.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
 #include <sstream>
 
 #include "copa/errors.hpp"
@@ -188,15 +185,5 @@ std::complex<double> parse_complex(const std::string& text, const std::string& o
   return {v[0], v.size() == 2 ? v[1] : 0.0};
 }
 
-void check_output_path(const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " does not exist");
-  if (fs::is_directory(p, ec)) throw copa::InputError(option + " " + path + ": is a directory");
-  if (::access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + " " + path + ": directory " + dir.string() + " is not writable");
-}
 
 }  // namespace efie

@@ -50,8 +50,4 @@ double sphere_radius_for_mie(const ProblemOptions& o, const Problem& p, std::str
 // "re" or "re,im" (a complex material constant, --eps-r, --mu-r); InputError naming the option.
 std::complex<double> parse_complex(const std::string& text, const std::string& option);
 
-// An output file must be writable before the run starts (not found missing after minutes of
-// work): its directory exists and is writable, and the path is not a directory (InputError).
-void check_output_path(const std::string& path, const std::string& option);
-
 }  // namespace efie

@@ -65,8 +65,6 @@ Problem make_problem(const AppOptions& o, const SetUp& s);
 // are the (backend, strategy) pairs the run will make.
 void require_memory(const AppOptions& o, const ProblemSize& size, const std::vector<std::pair<copa::Backend, Strategy>>& runs,
                     int device_ordinal, bool simulation);
-// An output file must be creatable before the run starts: its directory exists and is writable.
-void require_writable(const std::string& option, const std::string& path);
 
 std::unique_ptr<copa::RegionTimer> make_timer(copa::Backend b, copa::Profile& profile);
 // The kernel options of a run; the simulation keeps FP64 (--precision fp32 is the density's).

@@ -15,6 +15,7 @@
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_model.hpp"
+#include "copa/output.hpp"
 #include "copa/halo.hpp"
 #include "copa/mpi.hpp"
 #include "copa/report.hpp"
@@ -140,13 +141,13 @@ int run(int argc, char** argv) {
   for (auto b : backends)
     if (o.precision == "fp32" && !copa::is_gpu(b)) throw copa::InputError("--precision fp32 is offered by the GPU backends only");
   if (!o.front.empty() && o.case_name != "dambreak") throw copa::InputError("--front: only the dam break (--case dambreak) has a surge front");
-  require_writable("--front", o.front);
+  copa::require_writable_output("--front", o.front);
   if (mode == "density" && o.vtk.every > 0)
     throw copa::InputError("--vtk-every: density mode has no time steps (--vtk writes its one result)");
   if (mode == "simulation" && o.vtk.enabled() && copa::mpi::size() > 1)
     throw copa::InputError("--vtk: simulation mode over MPI ranks: not done (density mode gathers to rank 0)");
   if (copa::mpi::is_root()) copa::vtk::prepare(o.vtk);
-  for (auto b : backends) require_writable("--json", copa::json_path_for(common.json, b, backends.size() > 1));
+  for (auto b : backends) copa::require_writable_output("--json", copa::json_path_for(common.json, b, backends.size() > 1));
   const int threads = copa::apply_threads(common.threads);
   const SetUp setup = resolve_set_up(o, common.size);
   require_memory(o, problem_size(o, setup), strategies, common.device, mode == "simulation");

@@ -1,11 +1,9 @@
 // The set-up of a run from the command line: the problem's parameters, its memory estimate, the
-// output checks, the kernel options and the timer of a backend.
-#include <unistd.h>
+// kernel options and the timer of a backend.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
 
 #include "app.hpp"
@@ -124,22 +122,6 @@ void require_memory(const AppOptions& o, const ProblemSize& size, const std::vec
 #else
   (void)device_ordinal;
 #endif
-}
-
-// An output file must be creatable before the run starts: its directory exists and is writable.
-void require_writable(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  if (fs::is_directory(p)) throw copa::InputError(option + ": " + path + " is a directory");
-  // A device or FIFO (/dev/null, /dev/full) is written in place (copa::write_output): it must be writable itself.
-  if (fs::exists(p) && !fs::is_regular_file(p)) {
-    if (access(path.c_str(), W_OK) != 0) throw copa::InputError(option + ": " + path + " is not writable");
-    return;
-  }
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir)) throw copa::InputError(option + ": directory " + dir.string() + " does not exist");
-  if (access(dir.c_str(), W_OK) != 0) throw copa::InputError(option + ": directory " + dir.string() + " is not writable");
 }
 
 KernelOptions kernel_options(const AppOptions& o, Strategy s, bool density) {

@@ -3,17 +3,12 @@
 // uniform run (uniform/uniform_run.hpp) or the AMR run (amr/amr_run.hpp).
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <climits>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +18,7 @@
 #include "copa/halo.hpp"
 #include "copa/machine.hpp"
 #include "copa/mpi.hpp"
+#include "copa/output.hpp"
 #include "copa/vtk.hpp"
 #include "hydro/mesh.hpp"
 #include "hydro/run_options.hpp"
@@ -33,28 +29,6 @@ namespace {
 
 using ro::Options;
 using ro::Plan;
-
-// An output file must be creatable before any work is done (exit 2 naming the option otherwise):
-// an existing file is opened for appending, as the run will open it; where there is none, a probe
-// file of this process beside it is created and removed. Opening rather than asking access() also
-// refuses read-only file systems and root's writes to /proc. The probe has its own name because
-// every MPI rank checks at once: creating and removing `path` itself let one rank's append
-// recreate the file another rank had just removed, leaving an empty `path` behind.
-void check_output_path(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw copa::InputError(option + ": '" + path + "' is a directory");
-  const bool existed = fs::exists(path, ec);
-  const std::string probe_path =
-      existed ? path : path + ".probe-" + std::to_string(copa::mpi::rank()) + "-" + std::to_string(::getpid());
-  std::ofstream probe(probe_path, std::ios::app);
-  if (!probe)
-    throw copa::InputError(option + ": cannot create '" + path + "' (" + std::strerror(errno) +
-                           "): its directory must exist and be writable");
-  probe.close();
-  if (!existed) fs::remove(probe_path, ec);
-}
 
 // --variant and --tuning resolved against a table (exit 2 naming the valid names or values). One
 // backend: the named variant, or the default (the uniform run then applies the fallback rule of
@@ -164,8 +138,8 @@ int run(int argc, char** argv) {
   if (app.count("--energy") && o.problem != "sedov")
     throw copa::InputError("--energy: only the sedov problem has a blast energy (--problem " + o.problem + ")");
   copa::halo::parse_transport(o.transport);  // exit 2 for a name this build does not have
-  check_output_path("--json", o.common.json);
-  check_output_path("--profile", o.profile);
+  copa::require_writable_output("--json", o.common.json);
+  copa::require_writable_output("--profile", o.profile);
   // Rank 0 checks and creates the --vtk directory; over ranks every rank writes its own piece
   // there, so all wait for it here and share its verdict (every rank exits 2 on a bad --vtk).
   std::string vtk_refused;

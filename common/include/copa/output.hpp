@@ -14,4 +14,13 @@ namespace copa {
 void write_output(const std::string& path, const std::string& option,
                   const std::function<void(std::ostream&)>& body);
 
+// The check before any work that write_output will be able to write `path` (empty: nothing to
+// check). Throws InputError (exit 2) naming `option` when the path is a directory, its directory
+// is missing, or a file cannot be created there. The test creates and removes a probe file of this
+// process (MPI rank and pid in its name) beside `path`, as write_output's temporary file will be:
+// creating a file, rather than asking access(), also refuses read-only file systems and root's
+// writes to /proc, and every rank of a run can check the same path at once. A device or FIFO
+// (/dev/null) is checked with access(), since it is written in place.
+void require_writable_output(const std::string& option, const std::string& path);
+
 }  // namespace copa
