@@ -125,6 +125,26 @@ LAGHOS_HD inline double min_singular_value(const double* J) {
   return sqrt(l > 0.0 ? l : 0.0);
 }
 
+// Laghos's artificial viscosity coefficient at a point of density rho, length scale h (h0 times
+// the stretch along the compression direction), smallest eigenvalue mu of the symmetric velocity
+// gradient and sound speed cs: 2 rho h^2 |mu|, plus the linear term 0.5 rho h cs switched off
+// smoothly where the point expands (mu > 0).
+LAGHOS_HD inline double artificial_viscosity(double rho, double h, double mu, double cs) {
+  double visc = 2.0 * rho * h * h * fabs(mu);
+  const double eps = 1e-12;
+  visc += 0.5 * rho * h * cs * (1.0 - smooth_step_01(mu - 2.0 * eps, eps));
+  return visc;
+}
+
+// The point's time-step estimate cfl / (cs / h_min + 2.5 visc / (rho h_min^2)), h_min the smallest
+// singular value of J over the H1 order: infinity when it gives none, 0 when J is inverted.
+LAGHOS_HD inline double point_dt(double cs, double visc, double rho, double h_min, double cfl, double detJ) {
+  const double ih = 1.0 / h_min;
+  const double idt = cs * ih + 2.5 * visc * ih * ih / rho;
+  if (detJ < 0.0) return 0.0;
+  return idt > 0.0 ? cfl / idt : INFINITY;
+}
+
 struct QPointIn {
   const double* J;        // dx/dxi (row c, column d = d x_c / d xi_d)
   const double* dvdxi;    // d v_c / d xi_d
@@ -183,20 +203,10 @@ LAGHOS_HD inline double qpoint_update(const QPointIn& in, double* stressJiT) {
       ph2 += s * s;
       cd2 += dir[i] * dir[i];
     }
-    const double h = in.h0 * sqrt(ph2) / sqrt(cd2);
-    visc = 2.0 * rho * h * h * fabs(mu);
-    const double eps = 1e-12;
-    visc += 0.5 * rho * h * cs * (1.0 - smooth_step_01(mu - 2.0 * eps, eps));
+    visc = artificial_viscosity(rho, in.h0 * sqrt(ph2) / sqrt(cd2), mu, cs);
     for (int i = 0; i < DIM * DIM; ++i) stress[i] += visc * sgrad[i];
   }
-  const double h_min = min_singular_value<DIM>(in.J) / in.h1order;
-  const double ih = 1.0 / h_min;
-  const double idt = cs * ih + 2.5 * visc * ih * ih / rho;
-  double dt = INFINITY;
-  if (detJ < 0.0)
-    dt = 0.0;
-  else if (idt > 0.0)
-    dt = in.cfl / idt;
+  const double dt = point_dt(cs, visc, rho, min_singular_value<DIM>(in.J) / in.h1order, in.cfl, detJ);
   const double wd = in.weight * detJ;
   for (int vd = 0; vd < DIM; ++vd)
     for (int gd = 0; gd < DIM; ++gd) {

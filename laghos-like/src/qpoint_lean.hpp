@@ -164,10 +164,7 @@ LAGHOS_HD inline double qpoint_update_strided(const QPointIn& in, const double* 
       ph2 += s * s;
       cd2 += dir[i] * dir[i];
     }
-    const double h = in.h0 * sqrt(ph2) / sqrt(cd2);
-    visc = 2.0 * rho * h * h * fabs(mu);
-    const double eps = 1e-12;
-    visc += 0.5 * rho * h * cs * (1.0 - smooth_step_01(mu - 2.0 * eps, eps));
+    visc = artificial_viscosity(rho, in.h0 * sqrt(ph2) / sqrt(cd2), mu, cs);
   }
   // Smallest singular value of J: sqrt of the smallest eigenvalue of J^T J (no eigenvector).
   double lmin;
@@ -185,14 +182,7 @@ LAGHOS_HD inline double qpoint_update_strided(const QPointIn& in, const double* 
       lmin = min_eigen3<false>(Sym3{jtj(0, 0), jtj(1, 1), jtj(2, 2), jtj(0, 1), jtj(0, 2), jtj(1, 2)}, nullptr);
     }
   }
-  const double h_min = sqrt(lmin > 0.0 ? lmin : 0.0) / in.h1order;
-  const double ih = 1.0 / h_min;
-  const double idt = cs * ih + 2.5 * visc * ih * ih / rho;
-  double dt = INFINITY;
-  if (detJ < 0.0)
-    dt = 0.0;
-  else if (idt > 0.0)
-    dt = in.cfl / idt;
+  const double dt = point_dt(cs, visc, rho, sqrt(lmin > 0.0 ? lmin : 0.0) / in.h1order, in.cfl, detJ);
   // stress = -p I + visc sgrad; out = stress J^{-T} w detJ.
   const double wd = in.weight * detJ;
   for (int gd = 0; gd < DIM; ++gd) {
