@@ -13,6 +13,7 @@ BIN="$BUILD/laghos-like/laghos-like"
 mkdir -p "$OUT"
 run() {  # name, time limit (s), arguments...
   local name=$1 limit=$2
+  [[ -z "${COPA_BENCH_CASES:-}" || "$name" =~ $COPA_BENCH_CASES ]] || return 0  # gpu-check --bench-cases
   shift 2
   echo "=== laghos-like $name: $*"
   timeout "$limit" "$BIN" "$@" --quiet --json "$OUT/laghos-like_$name.json" || echo "case $name exited with $?"

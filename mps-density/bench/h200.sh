@@ -14,6 +14,7 @@ CEIL=()
 [[ -f results/h200/ceilings.json ]] && CEIL=(--ceilings results/h200/ceilings.json)
 run() {  # name, then arguments
   local name=$1
+  [[ -z "${COPA_BENCH_CASES:-}" || "$name" =~ $COPA_BENCH_CASES ]] || return 0  # gpu-check --bench-cases
   shift
   echo "=== mps-density $name: $*"
   "$BIN" "$@" "${CEIL[@]}" --json "$OUT/mps-density-$name.json" || echo "mps-density $name: exit code $?"

@@ -13,6 +13,7 @@ BEST=balanced
 
 run() {  # run NAME ARGS...: one case, JSON to OUT_DIR/NAME.json, human output to stdout and NAME.txt
   local name=$1
+  [[ -z "${COPA_BENCH_CASES:-}" || "$name" =~ $COPA_BENCH_CASES ]] || return 0  # gpu-check --bench-cases
   shift
   echo "### $name: $*"
   "$APP" --quiet --json "$OUT_DIR/$name.json" "$@" 2>&1 | tee "$OUT_DIR/$name.txt" || echo "### $name: exit code $?"
