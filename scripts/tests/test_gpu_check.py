@@ -1,6 +1,6 @@
 """gpu-check's probe and bench stages in a scratch copy of the repository: the ceilings copa-probe
 measured on the machine at hand reach every app's benchmark (COPA_CEILINGS), instead of the
-built-in H200 ones."""
+built-in H200 ones; --bench-cases narrows every app's bench/h200.sh to the matching cases."""
 import os
 import shutil
 import stat
@@ -55,6 +55,33 @@ class GpuCheckTest(ToolTest):
         self.assertIn("built-in ceilings", p.stdout)
         with open(os.path.join(out2, "fakeapp", "ceilings-seen.txt")) as f:
             self.assertEqual(f.read().strip(), "none")
+
+    def test_bench_cases_runs_only_the_matching_cases_of_every_app(self):
+        # Each app's real bench/h200.sh against a stand-in binary that records its calls: with
+        # COPA_BENCH_CASES matching one case name (mom-efie: one title), the app runs once, and the
+        # script still ends with exit 0 (its summary reads only what exists).
+        repo = os.path.dirname(synthetic.SCRIPTS)
+        one_case = {"laghos-like": "^q2q1_n44_lean_xy$", "ramses-oct": "^sweep-256-zmarch$",
+                    "mps-density": "^pflow-cuda-fp32$", "mom-efie": "^large sphere end to end \\(cuda"}
+        for app, pattern in one_case.items():
+            build, calls = self.path("build-" + app), self.path("calls-" + app)
+            os.makedirs(os.path.join(build, app))
+            binary = os.path.join(build, app, app)
+            with open(binary, "w") as f:
+                f.write(f'#!/bin/sh\necho "$*" >> "{calls}"\n')
+            os.chmod(binary, 0o755)
+            env = dict(os.environ, COPA_BENCH_CASES=pattern)
+            p = subprocess.run([os.path.join(repo, app, "bench", "h200.sh"), build, self.path("out-" + app)],
+                               capture_output=True, text=True, timeout=300, env=env, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, f"{app}: {p.stdout}{p.stderr}")
+            with open(calls) as f:
+                self.assertEqual(len(f.read().splitlines()), 1, f"{app}: {pattern} ran another number of cases")
+        # A pattern that is not a regular expression is refused before any stage (exit 2).
+        p = subprocess.run([os.path.join(synthetic.SCRIPTS, "gpu-check"), self.path("out"), "--bench-cases", "("],
+                           capture_output=True, text=True, timeout=60, cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("--bench-cases", p.stderr)
+        self.assertFalse(os.path.exists(self.path("out")))
 
 
 if __name__ == "__main__":
