@@ -32,6 +32,8 @@ struct EmulatedCounts {
   // The device dt: steps queued, waits for the last queued one (wait_queued), and regrids begun
   // while a queued step was not waited for (its device time would fall in the regrid's row).
   long queued_steps = 0, queued_waits = 0, regrids_unwaited = 0;
+  // Over ranks: the request lists built on the device.
+  long rank_lists = 0;
 };
 
 class HostEmulatedStep final : public amr::DeviceStep {
@@ -169,6 +171,13 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   void replan() override { upload_tree(amr::Tree(t_)); }
   double* state() override { return u_.data(); }
+  // The GPU step's passes (a mark per owned oct and slot, a compaction per level; a flag per
+  // reflux face, a compaction) are rank_lists's loops run in parallel over the same bodies: here
+  // the host function itself, on the emulated device's tree and lists.
+  void rank_lists(amr::RankLists& r) override {
+    ++n_.rank_lists;
+    r = amr::rank_lists(t_, lists_);
+  }
   void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
     key = new_tree_.key;
     level_begin = new_tree_.level_begin;

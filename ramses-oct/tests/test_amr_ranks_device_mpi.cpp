@@ -4,7 +4,8 @@
 // level ghosts through the DeviceRanks hooks; ghosts, re-cuts and migration on its state), against
 // the one-rank serial run
 // bit for bit: tree, state and end time. The emulated step fills the cells it does not write with
-// NaN, so a read of another rank's stale cells shows in the state.
+// NaN, so a read of another rank's stale cells shows in the state. The exchanges come from the
+// device's request lists (DeviceStep::rank_lists).
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -52,6 +53,7 @@ void expect_same(const Outcome& o) {
   for (std::size_t i = 0; i < o.ranks.u.size(); ++i) differ += !(o.ranks.u[i] == o.alone.u[i]);
   EXPECT_EQ(differ, 0u) << "state values that differ from the one-rank run (rank " << copa::mpi::rank() << " of "
                         << copa::mpi::size() << ")";
+  EXPECT_GT(o.n.rank_lists, 0);  // the exchanges came from the device's request lists
 }
 
 }  // namespace

@@ -138,8 +138,9 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // GPU path over ranks: the device step's lists, plan and scan cover the owned octs; the fine
   // fluxes, the criterion bytes and (--subcycle) each level's ghosts of the other ranks reach it
   // inside advance(), advance_subcycled() and refinement_flags() (DeviceRanks), every level's
-  // ghosts after each step and regrid (fill_ghosts on its device state). The host keeps the tree current (downloaded after each regrid that changed it)
-  // and its own step lists, from which the exchange patterns are built.
+  // ghosts after each step and regrid (fill_ghosts on its device state). The host keeps the tree
+  // current (downloaded after each regrid that changed it) for the partition and the side counts;
+  // the exchange patterns come from the device's request lists.
   DeviceRanks ranks;
   if (dev && comm) {
     ranks.fluxes = [&](int l, double* flux) { comm->fluxes(l, flux); };
@@ -154,9 +155,20 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     dev->upload(t, u);
     if (device_dt) dev->start_clock(0.0, cfg.courant, cfg.tend);
   }
+  // Over ranks the exchanges are built from this rank's request lists: the device's on the GPU
+  // path (built where its tree is), else the host's from its tree and lists.
+  const auto adopt_patterns = [&] {
+    if (dev) {
+      RankLists requests;
+      dev->rank_lists(requests);
+      comm->adopt(requests);
+    } else {
+      comm->adopt(rank_lists(t, lists));
+    }
+  };
   if (!dev || comm) {
     build_step_lists(t, *loops, lists);
-    if (comm) comm->adopt(t, lists);
+    if (comm) adopt_patterns();
   }
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
@@ -214,8 +226,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   };
   // GPU path over ranks, after a regrid's device part: the new tree on the host with its owned
   // ranges, the load balance (the migrating octs' state moved between the devices, then the device
-  // lists, plan and scan built again over the new ranges), the host lists and the exchange
-  // patterns, the ghosts. A tree that did not change keeps all of it unless a re-cut moves octs.
+  // lists, plan and scan built again over the new ranges), the host lists (the side counts) and
+  // the exchange patterns from the device's request lists, the ghosts. A tree that did not change keeps all of it unless a re-cut moves octs.
   const auto device_partition = [&](bool tree_changed) {
     if (tree_changed) {
       current_tree("regrid.download_tree");
@@ -234,7 +246,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     }
     {
       copa::Region sub(timer, "regrid.patterns");
-      comm->adopt(t, lists);
+      adopt_patterns();
     }
     comm->fill_ghosts(dev->state());
     count_side_work();
@@ -313,7 +325,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         if (comm) {
           {
             copa::Region sub(timer, "regrid.patterns");
-            comm->adopt(t, lists);
+            adopt_patterns();
           }
           comm->fill_ghosts(u.data());
         }

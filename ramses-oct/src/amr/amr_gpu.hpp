@@ -18,6 +18,7 @@
 
 #include "amr/amr_plan.hpp"
 #include "copa/gpu_model.hpp"
+#include "amr/amr_ranks.hpp"
 #include "amr/amr_regrid.hpp"
 #include "amr/amr_solver.hpp"
 #include "amr/amr_tree.hpp"
@@ -168,6 +169,14 @@ class DeviceStep {
     throw std::logic_error("ramses-oct AMR: new_tree_keys on a one-rank device step");
   }
   virtual double* state() { throw std::logic_error("ramses-oct AMR: state on a one-rank device step"); }
+  // Over MPI ranks, after an upload, adopt or replan over owned ranges: this rank's request lists
+  // of the current tree (RankLists: per level its ghost octs, per coarse level the reflux faces
+  // whose fine oct another rank owns), built on the device through the host's bodies
+  // (amr_ranks_body.hpp) and copied up: the exchanges' contents, of the halo's size, not the tree.
+  virtual void rank_lists(RankLists& r) {
+    (void)r;
+    throw std::logic_error("ramses-oct AMR: rank_lists on a one-rank device step");
+  }
 };
 #if COPA_GPU
 // The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:

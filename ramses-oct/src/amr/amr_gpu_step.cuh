@@ -29,6 +29,7 @@
 #include "amr/amr_lists_body.hpp"
 #include "amr/amr_plan_body.hpp"
 #include "amr/amr_rebuild.hpp"
+#include "amr/amr_ranks_body.hpp"
 #include "amr/amr_rebuild_body.hpp"
 #include "amr/amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
@@ -315,6 +316,7 @@ class GpuAmrStep final : public DeviceStep {
   void set_owned(const Tree& t) override;
   void replan() override;
   double* state() override { return u_.data(); }
+  void rank_lists(RankLists& r) override;
   void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
     fetch(nkey_, key);
     copa::gpu::synchronize();
@@ -512,6 +514,10 @@ class GpuAmrStep final : public DeviceStep {
   const DeviceRanks* ranks_ = nullptr;
   std::vector<long long> owned_table_;
   GrowArray<long long> owned_;
+  // rank_lists: the marks or flags and their scan, the lists as they come up.
+  GrowArray<long long> rank_flag_, rank_scan_;
+  GrowArray<std::int32_t> rank_octs_;
+  GrowArray<RefluxFace> rank_faces_;
 };
 
 }  // namespace ro::amr::gpu

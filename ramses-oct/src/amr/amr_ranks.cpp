@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "amr/amr_plan.hpp"
+#include "amr/amr_ranks_body.hpp"
+#include "amr/amr_solver.hpp"
 #include "amr/amr_subcycle.hpp"
 #include "copa/errors.hpp"
 
@@ -73,39 +76,27 @@ void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::
 }
 
 std::vector<std::int32_t> ghost_octs(const Tree& t, int l) {
+  const PlanView v = plan_view(t);
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
+  std::vector<unsigned char> mark(t.noct(), 0);
+  for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o)
+    for (int s = 0; s < 27; ++s) ghost_mark_slot(v, owned, static_cast<std::int32_t>(o), s, mark.data());
   std::vector<std::int32_t> g;
-  const auto add = [&](std::int64_t o) {
-    if (!t.owns(o)) g.push_back(static_cast<std::int32_t>(o));
-  };
-  for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o) {
-    const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
-    // update_oct's slots: the oct itself across a reflecting or outflow face, periodic wraps.
-    for (int sz = -1; sz <= 1; ++sz)
-      for (int sy = -1; sy <= 1; ++sy)
-        for (int sx = -1; sx <= 1; ++sx) {
-          const int s[3] = {sx, sy, sz};
-          int c[3];
-          for (int a = 0; a < 3; ++a) {
-            const int n = t.cells_at(l, a) / 2;
-            c[a] = oc[a] + s[a];
-            if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
-          }
-          const std::int32_t so = t.find_oct(l, c[0], c[1], c[2]);
-          if (so >= 0) {
-            add(so);
-            continue;
-          }
-          // prolong_from(l - 1, c): the level-(l-1) cell c and its six face neighbours.
-          for (int k = 0; k < 7; ++k) {
-            std::array<int, 3> q = {c[0], c[1], c[2]};
-            if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
-            add(locate(t, l - 1, q).cell / 8);
-          }
-        }
-  }
-  std::sort(g.begin(), g.end());
-  g.erase(std::unique(g.begin(), g.end()), g.end());
+  for (std::int64_t o = 0; o < t.noct(); ++o)
+    if (mark[o]) g.push_back(static_cast<std::int32_t>(o));
   return g;
+}
+
+RankLists rank_lists(const Tree& t, const StepLists& lists) {
+  RankLists r;
+  r.fluxes.resize(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) r.ghosts.push_back(ghost_octs(t, l));
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
+  for (const RefluxFace& f : lists.faces)
+    if (flux_requested(t.level.data(), owned, f)) r.fluxes[t.level[f.cell / 8]].push_back(f);
+  return r;
 }
 
 }  // namespace ro::amr

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "amr/amr_lists_body.hpp"
 #include "amr/amr_tree.hpp"
 #include "copa/halo.hpp"
 
@@ -45,9 +46,20 @@ void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::
                   std::vector<std::int64_t>& end);
 // The octs of another rank that the state loops of t's owned octs of level l read (sorted, unique):
 // the 27 same-level slots of update_oct and, where a slot is missing, the octs of the coarser
-// cells prolong_from reads. The criterion's face neighbours and a regrid's prolongation sources are
-// among them.
+// cells prolong_from reads (ghost_mark_slot, amr_ranks_body.hpp, then a compaction in index order).
+// The criterion's face neighbours and a regrid's prolongation sources are among them.
 std::vector<std::int32_t> ghost_octs(const Tree& t, int l);
+
+// What this rank asks of the others on a partitioned tree, the contents of the exchanges'
+// requests: per level l its ghost octs (ghost_octs(t, l)), and per coarse level the reflux faces
+// of its owned cells of that level whose fine oct another rank owns (flux_requested), in the step
+// lists' order. The host path computes them from its tree and lists (rank_lists), the GPU path on
+// the device (DeviceStep::rank_lists): the same bodies, the same lists.
+struct RankLists {
+  std::vector<std::vector<std::int32_t>> ghosts;
+  std::vector<std::vector<RefluxFace>> fluxes;
+};
+RankLists rank_lists(const Tree& t, const StepLists& lists);
 
 // What the AMR driver asks of the ranks (null on one rank).
 class RankComm {
@@ -56,8 +68,9 @@ class RankComm {
   virtual void set_timer(copa::RegionTimer* timer) = 0;
   // After the initial grid and every tree rebuild: t's owned ranges.
   virtual void partition(Tree& t) = 0;
-  // After the step lists of the partitioned tree: its ghost and flux exchange patterns.
-  virtual void adopt(const Tree& t, const StepLists& lists) = 0;
+  // After the partition: the ghost and flux exchange patterns from this rank's request lists, the
+  // owner of each requested oct from the owned ranges (no tree is read).
+  virtual void adopt(const RankLists& lists) = 0;
   // The ghost octs of every level (l < 0), or those level l's update reads, from their owners.
   // u, flux and rebalance's u are in the comm's memory (make_rank_comm: host, or the device's).
   virtual void fill_ghosts(double* u) = 0;
