@@ -1,6 +1,6 @@
-// AMR over ranks on the GPU backends: the request lists that the device builds
-// (GpuAmrStep::rank_lists, amr_gpu_lists.cu) for each rank's owned octs equal the host's
-// (rank_lists: the same bodies looped on the host) on trees with a
+// AMR over ranks on the GPU backends: the request lists and the work per base oct that the device
+// builds (GpuAmrStep::rank_lists and base_work, amr_gpu_lists.cu) for each rank's owned octs
+// equal the host's (rank_lists, base_work: the same bodies looped on the host) on trees with a
 // rank that owns no refined oct, reflux faces across rank boundaries and ghosts of a coarser level.
 // One process: the owned ranges of every rank are set in turn (gpu label: CUDA or HIP builds).
 #include <memory>
@@ -24,7 +24,7 @@ bool same_faces(const std::vector<amr::RefluxFace>& a, const std::vector<amr::Re
   return true;
 }
 
-// Every rank of `ranks` on the initial tree of the case: the device's lists = the host's.
+// Every rank of `ranks` on the initial tree of the case: the device's lists and work = the host's.
 // Returns the requested reflux faces over all ranks.
 std::int64_t check_case(const char* problem, std::array<int, 3> cells, Boundary bc, amr::AmrConfig ac, int ranks) {
   const OctMesh base = build_mesh(cells, {bc, bc, bc});
@@ -47,13 +47,14 @@ std::int64_t check_case(const char* problem, std::array<int, 3> cells, Boundary 
       EXPECT_TRUE(same_faces(on_device.fluxes[l], host.fluxes[l])) << "level " << l;
       fluxes += static_cast<std::int64_t>(host.fluxes[l].size());
     }
+    for (const bool sub : {false, true}) EXPECT_EQ(dev->base_work(sub), amr::base_work(t, sub));
   }
   return fluxes;
 }
 
 }  // namespace
 
-TEST(AmrRanks, device_request_lists_on_the_gpu_equal_the_host) {
+TEST(AmrRanks, device_request_lists_and_work_on_the_gpu_equal_the_host) {
   amr::AmrConfig band = amr_levels(1, "band", 2);
   band.criterion.band_lo = 0.0;
   band.criterion.band_hi = 0.25;

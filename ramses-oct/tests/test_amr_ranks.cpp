@@ -35,6 +35,21 @@ int owner_of(const amr::Tree& t, const amr::AmrPartition& p, std::int64_t o) {
   return -1;
 }
 
+// The work per base oct through the father links (each oct's base oct is its father's): the
+// oracle of base_work, which takes the base oct from the key (oct_work, base_oct_of; the device's
+// reduction the same).
+std::vector<std::int64_t> base_work_by_father(const amr::Tree& t, bool subcycle) {
+  std::vector<std::int64_t> base(t.noct()), work(t.octs_at(0), 0);
+  for (int l = 0; l <= t.max_level; ++l)
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      base[o] = l == 0 ? o : base[t.father[o] / 8];
+      std::int64_t leaves = 0;
+      for (int c = 0; c < 8; ++c) leaves += t.son[o * 8 + c] < 0;
+      work[base[o]] += leaves * (subcycle ? std::int64_t(1) << l : 1);
+    }
+  return work;
+}
+
 // The ghost octs of level l as the exchanges first computed them, from the tree's own lookups
 // (find_oct, locate) and a sort: the oracle of ghost_octs (ghost_mark_slot over the view, marks
 // compacted in index order) and of the device's lists.
@@ -109,6 +124,7 @@ RequestTotals check_request_lists(amr::Tree& t, const std::vector<double>& u, co
     dev.upload(t, u);
     amr::RankLists on_device;
     dev.rank_lists(on_device);
+    for (const bool sub : {false, true}) EXPECT_EQ(dev.base_work(sub), base_work_by_father(t, sub));
     const std::size_t levels = std::size_t(t.max_level + 1);
     if (host.ghosts.size() != levels || host.fluxes.size() != levels || on_device.ghosts.size() != levels ||
         on_device.fluxes.size() != levels) {
@@ -147,6 +163,7 @@ TEST(AmrRanks, partition_tiles_levels_and_balances_work) {
     const amr::Tree& t = r.tree;
     ASSERT_GT(t.octs_at(2), 0);
     const std::vector<std::int64_t> work = amr::base_work(t, sub);
+    EXPECT_EQ(work, base_work_by_father(t, sub));
     std::int64_t total = 0, heaviest = 0;
     for (auto w : work) {
       total += w;

@@ -177,6 +177,13 @@ class DeviceStep {
     (void)r;
     throw std::logic_error("ramses-oct AMR: rank_lists on a one-rank device step");
   }
+  // Over MPI ranks: the current tree's work per base oct (base_work: leaf cells weighted by
+  // substeps, summed over each base oct's descendants) reduced on the device; only the base octs'
+  // totals come up. The partition's re-cut reads it in place of the tree.
+  virtual std::vector<std::int64_t> base_work(bool subcycle) {
+    (void)subcycle;
+    throw std::logic_error("ramses-oct AMR: base_work on a one-rank device step");
+  }
 };
 #if COPA_GPU
 // The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:

@@ -1,7 +1,8 @@
 // The step lists on the device: per oct its leaf flag and reflux faces (a lane per cell), their
 // exclusive scans, then the leaf octs and the reflux faces in key order (amr_lists_body.hpp).
 // Over MPI ranks also the request lists of the exchanges (amr_ranks_body.hpp): marks, a scan and
-// a fill per level for the ghost octs, flags, a scan and a fill for the reflux faces asked for.
+// a fill per level for the ghost octs, flags, a scan and a fill for the reflux faces asked for;
+// and the partition's work per base oct.
 #include "amr/amr_gpu_step.cuh"
 
 namespace ro::amr::gpu {
@@ -149,6 +150,31 @@ void GpuAmrStep::rank_lists(RankLists& r) {
                                    level_begin_.begin()) - 1;
     r.fluxes[l].push_back(f);
   }
+}
+
+// The partition's work: per oct o < n its oct_work added to its base oct's total (integer atomics:
+// exact in any order).
+__global__ void base_work_kernel(const std::uint64_t* __restrict__ key, const std::int8_t* __restrict__ level,
+                                 const std::int32_t* __restrict__ son, long long n, bool subcycle,
+                                 unsigned long long* __restrict__ work) {
+  copa::gpu::wait_for_prior_grid();
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o >= n) return;
+  const int l = level[o];
+  const long long w = oct_work(son, o, l, subcycle);
+  if (w > 0) atomicAdd(work + base_oct_of(key[o], l), static_cast<unsigned long long>(w));
+}
+
+std::vector<std::int64_t> GpuAmrStep::base_work(bool subcycle) {
+  const long long nbase = level_begin_[1];
+  base_work_.resize(nbase);
+  copa::gpu::fill_zero(base_work_.data(), base_work_.bytes());
+  if (noct_ > 0)
+    COPA_GPU_LAUNCH_DEPENDENT("amr base_work_kernel", base_work_kernel, copa::gpu::blocks_for(noct_, 256), 256,
+                              key_.data(), level_.data(), son_.data(), noct_, subcycle, base_work_.data());
+  std::vector<std::int64_t> work;
+  fetch(base_work_, work);
+  return work;
 }
 
 void GpuAmrStep::download_lists(StepLists& l) {

@@ -11,23 +11,18 @@
 namespace ro::amr {
 
 std::vector<std::int64_t> base_work(const Tree& t, bool subcycle) {
-  std::vector<std::int64_t> base(t.noct()), work(t.octs_at(0), 0);
+  std::vector<std::int64_t> work(t.octs_at(0), 0);
   for (int l = 0; l <= t.max_level; ++l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      base[o] = l == 0 ? o : base[t.father[o] / 8];
-      std::int64_t leaves = 0;
-      for (int c = 0; c < 8; ++c) leaves += t.son[o * 8 + c] < 0;
-      work[base[o]] += leaves * level_substeps(l, subcycle);
-    }
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
+      work[base_oct_of(t.key[o], l)] += oct_work(t.son.data(), o, l, subcycle);
   return work;
 }
 
-AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
-  const std::int64_t nbase = t.octs_at(0);
+AmrPartition partition_work(const std::vector<std::int64_t>& work, int ranks) {
+  const std::int64_t nbase = static_cast<std::int64_t>(work.size());
   if (nbase < ranks)
     throw copa::InputError("--levels: " + std::to_string(ranks) + " MPI ranks for " + std::to_string(nbase) +
                            " base octs (each rank needs at least one base oct)");
-  const std::vector<std::int64_t> work = base_work(t, subcycle);
   std::vector<std::int64_t> prefix(nbase + 1, 0);
   for (std::int64_t i = 0; i < nbase; ++i) prefix[i + 1] = prefix[i] + work[i];
   const std::int64_t total = prefix[nbase];
@@ -46,8 +41,11 @@ AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
   return p;
 }
 
-double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
-  const std::vector<std::int64_t> work = base_work(t, subcycle);
+AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
+  return partition_work(base_work(t, subcycle), ranks);
+}
+
+double work_imbalance(const std::vector<std::int64_t>& work, const AmrPartition& p) {
   std::int64_t total = 0, most = 0;
   for (int r = 0; r < p.ranks(); ++r) {
     std::int64_t w = 0;
@@ -56,6 +54,10 @@ double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
     most = std::max(most, w);
   }
   return total > 0 ? double(most) * p.ranks() / double(total) : 1.0;
+}
+
+double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
+  return work_imbalance(base_work(t, subcycle), p);
 }
 
 void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::int64_t>& begin,

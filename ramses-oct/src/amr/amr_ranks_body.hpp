@@ -49,4 +49,17 @@ RO_HD bool flux_requested(const std::int8_t* level, const long long* owned, cons
   return !lists_owns(owned, f.fine_oct, level[f.fine_oct]);
 }
 
+// The partition's work (base_work, amr_ranks.hpp): oct o of level l adds its leaf cells, each
+// weighted by the substeps of its level (2^l under --subcycle, 1 otherwise), to its base oct's
+// work. Integers: the sums are exact in any order (the device adds them with atomics).
+RO_HD long long oct_work(const std::int32_t* son, long long o, int l, bool subcycle) {
+  long long leaves = 0;
+  for (int c = 0; c < 8; ++c) leaves += son[o * 8 + c] < 0;
+  return subcycle ? leaves << l : leaves;
+}
+
+// The base oct of an oct of level l with key k: the key's base part (a key is its base oct's
+// key followed by 3 bits per level, and the base octs' keys are their indices, base_tree).
+RO_HD long long base_oct_of(std::uint64_t k, int l) { return static_cast<long long>(k >> (3 * l)); }
+
 }  // namespace ro::amr

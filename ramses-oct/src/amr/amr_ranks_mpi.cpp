@@ -132,17 +132,19 @@ class MpiRankComm final : public RankComm {
     }
   }
 
-  bool rebalance(Tree& t, double* u) override {
-    // Every rank holds the whole tree: each decides the same, and knows every oct's old and new
-    // owner without a message.
+  bool subcycle() const override { return subcycle_; }
+
+  bool rebalance(Tree& t, const std::vector<std::int64_t>& work, double* u) override {
+    // Every rank holds the whole tree's keys and work: each decides the same, and knows every
+    // oct's old and new owner without a message.
     ++balance_.checks;
-    const double before = work_imbalance(t, part_, subcycle_);
+    const double before = work_imbalance(work, part_);
     if (!(before > balance_.threshold)) return false;
-    const AmrPartition next = partition_tree(t, copa::mpi::size(), subcycle_);
+    const AmrPartition next = partition_work(work, copa::mpi::size());
     // The greedy cut by whole base octs can balance worse than the cut it would replace (Sod
     // 64x4x4 + 2 levels on 3 ranks: 1.112 -> 1.207): kept only where it lowers the imbalance.
     if (next.cut == part_.cut) return false;
-    const double after = work_imbalance(t, next, subcycle_);
+    const double after = work_imbalance(work, next);
     if (!(after < before)) return false;
     const int n = copa::mpi::size(), me = copa::mpi::rank();
     std::vector<std::vector<std::int64_t>> old_begin = begin_, old_end = end_;
