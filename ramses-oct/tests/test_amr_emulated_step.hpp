@@ -178,12 +178,11 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   void replan() override { upload_tree(amr::Tree(t_)); }
   double* state() override { return u_.data(); }
-  // The GPU step's passes (a mark per owned oct and slot, a compaction per level; a flag per
-  // reflux face, a compaction) are rank_lists's loops run in parallel over the same bodies: here
-  // the host function itself, on the emulated device's tree and lists.
+  // The GPU step's passes (a mark per owned oct and slot, a scan and a fill per level; a flag per
+  // reflux face, a scan, a fill and the split by level) on the emulated device's tree and lists.
   void rank_lists(amr::RankLists& r) override {
     ++n_.rank_lists;
-    r = amr::rank_lists(t_, lists_);
+    r = amr::emulate_device_rank_lists(t_, lists_);
   }
   // The GPU step's kernel adds each oct's oct_work to its base oct's total (atomics over exact
   // integers): base_work's loop over the same body.

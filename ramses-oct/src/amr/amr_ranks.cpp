@@ -1,6 +1,7 @@
 #include "amr/amr_ranks.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "amr/amr_plan.hpp"
 #include "amr/amr_ranks_body.hpp"
@@ -98,6 +99,44 @@ RankLists rank_lists(const Tree& t, const StepLists& lists) {
   const long long* owned = table.empty() ? nullptr : table.data();
   for (const RefluxFace& f : lists.faces)
     if (flux_requested(t.level.data(), owned, f)) r.fluxes[t.level[f.cell / 8]].push_back(f);
+  return r;
+}
+
+RankLists emulate_device_rank_lists(const Tree& t, const StepLists& lists) {
+  const std::vector<long long> table = owned_table(t);
+  if (table.empty()) throw std::logic_error("ramses-oct AMR: rank_lists without owned ranges (set_owned)");
+  const long long n = t.noct();
+  const PlanView v = plan_view(t);
+  RankLists r;
+  r.ghosts.resize(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) {
+    // ghost_mark_kernel: thread g of the level's 27 * count.
+    std::vector<long long> mark(n + 1, 0);
+    const long long first = table[2 * l], count = table[2 * l + 1] - first;
+    for (long long g = 0; g < 27 * count; ++g)
+      ghost_mark_slot(v, table.data(), static_cast<std::int32_t>(first + g / 27), int(g % 27), mark.data());
+    std::vector<long long> scan = mark;
+    exclusive_scan(scan);
+    // ghost_fill_kernel: the total is scan[n] (mark[n] = 0).
+    r.ghosts[l].resize(scan[n]);
+    for (long long o = 0; o < n; ++o)
+      if (mark[o]) r.ghosts[l][scan[o]] = static_cast<std::int32_t>(o);
+  }
+  // flux_request_flag_kernel, the scan, flux_request_fill_kernel, then the split by level.
+  const long long nf = static_cast<long long>(lists.faces.size());
+  std::vector<long long> flag(nf + 1, 0);
+  for (long long e = 0; e < nf; ++e) flag[e] = flux_requested(t.level.data(), table.data(), lists.faces[e]);
+  std::vector<long long> scan = flag;
+  exclusive_scan(scan);
+  std::vector<RefluxFace> faces(scan[nf]);
+  for (long long e = 0; e < nf; ++e)
+    if (flag[e]) faces[scan[e]] = lists.faces[e];
+  r.fluxes.resize(t.max_level + 1);
+  for (const RefluxFace& f : faces) {
+    const int l = static_cast<int>(std::upper_bound(t.level_begin.begin(), t.level_begin.end(), f.cell / 8) -
+                                   t.level_begin.begin()) - 1;
+    r.fluxes[l].push_back(f);
+  }
   return r;
 }
 

@@ -63,6 +63,10 @@ struct RankLists {
   std::vector<std::vector<RefluxFace>> fluxes;
 };
 RankLists rank_lists(const Tree& t, const StepLists& lists);
+// GpuAmrStep::rank_lists run on the host pass for pass (its kernels' threads in a loop, the scans
+// and fills, the split by level): the emulated device step's, which must equal rank_lists (cpu
+// test). t must have owned ranges (logic_error otherwise, as the device's).
+RankLists emulate_device_rank_lists(const Tree& t, const StepLists& lists);
 
 // What the AMR driver asks of the ranks (null on one rank).
 class RankComm {
