@@ -32,6 +32,8 @@ struct EmulatedCounts {
   // The device dt: steps queued, waits for the last queued one (wait_queued), and regrids begun
   // while a queued step was not waited for (its device time would fall in the regrid's row).
   long queued_steps = 0, queued_waits = 0, regrids_unwaited = 0;
+  // Over ranks: the request lists built on the device, and the trees copied back to the host.
+  long rank_lists = 0, tree_downloads = 0;
 };
 
 class HostEmulatedStep final : public amr::DeviceStep {
@@ -157,7 +159,14 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   const std::vector<std::int64_t>& level_begin() const override { return t_.level_begin; }
   std::vector<std::int64_t> leaf_cells_per_level() override { return t_.leaf_cells_per_level(); }
-  void download_tree(amr::Tree& t) override { t = t_; }
+  void download_tree(amr::Tree& t) override {
+    ++n_.tree_downloads;
+    // As the GPU step's: the tables and levels, the owned ranges left as the host set them.
+    std::vector<std::int64_t> begin = t.owned_begin, end = t.owned_end;
+    t = t_;
+    t.owned_begin = std::move(begin);
+    t.owned_end = std::move(end);
+  }
   void download_flags(std::vector<char>& flag) override { flag = flag_; }
   void upload_flags(const std::vector<char>& flag) override { flag_ = flag; }
   void download_map(amr::RegridMap& m) override { m = map_; }
@@ -169,6 +178,15 @@ class HostEmulatedStep final : public amr::DeviceStep {
   }
   void replan() override { upload_tree(amr::Tree(t_)); }
   double* state() override { return u_.data(); }
+  // The GPU step's passes (a mark per owned oct and slot, a scan and a fill per level; a flag per
+  // reflux face, a scan, a fill and the split by level) on the emulated device's tree and lists.
+  void rank_lists(amr::RankLists& r) override {
+    ++n_.rank_lists;
+    r = amr::emulate_device_rank_lists(t_, lists_);
+  }
+  // The GPU step's kernel adds each oct's oct_work to its base oct's total (atomics over exact
+  // integers): base_work's loop over the same body.
+  std::vector<std::int64_t> base_work(bool subcycle) override { return amr::base_work(t_, subcycle); }
   void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
     key = new_tree_.key;
     level_begin = new_tree_.level_begin;

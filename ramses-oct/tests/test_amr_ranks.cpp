@@ -10,6 +10,7 @@
 #include "amr/amr_ranks.hpp"
 #include "copa/errors.hpp"
 #include "copa/testing.hpp"
+#include "test_amr_emulated_step.hpp"
 #include "test_amr_helpers.hpp"
 
 using namespace ro;
@@ -34,6 +35,123 @@ int owner_of(const amr::Tree& t, const amr::AmrPartition& p, std::int64_t o) {
   return -1;
 }
 
+// The work per base oct through the father links (each oct's base oct is its father's): the
+// oracle of base_work, which takes the base oct from the key (oct_work, base_oct_of; the device's
+// reduction the same).
+std::vector<std::int64_t> base_work_by_father(const amr::Tree& t, bool subcycle) {
+  std::vector<std::int64_t> base(t.noct()), work(t.octs_at(0), 0);
+  for (int l = 0; l <= t.max_level; ++l)
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
+      base[o] = l == 0 ? o : base[t.father[o] / 8];
+      std::int64_t leaves = 0;
+      for (int c = 0; c < 8; ++c) leaves += t.son[o * 8 + c] < 0;
+      work[base[o]] += leaves * (subcycle ? std::int64_t(1) << l : 1);
+    }
+  return work;
+}
+
+// The ghost octs of level l as the exchanges first computed them, from the tree's own lookups
+// (find_oct, locate) and a sort: the oracle of ghost_octs (ghost_mark_slot over the view, marks
+// compacted in index order) and of the device's lists.
+std::vector<std::int32_t> ghost_octs_by_lookup(const amr::Tree& t, int l) {
+  std::vector<std::int32_t> g;
+  const auto add = [&](std::int64_t o) {
+    if (!t.owns(o)) g.push_back(static_cast<std::int32_t>(o));
+  };
+  for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o)
+    for (int s = 0; s < 27; ++s) {
+      const int off[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+      int c[3];
+      for (int a = 0; a < 3; ++a) {
+        const int n = t.cells_at(l, a) / 2;
+        c[a] = t.coord[a][o] + off[a];
+        if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : t.coord[a][o];
+      }
+      const std::int32_t so = t.find_oct(l, c[0], c[1], c[2]);
+      if (so >= 0) {
+        add(so);
+        continue;
+      }
+      for (int k = 0; k < 7; ++k) {
+        std::array<int, 3> q = {c[0], c[1], c[2]};
+        if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
+        add(amr::locate(t, l - 1, q).cell / 8);
+      }
+    }
+  std::sort(g.begin(), g.end());
+  g.erase(std::unique(g.begin(), g.end()), g.end());
+  return g;
+}
+
+// The flux requests from the host lists' per-oct reflux layout (reflux_octs, reflux_begin): per
+// coarse level the faces whose fine oct t does not own, in that order.
+std::vector<std::vector<amr::RefluxFace>> flux_requests_by_oct(const amr::Tree& t, const amr::StepLists& lists) {
+  std::vector<std::vector<amr::RefluxFace>> r(t.max_level + 1);
+  for (std::size_t i = 0; i < lists.reflux_octs.size(); ++i)
+    for (std::int64_t e = lists.reflux_begin[i]; e < lists.reflux_begin[i + 1]; ++e)
+      if (!t.owns(lists.faces[e].fine_oct)) r[t.level[lists.reflux_octs[i]]].push_back(lists.faces[e]);
+  return r;
+}
+
+bool same_faces(const std::vector<amr::RefluxFace>& a, const std::vector<amr::RefluxFace>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t e = 0; e < a.size(); ++e)
+    if (a[e].cell != b[e].cell || a[e].face != b[e].face || a[e].fine_oct != b[e].fine_oct) return false;
+  return true;
+}
+
+// Totals over the ranks of one tree and cut, for the cases to show they hold what they are named for.
+struct RequestTotals {
+  std::int64_t ghosts = 0, coarser_ghosts = 0, fluxes = 0;
+  int ranks_without_refined_octs = 0;
+};
+
+// For every rank of cut p: the host's rank_lists (the bodies looped on the host) equal the oracles,
+// and the emulated device's (set_owned, upload: its own lists, DeviceStep::rank_lists) equal the
+// host's, level by level.
+RequestTotals check_request_lists(amr::Tree& t, const std::vector<double>& u, const amr::AmrPartition& p,
+                                  const std::string& what) {
+  RequestTotals n;
+  for (int k = 0; k < p.ranks(); ++k) {
+    own(t, p, k);
+    SCOPED_TRACE(what + ", rank " + std::to_string(k) + " of " + std::to_string(p.ranks()));
+    const amr::StepLists lists = amr::build_step_lists(t);
+    const amr::RankLists host = amr::rank_lists(t, lists);
+    const std::vector<std::vector<amr::RefluxFace>> oracle_fluxes = flux_requests_by_oct(t, lists);
+    EmulatedCounts counts;
+    HostEmulatedStep dev(HydroParams{}, true, counts);
+    dev.set_owned(t);
+    dev.upload(t, u);
+    amr::RankLists on_device;
+    dev.rank_lists(on_device);
+    for (const bool sub : {false, true}) EXPECT_EQ(dev.base_work(sub), base_work_by_father(t, sub));
+    const std::size_t levels = std::size_t(t.max_level + 1);
+    if (host.ghosts.size() != levels || host.fluxes.size() != levels || on_device.ghosts.size() != levels ||
+        on_device.fluxes.size() != levels) {
+      ADD_FAILURE() << "request lists without one entry per level";
+      continue;
+    }
+    bool refined = false;
+    for (int l = 0; l <= t.max_level; ++l) {
+      EXPECT_EQ(host.ghosts[l], ghost_octs_by_lookup(t, l)) << "level " << l;
+      EXPECT_EQ(on_device.ghosts[l], host.ghosts[l]) << "level " << l;
+      EXPECT_TRUE(same_faces(host.fluxes[l], oracle_fluxes[l])) << "level " << l;
+      EXPECT_TRUE(same_faces(on_device.fluxes[l], host.fluxes[l])) << "level " << l;
+      n.ghosts += static_cast<std::int64_t>(host.ghosts[l].size());
+      for (std::int32_t g : host.ghosts[l]) {
+        EXPECT_FALSE(t.owns(g));
+        n.coarser_ghosts += t.level[g] < l;
+      }
+      n.fluxes += static_cast<std::int64_t>(host.fluxes[l].size());
+      if (l > 0) refined = refined || t.owned_last(l) > t.owned_first(l);
+    }
+    n.ranks_without_refined_octs += !refined;
+  }
+  t.owned_begin.clear();
+  t.owned_end.clear();
+  return n;
+}
+
 }  // namespace
 
 TEST(AmrRanks, partition_tiles_levels_and_balances_work) {
@@ -45,6 +163,7 @@ TEST(AmrRanks, partition_tiles_levels_and_balances_work) {
     const amr::Tree& t = r.tree;
     ASSERT_GT(t.octs_at(2), 0);
     const std::vector<std::int64_t> work = amr::base_work(t, sub);
+    EXPECT_EQ(work, base_work_by_father(t, sub));
     std::int64_t total = 0, heaviest = 0;
     for (auto w : work) {
       total += w;
@@ -175,4 +294,42 @@ TEST(AmrRanks, device_lists_and_scan_cover_the_owned_octs) {
   t.owned_begin.clear();
   t.owned_end.clear();
   EXPECT_EQ(speeds, amr::emulate_leaf_scan(t, r.u, 1.4).max_speed);
+}
+
+// The request lists the exchanges are built from (rank_lists, amr_ranks_body.hpp; DeviceStep::
+// rank_lists on the GPU path, which brings them up in place of the tree) on the cases of the tests
+// above and below: equal to the lookups' and the per-oct reflux layout's (the oracles), and the
+// emulated device's equal to the host's, on every rank of 2, 3 and 4 ranks; the cases include a
+// rank owning no refined oct (the band on 4 ranks), reflux faces across a rank boundary and ghosts
+// of a coarser level (the fronts on 3 ranks), reflecting, outflow and periodic boundaries.
+TEST(AmrRanks, request_lists_on_the_device_equal_the_host_lists) {
+  {
+    const OctMesh base = build_mesh({64, 4, 4}, {Boundary::outflow, Boundary::outflow, Boundary::outflow});
+    amr::AmrConfig ac = amr_levels(1, "band", 2);
+    ac.criterion.band_lo = 0.0;
+    ac.criterion.band_hi = 0.25;
+    auto r = initial_tree(base, "sod", ac);
+    const RequestTotals n = check_request_lists(r.tree, r.u, amr::partition_tree(r.tree, 4, false), "sod band");
+    EXPECT_GT(n.ranks_without_refined_octs, 0);
+    EXPECT_GT(n.ghosts, 0);
+  }
+  const auto front = [](const char* problem, std::array<int, 3> cells, Boundary bc, double threshold, int levels) {
+    const OctMesh base = build_mesh(cells, {bc, bc, bc});
+    amr::AmrConfig ac = amr_levels(levels, "gradient", 2);
+    ac.criterion.density = ac.criterion.pressure = threshold;
+    auto r = initial_tree(base, problem, ac);
+    EXPECT_GT(r.tree.octs_at(levels), 0) << problem;
+    RequestTotals all;
+    for (int ranks : {2, 3, 4}) {
+      const RequestTotals n = check_request_lists(r.tree, r.u, amr::partition_tree(r.tree, ranks, false),
+                                                  std::string(problem) + " " + std::to_string(levels) + " levels");
+      all.fluxes += n.fluxes;
+      all.coarser_ghosts += n.coarser_ghosts;
+    }
+    EXPECT_GT(all.fluxes, 0) << problem;
+    EXPECT_GT(all.coarser_ghosts, 0) << problem;
+  };
+  front("sod", {64, 4, 4}, Boundary::outflow, 0.05, 1);
+  front("sedov", {16, 16, 16}, Boundary::periodic, 0.1, 1);
+  front("sedov", {16, 16, 16}, Boundary::reflecting, 0.1, 2);
 }

@@ -4,7 +4,10 @@
 // level ghosts through the DeviceRanks hooks; ghosts, re-cuts and migration on its state), against
 // the one-rank serial run
 // bit for bit: tree, state and end time. The emulated step fills the cells it does not write with
-// NaN, so a read of another rank's stale cells shows in the state.
+// NaN, so a read of another rank's stale cells shows in the state. The regrid stays on the device:
+// the exchanges come from the device's request lists, the re-cut from its work per base oct, and
+// the tree is copied back once, at the end; the reflux and restriction counts from the device's
+// plan counts equal the host path's over the same ranks.
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -21,7 +24,7 @@ using namespace ro::amr_test;
 namespace {
 
 struct Outcome {
-  amr::AmrResult ranks, alone;
+  amr::AmrResult ranks, alone, host_ranks;
   EmulatedCounts n;
   double ghost_bytes = 0, flux_bytes = 0;  // max over ranks
   long recuts = 0;
@@ -40,6 +43,11 @@ Outcome run_both(const OctMesh& base, const RunConfig& cfg, amr::AmrConfig ac, d
   o.flux_bytes = copa::mpi::max_all(comm->flux_bytes());
   o.recuts = comm->balance().recuts;
   o.migrated = comm->balance().octs_migrated;
+  // The host path over the same ranks (its own lists, patterns and re-cuts from its tree).
+  const std::unique_ptr<amr::RankComm> host_comm = amr::make_rank_comm(ac.subcycle, imbalance);
+  ac.comm = host_comm.get();
+  ac.device = nullptr;
+  o.host_ranks = amr::run_amr(copa::Backend::serial, base, cfg, ac);
   return o;
 }
 
@@ -52,6 +60,12 @@ void expect_same(const Outcome& o) {
   for (std::size_t i = 0; i < o.ranks.u.size(); ++i) differ += !(o.ranks.u[i] == o.alone.u[i]);
   EXPECT_EQ(differ, 0u) << "state values that differ from the one-rank run (rank " << copa::mpi::rank() << " of "
                         << copa::mpi::size() << ")";
+  EXPECT_GT(o.n.rank_lists, 0);
+  EXPECT_EQ(o.n.tree_downloads, 1);
+  EXPECT_EQ(o.ranks.reflux_face_updates, o.host_ranks.reflux_face_updates);
+  EXPECT_EQ(o.ranks.restricted_oct_updates, o.host_ranks.restricted_oct_updates);
+  EXPECT_EQ(o.ranks.finest_restricted_oct_updates, o.host_ranks.finest_restricted_oct_updates);
+  EXPECT_EQ(o.ranks.regrids, o.host_ranks.regrids);
 }
 
 }  // namespace

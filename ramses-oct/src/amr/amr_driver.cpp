@@ -59,27 +59,40 @@ struct SideWork {
   double faces = 0, restricted = 0, finest = 0;
 };
 
-// Host path: this rank's reflux faces (its step lists) and owned son octs.
-SideWork side_work(const Tree& t, const StepLists& lists, bool reflux, bool subcycle) {
-  SideWork w;
-  if (reflux)
-    for (const RefluxFace& f : lists.faces) w.faces += double(level_substeps(t.level[f.cell >> 3], subcycle));
+// The restriction part from t's owned ranges (levels and owned ranges alone): its owned son octs.
+void add_owned_restrictions(SideWork& w, const Tree& t, bool subcycle) {
   for (int l = t.max_level - 1; l >= 0; --l) {
     const double sons = double(t.owned_last(l + 1) - t.owned_first(l + 1));
     if (w.restricted == 0) w.finest = sons;
     w.restricted += double(level_substeps(l, subcycle)) * sons;
   }
+}
+
+// Host path: this rank's reflux faces (its step lists) and owned son octs.
+SideWork side_work(const Tree& t, const StepLists& lists, bool reflux, bool subcycle) {
+  SideWork w;
+  if (reflux)
+    for (const RefluxFace& f : lists.faces) w.faces += double(level_substeps(t.level[f.cell >> 3], subcycle));
+  add_owned_restrictions(w, t, subcycle);
   return w;
 }
 
-// GPU path: the device plan's counts (per level only when it was built for --subcycle).
-SideWork side_work(const PlanCounts& c, int max_level, bool reflux, bool subcycle) {
+// GPU path: the device plan's counts (per level only when it was built for --subcycle). Over ranks
+// (t with owned ranges: the host tree's shape, its level_begin and owned ranges) the reflux faces
+// are this rank's (the device lists' cover its owned octs), the restrictions its owned son octs
+// (the device plan restricts every rank's octs).
+SideWork side_work(const PlanCounts& c, const Tree& t, bool reflux, bool subcycle) {
+  const int max_level = t.max_level;
   SideWork w;
   if (reflux && subcycle)
     for (std::size_t l = 0; l + 1 < c.levels.face_begin.size(); ++l)
       w.faces += double(level_substeps(int(l), true)) * double(c.levels.face_begin[l + 1] - c.levels.face_begin[l]);
   else if (reflux)
     w.faces = double(c.faces);
+  if (!t.owned_begin.empty()) {
+    add_owned_restrictions(w, t, subcycle);
+    return w;
+  }
   // restrict_begin: per level from L - 1 down to 0 (+ end).
   for (std::size_t k = 0; k + 1 < c.restrict_begin.size(); ++k) {
     const double sons = double(c.restrict_begin[k + 1] - c.restrict_begin[k]);
@@ -138,8 +151,10 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
   // GPU path over ranks: the device step's lists, plan and scan cover the owned octs; the fine
   // fluxes, the criterion bytes and (--subcycle) each level's ghosts of the other ranks reach it
   // inside advance(), advance_subcycled() and refinement_flags() (DeviceRanks), every level's
-  // ghosts after each step and regrid (fill_ghosts on its device state). The host keeps the tree current (downloaded after each regrid that changed it)
-  // and its own step lists, from which the exchange patterns are built.
+  // ghosts after each step and regrid (fill_ghosts on its device state). The regrid stays on the
+  // device: the host gets the new tree's keys and level_begin (the partition), its work per base
+  // oct (the re-cut), its request lists (the exchanges) and the plan's counts, and downloads the
+  // tree only where it reads it (a bad cell's report, the end of the run).
   DeviceRanks ranks;
   if (dev && comm) {
     ranks.fluxes = [&](int l, double* flux) { comm->fluxes(l, flux); };
@@ -154,22 +169,30 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
     dev->upload(t, u);
     if (device_dt) dev->start_clock(0.0, cfg.courant, cfg.tend);
   }
-  if (!dev || comm) {
-    build_step_lists(t, *loops, lists);
-    if (comm) comm->adopt(t, lists);
-  }
+  // Over ranks the exchanges are built from this rank's request lists: the device's on the GPU
+  // path (built where its tree is), else the host's from its tree and lists.
+  const auto adopt_patterns = [&] {
+    if (dev) {
+      RankLists requests;
+      dev->rank_lists(requests);
+      comm->adopt(requests);
+    } else {
+      comm->adopt(rank_lists(t, lists));
+    }
+  };
+  if (!dev) build_step_lists(t, *loops, lists);
+  if (comm) adopt_patterns();
   Stepper stepper(*loops, cfg.hydro, ac.reflux);
   std::vector<double> unew = u;
   // The reflux and restriction work per step, counted again after every regrid that changes the tree.
   SideWork side;
   const auto count_side_work = [&] {
-    // Over ranks the host's lists are this rank's (the device plan restricts every rank's octs).
-    side = dev && !comm ? side_work(dev->counts(), t.max_level, ac.reflux, ac.subcycle)
-                        : side_work(t, lists, ac.reflux, ac.subcycle);
+    side = dev ? side_work(dev->counts(), t, ac.reflux, ac.subcycle) : side_work(t, lists, ac.reflux, ac.subcycle);
   };
   count_side_work();
-  // GPU path: after a device rebuild the host tree is stale; the host keeps the device's counts
-  // (leaf cells, octs) and copies the tree back only where it reads it.
+  // GPU path: after a device rebuild the host tree is stale (over ranks all but its keys,
+  // level_begin and owned ranges); the host keeps the device's counts (leaf cells, octs) and
+  // copies the tree back only where it reads it.
   bool host_tree_stale = false;
   const auto current_tree = [&](const char* row) {
     if (!host_tree_stale) return;
@@ -212,16 +235,13 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       if (comm) comm->fill_ghosts(u.data());
     }
   };
-  // GPU path over ranks, after a regrid's device part: the new tree on the host with its owned
-  // ranges, the load balance (the migrating octs' state moved between the devices, then the device
-  // lists, plan and scan built again over the new ranges), the host lists and the exchange
-  // patterns, the ghosts. A tree that did not change keeps all of it unless a re-cut moves octs.
+  // GPU path over ranks, after a regrid's device part (the new tree's owned ranges already set):
+  // the load balance from the device's work per base oct (the migrating octs' state moved between
+  // the devices, then the device lists, plan and scan built again over the new ranges), the
+  // exchange patterns from the device's request lists, the ghosts. A tree that did not change
+  // keeps all of it unless a re-cut moves octs.
   const auto device_partition = [&](bool tree_changed) {
-    if (tree_changed) {
-      current_tree("regrid.download_tree");
-      comm->partition(t);
-    }
-    const bool recut = comm->rebalance(t, dev->state());
+    const bool recut = comm->rebalance(t, dev->base_work(comm->subcycle()), dev->state());
     if (!tree_changed && !recut) return;
     if (recut) {
       copa::Region sub(timer, "regrid.device_lists+plan");
@@ -229,12 +249,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
       dev->replan();
     }
     {
-      copa::Region sub(timer, "regrid.step_lists");
-      build_step_lists(t, *loops, lists);
-    }
-    {
       copa::Region sub(timer, "regrid.patterns");
-      comm->adopt(t, lists);
+      adopt_patterns();
     }
     comm->fill_ghosts(dev->state());
     count_side_work();
@@ -278,14 +294,14 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         // tables and plan all stay as they are.
         if (tree_changed) {
           // Over ranks the adopt builds the new tree's lists and plan over this rank's octs of it:
-          // its owned ranges from its keys (the base-oct cuts stay until a re-cut).
+          // its owned ranges from its keys (the base-oct cuts stay until a re-cut). The host tree
+          // takes the new keys and level_begin (what the partition, the re-cut and the criterion
+          // bytes' gather read); its other tables stay stale until current_tree.
           if (comm) {
-            Tree next;
-            next.base = t.base;
-            next.max_level = t.max_level;
-            dev->new_tree_keys(next.key, next.level_begin);
-            comm->partition(next);
-            dev->set_owned(next);
+            host_tree_stale = true;
+            dev->new_tree_keys(t.key, t.level_begin);
+            comm->partition(t);
+            dev->set_owned(t);
           }
           const PartRegion sub(timer, "regrid.move+device_lists+plan", ac.phase_timing);
           dev->adopt();
@@ -313,7 +329,7 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
         if (comm) {
           {
             copa::Region sub(timer, "regrid.patterns");
-            comm->adopt(t, lists);
+            adopt_patterns();
           }
           comm->fill_ghosts(u.data());
         }
@@ -364,6 +380,8 @@ AmrResult run_amr(copa::Backend b, const OctMesh& base, const RunConfig& cfg,
           }
           if (comm) {
             comm->combine(scan);
+            // Another rank's bad cell: owns() reads the oct's level, so the tree comes first.
+            if (dev && scan.bad_cell >= 0) current_tree("download_tree");
             if (scan.bad_cell >= 0 && !t.owns(scan.bad_cell / 8)) comm->wait_for_failure(step, time, scan.bad_cell);
           }
           check_bad_cell(t, u, cfg.hydro.gamma, step, time, scan.bad_cell);

@@ -18,6 +18,7 @@
 
 #include "amr/amr_plan.hpp"
 #include "copa/gpu_model.hpp"
+#include "amr/amr_ranks.hpp"
 #include "amr/amr_regrid.hpp"
 #include "amr/amr_solver.hpp"
 #include "amr/amr_tree.hpp"
@@ -168,6 +169,21 @@ class DeviceStep {
     throw std::logic_error("ramses-oct AMR: new_tree_keys on a one-rank device step");
   }
   virtual double* state() { throw std::logic_error("ramses-oct AMR: state on a one-rank device step"); }
+  // Over MPI ranks, after an upload, adopt or replan over owned ranges: this rank's request lists
+  // of the current tree (RankLists: per level its ghost octs, per coarse level the reflux faces
+  // whose fine oct another rank owns), built on the device through the host's bodies
+  // (amr_ranks_body.hpp) and copied up: the exchanges' contents, of the halo's size, not the tree.
+  virtual void rank_lists(RankLists& r) {
+    (void)r;
+    throw std::logic_error("ramses-oct AMR: rank_lists on a one-rank device step");
+  }
+  // Over MPI ranks: the current tree's work per base oct (base_work: leaf cells weighted by
+  // substeps, summed over each base oct's descendants) reduced on the device; only the base octs'
+  // totals come up. The partition's re-cut reads it in place of the tree.
+  virtual std::vector<std::int64_t> base_work(bool subcycle) {
+    (void)subcycle;
+    throw std::logic_error("ramses-oct AMR: base_work on a one-rank device step");
+  }
 };
 #if COPA_GPU
 // The capacities a regrid's queued lists and plan build guesses for its reflux faces and ghosts:

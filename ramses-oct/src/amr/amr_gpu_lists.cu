@@ -1,5 +1,8 @@
 // The step lists on the device: per oct its leaf flag and reflux faces (a lane per cell), their
 // exclusive scans, then the leaf octs and the reflux faces in key order (amr_lists_body.hpp).
+// Over MPI ranks also the request lists of the exchanges (amr_ranks_body.hpp): marks, a scan and
+// a fill per level for the ghost octs, flags, a scan and a fill for the reflux faces asked for;
+// and the partition's work per base oct.
 #include "amr/amr_gpu_step.cuh"
 
 namespace ro::amr::gpu {
@@ -56,6 +59,122 @@ __global__ void lists_fill_kernel(TreeView v, const std::int32_t* __restrict__ s
   const long long o = g / 8;
   const bool faces_fit = o >= ncoarse || face_scan[o + 1] <= face_capacity;
   lists_fill_cell(v, son, o, int(g % 8), faces_fit ? ncoarse : 0, leaf_scan, face_scan, face_mask, leaf_octs, faces);
+}
+
+// Request lists, level l: a thread per (owned oct of level l, slot) marks the other ranks' octs
+// its state loops read (ghost_mark_slot; only stores of 1).
+__global__ void ghost_mark_kernel(PlanView v, const long long* __restrict__ owned, long long first, long long count,
+                                  long long* __restrict__ mark) {
+  copa::gpu::wait_for_prior_grid();
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g >= 27 * count) return;
+  ghost_mark_slot(v, owned, static_cast<std::int32_t>(first + g / 27), int(g % 27), mark);
+}
+
+// Request lists: per reflux face e in 0..n its flag (flux_requested; entry n is 0, so the scan of
+// n + 1 entries ends with the total).
+__global__ void flux_request_flag_kernel(const RefluxFace* __restrict__ faces, long long n,
+                                         const std::int8_t* __restrict__ level, const long long* __restrict__ owned,
+                                         long long* __restrict__ flag) {
+  copa::gpu::wait_for_prior_grid();
+  const long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (e > n) return;
+  flag[e] = e < n && flux_requested(level, owned, faces[e]);
+}
+
+// The marked octs of 0..n in index order (after the marks' exclusive scan): the sorted list.
+__global__ void ghost_fill_kernel(const long long* __restrict__ mark, const long long* __restrict__ scan, long long n,
+                                  std::int32_t* __restrict__ out) {
+  copa::gpu::wait_for_prior_grid();
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o < n && mark[o]) out[scan[o]] = static_cast<std::int32_t>(o);
+}
+
+// The flagged reflux faces of 0..n in their order (after the flags' exclusive scan).
+__global__ void flux_request_fill_kernel(const RefluxFace* __restrict__ faces, const long long* __restrict__ flag,
+                                         const long long* __restrict__ scan, long long n, RefluxFace* __restrict__ out) {
+  copa::gpu::wait_for_prior_grid();
+  const long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (e < n && flag[e]) out[scan[e]] = faces[e];
+}
+
+// The request lists of the current tree over the owned ranges (the host's rank_lists, pass by
+// pass): per level the marks of its owned octs' 27 slots, one scan, the total up, the fill and
+// its copy up; then the reflux faces' flags, one scan, the total up, the fill and its copy up,
+// split by the coarse cell's level on the host (the faces come level by level). Two waits per
+// level and two for the faces; what comes up is the lists alone.
+void GpuAmrStep::rank_lists(RankLists& r) {
+  if (owned_table_.empty()) throw std::logic_error("ramses-oct AMR: rank_lists without owned ranges (set_owned)");
+  const long long n = noct_;
+  const PlanView v = plan_view();
+  rank_flag_.resize(n + 1);
+  rank_scan_.resize(n + 1);
+  r.ghosts.assign(max_level_ + 1, {});
+  for (int l = 0; l <= max_level_; ++l) {
+    const long long first = owned_table_[2 * l], count = owned_table_[2 * l + 1] - first;
+    copa::gpu::fill_zero(rank_flag_.data(), rank_flag_.bytes());
+    if (count > 0)
+      COPA_GPU_LAUNCH_DEPENDENT("amr ghost_mark_kernel", ghost_mark_kernel, copa::gpu::blocks_for(27 * count, 128), 128,
+                                v, owned(), first, count, rank_flag_.data());
+    exclusive_sum(rank_flag_.data(), rank_scan_.data(), n + 1);
+    long long m = 0;
+    copa::gpu::copy_to_host(&m, rank_scan_.data() + n, sizeof m);
+    copa::gpu::require_device_memory(rank_octs_.growth(m), "ramses-oct AMR ghost request lists");
+    rank_octs_.resize(m);
+    if (m > 0) {
+      COPA_GPU_LAUNCH_DEPENDENT("amr ghost_fill_kernel", ghost_fill_kernel, copa::gpu::blocks_for(n, 256), 256,
+                                rank_flag_.data(), rank_scan_.data(), n, rank_octs_.data());
+    }
+    fetch(rank_octs_, r.ghosts[l]);
+  }
+  const long long nf = counts_.faces;
+  rank_flag_.resize(nf + 1);
+  rank_scan_.resize(nf + 1);
+  COPA_GPU_LAUNCH_DEPENDENT("amr flux_request_flag_kernel", flux_request_flag_kernel,
+                            copa::gpu::blocks_for(nf + 1, 256), 256, faces_.data(), nf, level_.data(), owned(),
+                            rank_flag_.data());
+  exclusive_sum(rank_flag_.data(), rank_scan_.data(), nf + 1);
+  long long m = 0;
+  copa::gpu::copy_to_host(&m, rank_scan_.data() + nf, sizeof m);
+  copa::gpu::require_device_memory(rank_faces_.growth(m), "ramses-oct AMR flux request lists");
+  rank_faces_.resize(m);
+  if (m > 0) {
+    COPA_GPU_LAUNCH_DEPENDENT("amr flux_request_fill_kernel", flux_request_fill_kernel, copa::gpu::blocks_for(nf, 256),
+                              256, faces_.data(), rank_flag_.data(), rank_scan_.data(), nf, rank_faces_.data());
+  }
+  std::vector<RefluxFace> faces;
+  fetch(rank_faces_, faces);
+  r.fluxes.assign(max_level_ + 1, {});
+  for (const RefluxFace& f : faces) {
+    const int l = static_cast<int>(std::upper_bound(level_begin_.begin(), level_begin_.end(), f.cell / 8) -
+                                   level_begin_.begin()) - 1;
+    r.fluxes[l].push_back(f);
+  }
+}
+
+// The partition's work: per oct o < n its oct_work added to its base oct's total (integer atomics:
+// exact in any order).
+__global__ void base_work_kernel(const std::uint64_t* __restrict__ key, const std::int8_t* __restrict__ level,
+                                 const std::int32_t* __restrict__ son, long long n, bool subcycle,
+                                 unsigned long long* __restrict__ work) {
+  copa::gpu::wait_for_prior_grid();
+  const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (o >= n) return;
+  const int l = level[o];
+  const long long w = oct_work(son, o, l, subcycle);
+  if (w > 0) atomicAdd(work + base_oct_of(key[o], l), static_cast<unsigned long long>(w));
+}
+
+std::vector<std::int64_t> GpuAmrStep::base_work(bool subcycle) {
+  const long long nbase = level_begin_[1];
+  base_work_.resize(nbase);
+  copa::gpu::fill_zero(base_work_.data(), base_work_.bytes());
+  if (noct_ > 0)
+    COPA_GPU_LAUNCH_DEPENDENT("amr base_work_kernel", base_work_kernel, copa::gpu::blocks_for(noct_, 256), 256,
+                              key_.data(), level_.data(), son_.data(), noct_, subcycle, base_work_.data());
+  std::vector<std::int64_t> work;
+  fetch(base_work_, work);
+  return work;
 }
 
 void GpuAmrStep::download_lists(StepLists& l) {

@@ -6,7 +6,7 @@
 //   amr_gpu_reflux.cu   reflux, restriction, commit and the dt scan (with the device clock)
 //   amr_gpu_flags.cu    refinement criterion, flags, buffer and 2:1 balance
 //   amr_gpu_rebuild.cu  the new tree's rebuild and links, the state's move
-//   amr_gpu_lists.cu    the step lists: leaf octs and reflux faces
+//   amr_gpu_lists.cu    the step lists: leaf octs and reflux faces; over ranks the request lists, base work
 //   amr_gpu_plan.cu     the step plan: unit entries, singles and groups, slots, ghosts, counts
 //   amr_gpu_step.cu     upload and download, the global and the subcycled step, phase timing
 // Only .cu files include it.
@@ -29,6 +29,7 @@
 #include "amr/amr_lists_body.hpp"
 #include "amr/amr_plan_body.hpp"
 #include "amr/amr_rebuild.hpp"
+#include "amr/amr_ranks_body.hpp"
 #include "amr/amr_rebuild_body.hpp"
 #include "amr/amr_regrid_body.hpp"
 #include "copa/device_memory.hpp"
@@ -315,6 +316,8 @@ class GpuAmrStep final : public DeviceStep {
   void set_owned(const Tree& t) override;
   void replan() override;
   double* state() override { return u_.data(); }
+  void rank_lists(RankLists& r) override;
+  std::vector<std::int64_t> base_work(bool subcycle) override;
   void new_tree_keys(std::vector<std::uint64_t>& key, std::vector<std::int64_t>& level_begin) override {
     fetch(nkey_, key);
     copa::gpu::synchronize();
@@ -512,6 +515,11 @@ class GpuAmrStep final : public DeviceStep {
   const DeviceRanks* ranks_ = nullptr;
   std::vector<long long> owned_table_;
   GrowArray<long long> owned_;
+  // rank_lists: the marks or flags and their scan, the lists as they come up.
+  GrowArray<long long> rank_flag_, rank_scan_;
+  GrowArray<std::int32_t> rank_octs_;
+  GrowArray<RefluxFace> rank_faces_;
+  GrowArray<unsigned long long> base_work_;  // base_work: per base oct
 };
 
 }  // namespace ro::amr::gpu

@@ -1,30 +1,29 @@
 #include "amr/amr_ranks.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "amr/amr_plan.hpp"
+#include "amr/amr_ranks_body.hpp"
+#include "amr/amr_solver.hpp"
 #include "amr/amr_subcycle.hpp"
 #include "copa/errors.hpp"
 
 namespace ro::amr {
 
 std::vector<std::int64_t> base_work(const Tree& t, bool subcycle) {
-  std::vector<std::int64_t> base(t.noct()), work(t.octs_at(0), 0);
+  std::vector<std::int64_t> work(t.octs_at(0), 0);
   for (int l = 0; l <= t.max_level; ++l)
-    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o) {
-      base[o] = l == 0 ? o : base[t.father[o] / 8];
-      std::int64_t leaves = 0;
-      for (int c = 0; c < 8; ++c) leaves += t.son[o * 8 + c] < 0;
-      work[base[o]] += leaves * level_substeps(l, subcycle);
-    }
+    for (std::int64_t o = t.level_begin[l]; o < t.level_begin[l + 1]; ++o)
+      work[base_oct_of(t.key[o], l)] += oct_work(t.son.data(), o, l, subcycle);
   return work;
 }
 
-AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
-  const std::int64_t nbase = t.octs_at(0);
+AmrPartition partition_work(const std::vector<std::int64_t>& work, int ranks) {
+  const std::int64_t nbase = static_cast<std::int64_t>(work.size());
   if (nbase < ranks)
     throw copa::InputError("--levels: " + std::to_string(ranks) + " MPI ranks for " + std::to_string(nbase) +
                            " base octs (each rank needs at least one base oct)");
-  const std::vector<std::int64_t> work = base_work(t, subcycle);
   std::vector<std::int64_t> prefix(nbase + 1, 0);
   for (std::int64_t i = 0; i < nbase; ++i) prefix[i + 1] = prefix[i] + work[i];
   const std::int64_t total = prefix[nbase];
@@ -43,8 +42,11 @@ AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
   return p;
 }
 
-double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
-  const std::vector<std::int64_t> work = base_work(t, subcycle);
+AmrPartition partition_tree(const Tree& t, int ranks, bool subcycle) {
+  return partition_work(base_work(t, subcycle), ranks);
+}
+
+double work_imbalance(const std::vector<std::int64_t>& work, const AmrPartition& p) {
   std::int64_t total = 0, most = 0;
   for (int r = 0; r < p.ranks(); ++r) {
     std::int64_t w = 0;
@@ -53,6 +55,10 @@ double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
     most = std::max(most, w);
   }
   return total > 0 ? double(most) * p.ranks() / double(total) : 1.0;
+}
+
+double work_imbalance(const Tree& t, const AmrPartition& p, bool subcycle) {
+  return work_imbalance(base_work(t, subcycle), p);
 }
 
 void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::int64_t>& begin,
@@ -73,39 +79,65 @@ void owned_ranges(const Tree& t, const AmrPartition& p, int r, std::vector<std::
 }
 
 std::vector<std::int32_t> ghost_octs(const Tree& t, int l) {
+  const PlanView v = plan_view(t);
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
+  std::vector<unsigned char> mark(t.noct(), 0);
+  for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o)
+    for (int s = 0; s < 27; ++s) ghost_mark_slot(v, owned, static_cast<std::int32_t>(o), s, mark.data());
   std::vector<std::int32_t> g;
-  const auto add = [&](std::int64_t o) {
-    if (!t.owns(o)) g.push_back(static_cast<std::int32_t>(o));
-  };
-  for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o) {
-    const int oc[3] = {t.coord[0][o], t.coord[1][o], t.coord[2][o]};
-    // update_oct's slots: the oct itself across a reflecting or outflow face, periodic wraps.
-    for (int sz = -1; sz <= 1; ++sz)
-      for (int sy = -1; sy <= 1; ++sy)
-        for (int sx = -1; sx <= 1; ++sx) {
-          const int s[3] = {sx, sy, sz};
-          int c[3];
-          for (int a = 0; a < 3; ++a) {
-            const int n = t.cells_at(l, a) / 2;
-            c[a] = oc[a] + s[a];
-            if (c[a] < 0 || c[a] >= n) c[a] = t.base->bc[a] == Boundary::periodic ? (c[a] + n) % n : oc[a];
-          }
-          const std::int32_t so = t.find_oct(l, c[0], c[1], c[2]);
-          if (so >= 0) {
-            add(so);
-            continue;
-          }
-          // prolong_from(l - 1, c): the level-(l-1) cell c and its six face neighbours.
-          for (int k = 0; k < 7; ++k) {
-            std::array<int, 3> q = {c[0], c[1], c[2]};
-            if (k > 0) q[(k - 1) / 2] += (k - 1) % 2 ? 1 : -1;
-            add(locate(t, l - 1, q).cell / 8);
-          }
-        }
-  }
-  std::sort(g.begin(), g.end());
-  g.erase(std::unique(g.begin(), g.end()), g.end());
+  for (std::int64_t o = 0; o < t.noct(); ++o)
+    if (mark[o]) g.push_back(static_cast<std::int32_t>(o));
   return g;
+}
+
+RankLists rank_lists(const Tree& t, const StepLists& lists) {
+  RankLists r;
+  r.fluxes.resize(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) r.ghosts.push_back(ghost_octs(t, l));
+  const std::vector<long long> table = owned_table(t);
+  const long long* owned = table.empty() ? nullptr : table.data();
+  for (const RefluxFace& f : lists.faces)
+    if (flux_requested(t.level.data(), owned, f)) r.fluxes[t.level[f.cell / 8]].push_back(f);
+  return r;
+}
+
+RankLists emulate_device_rank_lists(const Tree& t, const StepLists& lists) {
+  const std::vector<long long> table = owned_table(t);
+  if (table.empty()) throw std::logic_error("ramses-oct AMR: rank_lists without owned ranges (set_owned)");
+  const long long n = t.noct();
+  const PlanView v = plan_view(t);
+  RankLists r;
+  r.ghosts.resize(t.max_level + 1);
+  for (int l = 0; l <= t.max_level; ++l) {
+    // ghost_mark_kernel: thread g of the level's 27 * count.
+    std::vector<long long> mark(n + 1, 0);
+    const long long first = table[2 * l], count = table[2 * l + 1] - first;
+    for (long long g = 0; g < 27 * count; ++g)
+      ghost_mark_slot(v, table.data(), static_cast<std::int32_t>(first + g / 27), int(g % 27), mark.data());
+    std::vector<long long> scan = mark;
+    exclusive_scan(scan);
+    // ghost_fill_kernel: the total is scan[n] (mark[n] = 0).
+    r.ghosts[l].resize(scan[n]);
+    for (long long o = 0; o < n; ++o)
+      if (mark[o]) r.ghosts[l][scan[o]] = static_cast<std::int32_t>(o);
+  }
+  // flux_request_flag_kernel, the scan, flux_request_fill_kernel, then the split by level.
+  const long long nf = static_cast<long long>(lists.faces.size());
+  std::vector<long long> flag(nf + 1, 0);
+  for (long long e = 0; e < nf; ++e) flag[e] = flux_requested(t.level.data(), table.data(), lists.faces[e]);
+  std::vector<long long> scan = flag;
+  exclusive_scan(scan);
+  std::vector<RefluxFace> faces(scan[nf]);
+  for (long long e = 0; e < nf; ++e)
+    if (flag[e]) faces[scan[e]] = lists.faces[e];
+  r.fluxes.resize(t.max_level + 1);
+  for (const RefluxFace& f : faces) {
+    const int l = static_cast<int>(std::upper_bound(t.level_begin.begin(), t.level_begin.end(), f.cell / 8) -
+                                   t.level_begin.begin()) - 1;
+    r.fluxes[l].push_back(f);
+  }
+  return r;
 }
 
 }  // namespace ro::amr

@@ -64,13 +64,17 @@ class MpiRankComm final : public RankComm {
     begin_.assign(n, {});
     end_.assign(n, {});
     for (int r = 0; r < n; ++r) owned_ranges(t, part_, r, begin_[r], end_[r]);
+    level_begin_ = t.level_begin;
     t.owned_begin = begin_[copa::mpi::rank()];
     t.owned_end = end_[copa::mpi::rank()];
   }
 
-  void adopt(const Tree& t, const StepLists& lists) override {
-    const int n = copa::mpi::size(), L = t.max_level;
-    const std::int64_t cells = t.noct() * 8;
+  void adopt(const RankLists& lists) override {
+    const int n = copa::mpi::size(), L = static_cast<int>(level_begin_.size()) - 2;
+    const std::int64_t noct = level_begin_.back(), cells = noct * 8;
+    if (lists.ghosts.size() != std::size_t(L + 1) || lists.fluxes.size() != std::size_t(L + 1))
+      throw std::logic_error("amr ranks: request lists of " + std::to_string(lists.ghosts.size()) +
+                             " levels for a partitioned tree of " + std::to_string(L + 1));
     level_ghosts_.assign(L + 1, 0);
     ghost_.clear();
     flux_.clear();
@@ -84,12 +88,11 @@ class MpiRankComm final : public RankComm {
       return e;
     };
     // Ghost cells per level, then all levels: whole octs.
-    std::vector<std::vector<std::int64_t>> all(n);
     std::vector<std::int32_t> union_octs;
     for (int l = 0; l <= L + 1; ++l) {
       std::vector<std::int32_t> octs;
       if (l <= L) {
-        octs = ghost_octs(t, l);
+        octs = lists.ghosts[l];
         level_ghosts_[l] = static_cast<std::int64_t>(octs.size());
         union_octs.insert(union_octs.end(), octs.begin(), octs.end());
       } else {
@@ -99,23 +102,19 @@ class MpiRankComm final : public RankComm {
       }
       std::vector<std::vector<std::int64_t>> need(n);
       for (std::int32_t o : octs)
-        for (int c = 0; c < 8; ++c) need[owner(t, o)].push_back(std::int64_t(o) * 8 + c);
+        for (int c = 0; c < 8; ++c) need[owner(o)].push_back(std::int64_t(o) * 8 + c);
       ghost_.push_back(make(l, std::move(need), copa::halo::FieldLayout{nvar, cells}));
     }
     // Fine-face fluxes per coarse level, then all levels: the reflux faces of owned coarse octs
-    // whose fine oct another rank owns.
-    const std::int64_t flux_size = t.noct() * fine_flux_per_oct;
+    // whose fine oct another rank owns, the fine oct's face towards the coarse cell.
+    const std::int64_t flux_size = noct * fine_flux_per_oct;
     std::vector<std::vector<std::vector<std::int64_t>>> need(L + 1, std::vector<std::vector<std::int64_t>>(n));
-    for (std::size_t i = 0; i < lists.reflux_octs.size(); ++i) {
-      const int l = t.level[lists.reflux_octs[i]];
-      for (std::int64_t e = lists.reflux_begin[i]; e < lists.reflux_begin[i + 1]; ++e) {
-        const RefluxFace& rf = lists.faces[e];
-        if (t.owns(rf.fine_oct)) continue;
+    for (int l = 0; l <= L; ++l)
+      for (const RefluxFace& rf : lists.fluxes[l]) {
         const std::int64_t at = (std::int64_t(rf.fine_oct) * 6 + (rf.face ^ 1)) * 4 * nvar;
-        auto& v = need[l][owner(t, rf.fine_oct)];
+        auto& v = need[l][owner(rf.fine_oct)];
         for (int k = 0; k < 4 * nvar; ++k) v.push_back(at + k);
       }
-    }
     std::vector<std::vector<std::int64_t>> every(n);
     for (int l = 0; l <= L + 1; ++l) {
       std::vector<std::vector<std::int64_t>> req(n);
@@ -133,17 +132,19 @@ class MpiRankComm final : public RankComm {
     }
   }
 
-  bool rebalance(Tree& t, double* u) override {
-    // Every rank holds the whole tree: each decides the same, and knows every oct's old and new
-    // owner without a message.
+  bool subcycle() const override { return subcycle_; }
+
+  bool rebalance(Tree& t, const std::vector<std::int64_t>& work, double* u) override {
+    // Every rank holds the whole tree's keys and work: each decides the same, and knows every
+    // oct's old and new owner without a message.
     ++balance_.checks;
-    const double before = work_imbalance(t, part_, subcycle_);
+    const double before = work_imbalance(work, part_);
     if (!(before > balance_.threshold)) return false;
-    const AmrPartition next = partition_tree(t, copa::mpi::size(), subcycle_);
+    const AmrPartition next = partition_work(work, copa::mpi::size());
     // The greedy cut by whole base octs can balance worse than the cut it would replace (Sod
     // 64x4x4 + 2 levels on 3 ranks: 1.112 -> 1.207): kept only where it lowers the imbalance.
     if (next.cut == part_.cut) return false;
-    const double after = work_imbalance(t, next, subcycle_);
+    const double after = work_imbalance(work, next);
     if (!(after < before)) return false;
     const int n = copa::mpi::size(), me = copa::mpi::rank();
     std::vector<std::vector<std::int64_t>> old_begin = begin_, old_end = end_;
@@ -249,8 +250,9 @@ class MpiRankComm final : public RankComm {
     if (!e) throw std::logic_error("amr ranks: a level's exchange without --subcycle (only every level's is built)");
     return *e;
   }
-  int owner(const Tree& t, std::int64_t o) const {
-    const int l = t.level[o];
+  // The rank owning oct o of the partitioned tree: its level from level_begin_, then the ranges.
+  int owner(std::int64_t o) const {
+    const int l = static_cast<int>(std::upper_bound(level_begin_.begin(), level_begin_.end(), o) - level_begin_.begin()) - 1;
     for (int r = 0; r < static_cast<int>(end_.size()); ++r)
       if (o < end_[r][l]) return r;
     throw std::logic_error("amr ranks: oct without an owner");
@@ -285,6 +287,7 @@ class MpiRankComm final : public RankComm {
   copa::RegionTimer* timer_ = nullptr;
   AmrPartition part_;
   std::vector<std::vector<std::int64_t>> begin_, end_;
+  std::vector<std::int64_t> level_begin_;  // the partitioned tree's (owner)
   std::vector<std::int64_t> level_ghosts_;
   std::vector<std::unique_ptr<copa::halo::Exchange>> ghost_, flux_;
 };

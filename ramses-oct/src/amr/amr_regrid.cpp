@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "amr/amr_interp.hpp"
+#include "amr/amr_ranks.hpp"
 #include "amr/amr_regrid_body.hpp"
 #include "copa/errors.hpp"
 
@@ -122,7 +123,7 @@ void regrid(Tree& t, std::vector<double>& u, const RefineCriterion& rc, double g
   std::vector<double> unew;
   move_state(m, u, gamma, loops, unew, comm ? &t : nullptr);
   u = std::move(unew);
-  if (comm) comm->rebalance(t, u.data());
+  if (comm) comm->rebalance(t, base_work(t, comm->subcycle()), u.data());
 }
 
 void initial_grid(Tree& t, std::vector<double>& u, const ProblemParams& pp, const RefineCriterion& rc,
