@@ -109,6 +109,16 @@ void GpuAmrStep::rank_lists(RankLists& r) {
   const PlanView v = plan_view();
   rank_flag_.resize(n + 1);
   rank_scan_.resize(n + 1);
+  // The exclusive scan of the n + 1 flags (the last entry 0), its total up, and room for that many
+  // items in out: the fill's size.
+  const auto scan_and_size = [&](long long n_items, auto& out, const char* what) {
+    exclusive_sum(rank_flag_.data(), rank_scan_.data(), n_items + 1);
+    long long m = 0;
+    copa::gpu::copy_to_host(&m, rank_scan_.data() + n_items, sizeof m);
+    copa::gpu::require_device_memory(out.growth(m), what);
+    out.resize(m);
+    return m;
+  };
   r.ghosts.assign(max_level_ + 1, {});
   for (int l = 0; l <= max_level_; ++l) {
     const long long first = owned_table_[2 * l], count = owned_table_[2 * l + 1] - first;
@@ -116,12 +126,7 @@ void GpuAmrStep::rank_lists(RankLists& r) {
     if (count > 0)
       COPA_GPU_LAUNCH_DEPENDENT("amr ghost_mark_kernel", ghost_mark_kernel, copa::gpu::blocks_for(27 * count, 128), 128,
                                 v, owned(), first, count, rank_flag_.data());
-    exclusive_sum(rank_flag_.data(), rank_scan_.data(), n + 1);
-    long long m = 0;
-    copa::gpu::copy_to_host(&m, rank_scan_.data() + n, sizeof m);
-    copa::gpu::require_device_memory(rank_octs_.growth(m), "ramses-oct AMR ghost request lists");
-    rank_octs_.resize(m);
-    if (m > 0) {
+    if (scan_and_size(n, rank_octs_, "ramses-oct AMR ghost request lists") > 0) {
       COPA_GPU_LAUNCH_DEPENDENT("amr ghost_fill_kernel", ghost_fill_kernel, copa::gpu::blocks_for(n, 256), 256,
                                 rank_flag_.data(), rank_scan_.data(), n, rank_octs_.data());
     }
@@ -133,12 +138,7 @@ void GpuAmrStep::rank_lists(RankLists& r) {
   COPA_GPU_LAUNCH_DEPENDENT("amr flux_request_flag_kernel", flux_request_flag_kernel,
                             copa::gpu::blocks_for(nf + 1, 256), 256, faces_.data(), nf, level_.data(), owned(),
                             rank_flag_.data());
-  exclusive_sum(rank_flag_.data(), rank_scan_.data(), nf + 1);
-  long long m = 0;
-  copa::gpu::copy_to_host(&m, rank_scan_.data() + nf, sizeof m);
-  copa::gpu::require_device_memory(rank_faces_.growth(m), "ramses-oct AMR flux request lists");
-  rank_faces_.resize(m);
-  if (m > 0) {
+  if (scan_and_size(nf, rank_faces_, "ramses-oct AMR flux request lists") > 0) {
     COPA_GPU_LAUNCH_DEPENDENT("amr flux_request_fill_kernel", flux_request_fill_kernel, copa::gpu::blocks_for(nf, 256),
                               256, faces_.data(), rank_flag_.data(), rank_scan_.data(), nf, rank_faces_.data());
   }
