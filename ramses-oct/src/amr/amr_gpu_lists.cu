@@ -145,11 +145,7 @@ void GpuAmrStep::rank_lists(RankLists& r) {
   std::vector<RefluxFace> faces;
   fetch(rank_faces_, faces);
   r.fluxes.assign(max_level_ + 1, {});
-  for (const RefluxFace& f : faces) {
-    const int l = static_cast<int>(std::upper_bound(level_begin_.begin(), level_begin_.end(), f.cell / 8) -
-                                   level_begin_.begin()) - 1;
-    r.fluxes[l].push_back(f);
-  }
+  for (const RefluxFace& f : faces) r.fluxes[level_of_index(level_begin_, f.cell / 8)].push_back(f);
 }
 
 // The partition's work: per oct o < n its oct_work added to its base oct's total (integer atomics:

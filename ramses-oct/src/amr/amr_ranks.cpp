@@ -132,11 +132,7 @@ RankLists emulate_device_rank_lists(const Tree& t, const StepLists& lists) {
   for (long long e = 0; e < nf; ++e)
     if (flag[e]) faces[scan[e]] = lists.faces[e];
   r.fluxes.resize(t.max_level + 1);
-  for (const RefluxFace& f : faces) {
-    const int l = static_cast<int>(std::upper_bound(t.level_begin.begin(), t.level_begin.end(), f.cell / 8) -
-                                   t.level_begin.begin()) - 1;
-    r.fluxes[l].push_back(f);
-  }
+  for (const RefluxFace& f : faces) r.fluxes[level_of_index(t.level_begin, f.cell / 8)].push_back(f);
   return r;
 }
 

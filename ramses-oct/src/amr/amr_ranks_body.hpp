@@ -9,6 +9,7 @@
 
 #include "amr/amr_lists_body.hpp"
 #include "amr/amr_plan_body.hpp"
+#include "amr/amr_subcycle.hpp"
 
 namespace ro::amr {
 
@@ -55,7 +56,7 @@ RO_HD bool flux_requested(const std::int8_t* level, const long long* owned, cons
 RO_HD long long oct_work(const std::int32_t* son, long long o, int l, bool subcycle) {
   long long leaves = 0;
   for (int c = 0; c < 8; ++c) leaves += son[o * 8 + c] < 0;
-  return subcycle ? leaves << l : leaves;
+  return leaves * level_substeps(l, subcycle);
 }
 
 // The base oct of an oct of level l with key k: the key's base part (a key is its base oct's

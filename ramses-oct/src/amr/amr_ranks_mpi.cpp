@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "amr/amr_ranks.hpp"
+#include "amr/amr_ranks_body.hpp"
 #include "amr/amr_solver.hpp"
 #include "copa/errors.hpp"
 #include "copa/halo.hpp"
@@ -234,8 +235,7 @@ class MpiRankComm final : public RankComm {
       c.owned.push_back(t.owned_last(l) - t.owned_first(l));
       c.ghosts.push_back(l < static_cast<int>(level_ghosts_.size()) ? level_ghosts_[l] : 0);
       std::int64_t w = 0;
-      for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o)
-        for (int k = 0; k < 8; ++k) w += t.son[o * 8 + k] < 0 ? (subcycle_ ? std::int64_t(1) << l : 1) : 0;
+      for (std::int64_t o = t.owned_first(l); o < t.owned_last(l); ++o) w += oct_work(t.son.data(), o, l, subcycle_);
       c.work.push_back(w);
     }
     return c;
@@ -252,7 +252,7 @@ class MpiRankComm final : public RankComm {
   }
   // The rank owning oct o of the partitioned tree: its level from level_begin_, then the ranges.
   int owner(std::int64_t o) const {
-    const int l = static_cast<int>(std::upper_bound(level_begin_.begin(), level_begin_.end(), o) - level_begin_.begin()) - 1;
+    const int l = level_of_index(level_begin_, o);
     for (int r = 0; r < static_cast<int>(end_.size()); ++r)
       if (o < end_[r][l]) return r;
     throw std::logic_error("amr ranks: oct without an owner");

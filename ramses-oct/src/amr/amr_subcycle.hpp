@@ -14,7 +14,7 @@ namespace ro::amr {
 
 // The substeps level l takes per coarse step: 2^l under --subcycle (dt_l = dt_0 / 2^l), 1 with
 // the global dt. A level's leaf updates, reflux faces, restrictions and work weigh this much.
-inline std::int64_t level_substeps(int l, bool subcycle) { return subcycle ? std::int64_t(1) << l : 1; }
+RO_HD std::int64_t level_substeps(int l, bool subcycle) { return subcycle ? std::int64_t(1) << l : 1; }
 
 // dt_0 = min over levels l with leaves of 2^l C dx_l / s_l (s_l: level l's largest leaf signal
 // speed), so that every level's substep dt_0 / 2^l meets its own CFL condition.

@@ -8,6 +8,7 @@
 // State [field][oct][8 cells], strided by all octs; a covered cell (one with a son) holds the
 // volume average of its son's cells.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,12 @@ namespace ro::amr {
 
 // The deepest level the keys allow (3 bits per level above the base rank in 64 bits).
 inline constexpr int max_levels = 8;
+
+// The level of oct index o in a tree with these level bounds (Tree::level_begin, L + 2 entries):
+// for a table that holds only the bounds (the GPU step's, the rank exchanges' after a device regrid).
+inline int level_of_index(const std::vector<std::int64_t>& level_begin, std::int64_t o) {
+  return static_cast<int>(std::upper_bound(level_begin.begin(), level_begin.end(), o) - level_begin.begin()) - 1;
+}
 
 struct Tree {
   const OctMesh* base = nullptr;       // level 0: extents, boundaries, base Morton ranks
