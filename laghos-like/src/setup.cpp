@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 
-
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_model.hpp"

@@ -185,5 +185,4 @@ std::complex<double> parse_complex(const std::string& text, const std::string& o
   return {v[0], v.size() == 2 ? v[1] : 0.0};
 }
 
-
 }  // namespace efie

@@ -15,9 +15,9 @@
 #include "copa/cli.hpp"
 #include "copa/errors.hpp"
 #include "copa/gpu_model.hpp"
-#include "copa/output.hpp"
 #include "copa/halo.hpp"
 #include "copa/mpi.hpp"
+#include "copa/output.hpp"
 #include "copa/report.hpp"
 #include "copa/vtk.hpp"
 #if COPA_GPU

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-
 #include <CLI/CLI.hpp>
 
 #include "amr/amr_run.hpp"
