@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "amr/amr_plan.hpp"
-#include "copa/gpu_model.hpp"
 #include "amr/amr_ranks.hpp"
 #include "amr/amr_regrid.hpp"
 #include "amr/amr_solver.hpp"
 #include "amr/amr_tree.hpp"
+#include "copa/gpu_model.hpp"
 #include "copa/timing.hpp"
 
 namespace ro::amr {
